@@ -1,0 +1,119 @@
+/**
+ * Every setting the product reads from the environment, read in this one module (decisions.md §10).
+ * A broker carries its own AppConfig (see types/moleculer.d.ts), so several brokers with different
+ * settings can live in one process (tests, benchmarks).
+ */
+import path from 'node:path';
+
+export interface RateLimitSettings {
+  /** Requests per minute per client IP when no key header is sent. */
+  ipUnauthenticated: number;
+  /** Requests per minute per client IP when a key header is sent. */
+  ipAuthenticated: number;
+  windowMs: number;
+}
+
+export interface AppConfig {
+  port: number;
+  publicBaseUrl: string;
+  dataDir: string;
+  /** postgres://… ; unset means an SQLite file in dataDir. */
+  databaseUrl?: string;
+  /** PostgreSQL schema to use (tests give each run its own). */
+  databaseSchema?: string;
+  transporter?: string;
+  /** Redis for rate limits; unset means the in-process limiter. */
+  redisUrl?: string;
+  /** Prefix of every Redis key we write (tests give each run its own). */
+  redisPrefix: string;
+  /** Services this node runs; undefined means all. */
+  services?: string[];
+  allowPrivateNetwork: boolean;
+  webhookRetryDelaysMs: number[];
+  renderQuality: 'full' | 'draft';
+  renderConcurrency: number;
+  fileUrlTtlMs: number;
+  signingKey?: string;
+  /** Peers whose X-Forwarded-For is believed (IPs or CIDRs). */
+  trustedProxies: string[];
+  rateLimits: RateLimitSettings;
+  /** How long POST /campaigns waits for the first load and check of the page. */
+  captureCheckTimeoutMs: number;
+  /** A campaign that cannot finish within this fails with error code `timeout`. */
+  campaignMaxDurationMs: number;
+  idempotencyTtlMs: number;
+  maxBodyBytes: number;
+  logLevel: string;
+  nodeID?: string;
+  namespace: string;
+}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** "30s" → 30000; a bare number is milliseconds. */
+export function parseDuration(text: string, name: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(text);
+  if (!match) throw new Error(`${name}: "${text}" is not a duration (examples: 500ms, 30s, 5m, 7d)`);
+  return Math.round(Number(match[1]) * UNITS[match[2] ?? 'ms']);
+}
+
+function parseInteger(text: string | undefined, name: string, fallback: number, min = 0): number {
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name}: "${text}" must be an integer ≥ ${min}`);
+  return value;
+}
+
+function parseBoolean(text: string | undefined, name: string): boolean {
+  if (text === undefined || text === '') return false;
+  if (/^(1|true|yes|on)$/i.test(text)) return true;
+  if (/^(0|false|no|off)$/i.test(text)) return false;
+  throw new Error(`${name}: "${text}" must be true or false`);
+}
+
+function list(text: string | undefined): string[] {
+  return (text ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<AppConfig> = {}): AppConfig {
+  const port = parseInteger(env.PORT, 'PORT', 3000);
+  const renderQuality = env.RENDER_QUALITY || 'full';
+  if (renderQuality !== 'full' && renderQuality !== 'draft') throw new Error(`RENDER_QUALITY: "${renderQuality}" must be full or draft`);
+  const config: AppConfig = {
+    port,
+    publicBaseUrl: (env.PUBLIC_BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    databaseUrl: env.DATABASE_URL || undefined,
+    databaseSchema: env.DATABASE_SCHEMA || undefined,
+    transporter: env.TRANSPORTER || undefined,
+    redisUrl: env.REDIS_URL || undefined,
+    redisPrefix: env.REDIS_PREFIX || 'cv:',
+    services: env.SERVICES && env.SERVICES !== 'all' ? list(env.SERVICES) : undefined,
+    allowPrivateNetwork: parseBoolean(env.ALLOW_PRIVATE_NETWORK, 'ALLOW_PRIVATE_NETWORK'),
+    webhookRetryDelaysMs: list(env.WEBHOOK_RETRY_DELAYS || '30s,5m').map((item) => parseDuration(item, 'WEBHOOK_RETRY_DELAYS')),
+    renderQuality,
+    renderConcurrency: parseInteger(env.RENDER_CONCURRENCY, 'RENDER_CONCURRENCY', 1, 1),
+    fileUrlTtlMs: parseDuration(env.FILE_URL_TTL || '7d', 'FILE_URL_TTL'),
+    signingKey: env.SIGNING_KEY || undefined,
+    trustedProxies: list(env.TRUSTED_PROXIES),
+    rateLimits: {
+      ipUnauthenticated: parseInteger(env.RATE_LIMIT_IP_UNAUTHENTICATED, 'RATE_LIMIT_IP_UNAUTHENTICATED', 10, 1),
+      ipAuthenticated: parseInteger(env.RATE_LIMIT_IP_AUTHENTICATED, 'RATE_LIMIT_IP_AUTHENTICATED', 120, 1),
+      windowMs: 60_000,
+    },
+    captureCheckTimeoutMs: parseDuration(env.CAPTURE_CHECK_TIMEOUT || '90s', 'CAPTURE_CHECK_TIMEOUT'),
+    campaignMaxDurationMs: parseDuration(env.CAMPAIGN_MAX_DURATION || '30m', 'CAMPAIGN_MAX_DURATION'),
+    idempotencyTtlMs: 24 * 3_600_000,
+    maxBodyBytes: 64 * 1024,
+    logLevel: env.LOG_LEVEL || 'info',
+    nodeID: env.NODE_ID || undefined,
+    namespace: env.NAMESPACE || 'campaign-video',
+  };
+  return { ...config, ...overrides, rateLimits: { ...config.rateLimits, ...overrides.rateLimits } };
+}
+
+/** The settings a broker was started with (moleculer.config.ts or a test puts them in `app`). */
+export function configOf(broker: { options: { app?: AppConfig } }): AppConfig {
+  if (!broker.options.app) broker.options.app = loadConfig();
+  return broker.options.app;
+}

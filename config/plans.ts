@@ -1,0 +1,48 @@
+/** The plan table (campaign-api.md §8). The only place plan limits are written down. */
+export const PLAN_NAMES = ['free', 'starter', 'growth', 'business', 'enterprise'] as const;
+export type PlanName = (typeof PLAN_NAMES)[number];
+
+export interface PlanLimits {
+  apiAccess: boolean;
+  campaignsPerMonth: number;
+  languagesPerCampaign: number;
+  /** Campaign creations per minute, per organization. */
+  ratePerMinute: number;
+  maxApiKeys: number;
+}
+
+export const PLANS: Record<PlanName, PlanLimits> = {
+  free: { apiAccess: false, campaignsPerMonth: 0, languagesPerCampaign: 0, ratePerMinute: 0, maxApiKeys: 0 },
+  starter: { apiAccess: false, campaignsPerMonth: 0, languagesPerCampaign: 0, ratePerMinute: 0, maxApiKeys: 0 },
+  growth: { apiAccess: true, campaignsPerMonth: 40, languagesPerCampaign: 5, ratePerMinute: 10, maxApiKeys: 2 },
+  business: { apiAccess: true, campaignsPerMonth: 150, languagesPerCampaign: 8, ratePerMinute: 90, maxApiKeys: 20 },
+  /** Enterprise limits are set per organization; these are the starting values. */
+  enterprise: { apiAccess: true, campaignsPerMonth: 500, languagesPerCampaign: 8, ratePerMinute: 120, maxApiKeys: 50 },
+};
+
+/** Per-organization overrides (enterprise contracts); null keeps the plan's value. */
+export interface LimitOverrides {
+  campaignsPerMonth?: number | null;
+  languagesPerCampaign?: number | null;
+  ratePerMinute?: number | null;
+  maxApiKeys?: number | null;
+}
+
+/** No plan may request more languages than the product supports per campaign. */
+export const MAX_LANGUAGES_PER_CAMPAIGN = 8;
+
+export function isPlanName(value: string): value is PlanName {
+  return (PLAN_NAMES as readonly string[]).includes(value);
+}
+
+export function effectiveLimits(plan: PlanName, overrides: LimitOverrides = {}): PlanLimits {
+  const base = PLANS[plan];
+  const pick = (value: number | null | undefined, fallback: number) => (value == null ? fallback : value);
+  return {
+    apiAccess: base.apiAccess,
+    campaignsPerMonth: pick(overrides.campaignsPerMonth, base.campaignsPerMonth),
+    languagesPerCampaign: Math.min(MAX_LANGUAGES_PER_CAMPAIGN, pick(overrides.languagesPerCampaign, base.languagesPerCampaign)),
+    ratePerMinute: pick(overrides.ratePerMinute, base.ratePerMinute),
+    maxApiKeys: pick(overrides.maxApiKeys, base.maxApiKeys),
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * JSON Schemas of the public API. Actions use the request schemas as their `params` (validated by
+ * lib/validator.ts); lib/openapi.ts builds the OpenAPI document from all of them.
+ */
+import { SUPPORTED_LANGUAGES, PLATFORM_NAMES, DEFAULT_LANGUAGES, DEFAULT_PLATFORMS } from '../config/catalog';
+import { CAMPAIGN_STATES } from './campaign-states';
+
+export const CreateCampaignBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['url'],
+  properties: {
+    url: {
+      type: 'string', minLength: 1, maxLength: 2048,
+      description: 'Public page to read. Without a scheme, https:// is assumed. http and https only; the host must resolve to public addresses.',
+      examples: ['https://www.acme.io/pricing'],
+    },
+    languages: {
+      type: 'array', minItems: 1, maxItems: 64,
+      items: { type: 'string', minLength: 2, maxLength: 5 },
+      description: `Target language codes, case-insensitive, duplicates removed. Supported: ${SUPPORTED_LANGUAGES.join(', ')}. The count is capped by plan (Growth 5, Business and Enterprise 8).`,
+      default: DEFAULT_LANGUAGES,
+    },
+    title: { type: 'string', minLength: 1, maxLength: 400, description: 'Campaign title, 1–200 characters after trimming. Defaults to the page host name without www.' },
+    webhook_url: { type: 'string', minLength: 1, maxLength: 2048, description: 'Public https URL that receives campaign.completed or campaign.failed.' },
+    platforms: {
+      type: 'array', minItems: 1, maxItems: PLATFORM_NAMES.length, uniqueItems: true,
+      items: { type: 'string', enum: PLATFORM_NAMES },
+      description: 'Target platforms (extension). One video per language and platform.',
+      default: DEFAULT_PLATFORMS,
+    },
+  },
+} as const;
+
+export const CampaignIdParams = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', maxLength: 200, description: 'The campaign_id.' } },
+} as const;
+
+export const CreatedCampaign = {
+  type: 'object',
+  required: ['success', 'campaign_id', 'job_id', 'status'],
+  properties: {
+    success: { const: true },
+    campaign_id: { type: 'string', format: 'uuid' },
+    job_id: { type: 'string', format: 'uuid' },
+    status: { type: 'string', const: 'collecting' },
+  },
+} as const;
+
+export const VideoSchema = {
+  type: 'object',
+  required: ['id', 'platform', 'language', 'status', 'file_url', 'captions_url', 'duration_seconds', 'published_at', 'script_source'],
+  properties: {
+    id: { type: 'string' },
+    platform: { type: 'string', enum: PLATFORM_NAMES },
+    language: { type: 'string' },
+    status: { type: 'string', enum: ['queued', 'rendering', 'ready', 'failed'] },
+    file_url: { type: ['string', 'null'], description: 'Signed, expiring download link; null until ready.' },
+    captions_url: { type: ['string', 'null'], description: 'WebVTT captions; null until ready.' },
+    duration_seconds: { type: ['number', 'null'] },
+    published_at: { type: ['string', 'null'], format: 'date-time' },
+    script_source: { type: ['string', 'null'], enum: ['localized_page', 'translated', 'source_text', null] },
+  },
+} as const;
+
+export const CampaignSchema = {
+  type: 'object',
+  required: ['success', 'campaign_id', 'status', 'url', 'title', 'languages', 'platforms', 'progress', 'created_at', 'videos'],
+  properties: {
+    success: { const: true },
+    campaign_id: { type: 'string', format: 'uuid' },
+    status: { type: 'string', enum: CAMPAIGN_STATES },
+    url: { type: 'string' },
+    title: { type: 'string' },
+    languages: { type: 'array', items: { type: 'string' } },
+    platforms: { type: 'array', items: { type: 'string' } },
+    progress: { type: 'integer', minimum: 0, maximum: 100 },
+    created_at: { type: 'string', format: 'date-time' },
+    videos: { type: 'array', items: VideoSchema },
+    error: {
+      type: 'object', required: ['code', 'message'],
+      properties: { code: { type: 'string' }, message: { type: 'string' } },
+      description: 'Present when status is failed.',
+    },
+  },
+} as const;
+
+export const ErrorBodySchema = {
+  type: 'object',
+  required: ['success', 'error'],
+  properties: {
+    success: { const: false },
+    error: {
+      type: 'object', required: ['code', 'message'],
+      properties: {
+        code: { type: 'string', enum: ['invalid_input', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'rate_limited', 'internal'] },
+        message: { type: 'string' },
+        details: {
+          type: 'object',
+          description: 'On a quota 429: { used, limit, resets_at }.',
+          properties: { used: { type: 'integer' }, limit: { type: 'integer' }, resets_at: { type: 'string', format: 'date-time' } },
+        },
+      },
+    },
+  },
+} as const;
+
+export const LimiterBodySchema = {
+  type: 'object', required: ['error'], properties: { error: { const: 'Too many requests' } },
+} as const;

@@ -1,0 +1,66 @@
+/** Campaign states and the one table of transitions between them (campaign-api.md §3, decisions.md §3). */
+
+export const CAMPAIGN_STATES = ['collecting', 'processing', 'scripting', 'voiceover', 'rendering', 'review', 'published', 'failed'] as const;
+export type CampaignState = (typeof CAMPAIGN_STATES)[number];
+
+/** The states in which the pipeline is working; each is one stage. */
+export const GENERATING_STATES = ['collecting', 'processing', 'scripting', 'voiceover', 'rendering'] as const;
+export type GeneratingState = (typeof GENERATING_STATES)[number];
+
+export const TERMINAL_STATES: readonly CampaignState[] = ['published', 'failed'];
+
+export interface Transition {
+  from: CampaignState;
+  to: CampaignState;
+  /** What moves it: a finished stage, an unrecoverable error, or the customer's publish call. */
+  trigger: 'stage_done' | 'failure' | 'publish';
+}
+
+export const TRANSITIONS: readonly Transition[] = [
+  { from: 'collecting', to: 'processing', trigger: 'stage_done' },
+  { from: 'processing', to: 'scripting', trigger: 'stage_done' },
+  { from: 'scripting', to: 'voiceover', trigger: 'stage_done' },
+  { from: 'voiceover', to: 'rendering', trigger: 'stage_done' },
+  { from: 'rendering', to: 'review', trigger: 'stage_done' },
+  ...GENERATING_STATES.map((from) => ({ from, to: 'failed' as const, trigger: 'failure' as const })),
+  { from: 'review', to: 'published', trigger: 'publish' },
+];
+
+/** Progress (0–100) reported on entering each state; stages may report finer progress within their band. */
+export const PROGRESS_ON_ENTRY: Record<CampaignState, number> = {
+  collecting: 0, processing: 15, scripting: 25, voiceover: 35, rendering: 50, review: 100, published: 100, failed: 0,
+};
+
+/**
+ * The stage interface later issues fill: for each generating state, the Moleculer action that does its
+ * work. The actor calls it with { campaign_id } and moves the campaign on when it returns.
+ */
+export const STAGE_ACTIONS: Record<GeneratingState, string> = {
+  collecting: 'capture.collect',
+  processing: 'script.analyze',
+  scripting: 'script.write',
+  voiceover: 'voice.speak',
+  rendering: 'renderer.renderCampaign',
+};
+
+export function canTransition(from: string, to: string): boolean {
+  return TRANSITIONS.some((t) => t.from === from && t.to === to);
+}
+
+export function nextState(from: CampaignState): CampaignState | undefined {
+  return TRANSITIONS.find((t) => t.from === from && t.trigger === 'stage_done')?.to;
+}
+
+export function isTerminal(state: string): boolean {
+  return (TERMINAL_STATES as readonly string[]).includes(state);
+}
+
+export function isGenerating(state: string): state is GeneratingState {
+  return (GENERATING_STATES as readonly string[]).includes(state);
+}
+
+export class InvalidTransitionError extends Error {
+  constructor(readonly from: string, readonly to: string) {
+    super(`campaign cannot go from ${from} to ${to}`);
+  }
+}

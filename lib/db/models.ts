@@ -1,0 +1,182 @@
+/** Sequelize models over the tables created by migrations/ (the migrations own the schema; nothing here syncs). */
+import { DataTypes, Model, type InferAttributes, type InferCreationAttributes, type CreationOptional, type Sequelize } from 'sequelize';
+
+const common = { underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' } as const;
+const uuidPk = { type: DataTypes.UUID, primaryKey: true, defaultValue: DataTypes.UUIDV4 };
+
+export class Organization extends Model<InferAttributes<Organization>, InferCreationAttributes<Organization>> {
+  declare id: CreationOptional<string>;
+  declare name: string;
+  declare plan: string;
+  declare campaigns_per_month: CreationOptional<number | null>;
+  declare languages_per_campaign: CreationOptional<number | null>;
+  declare rate_per_minute: CreationOptional<number | null>;
+  declare max_api_keys: CreationOptional<number | null>;
+  declare created_at: CreationOptional<Date>;
+  declare updated_at: CreationOptional<Date>;
+}
+
+export class User extends Model<InferAttributes<User>, InferCreationAttributes<User>> {
+  declare id: CreationOptional<string>;
+  declare org_id: string;
+  declare email: string;
+  declare role: string;
+  declare created_at: CreationOptional<Date>;
+  declare updated_at: CreationOptional<Date>;
+}
+
+export class ApiKey extends Model<InferAttributes<ApiKey>, InferCreationAttributes<ApiKey>> {
+  declare id: CreationOptional<string>;
+  declare org_id: string;
+  declare created_by: string;
+  declare name: string | null;
+  declare key_hash: string;
+  declare display_prefix: string;
+  declare scopes: string;
+  declare revoked_at: CreationOptional<Date | null>;
+  declare last_used_at: CreationOptional<Date | null>;
+  declare created_at: CreationOptional<Date>;
+  declare updated_at: CreationOptional<Date>;
+}
+
+export class WebhookSecret extends Model<InferAttributes<WebhookSecret>, InferCreationAttributes<WebhookSecret>> {
+  declare org_id: string;
+  declare secret: string;
+  declare created_at: CreationOptional<Date>;
+  declare updated_at: CreationOptional<Date>;
+}
+
+export class Campaign extends Model<InferAttributes<Campaign>, InferCreationAttributes<Campaign>> {
+  declare id: CreationOptional<string>;
+  declare org_id: string;
+  declare job_id: string;
+  declare status: string;
+  declare url: string;
+  declare title: string;
+  declare languages: string[];
+  declare platforms: string[];
+  declare webhook_url: string | null;
+  declare progress: CreationOptional<number>;
+  declare error_code: CreationOptional<string | null>;
+  declare error_message: CreationOptional<string | null>;
+  declare quota_period: string;
+  declare status_changed_at: Date;
+  declare deadline_at: Date;
+  declare created_at: CreationOptional<Date>;
+  declare updated_at: CreationOptional<Date>;
+}
+
+export class Video extends Model<InferAttributes<Video>, InferCreationAttributes<Video>> {
+  declare id: CreationOptional<string>;
+  declare campaign_id: string;
+  declare language: string;
+  declare platform: string;
+  declare status: string;
+  declare file_key: CreationOptional<string | null>;
+  declare captions_key: CreationOptional<string | null>;
+  declare duration_seconds: CreationOptional<number | null>;
+  declare script_source: CreationOptional<string | null>;
+  declare published_at: CreationOptional<Date | null>;
+  declare error_code: CreationOptional<string | null>;
+  declare error_message: CreationOptional<string | null>;
+  declare created_at: CreationOptional<Date>;
+  declare updated_at: CreationOptional<Date>;
+}
+
+export class CampaignEvent extends Model<InferAttributes<CampaignEvent>, InferCreationAttributes<CampaignEvent>> {
+  declare id: CreationOptional<number>;
+  declare campaign_id: string;
+  declare from_status: string | null;
+  declare to_status: string;
+  declare detail: string | null;
+  declare created_at: CreationOptional<Date>;
+}
+
+export class UsageCounter extends Model<InferAttributes<UsageCounter>, InferCreationAttributes<UsageCounter>> {
+  declare org_id: string;
+  declare period: string;
+  declare used: number;
+}
+
+export class IdempotencyRecord extends Model<InferAttributes<IdempotencyRecord>, InferCreationAttributes<IdempotencyRecord>> {
+  declare org_id: string;
+  declare key: string;
+  declare request_hash: string;
+  declare status_code: number;
+  declare response_body: Record<string, unknown>;
+  declare created_at: CreationOptional<Date>;
+}
+
+export interface Models {
+  Organization: typeof Organization;
+  User: typeof User;
+  ApiKey: typeof ApiKey;
+  WebhookSecret: typeof WebhookSecret;
+  Campaign: typeof Campaign;
+  Video: typeof Video;
+  CampaignEvent: typeof CampaignEvent;
+  UsageCounter: typeof UsageCounter;
+  IdempotencyRecord: typeof IdempotencyRecord;
+}
+
+/**
+ * Model classes are bound to one Sequelize instance; several brokers in one process (tests) each
+ * get their own subclasses so that their databases never mix.
+ */
+export function defineModels(sequelize: Sequelize): Models {
+  const fresh = <T,>(base: T): T => class extends (base as any) {} as unknown as T;
+  const models = {
+    Organization: fresh(Organization), User: fresh(User), ApiKey: fresh(ApiKey), WebhookSecret: fresh(WebhookSecret),
+    Campaign: fresh(Campaign), Video: fresh(Video), CampaignEvent: fresh(CampaignEvent), UsageCounter: fresh(UsageCounter),
+    IdempotencyRecord: fresh(IdempotencyRecord),
+  };
+  models.Organization.init({
+    id: uuidPk,
+    name: DataTypes.STRING(200),
+    plan: DataTypes.STRING(20),
+    campaigns_per_month: DataTypes.INTEGER,
+    languages_per_campaign: DataTypes.INTEGER,
+    rate_per_minute: DataTypes.INTEGER,
+    max_api_keys: DataTypes.INTEGER,
+    created_at: DataTypes.DATE,
+    updated_at: DataTypes.DATE,
+  }, { sequelize, tableName: 'organizations', modelName: 'Organization', ...common });
+  models.User.init({
+    id: uuidPk, org_id: DataTypes.UUID, email: DataTypes.STRING(320), role: DataTypes.STRING(10),
+    created_at: DataTypes.DATE, updated_at: DataTypes.DATE,
+  }, { sequelize, tableName: 'users', modelName: 'User', ...common });
+  models.ApiKey.init({
+    id: uuidPk, org_id: DataTypes.UUID, created_by: DataTypes.UUID, name: DataTypes.STRING(100),
+    key_hash: DataTypes.STRING(64), display_prefix: DataTypes.STRING(16), scopes: DataTypes.STRING(200),
+    revoked_at: DataTypes.DATE, last_used_at: DataTypes.DATE, created_at: DataTypes.DATE, updated_at: DataTypes.DATE,
+  }, { sequelize, tableName: 'api_keys', modelName: 'ApiKey', ...common });
+  models.WebhookSecret.init({
+    org_id: { type: DataTypes.UUID, primaryKey: true }, secret: DataTypes.STRING(80),
+    created_at: DataTypes.DATE, updated_at: DataTypes.DATE,
+  }, { sequelize, tableName: 'webhook_secrets', modelName: 'WebhookSecret', ...common });
+  models.Campaign.init({
+    id: uuidPk, org_id: DataTypes.UUID, job_id: DataTypes.UUID, status: DataTypes.STRING(20), url: DataTypes.STRING(2048),
+    title: DataTypes.STRING(200), languages: DataTypes.JSON, platforms: DataTypes.JSON, webhook_url: DataTypes.STRING(2048),
+    progress: DataTypes.INTEGER, error_code: DataTypes.STRING(40), error_message: DataTypes.TEXT,
+    quota_period: DataTypes.STRING(7), status_changed_at: DataTypes.DATE, deadline_at: DataTypes.DATE,
+    created_at: DataTypes.DATE, updated_at: DataTypes.DATE,
+  }, { sequelize, tableName: 'campaigns', modelName: 'Campaign', ...common });
+  models.Video.init({
+    id: uuidPk, campaign_id: DataTypes.UUID, language: DataTypes.STRING(5), platform: DataTypes.STRING(30),
+    status: DataTypes.STRING(12), file_key: DataTypes.STRING(500), captions_key: DataTypes.STRING(500),
+    duration_seconds: DataTypes.FLOAT, script_source: DataTypes.STRING(20), published_at: DataTypes.DATE,
+    error_code: DataTypes.STRING(40), error_message: DataTypes.TEXT, created_at: DataTypes.DATE, updated_at: DataTypes.DATE,
+  }, { sequelize, tableName: 'videos', modelName: 'Video', ...common });
+  models.CampaignEvent.init({
+    id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true }, campaign_id: DataTypes.UUID,
+    from_status: DataTypes.STRING(20), to_status: DataTypes.STRING(20), detail: DataTypes.TEXT, created_at: DataTypes.DATE,
+  }, { sequelize, tableName: 'campaign_events', modelName: 'CampaignEvent', ...common, updatedAt: false });
+  models.UsageCounter.init({
+    org_id: { type: DataTypes.UUID, primaryKey: true }, period: { type: DataTypes.STRING(7), primaryKey: true }, used: DataTypes.INTEGER,
+  }, { sequelize, tableName: 'usage_counters', modelName: 'UsageCounter', underscored: true, timestamps: false });
+  models.IdempotencyRecord.init({
+    org_id: { type: DataTypes.UUID, primaryKey: true }, key: { type: DataTypes.STRING(255), primaryKey: true },
+    request_hash: DataTypes.STRING(64), status_code: DataTypes.INTEGER, response_body: DataTypes.JSON, created_at: DataTypes.DATE,
+  }, { sequelize, tableName: 'idempotency_records', modelName: 'IdempotencyRecord', ...common, updatedAt: false });
+  return models;
+}

@@ -1,0 +1,80 @@
+/**
+ * Our stable error codes (campaign-api.md §7) and the one mapping from any error to the documented body.
+ * Services throw ApiError subclasses of MoleculerClientError; everything else becomes 500 `internal`.
+ */
+import { Errors } from 'moleculer';
+
+export type ErrorCode = 'invalid_input' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'rate_limited' | 'internal' | 'timeout';
+
+export interface ErrorBody {
+  success: false;
+  error: { code: ErrorCode; message: string; details?: Record<string, unknown> };
+}
+
+const { MoleculerClientError, MoleculerRetryableError } = Errors;
+
+export const invalidInput = (message: string, status: 400 | 413 | 422 = 400) =>
+  new MoleculerClientError(message, status, 'invalid_input');
+export const unauthorized = (message = 'A valid API key is required (Authorization: Bearer <API_KEY> or X-API-Key).') =>
+  new MoleculerClientError(message, 401, 'unauthorized');
+export const forbidden = (message: string) => new MoleculerClientError(message, 403, 'forbidden');
+export const notFound = (message = 'Campaign not found.') => new MoleculerClientError(message, 404, 'not_found');
+export const conflict = (message: string) => new MoleculerClientError(message, 409, 'conflict');
+export const quotaExceeded = (details: { used: number; limit: number; resets_at: string }) =>
+  new MoleculerClientError(
+    `Monthly video quota reached (${details.used} of ${details.limit} campaigns used this month). Overage is never billed.`,
+    429,
+    'rate_limited',
+    { details },
+  );
+/** Retryable: the retry policy keys off `retryable`, never off messages. */
+export const serviceUnavailable = (message: string) => new MoleculerRetryableError(message, 503, 'internal');
+
+/** The request limiter's 429 has its own documented body and headers. */
+export class TooManyRequestsError extends MoleculerClientError {
+  constructor(public readonly retryAfterSeconds: number) {
+    super('Too many requests', 429, 'rate_limited', { retryAfterSeconds });
+  }
+}
+
+const PUBLIC_CODES = new Set<ErrorCode>(['invalid_input', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'rate_limited', 'internal', 'timeout']);
+
+export interface ErrorResponse {
+  status: number;
+  body: ErrorBody | { error: string };
+  headers: Record<string, string>;
+}
+
+/** The single mapping from an error to the HTTP answer the customer sees. */
+export function toErrorResponse(err: unknown): ErrorResponse {
+  if (err instanceof TooManyRequestsError) {
+    return { status: 429, body: { error: 'Too many requests' }, headers: { 'Retry-After': String(err.retryAfterSeconds) } };
+  }
+  const e = err as { code?: unknown; type?: unknown; message?: string; data?: any; name?: string; status?: number; statusCode?: number };
+  // Body-parser errors (raw-body): too large, malformed JSON, unsupported charset.
+  if (e && e.type === 'entity.too.large') {
+    return errorBody(413, 'invalid_input', 'Request body is larger than 64 KiB.');
+  }
+  if (e && (e.type === 'entity.parse.failed' || e.type === 'encoding.unsupported' || e.type === 'charset.unsupported')) {
+    return errorBody(400, 'invalid_input', 'Request body is not valid JSON.');
+  }
+  if (e && e.name === 'ValidationError' && Array.isArray(e.data)) {
+    return errorBody(400, 'invalid_input', e.message || 'Invalid request.');
+  }
+  if (e && typeof e.code === 'number' && typeof e.type === 'string' && PUBLIC_CODES.has(e.type as ErrorCode) && e.code < 600) {
+    return errorBody(e.code, e.type as ErrorCode, e.message ?? 'Error', e.data?.details);
+  }
+  // moleculer-web: no route or alias matched.
+  if (e && e.type === 'NOT_FOUND' && e.code === 404) return errorBody(404, 'not_found', 'No such endpoint.');
+  // The action behind a route is not running on any node right now, or did not answer in time.
+  if (e && (e.code === 503 || ['SERVICE_NOT_AVAILABLE', 'SERVICE_NOT_FOUND', 'REQUEST_TIMEOUT', 'REQUEST_SKIPPED'].includes(String(e.type)))) {
+    return errorBody(503, 'internal', 'The service is temporarily unavailable. Retry with backoff.');
+  }
+  return errorBody(500, 'internal', 'Internal error. Safe to retry with backoff.');
+}
+
+function errorBody(status: number, code: ErrorCode, message: string, details?: Record<string, unknown>): ErrorResponse {
+  const error: ErrorBody['error'] = { code, message };
+  if (details) error.details = details;
+  return { status, body: { success: false, error }, headers: {} };
+}

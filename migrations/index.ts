@@ -1,0 +1,4 @@
+/** The ordered list of migrations; listed explicitly so tsx, jest and compiled dist/ all load the same set. */
+import * as initial from './0001-initial';
+
+export const MIGRATIONS = [{ name: '0001-initial', ...initial }];

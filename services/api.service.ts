@@ -1,0 +1,219 @@
+/**
+ * The public gateway (moleculer-web) under /api/v1. Every request passes, in order:
+ *   per-IP rate limit → API key (401) and plan access (403) → JSON body checks (400/413)
+ *   → route → `authorize`: the action's declared scope (403) and per-plan rate (429) → the action (ajv params, 400).
+ * Every failure is answered through lib/errors.ts's single mapping.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import bodyParser from 'body-parser';
+import ApiGateway from 'moleculer-web';
+import type { Context, ServiceSchema } from 'moleculer';
+import { configOf } from '../config';
+import { keyFromHeaders, KEY_PATTERN, type AuthContext } from '../lib/auth';
+import { clientIp, parseTrustedProxies } from '../lib/client-ip';
+import { forbidden, invalidInput, serviceUnavailable, toErrorResponse, TooManyRequestsError, unauthorized } from '../lib/errors';
+import { buildOpenApiDocument } from '../lib/openapi';
+import { publicActions } from '../lib/public-actions';
+import { createRateLimiter, mostConstrained, RateLimiterUnavailableError, type LayerCheck, type LayerState, type RateLimiter } from '../lib/rate-limiter';
+import { acquireDatabase, releaseDatabase } from '../lib/db/database';
+
+type Req = IncomingMessage & { $auth?: AuthContext; $rate?: LayerState; $action?: any; $ctx?: Context<any, any>; body?: unknown };
+type Res = ServerResponse;
+type Next = (err?: unknown) => void;
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+const ApiService: ServiceSchema<any> = {
+  name: 'api',
+  mixins: [ApiGateway as unknown as Partial<ServiceSchema>],
+
+  settings: {
+    ip: '0.0.0.0',
+    log4XXResponses: false,
+    logRequestParams: null,
+    logResponseData: null,
+    routes: [
+      {
+        path: '/api/v1',
+        mappingPolicy: 'restrict',
+        bodyParsers: false,
+        authorization: true,
+        autoAliases: false,
+        aliases: {
+          ...Object.fromEntries(publicActions().map((action) => [`${action.method} ${action.path}`, action.name])),
+          'GET /openapi.json': 'api.openapi',
+        },
+        // moleculer-web calls route middlewares with the service as `this`.
+        use: [
+          function limitByIp(this: any, req: Req, res: Res, next: Next) { this.limitByIp(req, res, next); },
+          function authenticateKey(this: any, req: Req, res: Res, next: Next) { this.authenticateKey(req, res, next); },
+          function parseJsonBody(this: any, req: Req, res: Res, next: Next) { this.parseJsonBody(req, res, next); },
+        ],
+        onError(this: any, req: Req, res: Res, err: unknown) {
+          this.answerError(req, res, err);
+        },
+      },
+      {
+        path: '/',
+        mappingPolicy: 'restrict',
+        bodyParsers: false,
+        aliases: { 'GET healthz': 'api.healthz', 'GET readyz': 'api.readyz' },
+        onError(this: any, req: Req, res: Res, err: unknown) {
+          this.answerError(req, res, err);
+        },
+      },
+    ],
+    onError(this: any, req: Req, res: Res, err: unknown) {
+      this.answerError(req, res, err);
+    },
+  },
+
+  created(this: any) {
+    const config = configOf(this.broker);
+    this.settings.port = config.port;
+    this.limiter = createRateLimiter({ redisUrl: config.redisUrl, prefix: `${config.redisPrefix}rl:` , windowMs: config.rateLimits.windowMs }) as RateLimiter;
+    this.trustedProxies = parseTrustedProxies(config.trustedProxies);
+    this.jsonParser = bodyParser.json({ limit: config.maxBodyBytes, strict: true, type: () => true });
+  },
+
+  async started(this: any) {
+    const address = this.server?.address() as AddressInfo | null;
+    if (address) this.logger.info(`API listening on port ${address.port}`);
+  },
+
+  async stopped(this: any) {
+    await this.limiter?.close();
+    if (this.readinessDb) await releaseDatabase(configOf(this.broker));
+  },
+
+  actions: {
+    openapi: {
+      visibility: 'published',
+      async handler() {
+        return buildOpenApiDocument();
+      },
+    },
+    healthz: {
+      visibility: 'published',
+      handler() {
+        return { status: 'ok' };
+      },
+    },
+    readyz: {
+      visibility: 'published',
+      async handler(this: any, ctx: Context<unknown, { $statusCode?: number }>) {
+        const checks: Record<string, 'ok' | string> = {};
+        const config = configOf(this.broker);
+        try {
+          this.readinessDb ??= acquireDatabase(config);
+          await (await this.readinessDb).sequelize.query('SELECT 1');
+          checks.database = 'ok';
+        } catch (err) {
+          checks.database = 'unreachable';
+        }
+        try {
+          await this.limiter.check([{ key: 'readyz', limit: 1_000_000 }]);
+          checks.rate_limiter = 'ok';
+        } catch {
+          checks.rate_limiter = 'unreachable';
+        }
+        if (config.transporter) checks.transporter = this.broker.transit?.connected ? 'ok' : 'unreachable';
+        const ready = Object.values(checks).every((v) => v === 'ok');
+        if (!ready) ctx.meta.$statusCode = 503;
+        return { status: ready ? 'ready' : 'not_ready', checks };
+      },
+    },
+  },
+
+  methods: {
+    answerError(req: Req, res: Res, err: unknown) {
+      const { status, body, headers } = toErrorResponse(err);
+      if (status >= 500 && status !== 503) (this as any).logger.error(`${req.method} ${req.url} failed:`, err instanceof Error ? err.message : err);
+      if (res.headersSent) return res.end();
+      res.statusCode = status;
+      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.end(JSON.stringify(body));
+    },
+
+    /** Checks `layers` and records the most constrained layer seen so far for the X-RateLimit-* headers. */
+    async checkRate(this: any, req: Req, res: Res, layers: LayerCheck[]) {
+      let decision;
+      try {
+        decision = await this.limiter.check(layers);
+      } catch (err) {
+        if (err instanceof RateLimiterUnavailableError) {
+          throw serviceUnavailable('Rate limiting is unavailable, and the API refuses unmetered traffic. Retry with backoff.');
+        }
+        throw err;
+      }
+      const candidates = req.$rate ? [req.$rate, ...decision.layers] : decision.layers;
+      const shown = decision.allowed ? mostConstrained(candidates) : mostConstrained(decision.layers);
+      req.$rate = shown;
+      res.setHeader('X-RateLimit-Limit', String(shown.limit));
+      res.setHeader('X-RateLimit-Remaining', String(Math.max(0, shown.remaining)));
+      res.setHeader('X-RateLimit-Reset', String(shown.resetAtMs));
+      if (!decision.allowed) throw new TooManyRequestsError(Math.max(1, decision.retryAfterSeconds));
+    },
+
+    limitByIp(this: any, req: Req, res: Res, next: Next) {
+      const config = configOf(this.broker);
+      const ip = clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], this.trustedProxies);
+      const keyed = req.headers.authorization !== undefined || req.headers['x-api-key'] !== undefined;
+      const layer = keyed
+        ? { key: `ip:auth:${ip}`, limit: config.rateLimits.ipAuthenticated }
+        : { key: `ip:unauth:${ip}`, limit: config.rateLimits.ipUnauthenticated };
+      this.checkRate(req, res, [layer]).then(() => next(), next);
+    },
+
+    authenticateKey(this: any, req: Req, res: Res, next: Next) {
+      const key = keyFromHeaders(req.headers);
+      if (!key || !KEY_PATTERN.test(key)) return next(unauthorized(key ? 'Invalid API key.' : undefined));
+      this.broker.call('accounts.authenticate', { key }, { parentCtx: req.$ctx }).then((auth: AuthContext | null) => {
+        if (!auth) return next(unauthorized('Invalid or revoked API key.'));
+        req.$auth = auth;
+        res.setHeader('X-Service-Api-Scopes', auth.scopes.join(','));
+        res.setHeader('X-RateLimit-Plan', auth.plan);
+        if (!auth.limits.apiAccess) return next(forbidden(`The ${auth.plan} plan has no API access; Growth or above is required.`));
+        next();
+      }, next);
+    },
+
+    parseJsonBody(this: any, req: Req, res: Res, next: Next) {
+      if (!hasBody(req)) {
+        req.body = {};
+        return next();
+      }
+      if (!JSON_TYPE.test(String(req.headers['content-type'] ?? ''))) return next(invalidInput('Content-Type must be application/json.'));
+      this.jsonParser(req, res, (err?: unknown) => {
+        if (err) return next(err);
+        const body = req.body;
+        if (body === null || typeof body !== 'object' || Array.isArray(body)) return next(invalidInput('Request body must be a JSON object.'));
+        next();
+      });
+    },
+
+    /** moleculer-web's authorization hook: the action's declared scope, then its rate-limit layer. */
+    async authorize(this: any, ctx: Context<unknown, Record<string, unknown>>, route: unknown, req: Req, res: Res) {
+      const action = req.$action ?? {};
+      const auth = req.$auth!;
+      ctx.meta.auth = auth;
+      const idempotencyKey = req.headers['idempotency-key'];
+      if (typeof idempotencyKey === 'string') ctx.meta.idempotencyKey = idempotencyKey;
+      if (action.scope && !auth.scopes.includes(action.scope)) {
+        throw forbidden(`This API key lacks the ${action.scope} scope. Create a new key to obtain it.`);
+      }
+      if (action.rateLimit === 'plan') {
+        await this.checkRate(req, res, [{ key: `plan:${auth.orgId}`, limit: auth.limits.ratePerMinute }]);
+      }
+    },
+  } as any,
+};
+
+export default ApiService;

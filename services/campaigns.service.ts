@@ -1,0 +1,289 @@
+/**
+ * The campaign actor: creates campaigns (quota, idempotency, one transaction), answers reads, and owns
+ * the state machine (lib/campaign-states.ts). Each generating state is one stage, performed by the
+ * action in STAGE_ACTIONS; a campaign whose stage has no running service waits in that state.
+ */
+import crypto from 'node:crypto';
+import { UniqueConstraintError, type Transaction } from 'sequelize';
+import type { Context, ServiceSchema } from 'moleculer';
+import { configOf } from '../config';
+import { DEFAULT_LANGUAGES, DEFAULT_PLATFORMS, isSupportedLanguage } from '../config/catalog';
+import { CampaignIdParams, CampaignSchema, CreatedCampaign, CreateCampaignBody } from '../lib/api-schemas';
+import type { AuthContext } from '../lib/auth';
+import {
+  canTransition, InvalidTransitionError, isGenerating, nextState, PROGRESS_ON_ENTRY, STAGE_ACTIONS, type CampaignState,
+} from '../lib/campaign-states';
+import type { Campaign, Video } from '../lib/db/models';
+import { conflict, invalidInput, notFound, unauthorized } from '../lib/errors';
+import { assertPublicUrl, UrlRejectedError } from '../lib/net-guard';
+import { quotaPeriod, refundQuota, reserveQuota } from '../lib/quota';
+import { DbMixin, type DbMethods } from '../mixins/db.mixin';
+
+export interface CreateCampaignParams { url: string; languages?: string[]; title?: string; webhook_url?: string; platforms?: string[] }
+export interface CampaignMeta {
+  auth?: AuthContext;
+  idempotencyKey?: string;
+  $statusCode?: number;
+  $responseHeaders?: Record<string, string>;
+}
+export interface TransitionParams { campaign_id: string; to: CampaignState; error_code?: string; error_message?: string; detail?: string }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+interface NormalizedCampaign { url: string; languages: string[]; platforms: string[]; title: string; webhook_url: string | null }
+
+type Methods = DbMethods & {
+  normalize(params: CreateCampaignParams, auth: AuthContext): Promise<NormalizedCampaign>;
+  replayOrConflict(orgId: string, key: string, requestHash: string, meta: CampaignMeta): Promise<Record<string, unknown>>;
+  present(campaign: Campaign, videos: Video[]): Record<string, unknown>;
+  applyTransition(params: TransitionParams, transaction?: Transaction): Promise<Campaign>;
+  advance(campaignId: string): Promise<void>;
+};
+
+const CampaignsService: ServiceSchema<{}, Methods> = {
+  name: 'campaigns',
+  mixins: [DbMixin({ model: 'Campaign' })],
+
+  actions: {
+    create: {
+      rest: 'POST /campaigns',
+      scope: 'campaigns:create',
+      rateLimit: 'plan',
+      params: CreateCampaignBody as unknown as Record<string, any>,
+      openapi: { summary: 'Create a campaign', successStatus: 201, response: CreatedCampaign },
+      async handler(this: any, ctx: Context<CreateCampaignParams, CampaignMeta>) {
+        const auth = ctx.meta.auth;
+        if (!auth) throw unauthorized();
+        const idempotencyKey = ctx.meta.idempotencyKey;
+        if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+          throw invalidInput('Idempotency-Key must be 1–255 visible ASCII characters');
+        }
+        const requestHash = crypto.createHash('sha256').update(canonicalJson(ctx.params)).digest('hex');
+        if (idempotencyKey) {
+          const previous = await this.db.models.IdempotencyRecord.findOne({ where: { org_id: auth.orgId, key: idempotencyKey } });
+          if (previous && Date.now() - new Date(previous.created_at).getTime() < configOf(this.broker).idempotencyTtlMs) {
+            return this.replayOrConflict(auth.orgId, idempotencyKey, requestHash, ctx.meta);
+          }
+        }
+
+        const campaign = await this.normalize(ctx.params, auth);
+        const { models, sequelize } = this.db;
+        const config = configOf(this.broker);
+        const now = new Date();
+        const campaignId = crypto.randomUUID();
+        const body = { success: true, campaign_id: campaignId, job_id: crypto.randomUUID(), status: 'collecting' };
+        const period = quotaPeriod(now);
+        try {
+          await sequelize.transaction(async (transaction: Transaction) => {
+            if (idempotencyKey) {
+              // First, so that a concurrent twin waits here on the key and then replays our answer.
+              await models.IdempotencyRecord.destroy({ where: { org_id: auth.orgId, key: idempotencyKey }, transaction });
+              await models.IdempotencyRecord.create({
+                org_id: auth.orgId, key: idempotencyKey, request_hash: requestHash, status_code: 201, response_body: body, created_at: now,
+              }, { transaction });
+            }
+            await reserveQuota(sequelize, transaction, auth.orgId, period, auth.limits.campaignsPerMonth);
+            await models.Campaign.create({
+              id: campaignId, org_id: auth.orgId, job_id: body.job_id, status: 'collecting', url: campaign.url, title: campaign.title,
+              languages: campaign.languages, platforms: campaign.platforms, webhook_url: campaign.webhook_url,
+              progress: PROGRESS_ON_ENTRY.collecting, quota_period: period, status_changed_at: now,
+              deadline_at: new Date(now.getTime() + config.campaignMaxDurationMs),
+            }, { transaction });
+            await models.Video.bulkCreate(campaign.languages.flatMap((language: string) => campaign.platforms.map((platform: string) => ({
+              campaign_id: campaignId, language, platform, status: 'queued',
+            }))), { transaction });
+            await models.CampaignEvent.create({ campaign_id: campaignId, from_status: null, to_status: 'collecting', detail: 'created', created_at: now }, { transaction });
+          });
+        } catch (err) {
+          if (idempotencyKey && err instanceof UniqueConstraintError) {
+            return this.replayOrConflict(auth.orgId, idempotencyKey, requestHash, ctx.meta);
+          }
+          throw err;
+        }
+        ctx.meta.$statusCode = 201;
+        ctx.meta.$responseHeaders = { Location: `/api/v1/campaigns/${campaignId}` };
+        this.advance(campaignId).catch((err: Error) => this.logger.error(`campaign ${campaignId}: advance failed`, err.message));
+        return body;
+      },
+    },
+
+    get: {
+      rest: 'GET /campaigns/:id',
+      scope: 'campaigns:read',
+      params: CampaignIdParams as unknown as Record<string, any>,
+      openapi: { summary: 'Read a campaign and its videos', successStatus: 200, response: CampaignSchema },
+      async handler(this: any, ctx: Context<{ id: string }, CampaignMeta>) {
+        const auth = ctx.meta.auth;
+        if (!auth) throw unauthorized();
+        // Malformed, unknown and foreign ids answer alike, so ids of other organizations cannot be probed.
+        if (!UUID.test(ctx.params.id)) throw notFound();
+        const campaign = await this.db.models.Campaign.findOne({ where: { id: ctx.params.id.toLowerCase(), org_id: auth.orgId } });
+        if (!campaign) throw notFound();
+        const videos = await this.db.models.Video.findAll({ where: { campaign_id: campaign.id } });
+        return this.present(campaign, videos);
+      },
+    },
+
+    /** Moves a campaign along the state table; stages and operators call this. */
+    transition: {
+      visibility: 'public',
+      params: {
+        type: 'object', additionalProperties: false, required: ['campaign_id', 'to'],
+        properties: {
+          campaign_id: { type: 'string', pattern: UUID.source },
+          to: { type: 'string' },
+          error_code: { type: 'string', maxLength: 40 },
+          error_message: { type: 'string', maxLength: 2000 },
+          detail: { type: 'string', maxLength: 2000 },
+        },
+      },
+      async handler(this: any, ctx: Context<TransitionParams>) {
+        const campaign = await this.applyTransition(ctx.params);
+        return { campaign_id: campaign.id, status: campaign.status };
+      },
+    },
+  },
+
+  events: {
+    /** A stage service joined somewhere in the cluster: campaigns waiting for it can move on. */
+    '$services.changed'(this: any) {
+      this.resumeWaiting().catch((err: Error) => this.logger.warn('resume after services change failed', err.message));
+    },
+  },
+
+  methods: {
+    async normalize(this: any, params: CreateCampaignParams, auth: AuthContext): Promise<NormalizedCampaign> {
+      const config = configOf(this.broker);
+      const guard = { allowLoopback: config.allowPrivateNetwork };
+      let url: URL;
+      let webhookUrl: URL | undefined;
+      try {
+        url = await assertPublicUrl(params.url, { ...guard, field: 'url', httpsOnly: false });
+        if (params.webhook_url !== undefined) webhookUrl = await assertPublicUrl(params.webhook_url, { ...guard, field: 'webhook_url', httpsOnly: true });
+      } catch (err) {
+        if (err instanceof UrlRejectedError) throw invalidInput(err.message);
+        throw err;
+      }
+      const languages = [...new Set((params.languages ?? DEFAULT_LANGUAGES).map((code) => code.toLowerCase()))];
+      const unknown = languages.find((code) => !isSupportedLanguage(code));
+      if (unknown) throw invalidInput(`languages: "${unknown}" is not a supported language code`);
+      if (languages.length > auth.limits.languagesPerCampaign) {
+        throw invalidInput(`languages: the ${auth.plan} plan allows at most ${auth.limits.languagesPerCampaign} languages per campaign (got ${languages.length})`);
+      }
+      const title = params.title === undefined ? url.hostname.replace(/^www\./i, '') : params.title.trim();
+      if (title.length < 1 || title.length > 200) throw invalidInput('title must be 1–200 characters after trimming');
+      return { url: url.href, languages, platforms: params.platforms ?? [...DEFAULT_PLATFORMS], title, webhook_url: webhookUrl?.href ?? null };
+    },
+
+    async replayOrConflict(this: any, orgId: string, key: string, requestHash: string, meta: CampaignMeta) {
+      const record = await this.db.models.IdempotencyRecord.findOne({ where: { org_id: orgId, key } });
+      if (!record) throw conflict('A request with this Idempotency-Key is being processed; re-check, then retry.');
+      if (record.request_hash !== requestHash) throw conflict('This Idempotency-Key was already used with a different request body.');
+      const body = record.response_body as { campaign_id: string };
+      meta.$statusCode = record.status_code;
+      meta.$responseHeaders = { Location: `/api/v1/campaigns/${body.campaign_id}` };
+      return body;
+    },
+
+    present(campaign: Campaign, videos: Video[]) {
+      const order = (v: Video) => campaign.languages.indexOf(v.language) * 100 + campaign.platforms.indexOf(v.platform);
+      const body: Record<string, unknown> = {
+        success: true,
+        campaign_id: campaign.id,
+        status: campaign.status,
+        url: campaign.url,
+        title: campaign.title,
+        languages: campaign.languages,
+        platforms: campaign.platforms,
+        progress: campaign.progress,
+        created_at: new Date(campaign.created_at).toISOString(),
+        videos: [...videos].sort((a, b) => order(a) - order(b)).map((video) => ({
+          id: video.id,
+          platform: video.platform,
+          language: video.language,
+          status: video.status,
+          // Download and captions links are served once rendering exists; until a video is ready they are null by contract.
+          file_url: null,
+          captions_url: null,
+          duration_seconds: video.duration_seconds ?? null,
+          published_at: video.published_at ? new Date(video.published_at).toISOString() : null,
+          script_source: video.script_source ?? null,
+        })),
+      };
+      if (campaign.status === 'failed') body.error = { code: campaign.error_code ?? 'internal', message: campaign.error_message ?? 'Generation failed.' };
+      return body;
+    },
+
+    async applyTransition(this: any, params: TransitionParams, outer?: Transaction) {
+      const { models, sequelize } = this.db;
+      const work = async (transaction: Transaction) => {
+        const campaign: Campaign | null = await models.Campaign.findByPk(params.campaign_id, { transaction, lock: true });
+        if (!campaign) throw notFound();
+        if (!canTransition(campaign.status, params.to)) throw new InvalidTransitionError(campaign.status, params.to);
+        const now = new Date();
+        const from = campaign.status;
+        const changes: Partial<Campaign> = { status: params.to, status_changed_at: now };
+        if (params.to === 'failed') {
+          changes.error_code = params.error_code ?? 'internal';
+          changes.error_message = params.error_message ?? 'Generation failed.';
+          await refundQuota(sequelize, transaction, campaign.org_id, campaign.quota_period);
+        } else {
+          changes.progress = PROGRESS_ON_ENTRY[params.to];
+        }
+        // Guarded by the status we read under lock: a concurrent mover makes this a no-op, not a double step.
+        const [updated] = await models.Campaign.update(changes, { where: { id: campaign.id, status: from }, transaction });
+        if (updated !== 1) throw new InvalidTransitionError(from, params.to);
+        await models.CampaignEvent.create({
+          campaign_id: campaign.id, from_status: from, to_status: params.to, detail: params.detail ?? params.error_message ?? null, created_at: now,
+        }, { transaction });
+        return Object.assign(campaign, changes);
+      };
+      return outer ? work(outer) : sequelize.transaction(work);
+    },
+
+    /** Runs the stage of the campaign's current state if a service offers it; otherwise the campaign waits. */
+    async advance(this: any, campaignId: string) {
+      this.running ??= new Set<string>();
+      if (this.running.has(campaignId)) return;
+      this.running.add(campaignId);
+      try {
+        for (;;) {
+          const campaign: Campaign | null = await this.db.models.Campaign.findByPk(campaignId);
+          if (!campaign || !isGenerating(campaign.status)) return;
+          const action = STAGE_ACTIONS[campaign.status];
+          if (!this.broker.registry.getActionEndpoints(action)?.hasAvailable()) {
+            this.logger.debug(`campaign ${campaignId} waits in ${campaign.status}: no service offers ${action}`);
+            return;
+          }
+          const from = campaign.status;
+          await this.broker.call(action, { campaign_id: campaignId });
+          await this.applyTransition({ campaign_id: campaignId, to: nextState(from)!, detail: `${action} done` });
+        }
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        this.logger.error(`campaign ${campaignId}: stage failed: ${message}`);
+        await this.applyTransition({ campaign_id: campaignId, to: 'failed', error_code: 'internal', error_message: 'A generation step failed.' })
+          .catch((inner: Error) => this.logger.error(`campaign ${campaignId}: could not record failure`, inner.message));
+      } finally {
+        this.running.delete(campaignId);
+      }
+    },
+
+    async resumeWaiting(this: any) {
+      const waiting = await this.db.models.Campaign.findAll({ where: { status: ['collecting', 'processing', 'scripting', 'voiceover', 'rendering'] }, attributes: ['id'], limit: 500 });
+      for (const { id } of waiting) this.advance(id).catch(() => undefined);
+    },
+  } as any,
+};
+
+/** Key order does not change the meaning of a JSON body, so it must not change its idempotency hash. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((value as any)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export default CampaignsService;

@@ -1,0 +1,24 @@
+/**
+ * Our custom properties on Moleculer's own types, declared once.
+ * Actions declare what the gateway must enforce; the gateway reads these in one hook (services/api.service.ts).
+ */
+import 'moleculer';
+import type { AppConfig } from '../config';
+import type { ApiScope } from '../lib/auth';
+
+declare module 'moleculer' {
+  interface ActionSchema {
+    /** The API-key scope a public call of this action needs. */
+    scope?: ApiScope;
+    /** 'plan': each call also counts against the organization's per-plan rate (campaign creation). */
+    rateLimit?: 'plan';
+    /** Public route of the action, e.g. 'POST /campaigns' (relative to /api/v1). Drives the gateway aliases and OpenAPI. */
+    rest?: string;
+    /** OpenAPI description of the action's public route; request schemas come from `params`. */
+    openapi?: { summary: string; successStatus: number; response: Record<string, unknown> };
+  }
+  interface BrokerOptions {
+    /** The settings this broker's services run with. */
+    app?: AppConfig;
+  }
+}
