@@ -33,6 +33,16 @@ BOOTSTRAP_APT_PACKAGES=(
 
 _bs_log() { printf '[bootstrap] %s\n' "$*" >&2; }
 
+# For a subshell about to exec a daemon: close every inherited fd above 2, so the daemon keeps no pipe of
+# ours (or of a CI harness reading our output to EOF) open.
+_bs_close_fds() {
+  local fd n
+  for fd in /proc/"$BASHPID"/fd/*; do
+    n="${fd##*/}"
+    case "$n" in 0 | 1 | 2) ;; *) eval "exec $n>&-" 2>/dev/null ;; esac
+  done
+}
+
 # Prints the packages among "$@" that are not installed (one dpkg-query call).
 _bs_missing_pkgs() {
   local installed p
@@ -48,11 +58,14 @@ _bs_apt_ensure() {
   missing="$(_bs_missing_pkgs "$@" | tr '\n' ' ')"
   missing="${missing% }"
   [ -z "$missing" ] && return 0
-  _bs_log "apt: installing $missing"
+  local log=/tmp/bootstrap-apt.log start=$SECONDS
+  _bs_log "apt: installing $missing (log $log) ..."
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >&2 || { _bs_log "apt-get update failed"; return 1; }
+  apt-get update -qq >>"$log" 2>&1 || { tail -20 "$log" >&2; _bs_log "apt-get update failed"; return 1; }
   # shellcheck disable=SC2086
-  apt-get install -y -qq --no-install-recommends $missing >&2 || { _bs_log "apt-get install failed"; return 1; }
+  apt-get install -y -qq --no-install-recommends $missing >>"$log" 2>&1 ||
+    { tail -30 "$log" >&2; _bs_log "apt-get install failed"; return 1; }
+  _bs_log "apt: done in $((SECONDS - start)) s"
 }
 
 _bs_node_ok() {
@@ -137,9 +150,8 @@ _bs_xvfb_start() { # runs with the flock held
   command -v Xvfb >/dev/null || { _bs_log "Xvfb is not installed"; return 1; }
   rm -f /tmp/.X99-lock /tmp/.X11-unix/X99 # stale ones from a dead server
   _bs_log "starting Xvfb :99 (log /tmp/xvfb-99.log)"
-  # Detached and with no inherited stdio (nor the flock fd), so that a CI harness reading our output to
-  # EOF does not wait for it.
-  setsid nohup Xvfb :99 -screen 0 1280x1024x24 -nolisten tcp </dev/null >>/tmp/xvfb-99.log 2>&1 9>&- &
+  # Detached, with no inherited stdio or other fds (nor the flock fd 9)
+  (_bs_close_fds; exec setsid nohup Xvfb :99 -screen 0 1280x1024x24 -nolisten tcp) </dev/null >>/tmp/xvfb-99.log 2>&1 &
   for i in $(seq 1 100); do
     _bs_xvfb_alive && return 0
     sleep 0.05
@@ -177,8 +189,8 @@ _bs_postgres() {
     fi
     if ! _bs_pg_ready; then # the package's postinst may have started it
       _bs_log "starting PostgreSQL $ver/main"
-      # stdio to a file, so the postmaster does not hold our (maybe CI's) pipes open
-      pg_ctlcluster --skip-systemctl-redirect "$ver" main start </dev/null >>/tmp/bootstrap-postgres.log 2>&1 ||
+      # stdio to a file and no other fds, so the postmaster does not hold our (maybe CI's) pipes open
+      (_bs_close_fds; exec pg_ctlcluster --skip-systemctl-redirect "$ver" main start) </dev/null >>/tmp/bootstrap-postgres.log 2>&1 ||
         tail -5 /tmp/bootstrap-postgres.log >&2
       for i in $(seq 1 120); do _bs_pg_ready && break; sleep 0.25; done
       _bs_pg_ready || { _bs_log "PostgreSQL does not answer on 127.0.0.1:5432"; return 1; }
@@ -210,8 +222,8 @@ _bs_redis() {
   fi
   mkdir -p /var/lib/redis /var/log/redis
   _bs_log "starting redis-server on 127.0.0.1:6379"
-  redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no \
-    --dir /var/lib/redis --logfile /var/log/redis/ci.log </dev/null >/dev/null 2>&1
+  (_bs_close_fds; exec redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no \
+    --dir /var/lib/redis --logfile /var/log/redis/ci.log) </dev/null >/dev/null 2>&1
   for i in $(seq 1 80); do _bs_redis_ready && return 0; sleep 0.25; done
   tail -5 /var/log/redis/ci.log >&2
   _bs_log "Redis does not answer on 127.0.0.1:6379"

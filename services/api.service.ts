@@ -93,6 +93,8 @@ const ApiService: ServiceSchema<any> = {
   },
 
   actions: {
+    /** moleculer-web's HTTP entry point: an HTTP request is never replayed by the broker's retry policy. */
+    rest: { retryPolicy: { enabled: false } } as any,
     openapi: {
       visibility: 'published',
       async handler() {

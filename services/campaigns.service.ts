@@ -4,7 +4,7 @@
  * action in STAGE_ACTIONS; a campaign whose stage has no running service waits in that state.
  */
 import crypto from 'node:crypto';
-import { UniqueConstraintError, type Transaction } from 'sequelize';
+import { Op, UniqueConstraintError, type Transaction } from 'sequelize';
 import type { Context, ServiceSchema } from 'moleculer';
 import { configOf } from '../config';
 import { DEFAULT_LANGUAGES, DEFAULT_PLATFORMS, isSupportedLanguage } from '../config/catalog';
@@ -78,7 +78,11 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
           await sequelize.transaction(async (transaction: Transaction) => {
             if (idempotencyKey) {
               // First, so that a concurrent twin waits here on the key and then replays our answer.
-              await models.IdempotencyRecord.destroy({ where: { org_id: auth.orgId, key: idempotencyKey }, transaction });
+              // Only an expired record may be replaced; a live one (even a twin committed a moment ago) must win.
+              await models.IdempotencyRecord.destroy({
+                where: { org_id: auth.orgId, key: idempotencyKey, created_at: { [Op.lt]: new Date(now.getTime() - config.idempotencyTtlMs) } },
+                transaction,
+              });
               await models.IdempotencyRecord.create({
                 org_id: auth.orgId, key: idempotencyKey, request_hash: requestHash, status_code: 201, response_body: body, created_at: now,
               }, { transaction });

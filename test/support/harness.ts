@@ -1,0 +1,149 @@
+/**
+ * Boots the product for a test: an API broker and a worker broker (accounts, campaigns) joined by
+ * Moleculer's Fake transporter (or real Redis transport), on a PostgreSQL schema and a Redis key
+ * prefix of their own, listening on port 0. stop() drops the schema and deletes the keys.
+ */
+import crypto from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import fs from 'node:fs';
+import { ServiceBroker, type ServiceSchema } from 'moleculer';
+import Redis from 'ioredis';
+import pg from 'pg';
+import { loadConfig, type AppConfig } from '../../config';
+import { brokerOptions } from '../../config/broker';
+import AccountsService from '../../services/accounts.service';
+import ApiService from '../../services/api.service';
+import CampaignsService from '../../services/campaigns.service';
+
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
+
+export interface HarnessOptions {
+  dialect?: 'postgres' | 'sqlite';
+  /** 'fake' (default): Moleculer's in-process Fake transporter; 'redis': the real Redis transporter. */
+  transport?: 'fake' | 'redis';
+  config?: Partial<AppConfig>;
+  /** Extra services for the worker broker (e.g. a stage under test). */
+  workerServices?: Array<ServiceSchema<any, any>>;
+}
+
+export interface Harness {
+  baseUrl: string;
+  config: AppConfig;
+  api: ServiceBroker;
+  worker: ServiceBroker;
+  call<T = any>(action: string, params?: Record<string, unknown>): Promise<T>;
+  /** An organization with an owner and one key. */
+  newCustomer(plan?: string, scopes?: string[]): Promise<{ orgId: string; key: string; keyId: string }>;
+  request(method: string, route: string, init?: { key?: string; header?: 'bearer' | 'x-api-key'; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; body: any }>;
+  sql<T = any>(query: string, params?: unknown[]): Promise<T[]>;
+  stop(): Promise<void>;
+}
+
+export function uniqueName(prefix: string): string {
+  return `${prefix}_${crypto.randomBytes(5).toString('hex')}`;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const dialect = options.dialect ?? 'postgres';
+  const schema = uniqueName('t');
+  const dataDir = dialect === 'sqlite' ? fs.mkdtempSync(path.join(os.tmpdir(), 'cv-test-')) : os.tmpdir();
+  const config = loadConfig({}, {
+    port: 0,
+    dataDir,
+    databaseUrl: dialect === 'postgres' ? TEST_DATABASE_URL : undefined,
+    databaseSchema: dialect === 'postgres' ? schema : undefined,
+    redisUrl: TEST_REDIS_URL,
+    redisPrefix: `${schema}:`,
+    allowPrivateNetwork: true,
+    logLevel: 'warn',
+    namespace: schema,
+    ...options.config,
+  });
+  const transporter = options.transport === 'redis' ? TEST_REDIS_URL : 'Fake';
+  const make = (nodeID: string) => new ServiceBroker({
+    ...brokerOptions(config),
+    nodeID: `${nodeID}-${schema}`,
+    transporter: transporter as any,
+    logger: false,
+  });
+  const api = make('api');
+  const worker = make('worker');
+  api.createService(ApiService);
+  worker.createService(AccountsService);
+  worker.createService(CampaignsService);
+  for (const service of options.workerServices ?? []) worker.createService(service);
+  await Promise.all([worker.start(), api.start()]);
+  await api.waitForServices(['accounts', 'campaigns']);
+  const port = ((api.getLocalService('api') as any).server.address() as AddressInfo).port;
+  const baseUrl = `http://127.0.0.1:${port}`;
+
+  const call = <T,>(action: string, params: Record<string, unknown> = {}) => worker.call<T, Record<string, unknown>>(action, params);
+
+  const harness: Harness = {
+    baseUrl, config, api, worker, call,
+    async newCustomer(plan = 'business', scopes) {
+      const { org_id: orgId } = await call<{ org_id: string }>('accounts.createOrganization', { name: 'Test Co', plan });
+      await call('accounts.addUser', { org_id: orgId, email: 'owner@test.example', role: 'owner' });
+      // Plans without API access cannot be given keys; make the key on a paid plan, then move the organization.
+      const keyPlan = plan === 'free' || plan === 'starter' ? 'growth' : plan;
+      if (keyPlan !== plan) await call('accounts.setPlan', { org_id: orgId, plan: keyPlan });
+      const { key, key_id: keyId } = await call<{ key: string; key_id: string }>('accounts.createKey', { org_id: orgId, by: 'owner@test.example', ...(scopes ? { scopes } : {}) });
+      if (keyPlan !== plan) await call('accounts.setPlan', { org_id: orgId, plan });
+      return { orgId, key, keyId };
+    },
+    async request(method, route, init = {}) {
+      const headers: Record<string, string> = { ...init.headers };
+      if (init.key !== undefined) {
+        if (init.header === 'x-api-key') headers['X-API-Key'] = init.key;
+        else headers.Authorization = `Bearer ${init.key}`;
+      }
+      let body: string | undefined;
+      if (init.body !== undefined) {
+        body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
+        headers['Content-Type'] ??= 'application/json';
+      }
+      const res = await fetch(`${baseUrl}${route}`, { method, headers, body });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try { parsed = JSON.parse(text); } catch { /* not JSON: keep the text */ }
+      return { status: res.status, headers: res.headers, body: parsed };
+    },
+    async sql(query, params = []) {
+      if (dialect !== 'postgres') throw new Error('sql() is for PostgreSQL harnesses');
+      const client = new pg.Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${schema}` });
+      await client.connect();
+      try {
+        return (await client.query(query, params as any[])).rows;
+      } finally {
+        await client.end();
+      }
+    },
+    async stop() {
+      await Promise.allSettled([api.stop(), worker.stop()]);
+      if (dialect === 'postgres') {
+        const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+        await client.connect();
+        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        await client.end();
+      } else {
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+      await deleteRedisKeys(`${schema}:`);
+    },
+  };
+  return harness;
+}
+
+export async function deleteRedisKeys(prefix: string): Promise<void> {
+  const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length) await redis.del(...keys);
+  } finally {
+    redis.disconnect();
+  }
+}
