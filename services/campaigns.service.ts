@@ -24,7 +24,8 @@ export interface CampaignMeta {
   auth?: AuthContext;
   idempotencyKey?: string;
   $statusCode?: number;
-  $responseHeaders?: Record<string, string>;
+  /** moleculer-web turns this into the Location header. */
+  $location?: string;
 }
 export interface TransitionParams { campaign_id: string; to: CampaignState; error_code?: string; error_message?: string; detail?: string }
 
@@ -106,7 +107,7 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
           throw err;
         }
         ctx.meta.$statusCode = 201;
-        ctx.meta.$responseHeaders = { Location: `/api/v1/campaigns/${campaignId}` };
+        ctx.meta.$location = `/api/v1/campaigns/${campaignId}`;
         this.advance(campaignId).catch((err: Error) => this.logger.error(`campaign ${campaignId}: advance failed`, err.message));
         return body;
       },
@@ -186,7 +187,7 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
       if (record.request_hash !== requestHash) throw conflict('This Idempotency-Key was already used with a different request body.');
       const body = record.response_body as { campaign_id: string };
       meta.$statusCode = record.status_code;
-      meta.$responseHeaders = { Location: `/api/v1/campaigns/${body.campaign_id}` };
+      meta.$location = `/api/v1/campaigns/${body.campaign_id}`;
       return body;
     },
 

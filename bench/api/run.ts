@@ -1,0 +1,213 @@
+/**
+ * API read-path benchmark: GET /api/v1/campaigns/{id} through the whole product (moleculer-web gateway,
+ * Redis rate limiting, key authentication over the broker, campaigns service, Sequelize, PostgreSQL)
+ * against a bare node:http server that answers the same row from the same database with `pg` alone,
+ * the practical floor. Both are driven by autocannon with identical settings. See README.md.
+ *
+ *   npx tsx bench/api/run.ts          (BENCH_CONNECTIONS=20, BENCH_DURATION=10 seconds by default)
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import { isDeepStrictEqual } from 'node:util';
+import pg from 'pg';
+import autocannon from 'autocannon';
+import { startHarness, TEST_DATABASE_URL, type Harness } from '../../test/support/harness';
+import { hashApiKey } from '../../lib/auth';
+
+const UNLIMITED = 10_000_000;
+const WARMUP_SECONDS = 2;
+
+function positiveInteger(name: string, fallback: number): number {
+  const text = process.env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name}: "${text}" must be a positive integer`);
+  return value;
+}
+
+const connections = positiveInteger('BENCH_CONNECTIONS', 20);
+const duration = positiveInteger('BENCH_DURATION', 10);
+
+/**
+ * One autocannon run. `workers: 1` puts autocannon's HTTP clients in a worker thread of their own, so the
+ * load generator does not share an event loop with the server under test (both live in this process).
+ */
+function load(url: string, key: string, seconds: number): Promise<autocannon.Result> {
+  return autocannon({ url, connections, duration: seconds, workers: 1, headers: { authorization: `Bearer ${key}` } });
+}
+
+/** Every response must be a 200: anything else means we measured something other than the read path. */
+function assertAllOk(label: string, result: autocannon.Result): void {
+  const codes = Object.keys(result.statusCodeStats);
+  const bad = result.non2xx > 0 || result.errors > 0 || result.timeouts > 0 || result['2xx'] === 0 || codes.some((code) => code !== '200');
+  if (!bad) return;
+  const lines = [
+    '',
+    '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!',
+    `!!! ${label}: NOT EVERY RESPONSE WAS 200 — the figures are not valid`,
+    `!!!   non-2xx responses: ${result.non2xx}`,
+    `!!!   2xx responses:     ${result['2xx']}`,
+    `!!!   errors: ${result.errors}, timeouts: ${result.timeouts}`,
+    `!!!   status codes: ${JSON.stringify(Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count])))}`,
+    '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!',
+    '',
+  ];
+  console.error(lines.join('\n'));
+  throw new BenchFailure(`${label}: ${result.non2xx} non-2xx responses, ${result.errors} errors, ${result.timeouts} timeouts`);
+}
+
+class BenchFailure extends Error {}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The floor: node:http + pg, no framework. Looks up the key hash in api_keys, then the campaign (of the
+ * key's organization) and its videos, and answers the body campaigns.get answers, in the same key order.
+ */
+async function startBareServer(schema: string): Promise<{ url: string; pool: pg.Pool; close(): Promise<void> }> {
+  const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 10, options: `-c search_path=${schema}` });
+  const send = (res: http.ServerResponse, status: number, body: unknown) => {
+    const text = JSON.stringify(body);
+    res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+    res.end(text);
+  };
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const match = /^\/api\/v1\/campaigns\/([^/?]+)$/.exec(req.url ?? '');
+    if (req.method !== 'GET' || !match) return send(res, 404, { success: false, error: { code: 'not_found', message: 'Not found.' } });
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+    if (!bearer) return send(res, 401, { success: false, error: { code: 'unauthorized', message: 'Missing API key.' } });
+    const keys = await pool.query<{ org_id: string; scopes: string }>(
+      'SELECT org_id, scopes FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL', [hashApiKey(bearer[1]!)]);
+    const key = keys.rows[0];
+    if (!key) return send(res, 401, { success: false, error: { code: 'unauthorized', message: 'Invalid or revoked API key.' } });
+    if (!key.scopes.split(',').includes('campaigns:read')) return send(res, 403, { success: false, error: { code: 'forbidden', message: 'Scope.' } });
+    const id = match[1]!;
+    if (!UUID.test(id)) return send(res, 404, { success: false, error: { code: 'not_found', message: 'Not found.' } });
+    const campaigns = await pool.query(
+      'SELECT id, status, url, title, languages, platforms, progress, created_at, error_code, error_message FROM campaigns WHERE id = $1 AND org_id = $2',
+      [id.toLowerCase(), key.org_id]);
+    const campaign = campaigns.rows[0];
+    if (!campaign) return send(res, 404, { success: false, error: { code: 'not_found', message: 'Not found.' } });
+    const videos = await pool.query(
+      'SELECT id, platform, language, status, duration_seconds, published_at, script_source FROM videos WHERE campaign_id = $1', [campaign.id]);
+    const order = (v: { language: string; platform: string }) => campaign.languages.indexOf(v.language) * 100 + campaign.platforms.indexOf(v.platform);
+    const body: Record<string, unknown> = {
+      success: true,
+      campaign_id: campaign.id,
+      status: campaign.status,
+      url: campaign.url,
+      title: campaign.title,
+      languages: campaign.languages,
+      platforms: campaign.platforms,
+      progress: campaign.progress,
+      created_at: new Date(campaign.created_at).toISOString(),
+      videos: videos.rows.sort((a, b) => order(a) - order(b)).map((video) => ({
+        id: video.id,
+        platform: video.platform,
+        language: video.language,
+        status: video.status,
+        file_url: null,
+        captions_url: null,
+        duration_seconds: video.duration_seconds ?? null,
+        published_at: video.published_at ? new Date(video.published_at).toISOString() : null,
+        script_source: video.script_source ?? null,
+      })),
+    };
+    if (campaign.status === 'failed') body.error = { code: campaign.error_code ?? 'internal', message: campaign.error_message ?? 'Generation failed.' };
+    send(res, 200, body);
+  };
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((err: Error) => {
+      if (res.headersSent) return res.end();
+      send(res, 500, { success: false, error: { code: 'internal', message: err.message } });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pool,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await pool.end();
+    },
+  };
+}
+
+interface Row { label: string; result: autocannon.Result }
+
+async function measure(label: string, url: string, key: string): Promise<Row> {
+  process.stdout.write(`${label}: warm-up ${WARMUP_SECONDS} s … `);
+  assertAllOk(`${label} (warm-up)`, await load(url, key, WARMUP_SECONDS));
+  process.stdout.write(`measuring ${duration} s … `);
+  const result = await load(url, key, duration);
+  assertAllOk(label, result);
+  console.log(`${result.requests.total} requests, all 200`);
+  return { label, result };
+}
+
+function printTable(rows: [Row, Row]): void {
+  const [product, bare] = rows;
+  const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  const header = ['', 'req/s (avg)', 'p50 ms', 'p99 ms', 'requests'];
+  const body = rows.map(({ label, result }) => [
+    label, fmt(result.requests.average, 1), fmt(result.latency.p50), fmt(result.latency.p99), fmt(result.requests.total),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  console.log('');
+  console.log(`node ${process.version}, ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${connections} connections, ${duration} s per run (after a ${WARMUP_SECONDS} s warm-up)`);
+  console.log('GET /api/v1/campaigns/{id}, Authorization: Bearer <key>, PostgreSQL; autocannon clients in a worker thread');
+  console.log('');
+  console.log(line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const row of body) console.log(line(row));
+  console.log('');
+  const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : 'n/a');
+  console.log(`product / bare  req/s: ${ratio(product.result.requests.average, bare.result.requests.average)}×   p99: ${ratio(product.result.latency.p99, bare.result.latency.p99)}×`);
+}
+
+async function main(): Promise<number> {
+  let h: Harness | undefined;
+  let bare: Awaited<ReturnType<typeof startBareServer>> | undefined;
+  try {
+    h = await startHarness({
+      config: {
+        logLevel: 'error',
+        rateLimits: { ipUnauthenticated: UNLIMITED, ipAuthenticated: UNLIMITED, windowMs: 60_000 },
+      },
+    });
+    if (!h.config.redisUrl) throw new Error('the harness did not configure Redis: the rate limiter would not be the real one');
+    const customer = await h.newCustomer('enterprise');
+    await h.call('accounts.setPlan', { org_id: customer.orgId, plan: 'enterprise', rate: UNLIMITED });
+    const created = await h.request('POST', '/api/v1/campaigns', { key: customer.key, body: { url: 'http://127.0.0.1:9/product' } });
+    if (created.status !== 201) throw new Error(`POST /api/v1/campaigns answered ${created.status}: ${JSON.stringify(created.body)}`);
+    const route = `/api/v1/campaigns/${created.body.campaign_id}`;
+
+    bare = await startBareServer(h.config.databaseSchema!);
+
+    // Both must answer the same body, or the comparison is meaningless.
+    const fromProduct = await h.request('GET', route, { key: customer.key });
+    const fromBare = await fetch(`${bare.url}${route}`, { headers: { authorization: `Bearer ${customer.key}` } });
+    const bareBody = await fromBare.json();
+    if (fromProduct.status !== 200 || fromBare.status !== 200 || !isDeepStrictEqual(fromProduct.body, bareBody)) {
+      console.error('product and bare server disagree:\n', fromProduct.status, JSON.stringify(fromProduct.body), '\n', fromBare.status, JSON.stringify(bareBody));
+      return 1;
+    }
+
+    const product = await measure('product (Moleculer)', `${h.baseUrl}${route}`, customer.key);
+    const floor = await measure('bare node:http + pg', `${bare.url}${route}`, customer.key);
+    printTable([product, floor]);
+    return 0;
+  } catch (err) {
+    console.error(err instanceof BenchFailure ? `\nBENCH FAILED: ${err.message}` : err);
+    return 1;
+  } finally {
+    await bare?.close().catch((err: Error) => console.error('closing the bare server failed:', err.message));
+    await h?.stop().catch((err: Error) => console.error('harness stop failed:', err.message));
+  }
+}
+
+main().then((code) => process.exit(code));
