@@ -1,0 +1,268 @@
+/**
+ * Persistence on both supported databases: migrations, the campaign-create transaction, the state
+ * table, the monthly quota and its refund, idempotency records. Reads go through the Sequelize models
+ * (acquireDatabase) so the same assertions hold on PostgreSQL and SQLite.
+ */
+import { startHarness, type Harness } from '../support/harness';
+import { acquireDatabase, releaseDatabase, type Database } from '../../lib/db/database';
+import { GENERATING_STATES, nextState, type CampaignState } from '../../lib/campaign-states';
+
+jest.setTimeout(120_000);
+
+const page = 'http://127.0.0.1:9/product';
+
+function currentPeriod(): string {
+  return new Date().toISOString().slice(0, 7);
+}
+
+function nextMonthStart(): string {
+  const now = new Date();
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString();
+}
+
+describe.each(['postgres', 'sqlite'] as const)('persistence on %s', (dialect) => {
+  let h: Harness;
+  let customer: { orgId: string; key: string; keyId: string };
+
+  beforeAll(async () => {
+    h = await startHarness({ dialect, config: { rateLimits: { ipUnauthenticated: 1000, ipAuthenticated: 1000, windowMs: 60_000 } } });
+    customer = await h.newCustomer('business');
+  });
+  afterAll(async () => h?.stop());
+
+  /** The process's shared database (the one the services use), acquired and released around `work`. */
+  async function withDb<T>(work: (db: Database) => Promise<T>): Promise<T> {
+    const db = await acquireDatabase(h.config);
+    try {
+      return await work(db);
+    } finally {
+      await releaseDatabase(h.config);
+    }
+  }
+
+  const used = (orgId: string) => withDb(async (db) => {
+    const row = await db.models.UsageCounter.findOne({ where: { org_id: orgId, period: currentPeriod() } });
+    return row ? Number(row.used) : 0;
+  });
+
+  async function create(key: string, body: Record<string, unknown> = {}, headers?: Record<string, string>) {
+    return h.request('POST', '/api/v1/campaigns', { key, body: { url: page, languages: ['en'], platforms: ['youtube'], ...body }, headers });
+  }
+
+  async function createOk(key = customer.key, body: Record<string, unknown> = {}): Promise<string> {
+    const res = await create(key, body);
+    expect(res.status).toBe(201);
+    return res.body.campaign_id;
+  }
+
+  async function walkTo(campaignId: string, target: CampaignState): Promise<void> {
+    let state: CampaignState = 'collecting';
+    while (state !== target) {
+      state = nextState(state)!;
+      await expect(h.call('campaigns.transition', { campaign_id: campaignId, to: state })).resolves.toEqual({ campaign_id: campaignId, status: state });
+    }
+  }
+
+  describe('migrations', () => {
+    test('schema_migrations lists 0001-initial; the same database acquired again in-process is the same instance', async () => {
+      await withDb(async (db) => {
+        expect(db.dialect).toBe(dialect);
+        const rows = await db.sequelize.query('SELECT name FROM schema_migrations', { type: 'SELECT' as any });
+        expect(rows).toEqual([{ name: '0001-initial' }]);
+        const again = await acquireDatabase(h.config);
+        try {
+          expect(again).toBe(db);
+        } finally {
+          await releaseDatabase(h.config);
+        }
+      });
+    });
+
+    test('a fresh connection (as another process would open) migrates nothing and keeps the data', async () => {
+      // A separate copy of the module has no open connections, so it connects and runs migrate() again.
+      let fresh!: typeof import('../../lib/db/database');
+      jest.isolateModules(() => { fresh = require('../../lib/db/database'); });
+      expect(fresh.acquireDatabase).not.toBe(acquireDatabase);
+      const db = await fresh.acquireDatabase(h.config);
+      try {
+        const rows = await db.sequelize.query('SELECT name FROM schema_migrations', { type: 'SELECT' as any });
+        expect(rows).toEqual([{ name: '0001-initial' }]);
+        // Re-running 0001 would fail on its indexes and could not leave existing rows in place.
+        expect(await db.models.Organization.findByPk(customer.orgId)).not.toBeNull();
+        expect(await db.models.ApiKey.count({ where: { id: customer.keyId } })).toBe(1);
+      } finally {
+        await fresh.releaseDatabase(h.config);
+      }
+    });
+  });
+
+  describe('create campaign', () => {
+    test('one transaction writes the campaign, its videos, the first event and the quota counter', async () => {
+      const { orgId, key } = await h.newCustomer('business');
+      const res = await create(key, { languages: ['en', 'ja'], platforms: ['youtube', 'tiktok'], title: 'Persisted' });
+      expect(res.status).toBe(201);
+      const id = res.body.campaign_id;
+      await withDb(async ({ models }) => {
+        const campaign = await models.Campaign.findByPk(id);
+        expect(campaign).not.toBeNull();
+        expect(campaign!.toJSON()).toMatchObject({
+          org_id: orgId, job_id: res.body.job_id, status: 'collecting', title: 'Persisted', url: page,
+          languages: ['en', 'ja'], platforms: ['youtube', 'tiktok'], progress: 0, error_code: null, error_message: null,
+          quota_period: currentPeriod(),
+        });
+        expect(new Date(campaign!.deadline_at).getTime()).toBeGreaterThan(Date.now());
+
+        const videos = await models.Video.findAll({ where: { campaign_id: id } });
+        expect(videos.map((v) => `${v.language}/${v.platform}/${v.status}`).sort())
+          .toEqual(['en/tiktok/queued', 'en/youtube/queued', 'ja/tiktok/queued', 'ja/youtube/queued']);
+
+        const events = await models.CampaignEvent.findAll({ where: { campaign_id: id } });
+        expect(events.map((e) => ({ from: e.from_status, to: e.to_status }))).toEqual([{ from: null, to: 'collecting' }]);
+
+        const counters = await models.UsageCounter.findAll({ where: { org_id: orgId } });
+        expect(counters.map((c) => ({ period: c.period, used: Number(c.used) }))).toEqual([{ period: currentPeriod(), used: 1 }]);
+      });
+    });
+
+    test('a failure after the quota is reserved rolls everything back (no campaign, videos, counter or idempotency record)', async () => {
+      const { orgId, key } = await h.newCustomer('business');
+      await createOk(key);
+      expect(await used(orgId)).toBe(1);
+      const { models } = await acquireDatabase(h.config);
+      // The last-but-one write of the transaction fails.
+      models.Video.addHook('beforeBulkCreate', 'injectedFailure', () => { throw new Error('injected failure'); });
+      let res;
+      try {
+        res = await create(key, { title: 'Doomed' }, { 'Idempotency-Key': 'doomed-1' });
+      } finally {
+        models.Video.removeHook('beforeBulkCreate', 'injectedFailure');
+        await releaseDatabase(h.config);
+      }
+      expect(res.status).toBe(500);
+      expect(res.body).toMatchObject({ success: false, error: { code: 'internal' } });
+      await withDb(async ({ models: m }) => {
+        expect(await m.Campaign.count({ where: { org_id: orgId } })).toBe(1);
+        expect(await m.Campaign.count({ where: { org_id: orgId, title: 'Doomed' } })).toBe(0);
+        expect(await m.IdempotencyRecord.count({ where: { org_id: orgId } })).toBe(0);
+      });
+      expect(await used(orgId)).toBe(1);
+      // The same key works once the fault is gone: nothing of the failed attempt was kept.
+      const retry = await create(key, { title: 'Doomed' }, { 'Idempotency-Key': 'doomed-1' });
+      expect(retry.status).toBe(201);
+      expect(await used(orgId)).toBe(2);
+    });
+  });
+
+  describe('campaigns.transition follows the state table', () => {
+    test('collecting → processing is allowed and recorded; processing → review is refused and changes nothing', async () => {
+      const id = await createOk();
+      await expect(h.call('campaigns.transition', { campaign_id: id, to: 'processing' })).resolves.toEqual({ campaign_id: id, status: 'processing' });
+      await expect(h.call('campaigns.transition', { campaign_id: id, to: 'review' })).rejects.toThrow(/cannot go from processing to review/);
+      await expect(h.call('campaigns.transition', { campaign_id: id, to: 'collecting' })).rejects.toThrow(/cannot go from processing to collecting/);
+      await withDb(async ({ models }) => {
+        const campaign = await models.Campaign.findByPk(id);
+        expect(campaign!.status).toBe('processing');
+        expect(campaign!.progress).toBe(15);
+        const events = await models.CampaignEvent.findAll({ where: { campaign_id: id }, order: [['id', 'ASC']] });
+        expect(events.map((e) => [e.from_status, e.to_status])).toEqual([[null, 'collecting'], ['collecting', 'processing']]);
+      });
+      const res = await h.request('GET', `/api/v1/campaigns/${id}`, { key: customer.key });
+      expect(res.body).toMatchObject({ status: 'processing', progress: 15 });
+      expect(res.body.error).toBeUndefined();
+    });
+
+    test.each([...GENERATING_STATES])('%s → failed stores the error, shows it on GET and refunds the quota', async (state) => {
+      const id = await createOk();
+      await walkTo(id, state);
+      const before = await used(customer.orgId);
+      expect(before).toBeGreaterThan(0);
+      await expect(h.call('campaigns.transition', { campaign_id: id, to: 'failed', error_code: 'timeout', error_message: `gave up in ${state}` }))
+        .resolves.toEqual({ campaign_id: id, status: 'failed' });
+      expect(await used(customer.orgId)).toBe(before - 1);
+      await withDb(async ({ models }) => {
+        const campaign = await models.Campaign.findByPk(id);
+        expect(campaign!.toJSON()).toMatchObject({ status: 'failed', error_code: 'timeout', error_message: `gave up in ${state}` });
+        const last = await models.CampaignEvent.findOne({ where: { campaign_id: id }, order: [['id', 'DESC']] });
+        expect([last!.from_status, last!.to_status]).toEqual([state, 'failed']);
+      });
+      const res = await h.request('GET', `/api/v1/campaigns/${id}`, { key: customer.key });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ status: 'failed', error: { code: 'timeout', message: `gave up in ${state}` } });
+      // Failed is terminal: no second failure, no second refund.
+      await expect(h.call('campaigns.transition', { campaign_id: id, to: 'failed' })).rejects.toThrow(/cannot go from failed to failed/);
+      expect(await used(customer.orgId)).toBe(before - 1);
+    });
+
+    test('review cannot fail (nothing generating there) and is not refunded', async () => {
+      const id = await createOk();
+      await walkTo(id, 'review');
+      const before = await used(customer.orgId);
+      await expect(h.call('campaigns.transition', { campaign_id: id, to: 'failed' })).rejects.toThrow(/cannot go from review to failed/);
+      expect(await used(customer.orgId)).toBe(before);
+    });
+  });
+
+  describe('monthly quota', () => {
+    test('429 rate_limited with used/limit/resets_at past the limit; the refused create leaves no rows; a refund makes room', async () => {
+      const { orgId, key } = await h.newCustomer('enterprise');
+      await h.call('accounts.setPlan', { org_id: orgId, plan: 'enterprise', campaigns: 2 });
+      const first = await createOk(key);
+      await createOk(key);
+      expect(await used(orgId)).toBe(2);
+
+      const over = await create(key, { title: 'Over' }, { 'Idempotency-Key': 'over-1' });
+      expect(over.status).toBe(429);
+      expect(over.body).toEqual({
+        success: false,
+        error: { code: 'rate_limited', message: expect.any(String), details: { used: 2, limit: 2, resets_at: nextMonthStart() } },
+      });
+      await withDb(async ({ models }) => {
+        const campaigns = await models.Campaign.findAll({ where: { org_id: orgId } });
+        expect(campaigns).toHaveLength(2);
+        expect(await models.Video.count({ where: { campaign_id: campaigns.map((c) => c.id) } })).toBe(2);
+        expect(await models.IdempotencyRecord.count({ where: { org_id: orgId } })).toBe(0);
+      });
+      expect(await used(orgId)).toBe(2);
+
+      await h.call('campaigns.transition', { campaign_id: first, to: 'failed', error_code: 'internal', error_message: 'x' });
+      expect(await used(orgId)).toBe(1);
+      const again = await create(key, { title: 'Over' }, { 'Idempotency-Key': 'over-1' });
+      expect(again.status).toBe(201);
+      expect(await used(orgId)).toBe(2);
+    });
+  });
+
+  describe('idempotency', () => {
+    test('the record is stored, survives a restart of the worker, and replays the first answer', async () => {
+      const { orgId, key } = await h.newCustomer('business');
+      const headers = { 'Idempotency-Key': 'persist-1' };
+      const first = await create(key, { title: 'Once' }, headers);
+      expect(first.status).toBe(201);
+      await withDb(async ({ models }) => {
+        const record = await models.IdempotencyRecord.findOne({ where: { org_id: orgId, key: 'persist-1' } });
+        expect(record).not.toBeNull();
+        expect(record!.status_code).toBe(201);
+        expect(record!.request_hash).toMatch(/^[0-9a-f]{64}$/);
+        expect(record!.response_body).toEqual(first.body);
+      });
+
+      // Stop and start the broker that owns the database: its connection closes and reopens.
+      await h.worker.stop();
+      await h.worker.start();
+      await h.api.waitForServices(['accounts', 'campaigns'], 10_000);
+
+      const replay = await create(key, { title: 'Once' }, headers);
+      expect(replay.status).toBe(201);
+      expect(replay.body).toEqual(first.body);
+      expect(replay.headers.get('location')).toBe(`/api/v1/campaigns/${first.body.campaign_id}`);
+      const different = await create(key, { title: 'Twice' }, headers);
+      expect(different.status).toBe(409);
+      expect(different.body).toMatchObject({ success: false, error: { code: 'conflict' } });
+      await withDb(async ({ models }) => {
+        expect(await models.Campaign.count({ where: { org_id: orgId } })).toBe(1);
+        expect(await models.IdempotencyRecord.count({ where: { org_id: orgId } })).toBe(1);
+      });
+      expect(await used(orgId)).toBe(1);
+    });
+  });
+});
