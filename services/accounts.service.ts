@@ -189,10 +189,12 @@ const AccountsService: ServiceSchema<{}, Methods> = {
       async handler(this: any, ctx: Context<{ key: string }>): Promise<AuthContext | null> {
         if (!KEY_PATTERN.test(ctx.params.key)) return null;
         const { models } = this.db;
-        const key = await models.ApiKey.findOne({ where: { key_hash: hashApiKey(ctx.params.key) } });
-        if (!key || key.revoked_at) return null;
-        const org = await models.Organization.findByPk(key.org_id);
-        if (!org) return null;
+        const key = await models.ApiKey.findOne({
+          where: { key_hash: hashApiKey(ctx.params.key), revoked_at: null },
+          include: [{ model: models.Organization, as: 'organization', required: true }],
+        });
+        const org = key?.organization;
+        if (!key || !org) return null;
         const now = Date.now();
         if (!key.last_used_at || now - new Date(key.last_used_at).getTime() > LAST_USED_RESOLUTION_MS) {
           models.ApiKey.update({ last_used_at: new Date(now) }, { where: { id: key.id } })

@@ -123,10 +123,13 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
         if (!auth) throw unauthorized();
         // Malformed, unknown and foreign ids answer alike, so ids of other organizations cannot be probed.
         if (!UUID.test(ctx.params.id)) throw notFound();
-        const campaign = await this.db.models.Campaign.findOne({ where: { id: ctx.params.id.toLowerCase(), org_id: auth.orgId } });
+        const { Campaign: Campaigns, Video: Videos } = this.db.models;
+        const campaign = await Campaigns.findOne({
+          where: { id: ctx.params.id.toLowerCase(), org_id: auth.orgId },
+          include: [{ model: Videos, as: 'videos' }],
+        });
         if (!campaign) throw notFound();
-        const videos = await this.db.models.Video.findAll({ where: { campaign_id: campaign.id } });
-        return this.present(campaign, videos);
+        return this.present(campaign, campaign.videos ?? []);
       },
     },
 

@@ -35,6 +35,7 @@ export class ApiKey extends Model<InferAttributes<ApiKey>, InferCreationAttribut
   declare scopes: string;
   declare revoked_at: CreationOptional<Date | null>;
   declare last_used_at: CreationOptional<Date | null>;
+  declare organization?: Organization;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
 }
@@ -64,6 +65,7 @@ export class Campaign extends Model<InferAttributes<Campaign>, InferCreationAttr
   declare deadline_at: Date;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
+  declare videos?: Video[];
 }
 
 export class Video extends Model<InferAttributes<Video>, InferCreationAttributes<Video>> {
@@ -178,5 +180,8 @@ export function defineModels(sequelize: Sequelize): Models {
     org_id: { type: DataTypes.UUID, primaryKey: true }, key: { type: DataTypes.STRING(255), primaryKey: true },
     request_hash: DataTypes.STRING(64), status_code: DataTypes.INTEGER, response_body: DataTypes.JSON, created_at: DataTypes.DATE,
   }, { sequelize, tableName: 'idempotency_records', modelName: 'IdempotencyRecord', ...common, updatedAt: false });
+  // Associations let the hot paths read a key with its organization, and a campaign with its videos, in one query each.
+  models.ApiKey.belongsTo(models.Organization, { foreignKey: 'org_id', as: 'organization' });
+  models.Campaign.hasMany(models.Video, { foreignKey: 'campaign_id', as: 'videos' });
   return models;
 }
