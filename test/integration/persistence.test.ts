@@ -3,6 +3,15 @@
  * table, the monthly quota and its refund, idempotency records. Reads go through the Sequelize models
  * (acquireDatabase) so the same assertions hold on PostgreSQL and SQLite.
  */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ServiceBroker } from 'moleculer';
+import type { AppConfig } from '../../config';
+import { brokerOptions } from '../../config/broker';
+import AccountsService from '../../services/accounts.service';
+import CampaignsService from '../../services/campaigns.service';
 import { startHarness, type Harness } from '../support/harness';
 import { acquireDatabase, releaseDatabase, type Database } from '../../lib/db/database';
 import { GENERATING_STATES, nextState, type CampaignState } from '../../lib/campaign-states';
@@ -10,6 +19,20 @@ import { GENERATING_STATES, nextState, type CampaignState } from '../../lib/camp
 jest.setTimeout(120_000);
 
 const page = 'http://127.0.0.1:9/product';
+
+/** The same database under another address, so that acquireDatabase opens a second connection. */
+function otherAddressOf(config: AppConfig): AppConfig {
+  if (config.databaseUrl) {
+    const url = config.databaseUrl;
+    return { ...config, databaseUrl: url.startsWith('postgresql:') ? url.replace(/^postgresql:/, 'postgres:') : url.replace(/^postgres:/, 'postgresql:') };
+  }
+  const link = path.join(os.tmpdir(), `cv-link-${crypto.randomBytes(5).toString('hex')}`);
+  fs.symlinkSync(config.dataDir, link, 'dir');
+  links.push(link);
+  return { ...config, dataDir: link };
+}
+const links: string[] = [];
+afterAll(() => { for (const link of links) fs.rmSync(link, { force: true }); });
 
 function currentPeriod(): string {
   return new Date().toISOString().slice(0, 7);
@@ -28,7 +51,11 @@ describe.each(['postgres', 'sqlite'] as const)('persistence on %s', (dialect) =>
     h = await startHarness({ dialect, config: { rateLimits: { ipUnauthenticated: 1000, ipAuthenticated: 1000, windowMs: 60_000 } } });
     customer = await h.newCustomer('business');
   });
-  afterAll(async () => h?.stop());
+  let successor: ServiceBroker | undefined;
+  afterAll(async () => {
+    await successor?.stop();
+    await h?.stop();
+  });
 
   /** The process's shared database (the one the services use), acquired and released around `work`. */
   async function withDb<T>(work: (db: Database) => Promise<T>): Promise<T> {
@@ -79,19 +106,19 @@ describe.each(['postgres', 'sqlite'] as const)('persistence on %s', (dialect) =>
     });
 
     test('a fresh connection (as another process would open) migrates nothing and keeps the data', async () => {
-      // A separate copy of the module has no open connections, so it connects and runs migrate() again.
-      let fresh!: typeof import('../../lib/db/database');
-      jest.isolateModules(() => { fresh = require('../../lib/db/database'); });
-      expect(fresh.acquireDatabase).not.toBe(acquireDatabase);
-      const db = await fresh.acquireDatabase(h.config);
+      // Another address of the same database: the process has no connection open under it, so
+      // acquireDatabase connects anew and runs the migrator again.
+      const other = otherAddressOf(h.config);
+      const db = await acquireDatabase(other);
       try {
+        expect(db).not.toBe(await withDb(async (shared) => shared));
         const rows = await db.sequelize.query('SELECT name FROM schema_migrations', { type: 'SELECT' as any });
         expect(rows).toEqual([{ name: '0001-initial' }]);
-        // Re-running 0001 would fail on its indexes and could not leave existing rows in place.
+        // Re-running 0001 would fail on its indexes; the rows written before are all still there.
         expect(await db.models.Organization.findByPk(customer.orgId)).not.toBeNull();
         expect(await db.models.ApiKey.count({ where: { id: customer.keyId } })).toBe(1);
       } finally {
-        await fresh.releaseDatabase(h.config);
+        await releaseDatabase(other);
       }
     });
   });
@@ -233,7 +260,7 @@ describe.each(['postgres', 'sqlite'] as const)('persistence on %s', (dialect) =>
   });
 
   describe('idempotency', () => {
-    test('the record is stored, survives a restart of the worker, and replays the first answer', async () => {
+    test('the record is stored, survives a new worker on a fresh connection, and replays the first answer', async () => {
       const { orgId, key } = await h.newCustomer('business');
       const headers = { 'Idempotency-Key': 'persist-1' };
       const first = await create(key, { title: 'Once' }, headers);
@@ -246,10 +273,16 @@ describe.each(['postgres', 'sqlite'] as const)('persistence on %s', (dialect) =>
         expect(record!.response_body).toEqual(first.body);
       });
 
-      // Stop and start the broker that owns the database: its connection closes and reopens.
+      // Replace the worker: the old broker stops (its database connection closes, as no one else holds
+      // it) and a new worker broker opens a fresh one. It is the last test here, so h.call is not needed after.
+      const before = await withDb(async (db) => db);
       await h.worker.stop();
-      await h.worker.start();
+      successor = new ServiceBroker({ ...brokerOptions(h.config), nodeID: `worker2-${h.config.namespace}`, transporter: 'Fake', logger: false });
+      successor.createService(AccountsService);
+      successor.createService(CampaignsService);
+      await successor.start();
       await h.api.waitForServices(['accounts', 'campaigns'], 10_000);
+      expect(await withDb(async (db) => db)).not.toBe(before);
 
       const replay = await create(key, { title: 'Once' }, headers);
       expect(replay.status).toBe(201);
