@@ -30,6 +30,8 @@ BOOTSTRAP_APT_PACKAGES=(
   libxi-dev libglu1-mesa-dev libglew-dev libgl1-mesa-dev libxext-dev
   sqlite3
 )
+# gl's build (angle.gyp) runs `python`: Debian has only python3 unless python-is-python3 (here pyenv's shim).
+command -v python >/dev/null 2>&1 || BOOTSTRAP_APT_PACKAGES+=(python-is-python3)
 
 _bs_log() { printf '[bootstrap] %s\n' "$*" >&2; }
 
@@ -125,13 +127,19 @@ bootstrap_node_modules() {
 # canvas, gl and sqlite3 must be built for Node 22 (ABI 127); an install run with the system Node 20
 # builds them for ABI 115. Rebuild them if they do not load (one node start, ~0.1 s, when they do).
 _bs_native_check() {
-  local repo="$BOOTSTRAP_REPO" mods=() m js='for (const m of process.argv.slice(1)) require(m);'
+  local repo="$BOOTSTRAP_REPO" mods=() m bad
+  local js='for (const m of process.argv.slice(1)) { try { require(m); } catch { console.log(m); } }'
   for m in canvas gl sqlite3; do [ -d "$repo/node_modules/$m" ] && mods+=("$m"); done
   [ ${#mods[@]} -eq 0 ] && return 0
-  (cd "$repo" && node -e "$js" "${mods[@]}") >/dev/null 2>&1 && return 0
-  _bs_log "native addons (${mods[*]}) do not load on node $(node -v): npm rebuild ..."
-  (cd "$repo" && npm rebuild "${mods[@]}" >&2) || { _bs_log "npm rebuild failed"; return 1; }
-  (cd "$repo" && node -e "$js" "${mods[@]}") || { _bs_log "native addons still fail to load"; return 1; }
+  bad="$(cd "$repo" && node -e "$js" "${mods[@]}" 2>/dev/null | tr '\n' ' ')"
+  bad="${bad% }"
+  [ -z "$bad" ] && return 0
+  _bs_log "native addons ($bad) do not load on node $(node -v): npm rebuild $bad ..."
+  # shellcheck disable=SC2086
+  (cd "$repo" && npm rebuild $bad >&2) || { _bs_log "npm rebuild failed"; return 1; }
+  # shellcheck disable=SC2086
+  (cd "$repo" && node -e 'for (const m of process.argv.slice(1)) require(m);' $bad) ||
+    { _bs_log "native addons still fail to load"; return 1; }
 }
 
 # ---- Xvfb -------------------------------------------------------------------------------------
