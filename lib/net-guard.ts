@@ -68,9 +68,7 @@ export function checkAddress(ip: string, opts: GuardOptions): AddressVerdict {
   return { allowed: false, reason: `${RANGE_LABELS[range] ?? range} address ${shown}${from}` };
 }
 
-function isLoopbackAddress(ip: string): boolean {
-  return parseAddress(ip)?.range() === 'loopback';
-}
+const isLoopbackAddress = (ip: string): boolean => parseAddress(ip)?.range() === 'loopback';
 
 export class UrlRejectedError extends Error {
   constructor(
@@ -187,18 +185,13 @@ export function assertAllowedHostLiteral(host: string, opts: GuardOptions): void
  */
 export function guardedLookup(opts: GuardOptions): net.LookupFunction {
   return (hostname, options, callback) => {
+    const fail = (err: NodeJS.ErrnoException) => callback(err, options.all ? [] : '');
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, options.all ? [] : '');
-      if (addresses.length === 0) {
-        const notFound: NodeJS.ErrnoException = new Error(`no address found for ${hostname}`);
-        notFound.code = 'ENOTFOUND';
-        return callback(notFound, options.all ? [] : '');
-      }
+      if (err) return fail(err);
+      if (addresses.length === 0) return fail(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }));
       for (const { address } of addresses) {
         const verdict = checkAddress(address, opts);
-        if (!verdict.allowed) {
-          return callback(new AddressBlockedError(hostname, address, verdict.reason), options.all ? [] : '');
-        }
+        if (!verdict.allowed) return fail(new AddressBlockedError(hostname, address, verdict.reason));
       }
       if (options.all) return callback(null, addresses);
       callback(null, addresses[0].address, addresses[0].family);
