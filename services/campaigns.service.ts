@@ -18,6 +18,7 @@ import { conflict, invalidInput, notFound, unauthorized } from '../lib/errors';
 import { assertPublicUrl, UrlRejectedError } from '../lib/net-guard';
 import { quotaPeriod, refundQuota, reserveQuota } from '../lib/quota';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
+import { presentCampaign } from '../lib/campaign-view';
 
 export interface CreateCampaignParams { url: string; languages?: string[]; title?: string; webhook_url?: string; platforms?: string[] }
 export interface CampaignMeta {
@@ -195,32 +196,7 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
     },
 
     present(campaign: Campaign, videos: Video[]) {
-      const order = (v: Video) => campaign.languages.indexOf(v.language) * 100 + campaign.platforms.indexOf(v.platform);
-      const body: Record<string, unknown> = {
-        success: true,
-        campaign_id: campaign.id,
-        status: campaign.status,
-        url: campaign.url,
-        title: campaign.title,
-        languages: campaign.languages,
-        platforms: campaign.platforms,
-        progress: campaign.progress,
-        created_at: new Date(campaign.created_at).toISOString(),
-        videos: [...videos].sort((a, b) => order(a) - order(b)).map((video) => ({
-          id: video.id,
-          platform: video.platform,
-          language: video.language,
-          status: video.status,
-          // Download and captions links are served once rendering exists; until a video is ready they are null by contract.
-          file_url: null,
-          captions_url: null,
-          duration_seconds: video.duration_seconds ?? null,
-          published_at: video.published_at ? new Date(video.published_at).toISOString() : null,
-          script_source: video.script_source ?? null,
-        })),
-      };
-      if (campaign.status === 'failed') body.error = { code: campaign.error_code ?? 'internal', message: campaign.error_message ?? 'Generation failed.' };
-      return body;
+      return presentCampaign(campaign, videos);
     },
 
     async applyTransition(this: any, params: TransitionParams, outer?: Transaction) {

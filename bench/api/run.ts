@@ -12,6 +12,7 @@ import os from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import pg from 'pg';
 import autocannon from 'autocannon';
+import { presentCampaign } from '../../lib/campaign-view';
 import { startHarness, TEST_DATABASE_URL, type Harness } from '../../test/support/harness';
 import { hashApiKey } from '../../lib/auth';
 
@@ -91,30 +92,7 @@ async function startBareServer(schema: string): Promise<{ url: string; pool: pg.
     if (!campaign) return send(res, 404, { success: false, error: { code: 'not_found', message: 'Not found.' } });
     const videos = await pool.query(
       'SELECT id, platform, language, status, duration_seconds, published_at, script_source FROM videos WHERE campaign_id = $1', [campaign.id]);
-    const order = (v: { language: string; platform: string }) => campaign.languages.indexOf(v.language) * 100 + campaign.platforms.indexOf(v.platform);
-    const body: Record<string, unknown> = {
-      success: true,
-      campaign_id: campaign.id,
-      status: campaign.status,
-      url: campaign.url,
-      title: campaign.title,
-      languages: campaign.languages,
-      platforms: campaign.platforms,
-      progress: campaign.progress,
-      created_at: new Date(campaign.created_at).toISOString(),
-      videos: videos.rows.sort((a, b) => order(a) - order(b)).map((video) => ({
-        id: video.id,
-        platform: video.platform,
-        language: video.language,
-        status: video.status,
-        file_url: null,
-        captions_url: null,
-        duration_seconds: video.duration_seconds ?? null,
-        published_at: video.published_at ? new Date(video.published_at).toISOString() : null,
-        script_source: video.script_source ?? null,
-      })),
-    };
-    if (campaign.status === 'failed') body.error = { code: campaign.error_code ?? 'internal', message: campaign.error_message ?? 'Generation failed.' };
+    const body = presentCampaign(campaign, videos.rows);
     send(res, 200, body);
   };
   const server = http.createServer((req, res) => {

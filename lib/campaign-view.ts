@@ -1,0 +1,39 @@
+/** The public JSON of a campaign (GET /api/v1/campaigns/{id}), from its row and its video rows. */
+
+export interface CampaignRow {
+  id: string; status: string; url: string; title: string; languages: string[]; platforms: string[]; progress: number;
+  created_at: Date | string; error_code?: string | null; error_message?: string | null;
+}
+export interface VideoRow {
+  id: string; platform: string; language: string; status: string; duration_seconds?: number | null;
+  published_at?: Date | string | null; script_source?: string | null;
+}
+
+export function presentCampaign(campaign: CampaignRow, videos: VideoRow[]): Record<string, unknown> {
+  const order = (v: VideoRow) => campaign.languages.indexOf(v.language) * 100 + campaign.platforms.indexOf(v.platform);
+  const body: Record<string, unknown> = {
+    success: true,
+    campaign_id: campaign.id,
+    status: campaign.status,
+    url: campaign.url,
+    title: campaign.title,
+    languages: campaign.languages,
+    platforms: campaign.platforms,
+    progress: campaign.progress,
+    created_at: new Date(campaign.created_at).toISOString(),
+    videos: [...videos].sort((a, b) => order(a) - order(b)).map((video) => ({
+      id: video.id,
+      platform: video.platform,
+      language: video.language,
+      status: video.status,
+      // Download and captions links exist once rendering does; until a video is ready they are null by contract.
+      file_url: null,
+      captions_url: null,
+      duration_seconds: video.duration_seconds ?? null,
+      published_at: video.published_at ? new Date(video.published_at).toISOString() : null,
+      script_source: video.script_source ?? null,
+    })),
+  };
+  if (campaign.status === 'failed') body.error = { code: campaign.error_code ?? 'internal', message: campaign.error_message ?? 'Generation failed.' };
+  return body;
+}
