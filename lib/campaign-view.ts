@@ -37,3 +37,8 @@ export function presentCampaign(campaign: CampaignRow, videos: VideoRow[]): Reco
   if (campaign.status === 'failed') body.error = { code: campaign.error_code ?? 'internal', message: campaign.error_message ?? 'Generation failed.' };
   return body;
 }
+
+/** decisions.md §1: the default title is the page's host name without a leading `www.`. */
+export function defaultTitle(url: URL): string {
+  return url.hostname.replace(/^www\./i, '');
+}

@@ -18,7 +18,7 @@ import { conflict, invalidInput, notFound, unauthorized } from '../lib/errors';
 import { assertPublicUrl, UrlRejectedError } from '../lib/net-guard';
 import { quotaPeriod, refundQuota, reserveQuota } from '../lib/quota';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
-import { presentCampaign } from '../lib/campaign-view';
+import { defaultTitle, presentCampaign } from '../lib/campaign-view';
 
 export interface CreateCampaignParams { url: string; languages?: string[]; title?: string; webhook_url?: string; platforms?: string[] }
 export interface CampaignMeta {
@@ -180,7 +180,7 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
       if (languages.length > auth.limits.languagesPerCampaign) {
         throw invalidInput(`languages: the ${auth.plan} plan allows at most ${auth.limits.languagesPerCampaign} languages per campaign (got ${languages.length})`);
       }
-      const title = params.title === undefined ? url.hostname.replace(/^www\./i, '') : params.title.trim();
+      const title = params.title === undefined ? defaultTitle(url) : params.title.trim();
       if (title.length < 1 || title.length > 200) throw invalidInput('title must be 1–200 characters after trimming');
       return { url: url.href, languages, platforms: params.platforms ?? [...DEFAULT_PLATFORMS], title, webhook_url: webhookUrl?.href ?? null };
     },

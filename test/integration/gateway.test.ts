@@ -163,6 +163,19 @@ describe('authentication and authorization', () => {
     expectErrorBody(res, 'unauthorized');
   });
 
+  test('a used key records last_used_at', async () => {
+    const customer = await h.newCustomer('business');
+    const [before] = await h.sql('SELECT last_used_at FROM api_keys WHERE id = $1', [customer.keyId]);
+    expect(before.last_used_at).toBeNull();
+    await h.request('GET', '/api/v1/campaigns/00000000-0000-4000-8000-000000000000', { key: customer.key });
+    let after: any;
+    for (let i = 0; i < 50 && !after?.last_used_at; i += 1) {
+      [after] = await h.sql('SELECT last_used_at FROM api_keys WHERE id = $1', [customer.keyId]);
+      if (!after.last_used_at) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(new Date(after.last_used_at).getTime()).toBeGreaterThan(Date.now() - 60_000);
+  });
+
   test('a revoked key is refused on the next request', async () => {
     const customer = await h.newCustomer('business');
     const before = await h.request('GET', '/api/v1/campaigns/00000000-0000-4000-8000-000000000000', { key: customer.key });

@@ -1,0 +1,21 @@
+import { defaultTitle, presentCampaign } from '../../lib/campaign-view';
+
+test('the default title is the host without a leading www.', () => {
+  expect(defaultTitle(new URL('https://www.acme.io/pricing'))).toBe('acme.io');
+  expect(defaultTitle(new URL('https://WWW.Acme.io'))).toBe('acme.io');
+  expect(defaultTitle(new URL('https://shop.acme.io/x'))).toBe('shop.acme.io');
+  expect(defaultTitle(new URL('https://wwwacme.io'))).toBe('wwwacme.io');
+});
+
+test('videos are ordered by language then platform, links null until ready, error only when failed', () => {
+  const campaign = {
+    id: 'c1', status: 'failed', url: 'https://acme.io/', title: 'acme.io', languages: ['ja', 'en'], platforms: ['youtube', 'tiktok'],
+    progress: 0, created_at: '2026-11-01T00:00:00.000Z', error_code: 'timeout', error_message: 'Took too long.',
+  };
+  const video = (id: string, language: string, platform: string) => ({ id, language, platform, status: 'queued' });
+  const body = presentCampaign(campaign, [video('a', 'en', 'tiktok'), video('b', 'ja', 'tiktok'), video('c', 'en', 'youtube'), video('d', 'ja', 'youtube')]);
+  expect((body.videos as any[]).map((v) => v.id)).toEqual(['d', 'b', 'c', 'a']);
+  expect((body.videos as any[])[0]).toMatchObject({ file_url: null, captions_url: null, published_at: null, duration_seconds: null });
+  expect(body.error).toEqual({ code: 'timeout', message: 'Took too long.' });
+  expect(presentCampaign({ ...campaign, status: 'collecting' }, []).error).toBeUndefined();
+});
