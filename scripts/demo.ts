@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   console.log(`▶ starting the product on embedded defaults (data in ${path.resolve(root, env.DATA_DIR ?? 'data')}), port ${port}`);
   const server = spawn(process.execPath, [
-    path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'node_modules/moleculer/bin/moleculer-runner.js',
+    path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'scripts/runner.ts',
     '--config', 'moleculer.config.ts', '--mask', '**/*.service.ts', 'services',
   ], { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] });
   const stop = () => { server.kill('SIGTERM'); site.close(); };
