@@ -39,6 +39,17 @@ export interface AppConfig {
   rateLimits: RateLimitSettings;
   /** How long POST /campaigns waits for the first load and check of the page. */
   captureCheckTimeoutMs: number;
+  /** Operators' drain switch: campaigns are accepted and wait in their state; no stage starts. */
+  pipelinePaused: boolean;
+  /** Pages loaded at once by this node's browser pool. */
+  captureConcurrency: number;
+  /** The pooled browser is relaunched after this many pages. */
+  capturePagesPerBrowser: number;
+  /** Bound of one page load (navigation). */
+  capturePageTimeoutMs: number;
+  /** Screens shot per viewport, first screen included. */
+  captureMaxShots: number;
+  chromiumPath: string;
   /** A campaign that cannot finish within this fails with error code `timeout`. */
   campaignMaxDurationMs: number;
   idempotencyTtlMs: number;
@@ -102,6 +113,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       windowMs: 60_000,
     },
     captureCheckTimeoutMs: parseDuration(env.CAPTURE_CHECK_TIMEOUT || '90s', 'CAPTURE_CHECK_TIMEOUT'),
+    pipelinePaused: parseBoolean(env.PIPELINE_PAUSED, 'PIPELINE_PAUSED'),
+    captureConcurrency: parseInteger(env.CAPTURE_CONCURRENCY, 'CAPTURE_CONCURRENCY', 2, 1),
+    capturePagesPerBrowser: parseInteger(env.CAPTURE_PAGES_PER_BROWSER, 'CAPTURE_PAGES_PER_BROWSER', 50, 1),
+    capturePageTimeoutMs: parseDuration(env.CAPTURE_PAGE_TIMEOUT || '30s', 'CAPTURE_PAGE_TIMEOUT'),
+    captureMaxShots: parseInteger(env.CAPTURE_MAX_SHOTS, 'CAPTURE_MAX_SHOTS', 6, 1),
+    chromiumPath: env.CHROMIUM_PATH || '/usr/bin/chromium',
     campaignMaxDurationMs: parseDuration(env.CAMPAIGN_MAX_DURATION || '30m', 'CAMPAIGN_MAX_DURATION'),
     idempotencyTtlMs: 24 * 3_600_000,
     maxBodyBytes: 64 * 1024,

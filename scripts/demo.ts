@@ -5,10 +5,10 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { startFixtureSite } from '../test/fixtures/site/server';
 
 const root = path.resolve(__dirname, '..');
 const run = promisify(execFile);
@@ -39,12 +39,9 @@ async function api(base: string, method: string, route: string, key?: string, bo
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const site = http.createServer((req, res) => {
-    res.setHeader('Content-Type', 'text/html; charset=utf-8');
-    res.end(fs.readFileSync(path.join(root, 'test/fixtures/site/index.html')));
-  });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  const pageUrl = `http://127.0.0.1:${(site.address() as net.AddressInfo).port}/`;
+  const site = await startFixtureSite();
+  const pageUrl = site.url('/');
+  console.log(`▶ serving the fixture site (a product page with en/ja/ko versions) at ${site.origin}`);
 
   const port = await freePort();
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), ALLOW_PRIVATE_NETWORK: 'true', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' };
@@ -54,7 +51,7 @@ async function main(): Promise<void> {
     path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'scripts/runner.ts',
     '--config', 'moleculer.config.ts', '--mask', '**/*.service.ts', 'services',
   ], { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] });
-  const stop = () => { server.kill('SIGTERM'); site.close(); };
+  const stop = () => { server.kill('SIGTERM'); void site.close(); };
   process.on('SIGINT', () => { stop(); process.exit(130); });
 
   try {
@@ -80,12 +77,25 @@ async function main(): Promise<void> {
     console.log(`  ${JSON.stringify(created.body)}`);
     if (created.status !== 201) throw new Error('campaign creation failed');
 
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    const read = await api(base, 'GET', `/api/v1/campaigns/${created.body.campaign_id}`, key);
-    console.log(`✔ GET /api/v1/campaigns/${created.body.campaign_id} → ${read.status}`);
+    const refusedPage = await api(base, 'POST', '/api/v1/campaigns', key, { url: site.url('/login-wall') });
+    console.log(`✔ a sign-in wall: ${refusedPage.status} ${JSON.stringify(refusedPage.body)}`);
+
+    const url = `/api/v1/campaigns/${created.body.campaign_id}`;
+    let read = await api(base, 'GET', url, key);
+    for (let i = 0; i < 240 && read.body.status === 'collecting'; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      read = await api(base, 'GET', url, key);
+    }
+    console.log(`✔ GET ${url} → ${read.status}`);
     console.log(`  status ${read.body.status}, progress ${read.body.progress}%, title "${read.body.title}", languages ${read.body.languages.join(',')}`);
     for (const video of read.body.videos) console.log(`  video ${video.id}: ${video.language}/${video.platform} ${video.status}`);
-    console.log('  The campaign waits in "collecting": the capture, script, voice and render stages are not built yet (see README, "What exists").');
+    const captureDir = path.join(root, process.env.DATA_DIR ?? 'data', 'files', 'campaigns', created.body.campaign_id, 'capture');
+    if (fs.existsSync(captureDir)) {
+      const shots = fs.readdirSync(captureDir).sort();
+      console.log(`  ${shots.length} screenshots in ${captureDir}:`);
+      console.log(`    ${shots.join(' ')}`);
+    }
+    console.log('  The campaign now waits in "processing": the script, voice and render stages are not built yet (see README, "What exists").');
     console.log(`✔ demo finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   } finally {
     stop();

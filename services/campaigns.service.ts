@@ -14,9 +14,9 @@ import {
   canTransition, InvalidTransitionError, isGenerating, nextState, PROGRESS_ON_ENTRY, STAGE_ACTIONS, type CampaignState,
 } from '../lib/campaign-states';
 import type { Campaign, Video } from '../lib/db/models';
-import { conflict, invalidInput, notFound, unauthorized } from '../lib/errors';
+import { conflict, invalidInput, notFound, quotaExceeded, unauthorized } from '../lib/errors';
 import { assertPublicUrl, UrlRejectedError } from '../lib/net-guard';
-import { quotaPeriod, refundQuota, reserveQuota } from '../lib/quota';
+import { periodResetsAt, quotaPeriod, refundQuota, reserveQuota, usedInPeriod } from '../lib/quota';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 import { defaultTitle, presentCampaign } from '../lib/campaign-view';
 
@@ -72,6 +72,18 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
         const campaign = await this.normalize(ctx.params, auth);
         const { models, sequelize } = this.db;
         const config = configOf(this.broker);
+        // A cheap read first, so a create the quota will refuse never loads the page; the reservation below stays the guard.
+        const used = await usedInPeriod(sequelize, auth.orgId, quotaPeriod());
+        if (used >= auth.limits.campaignsPerMonth) {
+          throw quotaExceeded({ used, limit: auth.limits.campaignsPerMonth, resets_at: periodResetsAt(quotaPeriod()) });
+        }
+        // decisions §1: the call waits for the first load and check of the page; 422 creates nothing.
+        try {
+          await ctx.call('capture.check', { url: campaign.url }, { timeout: config.captureCheckTimeoutMs, retries: 0 });
+        } catch (err) {
+          if ((err as { type?: string }).type === 'REQUEST_TIMEOUT') throw invalidInput('The page did not load in time.', 422);
+          throw err;
+        }
         const now = new Date();
         const campaignId = crypto.randomUUID();
         const body = { success: true, campaign_id: campaignId, job_id: crypto.randomUUID(), status: 'collecting' };
@@ -228,6 +240,7 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
 
     /** Runs the stage of the campaign's current state if a service offers it; otherwise the campaign waits. */
     async advance(this: any, campaignId: string) {
+      if (configOf(this.broker).pipelinePaused) return;
       this.running ??= new Set<string>();
       if (this.running.has(campaignId)) return;
       this.running.add(campaignId);
@@ -245,16 +258,26 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
           await this.applyTransition({ campaign_id: campaignId, to: nextState(from)!, detail: `${action} done` });
         }
       } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
-        this.logger.error(`campaign ${campaignId}: stage failed: ${message}`);
-        await this.applyTransition({ campaign_id: campaignId, to: 'failed', error_code: 'internal', error_message: 'A generation step failed.' })
-          .catch((inner: Error) => this.logger.error(`campaign ${campaignId}: could not record failure`, inner.message));
+        const e = err as { message?: string; retryable?: boolean; type?: string; code?: number };
+        if (e.type === 'STAGE_INTERRUPTED' || e.type === 'SERVICE_NOT_FOUND' || e.type === 'SERVICE_NOT_AVAILABLE') {
+          // Not the campaign's fault (a node stopping, a stage gone): it waits and is resumed when the stage is back.
+          this.logger.warn(`campaign ${campaignId}: stage interrupted, will resume: ${e.message}`);
+          return;
+        }
+        this.logger.error(`campaign ${campaignId}: stage failed: ${e.message}`);
+        const refused = e.type === 'invalid_input' && e.code === 422;
+        await this.applyTransition({
+          campaign_id: campaignId, to: 'failed',
+          error_code: refused ? 'capture_failed' : 'internal',
+          error_message: refused ? e.message : 'A generation step failed.',
+        }).catch((inner: Error) => this.logger.error(`campaign ${campaignId}: could not record failure`, inner.message));
       } finally {
         this.running.delete(campaignId);
       }
     },
 
     async resumeWaiting(this: any) {
+      if (configOf(this.broker).pipelinePaused) return;
       const waiting = await this.db.models.Campaign.findAll({ where: { status: ['collecting', 'processing', 'scripting', 'voiceover', 'rendering'] }, attributes: ['id'], limit: 500 });
       for (const { id } of waiting) this.advance(id).catch(() => undefined);
     },

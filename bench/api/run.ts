@@ -154,13 +154,14 @@ async function main(): Promise<number> {
     h = await startHarness({
       config: {
         logLevel: 'error',
+        pipelinePaused: true,
         rateLimits: { ipUnauthenticated: UNLIMITED, ipAuthenticated: UNLIMITED, windowMs: 60_000 },
       },
     });
     if (!h.config.redisUrl) throw new Error('the harness did not configure Redis: the rate limiter would not be the real one');
     const customer = await h.newCustomer('enterprise');
     await h.call('accounts.setPlan', { org_id: customer.orgId, plan: 'enterprise', rate: UNLIMITED });
-    const created = await h.request('POST', '/api/v1/campaigns', { key: customer.key, body: { url: 'http://127.0.0.1:9/product' } });
+    const created = await h.request('POST', '/api/v1/campaigns', { key: customer.key, body: { url: h.pageUrl } });
     if (created.status !== 201) throw new Error(`POST /api/v1/campaigns answered ${created.status}: ${JSON.stringify(created.body)}`);
     const route = `/api/v1/campaigns/${created.body.campaign_id}`;
 

@@ -109,6 +109,23 @@ export class IdempotencyRecord extends Model<InferAttributes<IdempotencyRecord>,
   declare created_at: CreationOptional<Date>;
 }
 
+export interface ScreenshotRef { key: string; viewport: 'desktop' | 'mobile'; index: number; width: number; height: number }
+
+export class PageCapture extends Model<InferAttributes<PageCapture>, InferCreationAttributes<PageCapture>> {
+  declare id: CreationOptional<string>;
+  declare campaign_id: string;
+  declare variant: string;
+  declare url: string;
+  declare final_url: string;
+  declare language: string | null;
+  declare text: Record<string, unknown>;
+  declare brand: Record<string, unknown>;
+  declare screenshots: ScreenshotRef[];
+  declare presentation: Record<string, unknown>;
+  declare created_at: CreationOptional<Date>;
+  declare updated_at: CreationOptional<Date>;
+}
+
 export interface Models {
   Organization: typeof Organization;
   User: typeof User;
@@ -119,6 +136,7 @@ export interface Models {
   CampaignEvent: typeof CampaignEvent;
   UsageCounter: typeof UsageCounter;
   IdempotencyRecord: typeof IdempotencyRecord;
+  PageCapture: typeof PageCapture;
 }
 
 /**
@@ -130,7 +148,7 @@ export function defineModels(sequelize: Sequelize): Models {
   const models = {
     Organization: fresh(Organization), User: fresh(User), ApiKey: fresh(ApiKey), WebhookSecret: fresh(WebhookSecret),
     Campaign: fresh(Campaign), Video: fresh(Video), CampaignEvent: fresh(CampaignEvent), UsageCounter: fresh(UsageCounter),
-    IdempotencyRecord: fresh(IdempotencyRecord),
+    IdempotencyRecord: fresh(IdempotencyRecord), PageCapture: fresh(PageCapture),
   };
   models.Organization.init({
     id: uuidPk,
@@ -180,6 +198,11 @@ export function defineModels(sequelize: Sequelize): Models {
     org_id: { type: DataTypes.UUID, primaryKey: true }, key: { type: DataTypes.STRING(255), primaryKey: true },
     request_hash: DataTypes.STRING(64), status_code: DataTypes.INTEGER, response_body: DataTypes.JSON, created_at: DataTypes.DATE,
   }, { sequelize, tableName: 'idempotency_records', modelName: 'IdempotencyRecord', ...common, updatedAt: false });
+  models.PageCapture.init({
+    id: uuidPk, campaign_id: DataTypes.UUID, variant: DataTypes.STRING(10), url: DataTypes.STRING(2048), final_url: DataTypes.STRING(2048),
+    language: DataTypes.STRING(35), text: DataTypes.JSON, brand: DataTypes.JSON, screenshots: DataTypes.JSON, presentation: DataTypes.JSON,
+    created_at: DataTypes.DATE, updated_at: DataTypes.DATE,
+  }, { sequelize, tableName: 'page_captures', modelName: 'PageCapture', ...common });
   // Associations let the hot paths read a key with its organization, and a campaign with its videos, in one query each.
   models.ApiKey.belongsTo(models.Organization, { foreignKey: 'org_id', as: 'organization' });
   models.Campaign.hasMany(models.Video, { foreignKey: 'campaign_id', as: 'videos' });

@@ -5,12 +5,15 @@ let h: Harness;
 let business: { orgId: string; key: string; keyId: string };
 
 beforeAll(async () => {
-  h = await startHarness({ config: { rateLimits: { ipUnauthenticated: 1000, ipAuthenticated: 1000, windowMs: 60_000 } } });
+  h = await startHarness({ config: { pipelinePaused: true, rateLimits: { ipUnauthenticated: 1000, ipAuthenticated: 1000, windowMs: 60_000 } } });
   business = await h.newCustomer('business');
+  page = h.pageUrl;
 });
 afterAll(async () => h?.stop());
 
-const page = 'http://127.0.0.1:9/product';
+let page: string;
+/** Stands for the fixture page in tables built before it is started. */
+const PAGE = '__fixture_page__';
 
 function expectErrorBody(res: { body: any }, code: string) {
   expect(res.body).toEqual({ success: false, error: expect.objectContaining({ code, message: expect.any(String) }) });
@@ -31,13 +34,13 @@ describe('POST /api/v1/campaigns', () => {
 
   test('normalizes url, title, languages and platforms as decided', async () => {
     const created = await h.request('POST', '/api/v1/campaigns', {
-      key: business.key, body: { url: 'localhost:9/pricing', languages: ['EN', 'ja', 'en', 'Ko'], platforms: ['youtube', 'tiktok'] },
+      key: business.key, body: { url: h.pageUrl.replace('127.0.0.1', 'localhost'), languages: ['EN', 'ja', 'en', 'Ko'], platforms: ['youtube', 'tiktok'] },
     });
     expect(created.status).toBe(201);
     const res = await h.request('GET', `/api/v1/campaigns/${created.body.campaign_id}`, { key: business.key });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
-      success: true, status: 'collecting', url: 'https://localhost:9/pricing', title: 'localhost',
+      success: true, status: 'collecting', url: h.pageUrl.replace('127.0.0.1', 'localhost'), title: 'localhost',
       languages: ['en', 'ja', 'ko'], platforms: ['youtube', 'tiktok'], progress: 0,
     });
     expect(new Date(res.body.created_at).toISOString()).toBe(res.body.created_at);
@@ -49,7 +52,7 @@ describe('POST /api/v1/campaigns', () => {
   });
 
   test('title defaults to the host name; an explicit title is trimmed', async () => {
-    const a = await h.request('POST', '/api/v1/campaigns', { key: business.key, body: { url: 'http://localhost:9/x' } });
+    const a = await h.request('POST', '/api/v1/campaigns', { key: business.key, body: { url: h.pageUrl.replace('127.0.0.1', 'localhost') } });
     const b = await h.request('POST', '/api/v1/campaigns', { key: business.key, body: { url: page, title: '  Launch  ' } });
     const [ga, gb] = await Promise.all([a, b].map((r) => h.request('GET', `/api/v1/campaigns/${r.body.campaign_id}`, { key: business.key })));
     expect(ga.body.title).toBe('localhost');
@@ -66,16 +69,16 @@ describe('POST /api/v1/campaigns', () => {
     ['url over 2048 chars', { url: `https://localhost/${'a'.repeat(2050)}` }, /url/],
     ['private url', { url: 'http://10.0.0.1/' }, /url must point to a public address/],
     ['metadata url', { url: 'http://169.254.169.254/latest/meta-data' }, /url must point to a public address/],
-    ['unknown field', { url: page, colour: 'red' }, /unknown field "colour"/],
-    ['unknown language', { url: page, languages: ['en', 'xx'] }, /"xx"/],
-    ['empty languages', { url: page, languages: [] }, /languages must not be empty/],
-    ['unknown platform', { url: page, platforms: ['myspace'] }, /platforms\[0\] must be one of/],
-    ['webhook_url over http to a public host', { url: page, webhook_url: 'http://93.184.215.14/hook' }, /webhook_url must use https/],
-    ['webhook_url private', { url: page, webhook_url: 'https://192.168.1.5/hook' }, /webhook_url/],
-    ['webhook_url not a URL', { url: page, webhook_url: 'not a url' }, /webhook_url/],
-    ['blank title', { url: page, title: '   ' }, /title/],
+    ['unknown field', { url: PAGE, colour: 'red' }, /unknown field "colour"/],
+    ['unknown language', { url: PAGE, languages: ['en', 'xx'] }, /"xx"/],
+    ['empty languages', { url: PAGE, languages: [] }, /languages must not be empty/],
+    ['unknown platform', { url: PAGE, platforms: ['myspace'] }, /platforms\[0\] must be one of/],
+    ['webhook_url over http to a public host', { url: PAGE, webhook_url: 'http://93.184.215.14/hook' }, /webhook_url must use https/],
+    ['webhook_url private', { url: PAGE, webhook_url: 'https://192.168.1.5/hook' }, /webhook_url/],
+    ['webhook_url not a URL', { url: PAGE, webhook_url: 'not a url' }, /webhook_url/],
+    ['blank title', { url: PAGE, title: '   ' }, /title/],
   ])('400 invalid_input: %s', async (_name, body, message) => {
-    const res = await h.request('POST', '/api/v1/campaigns', { key: business.key, body });
+    const res = await h.request('POST', '/api/v1/campaigns', { key: business.key, body: JSON.parse(JSON.stringify(body).replace(PAGE, page)) });
     expect(res.status).toBe(400);
     expectErrorBody(res, 'invalid_input');
     expect(res.body.error.message).toMatch(message);

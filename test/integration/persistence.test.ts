@@ -15,10 +15,11 @@ import CampaignsService from '../../services/campaigns.service';
 import { startHarness, type Harness } from '../support/harness';
 import { acquireDatabase, releaseDatabase, type Database } from '../../lib/db/database';
 import { GENERATING_STATES, nextState, type CampaignState } from '../../lib/campaign-states';
+import { MIGRATIONS } from '../../migrations';
 
 jest.setTimeout(120_000);
 
-const page = 'http://127.0.0.1:9/product';
+let page: string;
 
 /** The same database under another address, so that acquireDatabase opens a second connection. */
 function otherAddressOf(config: AppConfig): AppConfig {
@@ -48,7 +49,8 @@ describe.each(['postgres', 'sqlite'] as const)('persistence on %s', (dialect) =>
   let customer: { orgId: string; key: string; keyId: string };
 
   beforeAll(async () => {
-    h = await startHarness({ dialect, config: { rateLimits: { ipUnauthenticated: 1000, ipAuthenticated: 1000, windowMs: 60_000 } } });
+    h = await startHarness({ dialect, config: { pipelinePaused: true, rateLimits: { ipUnauthenticated: 1000, ipAuthenticated: 1000, windowMs: 60_000 } } });
+    page = h.pageUrl;
     customer = await h.newCustomer('business');
   });
   let successor: ServiceBroker | undefined;
@@ -91,11 +93,11 @@ describe.each(['postgres', 'sqlite'] as const)('persistence on %s', (dialect) =>
   }
 
   describe('migrations', () => {
-    test('schema_migrations lists 0001-initial; the same database acquired again in-process is the same instance', async () => {
+    test('schema_migrations lists every migration in order; the same database acquired again in-process is the same instance', async () => {
       await withDb(async (db) => {
         expect(db.dialect).toBe(dialect);
-        const rows = await db.sequelize.query('SELECT name FROM schema_migrations', { type: 'SELECT' as any });
-        expect(rows).toEqual([{ name: '0001-initial' }]);
+        const rows = await db.sequelize.query('SELECT name FROM schema_migrations ORDER BY name', { type: 'SELECT' as any });
+        expect(rows).toEqual(MIGRATIONS.map((m) => ({ name: m.name })));
         const again = await acquireDatabase(h.config);
         try {
           expect(again).toBe(db);
@@ -112,8 +114,8 @@ describe.each(['postgres', 'sqlite'] as const)('persistence on %s', (dialect) =>
       const db = await acquireDatabase(other);
       try {
         expect(db).not.toBe(await withDb(async (shared) => shared));
-        const rows = await db.sequelize.query('SELECT name FROM schema_migrations', { type: 'SELECT' as any });
-        expect(rows).toEqual([{ name: '0001-initial' }]);
+        const rows = await db.sequelize.query('SELECT name FROM schema_migrations ORDER BY name', { type: 'SELECT' as any });
+        expect(rows).toEqual(MIGRATIONS.map((m) => ({ name: m.name })));
         // Re-running 0001 would fail on its indexes; the rows written before are all still there.
         expect(await db.models.Organization.findByPk(customer.orgId)).not.toBeNull();
         expect(await db.models.ApiKey.count({ where: { id: customer.keyId } })).toBe(1);

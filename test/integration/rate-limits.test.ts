@@ -2,13 +2,12 @@
 import net from 'node:net';
 import { startHarness, type Harness } from '../support/harness';
 
-const page = 'http://127.0.0.1:9/product';
 const unknownId = '00000000-0000-4000-8000-000000000000';
 
 describe('request limiter', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ config: { rateLimits: { ipUnauthenticated: 10, ipAuthenticated: 30, windowMs: 60_000 } } });
+    h = await startHarness({ config: { pipelinePaused: true, rateLimits: { ipUnauthenticated: 10, ipAuthenticated: 30, windowMs: 60_000 } } });
   });
   afterAll(async () => h?.stop());
 
@@ -45,7 +44,7 @@ describe('request limiter', () => {
 describe('trusted proxies', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ config: { trustedProxies: ['127.0.0.1', '::1'], rateLimits: { ipUnauthenticated: 3, ipAuthenticated: 100, windowMs: 60_000 } } });
+    h = await startHarness({ config: { pipelinePaused: true, trustedProxies: ['127.0.0.1', '::1'], rateLimits: { ipUnauthenticated: 3, ipAuthenticated: 100, windowMs: 60_000 } } });
   });
   afterAll(async () => h?.stop());
 
@@ -60,13 +59,13 @@ describe('trusted proxies', () => {
 describe('per-plan layer', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ config: { rateLimits: { ipUnauthenticated: 1000, ipAuthenticated: 1000, windowMs: 60_000 } } });
+    h = await startHarness({ config: { pipelinePaused: true, rateLimits: { ipUnauthenticated: 1000, ipAuthenticated: 1000, windowMs: 60_000 } } });
   });
   afterAll(async () => h?.stop());
 
   test('Growth: 10 creations per minute per organization, reads not counted; the stricter layer is shown', async () => {
     const growth = await h.newCustomer('growth');
-    const creates = await Promise.all(Array.from({ length: 20 }, () => h.request('POST', '/api/v1/campaigns', { key: growth.key, body: { url: page, languages: ['en'] } })));
+    const creates = await Promise.all(Array.from({ length: 20 }, () => h.request('POST', '/api/v1/campaigns', { key: growth.key, body: { url: h.pageUrl, languages: ['en'] } })));
     expect(creates.filter((r) => r.status === 201)).toHaveLength(10);
     const limited = creates.filter((r) => r.status === 429);
     expect(limited).toHaveLength(10);
@@ -79,21 +78,21 @@ describe('per-plan layer', () => {
     expect(read.status).toBe(200);
     // A second organization on the same plan has its own budget.
     const other = await h.newCustomer('growth');
-    expect((await h.request('POST', '/api/v1/campaigns', { key: other.key, body: { url: page, languages: ['en'] } })).status).toBe(201);
+    expect((await h.request('POST', '/api/v1/campaigns', { key: other.key, body: { url: h.pageUrl, languages: ['en'] } })).status).toBe(201);
   });
 });
 
 describe('monthly quota', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ config: { rateLimits: { ipUnauthenticated: 1000, ipAuthenticated: 1000, windowMs: 60_000 } } });
+    h = await startHarness({ config: { pipelinePaused: true, rateLimits: { ipUnauthenticated: 1000, ipAuthenticated: 1000, windowMs: 60_000 } } });
   });
   afterAll(async () => h?.stop());
 
   test('20 concurrent creates never overshoot the quota; the 429 reports the count', async () => {
     const customer = await h.newCustomer('enterprise');
     await h.call('accounts.setPlan', { org_id: customer.orgId, plan: 'enterprise', campaigns: 5, rate: 1000 });
-    const results = await Promise.all(Array.from({ length: 20 }, () => h.request('POST', '/api/v1/campaigns', { key: customer.key, body: { url: page, languages: ['en'] } })));
+    const results = await Promise.all(Array.from({ length: 20 }, () => h.request('POST', '/api/v1/campaigns', { key: customer.key, body: { url: h.pageUrl, languages: ['en'] } })));
     expect(results.filter((r) => r.status === 201)).toHaveLength(5);
     const refused = results.filter((r) => r.status === 429);
     expect(refused).toHaveLength(15);
@@ -112,13 +111,13 @@ describe('monthly quota', () => {
   test('a failed campaign is refunded', async () => {
     const customer = await h.newCustomer('enterprise');
     await h.call('accounts.setPlan', { org_id: customer.orgId, plan: 'enterprise', campaigns: 1, rate: 1000 });
-    const first = await h.request('POST', '/api/v1/campaigns', { key: customer.key, body: { url: page, languages: ['en'] } });
+    const first = await h.request('POST', '/api/v1/campaigns', { key: customer.key, body: { url: h.pageUrl, languages: ['en'] } });
     expect(first.status).toBe(201);
-    expect((await h.request('POST', '/api/v1/campaigns', { key: customer.key, body: { url: page, languages: ['en'] } })).status).toBe(429);
+    expect((await h.request('POST', '/api/v1/campaigns', { key: customer.key, body: { url: h.pageUrl, languages: ['en'] } })).status).toBe(429);
     await h.call('campaigns.transition', { campaign_id: first.body.campaign_id, to: 'failed', error_code: 'capture_failed', error_message: 'Page unreachable.' });
     const failed = await h.request('GET', `/api/v1/campaigns/${first.body.campaign_id}`, { key: customer.key });
     expect(failed.body).toMatchObject({ status: 'failed', error: { code: 'capture_failed', message: 'Page unreachable.' } });
-    expect((await h.request('POST', '/api/v1/campaigns', { key: customer.key, body: { url: page, languages: ['en'] } })).status).toBe(201);
+    expect((await h.request('POST', '/api/v1/campaigns', { key: customer.key, body: { url: h.pageUrl, languages: ['en'] } })).status).toBe(201);
   });
 });
 
@@ -131,7 +130,7 @@ describe('Redis unreachable', () => {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     closedPort = (probe.address() as net.AddressInfo).port;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
-    h = await startHarness({ config: { redisUrl: `redis://127.0.0.1:${closedPort}` } });
+    h = await startHarness({ config: { pipelinePaused: true, redisUrl: `redis://127.0.0.1:${closedPort}` } });
   });
   afterAll(async () => h?.stop());
 

@@ -16,6 +16,8 @@ import { brokerOptions } from '../../config/broker';
 import AccountsService from '../../services/accounts.service';
 import ApiService from '../../services/api.service';
 import CampaignsService from '../../services/campaigns.service';
+import CaptureService from '../../services/capture.service';
+import { startFixtureSite, type FixtureSite } from '../fixtures/site/server';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
@@ -27,10 +29,17 @@ export interface HarnessOptions {
   config?: Partial<AppConfig>;
   /** Extra services for the worker broker (e.g. a stage under test). */
   workerServices?: Array<ServiceSchema<any, any>>;
+  /** Where the capture pool runs: on the worker (default) or on a node of its own. */
+  capture?: 'worker' | 'own-node';
 }
 
 export interface Harness {
   baseUrl: string;
+  /** The fixture site (test/fixtures/site) on loopback; `pageUrl` is its product page. */
+  site: FixtureSite;
+  pageUrl: string;
+  /** Set when capture runs on a node of its own. */
+  captureNode?: ServiceBroker;
   config: AppConfig;
   api: ServiceBroker;
   worker: ServiceBroker;
@@ -49,7 +58,8 @@ export function uniqueName(prefix: string): string {
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const dialect = options.dialect ?? 'postgres';
   const schema = uniqueName('t');
-  const dataDir = dialect === 'sqlite' ? fs.mkdtempSync(path.join(os.tmpdir(), 'cv-test-')) : os.tmpdir();
+  // Stored files (screenshots) and, for SQLite, the database itself.
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cv-test-'));
   const config = loadConfig({}, {
     port: 0,
     dataDir,
@@ -67,23 +77,26 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...brokerOptions(config),
     nodeID: `${nodeID}-${schema}`,
     transporter: transporter as any,
-    logger: false,
+    logger: process.env.HARNESS_LOG ? { type: 'Console', options: { level: 'info' } } : false,
   });
+  const site = await startFixtureSite();
   const api = make('api');
   const worker = make('worker');
+  const captureNode = options.capture === 'own-node' ? make('capture') : undefined;
   api.createService(ApiService);
   worker.createService(AccountsService);
   worker.createService(CampaignsService);
+  (captureNode ?? worker).createService(CaptureService);
   for (const service of options.workerServices ?? []) worker.createService(service);
-  await Promise.all([worker.start(), api.start()]);
-  await api.waitForServices(['accounts', 'campaigns']);
+  await Promise.all([worker.start(), api.start(), captureNode?.start()]);
+  await api.waitForServices(['accounts', 'campaigns', 'capture']);
   const port = ((api.getLocalService('api') as any).server.address() as AddressInfo).port;
   const baseUrl = `http://127.0.0.1:${port}`;
 
   const call = <T,>(action: string, params: Record<string, unknown> = {}) => worker.call<T, Record<string, unknown>>(action, params);
 
   const harness: Harness = {
-    baseUrl, config, api, worker, call,
+    baseUrl, config, api, worker, call, site, pageUrl: site.url('/'), captureNode,
     async newCustomer(plan = 'business', scopes) {
       const { org_id: orgId } = await call<{ org_id: string }>('accounts.createOrganization', { name: 'Test Co', plan });
       await call('accounts.addUser', { org_id: orgId, email: 'owner@test.example', role: 'owner' });
@@ -122,15 +135,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       }
     },
     async stop() {
-      await Promise.allSettled([api.stop(), worker.stop()]);
+      await Promise.allSettled([api.stop(), worker.stop(), captureNode?.stop()]);
+      await site.close();
       if (dialect === 'postgres') {
         const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
         await client.connect();
         await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
         await client.end();
-      } else {
-        fs.rmSync(dataDir, { recursive: true, force: true });
       }
+      fs.rmSync(dataDir, { recursive: true, force: true });
       await deleteRedisKeys(`${schema}:`);
     },
   };

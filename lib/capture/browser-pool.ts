@@ -1,0 +1,108 @@
+/**
+ * The Chromium pool behind the capture service: puppeteer-cluster on Debian's Chromium, driven by
+ * puppeteer-core, with every connection forced through our egress proxy (lib/egress-proxy.ts).
+ * A crashed browser is relaunched by puppeteer-cluster's own repair; we also request that repair
+ * after `pagesPerBrowser` pages, so a leaking browser never lives long.
+ */
+import type { Page } from 'puppeteer-core';
+import { chromiumProxyArgs } from '../egress-proxy';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { Cluster } = require('puppeteer-cluster') as { Cluster: any };
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const ContextConcurrency = require('puppeteer-cluster/dist/concurrency/built-in/Context').default;
+
+export interface BrowserPoolOptions {
+  executablePath: string;
+  concurrency: number;
+  pagesPerBrowser: number;
+  /** Upper bound of one task (a page load and everything done on it). */
+  taskTimeoutMs: number;
+  proxyUrl: string;
+}
+
+export const CHROMIUM_BASE_ARGS = [
+  '--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-component-update',
+  '--disable-sync', '--disable-extensions', '--mute-audio', '--hide-scrollbars', '--disable-default-apps', '--disable-domain-reliability',
+  '--disable-features=Translate,MediaRouter,OptimizationHints', '--lang=en-US',
+];
+
+function recyclingConcurrency(pagesPerBrowser: number) {
+  return class RecyclingContext extends ContextConcurrency {
+    private pagesServed = 0;
+    async workerInstance() {
+      const instance = await super.workerInstance();
+      const jobInstance = instance.jobInstance;
+      instance.jobInstance = async () => {
+        const job = await jobInstance();
+        const close = job.close;
+        job.close = async () => {
+          this.pagesServed += 1;
+          // Picked up by SingleBrowserImplementation once no page is open: the browser is relaunched.
+          if (this.pagesServed >= pagesPerBrowser) {
+            this.pagesServed = 0;
+            (this as any).repairRequested = true;
+          }
+          await close();
+        };
+        return job;
+      };
+      return instance;
+    }
+  };
+}
+
+export class BrowserPool {
+  private cluster?: any;
+  private launches = 0;
+
+  constructor(private readonly options: BrowserPoolOptions) {}
+
+  async start(): Promise<void> {
+    const puppeteer = (await import('puppeteer-core')).default;
+    const counting = {
+      ...puppeteer,
+      launch: (opts: unknown) => { this.launches += 1; return puppeteer.launch(opts as any); },
+    };
+    this.cluster = await Cluster.launch({
+      puppeteer: counting,
+      concurrency: recyclingConcurrency(this.options.pagesPerBrowser) as any,
+      maxConcurrency: this.options.concurrency,
+      timeout: this.options.taskTimeoutMs,
+      retryLimit: 0,
+      monitor: false,
+      puppeteerOptions: {
+        executablePath: this.options.executablePath,
+        headless: true,
+        args: [...CHROMIUM_BASE_ARGS, ...chromiumProxyArgs(this.options.proxyUrl)],
+      } as any,
+    });
+    // Errors reach the caller of run(); the cluster's own event would only log them twice.
+    this.cluster.on('taskerror', () => undefined);
+  }
+
+  /** Runs `task` on a fresh page in an incognito context of the pooled browser. */
+  async run<T>(task: (page: Page) => Promise<T>): Promise<T> {
+    if (!this.cluster) throw new Error('browser pool is not started');
+    return this.cluster.execute(undefined, async ({ page }: { page: Page }) => task(page));
+  }
+
+  /** How many browsers were launched so far (first start, crash repairs and recycling). */
+  get browserLaunches(): number {
+    return this.launches;
+  }
+
+  /** The browser process of the pool, for tests that kill it. */
+  currentBrowserPid(): number | undefined {
+    const impl = (this.cluster as any)?.browser;
+    return impl?.browser?.process()?.pid;
+  }
+
+  async stop(): Promise<void> {
+    const cluster = this.cluster;
+    this.cluster = undefined;
+    if (!cluster) return;
+    // Queued work is not waited for: its callers get an error and their campaigns are resumed later.
+    await cluster.close().catch(() => undefined);
+  }
+}

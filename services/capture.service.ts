@@ -1,0 +1,208 @@
+/**
+ * The capture pool (stage `collecting`): reads customer pages in Chromium through the egress proxy.
+ *   capture.check   — the first load and check that POST /campaigns waits for (422 when the page cannot be captured)
+ *   capture.collect — the stage: screenshots (desktop and mobile), text, brand, and the hreflang versions of the page
+ */
+import { Errors, type Context, type ServiceSchema } from 'moleculer';
+import type { Page } from 'puppeteer-core';
+import path from 'node:path';
+import { configOf } from '../config';
+import { BrowserPool } from '../lib/capture/browser-pool';
+import { dropNearDuplicates, palette } from '../lib/capture/images';
+import { DESKTOP, MOBILE, makePresentable, openPage, readText, shootScreens, type PageText, type Presentation, type Viewport } from '../lib/capture/page-reader';
+import { refusalReason } from '../lib/capture/refusal';
+import type { ScreenshotRef } from '../lib/db/models';
+import { EgressProxy, type EgressDecision } from '../lib/egress-proxy';
+import { invalidInput, notFound } from '../lib/errors';
+import { LocalFileStorage, type FileStorage } from '../lib/storage';
+import { DbMixin, type DbMethods } from '../mixins/db.mixin';
+
+export interface CheckParams { url: string }
+export interface CheckResult { final_url: string; status: number; title: string }
+export interface CollectParams { campaign_id: string }
+
+type Methods = DbMethods & {
+  collectCampaign(campaignId: string): Promise<{ campaign_id: string; variants: string[]; screenshots: number }>;
+  loadChecked(page: Page, url: string, viewport: Viewport): Promise<{ finalUrl: string; status: number; title: string }>;
+  captureVariant(campaignId: string, variant: string, url: string, withMobile: boolean): Promise<{ text: PageText; shots: Buffer[]; refs: ScreenshotRef[]; finalUrl: string; presentation: Presentation }>;
+};
+
+/** Why Chromium could not load a page, in words a customer can act on. */
+function describeLoadError(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  if (/ERR_EGRESS_address-not-allowed/.test(message)) return 'The page (or a redirect) points to an address that is not public.';
+  if (/ERR_EGRESS_unreachable/.test(message)) return 'The page server could not be reached.';
+  // Chromium reports every refused https tunnel alike, whether the address was not allowed or not answering.
+  if (/ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY/.test(message)) return 'The page could not be reached, or its address is not public.';
+  if (/ERR_BLOCKED_BY_CLIENT/.test(message)) return 'Only http and https pages can be captured.';
+  if (/ERR_NAME_NOT_RESOLVED/.test(message)) return 'The page host could not be resolved.';
+  if (/timeout/i.test(message)) return 'The page did not load in time.';
+  if (/ERR_CONNECTION_REFUSED|ERR_CONNECTION_RESET|ERR_EMPTY_RESPONSE/.test(message)) return 'The page server refused the connection.';
+  if (/ERR_CERT|SSL/.test(message)) return 'The page has an invalid TLS certificate.';
+  return 'The page could not be loaded.';
+}
+
+const CaptureService: ServiceSchema<{}, Methods> = {
+  name: 'capture',
+  mixins: [DbMixin({ model: 'PageCapture' })],
+
+  async started(this: any) {
+    const config = configOf(this.broker);
+    this.blockedConnections = 0;
+    this.storage = new LocalFileStorage(path.join(config.dataDir, 'files')) as FileStorage;
+    this.proxy = new EgressProxy({
+      allowLoopback: config.allowPrivateNetwork,
+      onDecision: (decision: EgressDecision) => {
+        if (decision.allowed) return;
+        // Chromium's own background requests to Google fail DNS on closed networks: not worth a warning.
+        if (/DNS lookup failed/.test(decision.reason ?? '')) {
+          this.logger.debug(`browser connection to ${decision.host}:${decision.port} not made: ${decision.reason}`);
+          return;
+        }
+        this.blockedConnections += 1;
+        this.logger.warn(`browser connection to ${decision.host}:${decision.port} refused: ${decision.reason}`);
+      },
+    });
+    await this.proxy.start();
+    const poolOptions = {
+      executablePath: config.chromiumPath,
+      concurrency: config.captureConcurrency,
+      pagesPerBrowser: config.capturePagesPerBrowser,
+      taskTimeoutMs: config.capturePageTimeoutMs * 4,
+      proxyUrl: this.proxy.url,
+    };
+    // Two pools: a customer waiting on POST /campaigns never queues behind background collections.
+    this.checkPool = new BrowserPool(poolOptions);
+    this.collectPool = new BrowserPool(poolOptions);
+    await Promise.all([this.checkPool.start(), this.collectPool.start()]);
+  },
+
+  async stopped(this: any) {
+    this.stopping = true;
+    await Promise.all([this.checkPool?.stop(), this.collectPool?.stop()]);
+    await this.proxy?.stop();
+  },
+
+  actions: {
+    /** For operators and tests: how the pool is doing. */
+    health: {
+      visibility: 'public',
+      handler(this: any) {
+        return {
+          browser_launches: this.checkPool.browserLaunches + this.collectPool.browserLaunches,
+          blocked_connections: this.blockedConnections,
+          check_browser_pid: this.checkPool.currentBrowserPid() ?? null,
+        };
+      },
+    },
+
+    check: {
+      visibility: 'public',
+      params: { type: 'object', additionalProperties: false, required: ['url'], properties: { url: { type: 'string', maxLength: 2048 } } },
+      async handler(this: any, ctx: Context<CheckParams>): Promise<CheckResult> {
+        const result = await this.checkPool.run((page: Page) => this.loadChecked(page, ctx.params.url, DESKTOP));
+        return { final_url: result.finalUrl, status: result.status, title: result.title };
+      },
+    },
+
+    collect: {
+      visibility: 'public',
+      params: { type: 'object', additionalProperties: false, required: ['campaign_id'], properties: { campaign_id: { type: 'string', maxLength: 64 } } },
+      async handler(this: any, ctx: Context<CollectParams>) {
+        try {
+          return await this.collectCampaign(ctx.params.campaign_id);
+        } catch (err) {
+          // A node going down is not the campaign's fault: the actor keeps it waiting and resumes it elsewhere.
+          if (this.stopping) throw new Errors.MoleculerRetryableError('capture interrupted: node stopping', 503, 'STAGE_INTERRUPTED');
+          throw err;
+        }
+      },
+    },
+  },
+
+  methods: {
+    async collectCampaign(this: any, campaignId: string) {
+      const { models, sequelize } = this.db;
+      const campaign = await models.Campaign.findByPk(campaignId);
+      if (!campaign) throw notFound();
+      // Redone from scratch when retried: same keys, rows replaced in one transaction.
+      const source = await this.captureVariant(campaign.id, 'source', campaign.url, true);
+      const variants = [{ variant: 'source', url: campaign.url, ...source, brandShots: source.shots }];
+      const sourceLanguage = (source.text.language ?? '').toLowerCase().split('-')[0];
+      for (const language of campaign.languages as string[]) {
+        if (language === sourceLanguage) continue;
+        const alternate = source.text.alternates.find((a: { hreflang: string; href: string }) => a.hreflang.split('-')[0] === language);
+        if (!alternate) continue;
+        try {
+          const localized = await this.captureVariant(campaign.id, language, alternate.href, false);
+          variants.push({ variant: language, url: alternate.href, ...localized, brandShots: [] });
+        } catch (err) {
+          this.logger.warn(`campaign ${campaign.id}: localized page ${alternate.href} not captured: ${(err as Error).message}`);
+        }
+      }
+      const colours = await palette(source.shots.slice(0, 3));
+      const now = new Date();
+      await sequelize.transaction(async (transaction: any) => {
+        await models.PageCapture.destroy({ where: { campaign_id: campaign.id }, transaction });
+        for (const v of variants) {
+          await models.PageCapture.create({
+            campaign_id: campaign.id, variant: v.variant, url: v.url, final_url: v.finalUrl ?? v.url, language: v.text.language,
+            text: { title: v.text.title, description: v.text.description, open_graph: v.text.openGraph, headings: v.text.headings, main_text: v.text.mainText, alternates: v.text.alternates },
+            brand: v.variant === 'source' ? { theme_color: v.text.themeColor, icon_urls: v.text.iconUrls, palette: colours } : {},
+            screenshots: v.refs, created_at: now, updated_at: now,
+            presentation: {
+              consent_dismissed: v.presentation.consentDismissed, hidden_overlays: v.presentation.hiddenOverlays,
+              images_loaded: v.presentation.imagesLoaded, images_total: v.presentation.imagesTotal,
+            },
+          }, { transaction });
+        }
+      });
+      return { campaign_id: campaign.id, variants: variants.map((v) => v.variant), screenshots: variants.reduce((n, v) => n + v.refs.length, 0) };
+    },
+
+    async loadChecked(this: any, page: Page, url: string, viewport: Viewport) {
+      const timeout = configOf(this.broker).capturePageTimeoutMs;
+      let opened;
+      try {
+        opened = await openPage(page, url, viewport, timeout);
+      } catch (err) {
+        throw invalidInput(describeLoadError(err), 422);
+      }
+      const reason = refusalReason(opened.signals);
+      if (reason) throw invalidInput(reason, 422);
+      return { finalUrl: opened.signals.finalUrl, status: opened.signals.status, title: opened.signals.title };
+    },
+
+    async captureVariant(this: any, campaignId: string, variant: string, url: string, withMobile: boolean) {
+      const maxShots = configOf(this.broker).captureMaxShots;
+      const viewports = withMobile ? [DESKTOP, MOBILE] : [DESKTOP];
+      let text: PageText | undefined;
+      let presentation: Presentation | undefined;
+      let finalUrl = url;
+      const refs: ScreenshotRef[] = [];
+      const kept: Buffer[] = [];
+      for (const viewport of viewports) {
+        const shots: Buffer[] = await this.collectPool.run(async (page: Page) => {
+          const loaded = await this.loadChecked(page, url, viewport);
+          const presented = await makePresentable(page);
+          presentation ??= presented;
+          if (!text) {
+            text = await readText(page);
+            finalUrl = loaded.finalUrl;
+          }
+          return shootScreens(page, viewport === DESKTOP ? maxShots : Math.min(3, maxShots));
+        });
+        const keep = await dropNearDuplicates(shots);
+        for (const [n, index] of keep.entries()) {
+          const key = `campaigns/${campaignId}/capture/${variant}-${viewport.name}-${n}.png`;
+          await this.storage.put(key, shots[index]);
+          refs.push({ key, viewport: viewport.name, index: n, width: viewport.width * viewport.deviceScaleFactor, height: viewport.height * viewport.deviceScaleFactor });
+          if (viewport === DESKTOP) kept.push(shots[index]);
+        }
+      }
+      return { text: text!, shots: kept, refs, finalUrl, presentation: presentation! };
+    },
+  } as any,
+};
+
+export default CaptureService;
