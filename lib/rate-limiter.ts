@@ -182,7 +182,8 @@ export class RedisRateLimiter implements RateLimiter {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       connectTimeout: Math.max(1000, this.timeoutMs * 2),
-      commandTimeout: this.timeoutMs,
+      // Our own deadline (withDeadline) decides; ioredis's is only a backstop for a command never answered.
+      commandTimeout: this.timeoutMs * 4,
       disconnectTimeout: this.timeoutMs,
       // Never give up: reconnect in the background with capped backoff so we recover when Redis returns.
       retryStrategy: (times: number) => Math.min(100 * 2 ** Math.min(times - 1, 5), 2000),
@@ -280,8 +281,10 @@ export class RedisRateLimiter implements RateLimiter {
 function withDeadline<T>(p: Promise<T>, deadline: number): Promise<T> {
   p.catch(() => {});
   return new Promise<T>((resolve, reject) => {
+    // After a blocked event loop the timer and Redis's answer are due together, and timers run before I/O:
+    // setImmediate lets an answer already received settle first, so a busy process is not mistaken for a dead Redis.
     const timer = setTimeout(
-      () => reject(new RateLimiterUnavailableError('rate limiter store unavailable (timeout)')),
+      () => setImmediate(() => reject(new RateLimiterUnavailableError('rate limiter store unavailable (timeout)'))),
       Math.max(0, deadline - Date.now()),
     );
     p.then(
@@ -383,7 +386,7 @@ function insertSorted(list: number[], t: number): void {
 // ---------------------------------------------------------------------------------------------
 
 /** Redis when redisUrl is set, in-process memory otherwise. */
-export function createRateLimiter(opts: { redisUrl?: string; prefix: string; windowMs?: number }): RateLimiter {
-  if (opts.redisUrl) return new RedisRateLimiter({ url: opts.redisUrl, prefix: opts.prefix, windowMs: opts.windowMs });
+export function createRateLimiter(opts: { redisUrl?: string; prefix: string; windowMs?: number; commandTimeoutMs?: number }): RateLimiter {
+  if (opts.redisUrl) return new RedisRateLimiter({ url: opts.redisUrl, prefix: opts.prefix, windowMs: opts.windowMs, commandTimeoutMs: opts.commandTimeoutMs });
   return new MemoryRateLimiter({ windowMs: opts.windowMs });
 }

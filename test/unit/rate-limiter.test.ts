@@ -232,6 +232,18 @@ describe('MemoryRateLimiter', () => {
 });
 
 describe('RedisRateLimiter', () => {
+  it('a blocked event loop is not mistaken for an unreachable Redis', async () => {
+    const limiter = redisLimiter({ commandTimeoutMs: 200 });
+    await limiter.check([{ key: uniq('warm'), limit: 5 }]);
+    const pending = limiter.check([{ key: uniq('busy'), limit: 5 }]);
+    // Let the command be written (microtasks only: no I/O phase, so the answer is not read yet)…
+    for (let i = 0; i < 20; i += 1) await Promise.resolve();
+    // …then busy the process well past the deadline while Redis answers on the socket.
+    const until = Date.now() + 600;
+    while (Date.now() < until) { /* blocking on purpose */ }
+    await expect(pending).resolves.toMatchObject({ allowed: true });
+  });
+
   it('slides the window (windowMs 1000)', async () => {
     const limiter = redisLimiter({ windowMs: 1000 });
     const key = uniq('slide');
