@@ -24,6 +24,8 @@ export interface PageText {
   themeColor: string | null;
   iconUrls: string[];
   alternates: Array<{ hreflang: string; href: string }>;
+  /** Labels of the page's prominent buttons and call-to-action links, first screen first. */
+  actions: string[];
 }
 
 const ALLOWED_SCHEMES = /^(https?|data|blob|about):/i;
@@ -103,10 +105,11 @@ export async function makePresentable(page: Page, maxScrollPx = 30_000): Promise
   await page.evaluate(async (limit) => {
     const step = Math.max(200, Math.floor(window.innerHeight * 0.8));
     for (let y = 0; y < Math.min(document.documentElement.scrollHeight, limit); y += step) {
-      window.scrollTo(0, y);
+      // 'instant': with CSS scroll-behavior smooth, each call would start an animation the next one cancels.
+      window.scrollTo({ top: y, behavior: 'instant' });
       await new Promise((resolve) => setTimeout(resolve, 60));
     }
-    window.scrollTo(0, 0);
+    window.scrollTo({ top: 0, behavior: 'instant' });
   }, maxScrollPx);
   await page.waitForNetworkIdle({ idleTime: 300, timeout: 4000 }).catch(() => undefined);
   const hiddenOverlays = await page.evaluate(() => {
@@ -128,7 +131,8 @@ export async function makePresentable(page: Page, maxScrollPx = 30_000): Promise
     return hidden;
   });
   const images = await page.evaluate(() => {
-    const all = [...document.images].filter((img) => img.getAttribute('src') || img.currentSrc);
+    // Every image, lazy ones included: one still without a source counts as not loaded.
+    const all = [...document.images];
     return { loaded: all.filter((img) => img.complete && img.naturalWidth > 0).length, total: all.length };
   });
   return { consentDismissed, hiddenOverlays, imagesLoaded: images.loaded, imagesTotal: images.total };
@@ -139,11 +143,11 @@ export async function shootScreens(page: Page, maxShots: number): Promise<Buffer
   const { height, viewport } = await page.evaluate(() => ({ height: document.documentElement.scrollHeight, viewport: window.innerHeight }));
   const shots: Buffer[] = [];
   for (let i = 0; i < maxShots && i * viewport < height; i += 1) {
-    await page.evaluate((y) => window.scrollTo(0, y), i * viewport);
+    await page.evaluate((y) => window.scrollTo({ top: y, behavior: 'instant' }), i * viewport);
     await new Promise((resolve) => setTimeout(resolve, 120));
     shots.push(Buffer.from(await page.screenshot({ type: 'png' })));
   }
-  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.evaluate(() => window.scrollTo({ top: 0, behavior: 'instant' }));
   return shots;
 }
 
@@ -181,6 +185,11 @@ export async function readText(page: Page): Promise<PageText> {
       language: document.documentElement.getAttribute('lang') || content('meta[http-equiv="content-language"]') || null,
       themeColor: content('meta[name="theme-color"]'),
       iconUrls: [...new Set(icons)].slice(0, 8),
+      actions: [...new Set([...document.querySelectorAll('a[class*="btn" i],a[class*="button" i],a[class*="cta" i],button:not([aria-label]),[role="button"]')]
+        .filter((el) => { const r = el.getBoundingClientRect(); return r.width > 40 && r.height > 20 && !el.closest('nav,footer,form,[id*="cookie" i],[class*="cookie" i],[id*="consent" i],[class*="consent" i]'); })
+        .sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)
+        .map((el) => (el as HTMLElement).innerText.replace(/\s+/g, ' ').trim())
+        .filter((t) => t.length >= 3 && t.length <= 40))].slice(0, 6),
       alternates: [...document.querySelectorAll('link[rel="alternate"][hreflang]')]
         .map((l) => ({ hreflang: l.getAttribute('hreflang')!.toLowerCase(), href: absolute(l.getAttribute('href')) }))
         .filter((a): a is { hreflang: string; href: string } => !!a.href),
