@@ -11,6 +11,8 @@ export interface RateLimitSettings {
   /** Requests per minute per client IP when a key header is sent. */
   ipAuthenticated: number;
   windowMs: number;
+  /** How long one limiter check may wait on Redis before the API answers 503 (fail closed). */
+  redisTimeoutMs: number;
 }
 
 export interface AppConfig {
@@ -50,6 +52,12 @@ export interface AppConfig {
   /** Screens shot per viewport, first screen included. */
   captureMaxShots: number;
   chromiumPath: string;
+  /** Seconds a video should last; scenes are chosen to fit (15–30 by decision, default 25). */
+  videoTargetSeconds: number;
+  /** OpenAI-compatible chat endpoint for translations; unset → no translation provider. */
+  translation: { baseUrl?: string; apiKey?: string; model?: string; timeoutMs: number };
+  /** Speech: espeak-ng offline by default, or an OpenAI-compatible /v1/audio/speech endpoint. */
+  speech: { provider: 'espeak' | 'openai'; baseUrl?: string; apiKey?: string; model?: string; voice?: string };
   /** A campaign that cannot finish within this fails with error code `timeout`. */
   campaignMaxDurationMs: number;
   idempotencyTtlMs: number;
@@ -86,7 +94,20 @@ function list(text: string | undefined): string[] {
   return (text ?? '').split(',').map((item) => item.trim()).filter(Boolean);
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<AppConfig> = {}): AppConfig {
+function speechProvider(text: string | undefined): 'espeak' | 'openai' {
+  const value = text || 'espeak';
+  if (value !== 'espeak' && value !== 'openai') throw new Error(`TTS_PROVIDER: "${value}" must be espeak or openai`);
+  return value;
+}
+
+/** Settings given in code (tests, benchmarks): any field, and any part of the grouped ones. */
+export type ConfigOverrides = Partial<Omit<AppConfig, 'rateLimits' | 'translation' | 'speech'>> & {
+  rateLimits?: Partial<RateLimitSettings>;
+  translation?: Partial<AppConfig['translation']>;
+  speech?: Partial<AppConfig['speech']>;
+};
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: ConfigOverrides = {}): AppConfig {
   const port = parseInteger(env.PORT, 'PORT', 3000);
   const renderQuality = env.RENDER_QUALITY || 'full';
   if (renderQuality !== 'full' && renderQuality !== 'draft') throw new Error(`RENDER_QUALITY: "${renderQuality}" must be full or draft`);
@@ -111,6 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       ipUnauthenticated: parseInteger(env.RATE_LIMIT_IP_UNAUTHENTICATED, 'RATE_LIMIT_IP_UNAUTHENTICATED', 10, 1),
       ipAuthenticated: parseInteger(env.RATE_LIMIT_IP_AUTHENTICATED, 'RATE_LIMIT_IP_AUTHENTICATED', 120, 1),
       windowMs: 60_000,
+      redisTimeoutMs: parseDuration(env.RATE_LIMIT_REDIS_TIMEOUT || '1500ms', 'RATE_LIMIT_REDIS_TIMEOUT'),
     },
     captureCheckTimeoutMs: parseDuration(env.CAPTURE_CHECK_TIMEOUT || '90s', 'CAPTURE_CHECK_TIMEOUT'),
     pipelinePaused: parseBoolean(env.PIPELINE_PAUSED, 'PIPELINE_PAUSED'),
@@ -119,6 +141,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     capturePageTimeoutMs: parseDuration(env.CAPTURE_PAGE_TIMEOUT || '30s', 'CAPTURE_PAGE_TIMEOUT'),
     captureMaxShots: parseInteger(env.CAPTURE_MAX_SHOTS, 'CAPTURE_MAX_SHOTS', 6, 1),
     chromiumPath: env.CHROMIUM_PATH || '/usr/bin/chromium',
+    videoTargetSeconds: parseInteger(env.VIDEO_TARGET_SECONDS, 'VIDEO_TARGET_SECONDS', 25, 10),
+    translation: {
+      baseUrl: env.TRANSLATION_BASE_URL || undefined,
+      apiKey: env.TRANSLATION_API_KEY || undefined,
+      model: env.TRANSLATION_MODEL || undefined,
+      timeoutMs: parseDuration(env.TRANSLATION_TIMEOUT || '20s', 'TRANSLATION_TIMEOUT'),
+    },
+    speech: {
+      provider: speechProvider(env.TTS_PROVIDER),
+      baseUrl: env.TTS_BASE_URL || undefined,
+      apiKey: env.TTS_API_KEY || undefined,
+      model: env.TTS_MODEL || undefined,
+      voice: env.TTS_VOICE || undefined,
+    },
     campaignMaxDurationMs: parseDuration(env.CAMPAIGN_MAX_DURATION || '30m', 'CAMPAIGN_MAX_DURATION'),
     idempotencyTtlMs: 24 * 3_600_000,
     maxBodyBytes: 64 * 1024,
@@ -126,7 +162,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     nodeID: env.NODE_ID || undefined,
     namespace: env.NAMESPACE || 'campaign-video',
   };
-  return { ...config, ...overrides, rateLimits: { ...config.rateLimits, ...overrides.rateLimits } };
+  return {
+    ...config, ...overrides,
+    rateLimits: { ...config.rateLimits, ...overrides.rateLimits },
+    translation: { ...config.translation, ...overrides.translation },
+    speech: { ...config.speech, ...overrides.speech },
+  };
 }
 
 /** The settings a broker was started with (moleculer.config.ts or a test puts them in `app`). */

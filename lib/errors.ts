@@ -30,6 +30,16 @@ export const quotaExceeded = (details: { used: number; limit: number; resets_at:
 /** Retryable: the retry policy keys off `retryable`, never off messages. */
 export const serviceUnavailable = (message: string) => new MoleculerRetryableError(message, 503, 'internal');
 
+/**
+ * A pipeline stage could not do its work. `code` becomes the failed campaign's error.code; retryable
+ * failures are retried by the broker's retry policy first (it keys off `retryable`).
+ */
+export const STAGE_ERROR_CODES = ['capture_failed', 'translation_failed', 'speech_failed', 'render_failed', 'timeout'] as const;
+export type StageErrorCode = (typeof STAGE_ERROR_CODES)[number];
+export function stageFailure(code: StageErrorCode, message: string, retryable: boolean) {
+  return retryable ? new MoleculerRetryableError(message, 503, code) : new Errors.MoleculerError(message, 500, code);
+}
+
 /** The request limiter's 429 has its own documented body and headers. */
 export class TooManyRequestsError extends MoleculerClientError {
   constructor(public readonly retryAfterSeconds: number) {

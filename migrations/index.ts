@@ -1,8 +1,10 @@
 /** The ordered list of migrations; listed explicitly so tsx, jest and compiled dist/ all load the same set. */
 import * as initial from './0001-initial';
 import * as pageCaptures from './0002-page-captures';
+import * as scriptsStoryboards from './0003-scripts-storyboards';
 
 export const MIGRATIONS = [
   { name: '0001-initial', ...initial },
   { name: '0002-page-captures', ...pageCaptures },
+  { name: '0003-scripts-storyboards', ...scriptsStoryboards },
 ];

@@ -77,7 +77,9 @@ const ApiService: ServiceSchema<any> = {
   created(this: any) {
     const config = configOf(this.broker);
     this.settings.port = config.port;
-    this.limiter = createRateLimiter({ redisUrl: config.redisUrl, prefix: `${config.redisPrefix}rl:` , windowMs: config.rateLimits.windowMs }) as RateLimiter;
+    this.limiter = createRateLimiter({
+      redisUrl: config.redisUrl, prefix: `${config.redisPrefix}rl:`, windowMs: config.rateLimits.windowMs, commandTimeoutMs: config.rateLimits.redisTimeoutMs,
+    }) as RateLimiter;
     this.trustedProxies = parseTrustedProxies(config.trustedProxies);
     this.jsonParser = bodyParser.json({ limit: config.maxBodyBytes, strict: true, type: () => true });
   },
@@ -151,6 +153,7 @@ const ApiService: ServiceSchema<any> = {
         decision = await this.limiter.check(layers);
       } catch (err) {
         if (err instanceof RateLimiterUnavailableError) {
+          this.logger.warn(`rate limiter unavailable, answering 503: ${err.message}`);
           throw serviceUnavailable('Rate limiting is unavailable, and the API refuses unmetered traffic. Retry with backoff.');
         }
         throw err;

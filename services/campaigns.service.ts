@@ -14,7 +14,7 @@ import {
   canTransition, InvalidTransitionError, isGenerating, nextState, PROGRESS_ON_ENTRY, STAGE_ACTIONS, type CampaignState,
 } from '../lib/campaign-states';
 import type { Campaign, Video } from '../lib/db/models';
-import { conflict, invalidInput, notFound, quotaExceeded, unauthorized } from '../lib/errors';
+import { conflict, invalidInput, notFound, quotaExceeded, STAGE_ERROR_CODES, unauthorized } from '../lib/errors';
 import { assertPublicUrl, UrlRejectedError } from '../lib/net-guard';
 import { periodResetsAt, quotaPeriod, refundQuota, reserveQuota, usedInPeriod } from '../lib/quota';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
@@ -266,10 +266,11 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
         }
         this.logger.error(`campaign ${campaignId}: stage failed: ${e.message}`);
         const refused = e.type === 'invalid_input' && e.code === 422;
+        const known = (STAGE_ERROR_CODES as readonly string[]).includes(e.type ?? '');
         await this.applyTransition({
           campaign_id: campaignId, to: 'failed',
-          error_code: refused ? 'capture_failed' : 'internal',
-          error_message: refused ? e.message : 'A generation step failed.',
+          error_code: refused ? 'capture_failed' : known ? e.type : 'internal',
+          error_message: refused || known ? e.message : 'A generation step failed.',
         }).catch((inner: Error) => this.logger.error(`campaign ${campaignId}: could not record failure`, inner.message));
       } finally {
         this.running.delete(campaignId);

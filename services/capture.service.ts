@@ -147,7 +147,10 @@ const CaptureService: ServiceSchema<{}, Methods> = {
         for (const v of variants) {
           await models.PageCapture.create({
             campaign_id: campaign.id, variant: v.variant, url: v.url, final_url: v.finalUrl ?? v.url, language: v.text.language,
-            text: { title: v.text.title, description: v.text.description, open_graph: v.text.openGraph, headings: v.text.headings, main_text: v.text.mainText, alternates: v.text.alternates },
+            text: {
+              title: v.text.title, description: v.text.description, open_graph: v.text.openGraph, headings: v.text.headings,
+              main_text: v.text.mainText, alternates: v.text.alternates, actions: v.text.actions,
+            },
             brand: v.variant === 'source' ? { theme_color: v.text.themeColor, icon_urls: v.text.iconUrls, palette: colours } : {},
             screenshots: v.refs, created_at: now, updated_at: now,
             presentation: {

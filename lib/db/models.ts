@@ -126,6 +126,31 @@ export class PageCapture extends Model<InferAttributes<PageCapture>, InferCreati
   declare updated_at: CreationOptional<Date>;
 }
 
+export class CampaignPlan extends Model<InferAttributes<CampaignPlan>, InferCreationAttributes<CampaignPlan>> {
+  declare campaign_id: string;
+  declare plan: Record<string, any>;
+  declare created_at: CreationOptional<Date>;
+  declare updated_at: CreationOptional<Date>;
+}
+
+export class CampaignScript extends Model<InferAttributes<CampaignScript>, InferCreationAttributes<CampaignScript>> {
+  declare id: CreationOptional<string>;
+  declare campaign_id: string;
+  declare language: string;
+  declare script_source: string;
+  declare script: Record<string, any>;
+  declare created_at: CreationOptional<Date>;
+  declare updated_at: CreationOptional<Date>;
+}
+
+export class StoryboardRow extends Model<InferAttributes<StoryboardRow>, InferCreationAttributes<StoryboardRow>> {
+  declare video_id: string;
+  declare campaign_id: string;
+  declare document: Record<string, any>;
+  declare created_at: CreationOptional<Date>;
+  declare updated_at: CreationOptional<Date>;
+}
+
 export interface Models {
   Organization: typeof Organization;
   User: typeof User;
@@ -137,6 +162,9 @@ export interface Models {
   UsageCounter: typeof UsageCounter;
   IdempotencyRecord: typeof IdempotencyRecord;
   PageCapture: typeof PageCapture;
+  CampaignPlan: typeof CampaignPlan;
+  CampaignScript: typeof CampaignScript;
+  Storyboard: typeof StoryboardRow;
 }
 
 /**
@@ -149,6 +177,7 @@ export function defineModels(sequelize: Sequelize): Models {
     Organization: fresh(Organization), User: fresh(User), ApiKey: fresh(ApiKey), WebhookSecret: fresh(WebhookSecret),
     Campaign: fresh(Campaign), Video: fresh(Video), CampaignEvent: fresh(CampaignEvent), UsageCounter: fresh(UsageCounter),
     IdempotencyRecord: fresh(IdempotencyRecord), PageCapture: fresh(PageCapture),
+    CampaignPlan: fresh(CampaignPlan), CampaignScript: fresh(CampaignScript), Storyboard: fresh(StoryboardRow),
   };
   models.Organization.init({
     id: uuidPk,
@@ -203,6 +232,17 @@ export function defineModels(sequelize: Sequelize): Models {
     language: DataTypes.STRING(35), text: DataTypes.JSON, brand: DataTypes.JSON, screenshots: DataTypes.JSON, presentation: DataTypes.JSON,
     created_at: DataTypes.DATE, updated_at: DataTypes.DATE,
   }, { sequelize, tableName: 'page_captures', modelName: 'PageCapture', ...common });
+  models.CampaignPlan.init({
+    campaign_id: { type: DataTypes.UUID, primaryKey: true }, plan: DataTypes.JSON, created_at: DataTypes.DATE, updated_at: DataTypes.DATE,
+  }, { sequelize, tableName: 'campaign_plans', modelName: 'CampaignPlan', ...common });
+  models.CampaignScript.init({
+    id: uuidPk, campaign_id: DataTypes.UUID, language: DataTypes.STRING(5), script_source: DataTypes.STRING(20), script: DataTypes.JSON,
+    created_at: DataTypes.DATE, updated_at: DataTypes.DATE,
+  }, { sequelize, tableName: 'campaign_scripts', modelName: 'CampaignScript', ...common });
+  models.Storyboard.init({
+    video_id: { type: DataTypes.UUID, primaryKey: true }, campaign_id: DataTypes.UUID, document: DataTypes.JSON,
+    created_at: DataTypes.DATE, updated_at: DataTypes.DATE,
+  }, { sequelize, tableName: 'storyboards', modelName: 'Storyboard', ...common });
   // Associations let the hot paths read a key with its organization, and a campaign with its videos, in one query each.
   models.ApiKey.belongsTo(models.Organization, { foreignKey: 'org_id', as: 'organization' });
   models.Campaign.hasMany(models.Video, { foreignKey: 'campaign_id', as: 'videos' });

@@ -29,10 +29,11 @@ test('a campaign goes from collecting to processing with screens and text stored
   expect(created.status).toBe(201);
   const read = () => h.request('GET', `/api/v1/campaigns/${created.body.campaign_id}`, { key: customer.key });
   const after = await waitFor(read, (res) => res.body.status !== 'collecting');
-  expect(after.body).toMatchObject({ status: 'processing', progress: 15 });
+  expect(['processing', 'scripting', 'voiceover', 'rendering']).toContain(after.body.status);
+  expect(after.body.progress).toBeGreaterThanOrEqual(15);
 
   const events = await h.sql('SELECT from_status, to_status FROM campaign_events WHERE campaign_id = $1 ORDER BY id', [created.body.campaign_id]);
-  expect(events).toEqual([{ from_status: null, to_status: 'collecting' }, { from_status: 'collecting', to_status: 'processing' }]);
+  expect(events.slice(0, 2)).toEqual([{ from_status: null, to_status: 'collecting' }, { from_status: 'collecting', to_status: 'processing' }]);
   const captures = await h.sql('SELECT variant, language, text, brand, screenshots FROM page_captures WHERE campaign_id = $1 ORDER BY variant', [created.body.campaign_id]);
   expect(captures.map((c) => c.variant)).toEqual(['ja', 'source']);
   const [ja, source] = captures;

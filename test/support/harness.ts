@@ -11,12 +11,14 @@ import fs from 'node:fs';
 import { ServiceBroker, type ServiceSchema } from 'moleculer';
 import Redis from 'ioredis';
 import pg from 'pg';
-import { loadConfig, type AppConfig } from '../../config';
+import { loadConfig, type AppConfig, type ConfigOverrides } from '../../config';
 import { brokerOptions } from '../../config/broker';
 import AccountsService from '../../services/accounts.service';
 import ApiService from '../../services/api.service';
 import CampaignsService from '../../services/campaigns.service';
 import CaptureService from '../../services/capture.service';
+import ScriptService from '../../services/script.service';
+import VoiceService from '../../services/voice.service';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
@@ -26,7 +28,7 @@ export interface HarnessOptions {
   dialect?: 'postgres' | 'sqlite';
   /** 'fake' (default): Moleculer's in-process Fake transporter; 'redis': the real Redis transporter. */
   transport?: 'fake' | 'redis';
-  config?: Partial<AppConfig>;
+  config?: ConfigOverrides;
   /** Extra services for the worker broker (e.g. a stage under test). */
   workerServices?: Array<ServiceSchema<any, any>>;
   /** Where the capture pool runs: on the worker (default) or on a node of its own. */
@@ -86,6 +88,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   api.createService(ApiService);
   worker.createService(AccountsService);
   worker.createService(CampaignsService);
+  worker.createService(ScriptService);
+  worker.createService(VoiceService);
   (captureNode ?? worker).createService(CaptureService);
   for (const service of options.workerServices ?? []) worker.createService(service);
   await Promise.all([worker.start(), api.start(), captureNode?.start()]);

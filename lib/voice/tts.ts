@@ -1,0 +1,191 @@
+/** One text-to-speech interface. Default: espeak-ng (offline, one voice per supported language,
+ * checked at start-up). Optional: an OpenAI-compatible HTTP `/v1/audio/speech` endpoint. Both write
+ * a WAV; normalize it with audio.ts before use. */
+import { writeFile } from 'node:fs/promises';
+import { SUPPORTED_LANGUAGES, type LanguageCode } from '../../config/catalog';
+import { run } from './exec';
+import { toKana } from './japanese';
+
+export interface SpeechRequest { text: string; language: LanguageCode; /** absolute path of the WAV to write */ outFile: string }
+
+export interface SpeechProvider {
+  readonly name: string;
+  /** throws when a supported language has no voice */
+  verify(): Promise<void>;
+  synthesize(req: SpeechRequest): Promise<void>;
+}
+
+export class SpeechProviderError extends Error {
+  constructor(message: string, readonly retryable: boolean) {
+    super(message);
+    this.name = 'SpeechProviderError';
+  }
+}
+
+/** espeak-ng voice per supported language (names as listed by `espeak-ng --voices`). */
+export const ESPEAK_VOICES: Record<LanguageCode, string> = {
+  // zh: plain `cmn` in espeak-ng 1.51 reads its own pinyin as English ("hao three"; espeak-ng #1028, #1236).
+  en: 'en-us', ja: 'ja', ko: 'ko', zh: 'cmn-latn-pinyin', es: 'es', fr: 'fr-fr', de: 'de', pt: 'pt-br', it: 'it',
+  nl: 'nl', pl: 'pl', ru: 'ru', tr: 'tr', ar: 'ar', hi: 'hi', id: 'id', vi: 'vi', th: 'th', sv: 'sv', uk: 'uk',
+};
+
+export interface EspeakOptions {
+  /** espeak-ng executable; default `espeak-ng` on PATH */
+  binary?: string;
+  /** words per minute; default 165 */
+  rate?: number;
+  /** per-language voice overrides */
+  voices?: Partial<Record<LanguageCode, string>>;
+  /** limit per synthesis; default 30000 */
+  timeoutMs?: number;
+}
+
+export class EspeakProvider implements SpeechProvider {
+  readonly name = 'espeak';
+  private readonly binary: string;
+  private readonly rate: number;
+  private readonly timeoutMs: number;
+  private readonly voices: Record<LanguageCode, string>;
+
+  constructor(opts: EspeakOptions = {}) {
+    this.binary = opts.binary ?? 'espeak-ng';
+    this.rate = opts.rate ?? 165;
+    this.timeoutMs = opts.timeoutMs ?? 30_000;
+    this.voices = { ...ESPEAK_VOICES, ...opts.voices };
+  }
+
+  /** One `espeak-ng --voices` run; throws naming every supported language whose voice is missing. */
+  async verify(): Promise<void> {
+    const { stdout } = await run(this.binary, ['--voices'], { timeoutMs: 10_000 });
+    // Columns: Pty Language Age/Gender VoiceName File Other-languages. `-v` accepts a language or a file.
+    const known = new Set<string>();
+    for (const line of stdout.split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      if (cols.length >= 5) { known.add(cols[1].toLowerCase()); known.add(cols[4].toLowerCase()); }
+    }
+    const missing = SUPPORTED_LANGUAGES.filter((lang) => !known.has(this.voices[lang].toLowerCase()));
+    if (missing.length) {
+      const list = missing.map((lang) => `${lang} (voice "${this.voices[lang]}")`).join(', ');
+      throw new Error(`espeak-ng has no voice for ${missing.length} supported language(s): ${list}. Install espeak-ng-data or fix the voice map.`);
+    }
+  }
+
+  async synthesize(req: SpeechRequest): Promise<void> {
+    await run(this.binary, [...this.args(req.language), '-w', req.outFile, '--stdin'],
+      { input: await this.prepare(req.text, req.language), timeoutMs: this.timeoutMs });
+  }
+
+  /** espeak-ng's phoneme trace (`-x`) of what synthesize would say; a `(en)` switch inside a
+   * non-English text means espeak fell back to reading English words (e.g. "Chinese letter"). */
+  async phonemes(text: string, language: LanguageCode): Promise<string> {
+    const { stdout } = await run(this.binary, [...this.args(language), '-q', '-x', '--stdin'],
+      { input: await this.prepare(text, language), timeoutMs: this.timeoutMs });
+    return stdout.trim();
+  }
+
+  private args(language: LanguageCode): string[] {
+    const voice = this.voices[language];
+    if (!voice) throw new Error(`espeak: unsupported language "${language}"`);
+    // Text goes through stdin (-b 1: UTF-8), so quotes, newlines, leading dashes and RTL scripts are safe.
+    return ['-v', voice, '-s', String(this.rate), '-b', '1'];
+  }
+
+  private async prepare(text: string, language: LanguageCode): Promise<string> {
+    if (!text.trim()) throw new Error('espeak: empty text');
+    return language === 'ja' ? toKana(text) : text;
+  }
+}
+
+export interface OpenAISpeechOptions {
+  baseUrl: string;
+  apiKey: string;
+  /** e.g. tts-1 */
+  model?: string;
+  /** e.g. alloy */
+  voice?: string;
+  timeoutMs?: number;
+}
+
+/** OpenAI-compatible `POST {baseUrl}/v1/audio/speech`, asking for WAV. */
+export class OpenAISpeechProvider implements SpeechProvider {
+  readonly name = 'openai';
+  private readonly url: string;
+  private readonly apiKey: string;
+  private readonly model: string;
+  private readonly voice: string;
+  private readonly timeoutMs: number;
+
+  constructor(opts: OpenAISpeechOptions) {
+    if (!opts.baseUrl) throw new Error('openai speech: baseUrl is required');
+    if (!opts.apiKey) throw new Error('openai speech: apiKey is required');
+    this.url = `${opts.baseUrl.replace(/\/+$/, '')}/v1/audio/speech`;
+    new URL(this.url); // throws on a malformed baseUrl
+    this.apiKey = opts.apiKey;
+    this.model = opts.model ?? 'tts-1';
+    this.voice = opts.voice ?? 'alloy';
+    this.timeoutMs = opts.timeoutMs ?? 30_000;
+  }
+
+  /** The API's voices are multilingual: checks the configuration only (no network call at start-up). */
+  async verify(): Promise<void> {
+    if (!this.model || !this.voice) throw new Error('openai speech: model and voice must be set');
+  }
+
+  async synthesize(req: SpeechRequest): Promise<void> {
+    if (!req.text.trim()) throw new Error('openai speech: empty text');
+    let res: Response;
+    let body: Buffer;
+    try {
+      res = await fetch(this.url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${this.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: this.model, input: req.text, voice: this.voice, response_format: 'wav' }),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      body = Buffer.from(await res.arrayBuffer());
+    } catch (err) {
+      const e = err as Error & { cause?: { code?: string; message?: string } };
+      if (e.name === 'TimeoutError' || e.name === 'AbortError') {
+        throw new SpeechProviderError(`openai speech: ${this.url} did not answer within ${this.timeoutMs} ms`, true);
+      }
+      throw new SpeechProviderError(`openai speech: network error calling ${this.url}: ${this.redact(e.cause?.code ?? e.cause?.message ?? e.message)}`, true);
+    }
+    if (!res.ok) {
+      const retryable = res.status === 429 || res.status >= 500;
+      throw new SpeechProviderError(`openai speech: ${this.url} answered ${res.status}: ${this.excerpt(body)}`, retryable);
+    }
+    const isWav = body.length > 44 && body.toString('latin1', 0, 4) === 'RIFF' && body.toString('latin1', 8, 12) === 'WAVE';
+    if (!isWav) {
+      const type = res.headers.get('content-type') ?? 'no content-type';
+      throw new SpeechProviderError(`openai speech: ${this.url} answered 200 with ${type}, not WAV audio: ${this.excerpt(body)}`, false);
+    }
+    await writeFile(req.outFile, body);
+  }
+
+  private excerpt(body: Buffer): string {
+    const text = body.toString('utf8', 0, 300).replace(/\s+/g, ' ').trim();
+    return this.redact(text) || '(empty body)';
+  }
+
+  private redact(text: string): string {
+    return text.split(this.apiKey).join('[redacted]');
+  }
+}
+
+export interface SpeechSettings {
+  provider: 'espeak' | 'openai';
+  baseUrl?: string;
+  apiKey?: string;
+  model?: string;
+  voice?: string;
+}
+
+export function createSpeechProvider(settings: SpeechSettings): SpeechProvider {
+  switch (settings.provider) {
+    case 'espeak': return new EspeakProvider();
+    case 'openai': return new OpenAISpeechProvider({
+      baseUrl: settings.baseUrl ?? '', apiKey: settings.apiKey ?? '', model: settings.model, voice: settings.voice,
+    });
+    default: throw new Error(`unknown speech provider "${(settings as { provider: string }).provider}"`);
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * Stage `voiceover` (voice.speak): speaks every script scene by scene, measures each scene's audio,
+ * writes the voice track and WebVTT captions per language, and stores one storyboard per video.
+ * The speech provider's voices are checked when the service starts: a missing voice stops the node.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Context, ServiceSchema } from 'moleculer';
+import { configOf } from '../config';
+import { PLATFORMS, type LanguageCode, type PlatformName } from '../config/catalog';
+import { buildCues, toWebVtt } from '../lib/captions';
+import type { CampaignScript, Video } from '../lib/db/models';
+import { notFound, stageFailure } from '../lib/errors';
+import { CLOSING_SECONDS, TITLE_SECONDS, type CampaignPlanDocument } from '../lib/script/analyze';
+import { PHRASES } from '../lib/script/phrases';
+import type { ScriptDocument, ScriptScene } from '../lib/script/writer';
+import { LocalFileStorage, type FileStorage } from '../lib/storage';
+import { fontFor, type Storyboard, type StoryboardScene } from '../lib/storyboard';
+import { concatAudio, measureDuration, normalizeAudio } from '../lib/voice/audio';
+import { createSpeechProvider, SpeechProviderError, type SpeechProvider } from '../lib/voice/tts';
+import { DbMixin, type DbMethods } from '../mixins/db.mixin';
+
+interface StageParams { campaign_id: string }
+
+/** The pause after each scene's last word, so scenes do not run into each other. */
+const SCENE_PAUSE_MS = 450;
+const MIN_SCREEN_SECONDS = 3;
+
+interface SpokenScene { kind: StoryboardScene['kind']; script: ScriptScene; audioKey: string; durationSeconds: number }
+
+type Methods = DbMethods & {
+  speakScene(campaignId: string, language: LanguageCode, index: number, scene: ScriptScene, minSeconds: number, workDir: string): Promise<{ file: string; durationSeconds: number }>;
+};
+
+const VoiceService: ServiceSchema<{}, Methods> = {
+  name: 'voice',
+  mixins: [DbMixin({ model: 'Storyboard' })],
+
+  async started(this: any) {
+    const config = configOf(this.broker);
+    this.storage = new LocalFileStorage(path.join(config.dataDir, 'files')) as FileStorage;
+    this.speech = createSpeechProvider(config.speech) as SpeechProvider;
+    await this.speech.verify();
+  },
+
+  actions: {
+    speak: {
+      visibility: 'public',
+      params: { type: 'object', additionalProperties: false, required: ['campaign_id'], properties: { campaign_id: { type: 'string', maxLength: 64 } } },
+      async handler(this: any, ctx: Context<StageParams>) {
+        const { models, sequelize } = this.db;
+        const campaign = await models.Campaign.findByPk(ctx.params.campaign_id);
+        if (!campaign) throw notFound();
+        const planRow = await models.CampaignPlan.findByPk(campaign.id);
+        const scripts: CampaignScript[] = await models.CampaignScript.findAll({ where: { campaign_id: campaign.id } });
+        if (!planRow || scripts.length === 0) throw stageFailure('speech_failed', 'The scripts are missing; scripting must run again.', false);
+        const plan = planRow.plan as CampaignPlanDocument;
+        const videos: Video[] = await models.Video.findAll({ where: { campaign_id: campaign.id } });
+        const workDir = await fs.mkdtemp(path.join(os.tmpdir(), `voice-${campaign.id}-`));
+        const storyboards: Array<{ video: Video; document: Storyboard }> = [];
+        try {
+          for (const row of scripts) {
+            const script = row.script as ScriptDocument;
+            const language = script.language;
+            const parts: Array<{ kind: StoryboardScene['kind']; scene: ScriptScene; min: number }> = [
+              { kind: 'title', scene: script.title, min: TITLE_SECONDS },
+              ...script.screens.map((scene) => ({ kind: 'screen' as const, scene, min: MIN_SCREEN_SECONDS })),
+              { kind: 'closing', scene: script.closing, min: CLOSING_SECONDS },
+            ];
+            const spoken: SpokenScene[] = [];
+            const files: string[] = [];
+            for (const [index, part] of parts.entries()) {
+              const { file, durationSeconds } = await this.speakScene(campaign.id, language, index, part.scene, part.min, workDir);
+              const audioKey = `campaigns/${campaign.id}/voice/${language}/scene-${index}.wav`;
+              await this.storage.put(audioKey, await fs.readFile(file));
+              files.push(file);
+              spoken.push({ kind: part.kind, script: part.scene, audioKey, durationSeconds });
+            }
+            const trackFile = path.join(workDir, `${language}-narration.wav`);
+            await concatAudio(files, trackFile);
+            const narrationKey = `campaigns/${campaign.id}/voice/${language}/narration.wav`;
+            await this.storage.put(narrationKey, await fs.readFile(trackFile));
+
+            let start = 0;
+            const scenes: StoryboardScene[] = spoken.map((s, index) => {
+              const screen = s.kind === 'screen' ? plan.scenes[index - 1] : undefined;
+              // Starts add up the rounded durations, so scenes meet exactly (no 1 ms overlaps or gaps).
+              const durationSeconds = round(s.durationSeconds);
+              const scene: StoryboardScene = {
+                index, kind: s.kind, screenshotKey: screen?.screenshotKey ?? null, onScreenText: s.script.onScreenText,
+                narration: s.script.narration, audioKey: s.audioKey, startSeconds: start, durationSeconds,
+              };
+              start = round(start + durationSeconds);
+              return scene;
+            });
+            const cues = buildCues(scenes.map((s) => ({ text: s.narration.map((n) => n.text).join(' '), startSeconds: s.startSeconds, durationSeconds: s.durationSeconds })), language);
+            const captionsKey = `campaigns/${campaign.id}/voice/${language}/captions.vtt`;
+            await this.storage.put(captionsKey, Buffer.from(toWebVtt(cues), 'utf8'));
+
+            const palette = plan.brand.palette;
+            for (const video of videos.filter((v) => v.language === language)) {
+              const platform = video.platform as PlatformName;
+              const vertical = PLATFORMS[platform].height > PLATFORMS[platform].width;
+              storyboards.push({
+                video,
+                document: {
+                  version: 1, campaignId: campaign.id, videoId: video.id, language, platform, frame: { ...PLATFORMS[platform] },
+                  direction: PHRASES[language].direction, font: fontFor(language),
+                  brand: {
+                    name: plan.facts.name, domain: plan.facts.domain, primary: plan.brand.themeColor ?? palette[0] ?? '#1f2937',
+                    background: palette.find((c) => isLight(c)) ?? '#ffffff', text: '#111827', palette, logoUrl: plan.brand.iconUrls[0] ?? null,
+                  },
+                  scriptSource: row.script_source as Storyboard['scriptSource'],
+                  // Vertical frames show the mobile screenshots where the page had them.
+                  scenes: scenes.map((s) => (s.kind === 'screen' && vertical ? { ...s, screenshotKey: plan.scenes[s.index - 1].mobileScreenshotKey ?? s.screenshotKey } : s)),
+                  narrationKey, captionsKey, totalSeconds: round(start),
+                  closing: { ctaLabel: script.closing.ctaLabel, domain: plan.facts.domain },
+                },
+              });
+            }
+          }
+        } catch (err) {
+          if (err instanceof SpeechProviderError) throw stageFailure('speech_failed', `Speech synthesis failed: ${err.message}`, err.retryable);
+          throw err;
+        } finally {
+          await fs.rm(workDir, { recursive: true, force: true });
+        }
+        await sequelize.transaction(async (transaction: any) => {
+          await models.Storyboard.destroy({ where: { campaign_id: campaign.id }, transaction });
+          for (const { video, document } of storyboards) {
+            await models.Storyboard.create({ video_id: video.id, campaign_id: campaign.id, document }, { transaction });
+            await models.Video.update({ captions_key: document.captionsKey }, { where: { id: video.id }, transaction });
+          }
+        });
+        return { campaign_id: campaign.id, storyboards: storyboards.length };
+      },
+    },
+  },
+
+  methods: {
+    /** One scene: each narration segment in its own voice, normalized, joined, padded to at least `minSeconds`. */
+    async speakScene(this: any, campaignId: string, language: LanguageCode, index: number, scene: ScriptScene, minSeconds: number, workDir: string) {
+      const segmentFiles: string[] = [];
+      for (const [n, segment] of scene.narration.entries()) {
+        if (!segment.text.trim()) continue;
+        const raw = path.join(workDir, `${language}-${index}-${n}.raw.wav`);
+        await this.speech.synthesize({ text: segment.text, language: segment.language, outFile: raw });
+        const clean = path.join(workDir, `${language}-${index}-${n}.wav`);
+        await normalizeAudio(raw, clean);
+        segmentFiles.push(clean);
+      }
+      const joined = path.join(workDir, `${language}-${index}.joined.wav`);
+      if (segmentFiles.length) await concatAudio(segmentFiles, joined);
+      const spokenSeconds = segmentFiles.length ? await measureDuration(joined) : 0;
+      const padMs = SCENE_PAUSE_MS + Math.max(0, minSeconds * 1000 - spokenSeconds * 1000 - SCENE_PAUSE_MS);
+      const file = path.join(workDir, `${language}-${index}.wav`);
+      if (segmentFiles.length) await normalizeAudio(joined, file, { padEndMs: padMs });
+      else await silence(file, Math.max(minSeconds, padMs / 1000));
+      return { file, durationSeconds: await measureDuration(file) };
+    },
+  } as any,
+};
+
+function round(seconds: number): number {
+  return Math.round(seconds * 1000) / 1000;
+}
+
+function isLight(hex: string): boolean {
+  const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+  return 0.299 * r + 0.587 * g + 0.114 * b > 200;
+}
+
+/** A scene with nothing to say still lasts: silence of the right format. */
+async function silence(file: string, seconds: number): Promise<void> {
+  const { execFile } = await import('node:child_process');
+  await new Promise<void>((resolve, reject) => execFile('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'anullsrc=r=48000:cl=mono', '-t', String(seconds), '-c:a', 'pcm_s16le', file], (err) => (err ? reject(err) : resolve())));
+}
+
+export default VoiceService;

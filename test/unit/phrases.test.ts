@@ -1,0 +1,234 @@
+import { SUPPORTED_LANGUAGES, type LanguageCode } from '../../config/catalog';
+import {
+  PHRASES, phrase, estimateSeconds, fitToSeconds, splitSentences, countUnits, displayLength,
+} from '../../lib/script/phrases';
+
+const SENTENCE_KEYS = ['intro', 'featuresLead', 'callToAction'] as const;
+const ALL_KEYS = [...SENTENCE_KEYS, 'ctaLabel'] as const;
+const texts = (lang: LanguageCode) => ALL_KEYS.map((k) => PHRASES[lang][k]);
+const filled = (lang: LanguageCode, key: (typeof ALL_KEYS)[number]) => phrase(lang, key, { name: 'Acme', domain: 'acme.io' });
+
+describe('PHRASES', () => {
+  test('cover exactly the supported languages, every field filled in', () => {
+    expect(Object.keys(PHRASES).sort()).toEqual([...SUPPORTED_LANGUAGES].sort());
+    for (const lang of SUPPORTED_LANGUAGES) {
+      const p = PHRASES[lang];
+      for (const t of texts(lang)) expect(t.trim().length).toBeGreaterThan(0);
+      expect(p.readingRate).toBeGreaterThan(0);
+      expect(['words', 'chars']).toContain(p.unit);
+      expect(['ltr', 'rtl']).toContain(p.direction);
+    }
+  });
+
+  test('{name} appears once in intro, {domain} once in callToAction, no other placeholders anywhere', () => {
+    for (const lang of SUPPORTED_LANGUAGES) {
+      const p = PHRASES[lang];
+      expect(p.intro.match(/\{name\}/g)).toHaveLength(1);
+      expect(p.callToAction.match(/\{domain\}/g)).toHaveLength(1);
+      expect(p.intro.replace('{name}', '')).not.toMatch(/[{}]/);
+      expect(p.callToAction.replace('{domain}', '')).not.toMatch(/[{}]/);
+      expect(p.featuresLead).not.toMatch(/[{}]/);
+      expect(p.ctaLabel).not.toMatch(/[{}]/);
+    }
+  });
+
+  test('each language is written in its own script', () => {
+    const every = (lang: LanguageCode, re: RegExp) => {
+      for (const t of texts(lang)) expect(t.replace(/\{\w+\}/g, '')).toMatch(re);
+    };
+    every('ja', /[\p{Script=Hiragana}\p{Script=Katakana}]/u);
+    every('ko', /\p{Script=Hangul}/u);
+    every('zh', /\p{Script=Han}/u);
+    every('ar', /\p{Script=Arabic}/u);
+    every('hi', /\p{Script=Devanagari}/u);
+    every('th', /\p{Script=Thai}/u);
+    every('ru', /\p{Script=Cyrillic}/u);
+    every('uk', /\p{Script=Cyrillic}/u);
+    // Simplified Chinese has no kana; Ukrainian uses і/ї/є/ґ and Russian does not.
+    for (const t of texts('zh')) expect(t).not.toMatch(/[\p{Script=Hiragana}\p{Script=Katakana}]/u);
+    expect(texts('uk').join(' ')).toMatch(/[іїєґ]/u);
+    expect(texts('ru').join(' ')).not.toMatch(/[іїєґ]/u);
+    // Vietnamese with its diacritics, Turkish with its letters.
+    expect(texts('vi').join(' ')).toMatch(/[ạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựđ]/u);
+    expect(texts('tr').join(' ')).toMatch(/[ışğçöüİ]/u);
+    // Latin-script languages use only Latin letters.
+    for (const lang of ['en', 'es', 'fr', 'de', 'pt', 'it', 'nl', 'pl', 'tr', 'id', 'vi', 'sv'] as const) {
+      for (const t of texts(lang)) {
+        for (const letter of t.replace(/\{\w+\}/g, '').match(/\p{L}/gu) ?? []) expect(letter).toMatch(/\p{Script=Latin}/u);
+      }
+    }
+  });
+
+  test('sentence conventions: terminators, separators, direction', () => {
+    for (const lang of SUPPORTED_LANGUAGES) {
+      const p = PHRASES[lang];
+      for (const key of SENTENCE_KEYS) {
+        if (lang === 'th') expect(p[key]).not.toMatch(/[.!?]$/);
+        else expect(p[key]).toMatch(/[.!?。！？।]$/u);
+      }
+      expect(p.ctaLabel).not.toMatch(/[.。।]$/u);
+      expect(displayLength(p.ctaLabel)).toBeLessThanOrEqual(24);
+      expect(p.direction).toBe(lang === 'ar' ? 'rtl' : 'ltr');
+    }
+    expect(PHRASES.ja.fullStop).toBe('。');
+    expect(PHRASES.zh.fullStop).toBe('。');
+    expect(PHRASES.ja.sentenceSeparator).toBe('');
+    expect(PHRASES.zh.sentenceSeparator).toBe('');
+    expect(PHRASES.hi.fullStop).toBe('।');
+    expect(PHRASES.th.fullStop).toBe('');
+    expect(PHRASES.th.sentenceSeparator).toBe(' ');
+    expect(PHRASES.en.fullStop).toBe('.');
+    expect(['ja', 'zh', 'th'].filter((l) => PHRASES[l as LanguageCode].unit === 'chars')).toEqual(['ja', 'zh', 'th']);
+    expect(SUPPORTED_LANGUAGES.filter((l) => PHRASES[l].unit === 'chars').sort()).toEqual(['ja', 'th', 'zh']);
+  });
+});
+
+describe('phrase()', () => {
+  test('fills placeholders', () => {
+    expect(phrase('en', 'intro', { name: 'Acme Cloud' })).toBe('Meet Acme Cloud.');
+    expect(phrase('en', 'callToAction', { domain: 'acme.io' })).toBe('Try it today at acme.io.');
+    expect(phrase('ja', 'callToAction', { domain: 'acme.io' })).toBe('今すぐacme.ioでお試しください。');
+    expect(phrase('ar', 'intro', { name: 'Acme' })).toContain('Acme');
+    expect(phrase('en', 'ctaLabel', {})).toBe('Start today');
+    for (const lang of SUPPORTED_LANGUAGES) {
+      for (const key of ALL_KEYS) expect(filled(lang, key)).not.toMatch(/[{}]/);
+    }
+  });
+
+  test('throws when a placeholder is missing', () => {
+    expect(() => phrase('en', 'intro', {})).toThrow(/\{name\}/);
+    expect(() => phrase('de', 'callToAction', { name: 'Acme' })).toThrow(/\{domain\}/);
+  });
+});
+
+describe('estimateSeconds', () => {
+  test('words per second for space-separated languages, punctuation not counted', () => {
+    expect(estimateSeconds('Meet Acme Cloud today.', 'en')).toBeCloseTo(4 / 2.5);
+    expect(estimateSeconds('Meet Acme Cloud today . — !', 'en')).toBeCloseTo(4 / 2.5);
+    expect(estimateSeconds('Das sind die wichtigsten Funktionen.', 'de')).toBeCloseTo(5 / 2.1);
+    expect(estimateSeconds('', 'en')).toBe(0);
+  });
+
+  test('characters per second for ja/zh/th, counting letters only (grapheme clusters for Thai)', () => {
+    expect(estimateSeconds('今すぐ始める', 'ja')).toBeCloseTo(6 / 7);
+    expect(estimateSeconds('今すぐ、始める。', 'ja')).toBeCloseTo(6 / 7);
+    expect(estimateSeconds('立即开始', 'zh')).toBeCloseTo(4 / 4.5);
+    // เริ่มเลย = เ ริ่ ม เ ล ย: 6 clusters, 8 code points.
+    expect(countUnits('เริ่มเลย', 'th')).toBe(6);
+    expect(estimateSeconds('เริ่มเลย', 'th')).toBeCloseTo(1);
+  });
+});
+
+const LONG: Record<LanguageCode, string> = Object.fromEntries(SUPPORTED_LANGUAGES.map((lang) => {
+  const p = PHRASES[lang];
+  const body = [filled(lang, 'intro'), filled(lang, 'featuresLead'), filled(lang, 'callToAction')];
+  return [lang, body.join(p.sentenceSeparator)];
+})) as Record<LanguageCode, string>;
+
+describe('fitToSeconds', () => {
+  test('returns the text unchanged (whitespace normalized) when it already fits', () => {
+    expect(fitToSeconds('  Meet   Acme. ', 'en', 10)).toBe('Meet Acme.');
+    expect(fitToSeconds(LONG.ja, 'ja', 60)).toBe(LONG.ja);
+  });
+
+  test('never exceeds the budget, in any language, at any budget', () => {
+    const extra: Partial<Record<LanguageCode, string>> = {
+      en: 'Upload your footage, pick a style, and Acme turns it into a polished video in minutes.',
+      de: 'Laden Sie Ihr Material hoch, wählen Sie einen Stil, und Acme macht daraus in wenigen Minuten ein fertiges Video.',
+      ja: '撮影した映像をアップロードしてスタイルを選ぶだけで、数分後には字幕付きの洗練された動画が完成します。',
+      zh: '我们的平台可以帮助您在几分钟内制作出专业的视频，并自动生成二十种语言的字幕。',
+      th: 'อัปโหลดวิดีโอของคุณแล้วรับวิดีโอโฆษณาพร้อมคำบรรยายยี่สิบภาษาภายในไม่กี่นาที',
+    };
+    for (const lang of SUPPORTED_LANGUAGES) {
+      const sep = PHRASES[lang].sentenceSeparator;
+      const text = [extra[lang] ?? '', LONG[lang]].filter(Boolean).join(sep);
+      for (let seconds = 0; seconds <= 12; seconds += 0.25) {
+        const out = fitToSeconds(text, lang, seconds);
+        expect(estimateSeconds(out, lang)).toBeLessThanOrEqual(seconds + 1e-9);
+      }
+    }
+  });
+
+  test('keeps whole sentences when at least one fits', () => {
+    const text = 'Meet Acme. Here is what it can do for your whole team. Try it today at acme.io.';
+    expect(fitToSeconds(text, 'en', 1)).toBe('Meet Acme.');
+    expect(fitToSeconds(text, 'en', 5)).toBe('Meet Acme. Here is what it can do for your whole team.');
+    const ja = 'Acmeをご紹介します。主な機能を見ていきましょう。今すぐacme.ioでお試しください。';
+    // 11 letters in the first sentence, 13 in the second: 24 / 7 = 3.43 s for both.
+    expect(fitToSeconds(ja, 'ja', 3.4)).toBe('Acmeをご紹介します。');
+    expect(fitToSeconds(ja, 'ja', 3.43 + 0.01)).toBe('Acmeをご紹介します。主な機能を見ていきましょう。');
+    expect(fitToSeconds(ja, 'ja', 2)).toBe('Acmeをご紹介します。');
+    expect(fitToSeconds(LONG.hi, 'hi', 2)).toBe(filled('hi', 'intro'));
+  });
+
+  test('never cuts mid-word in English or German', () => {
+    const cases: Array<[LanguageCode, string]> = [
+      ['en', 'Upload your footage, pick a style, and Acme turns it into a polished, ready-to-share video in minutes.'],
+      ['de', 'Wir bringen Ihre Produktvideos in wenigen Minuten auf das nächste Level, ganz ohne Vorkenntnisse.'],
+    ];
+    for (const [lang, text] of cases) {
+      const words = text.split(' ');
+      for (let seconds = 0.4; seconds < 8; seconds += 0.2) {
+        const out = fitToSeconds(text, lang, seconds);
+        if (!out) continue;
+        expect(out.endsWith('.')).toBe(true);
+        const outWords = out.slice(0, -1).split(' ');
+        outWords.forEach((w, i) => {
+          if (i < outWords.length - 1) expect(w).toBe(words[i]);
+          else expect(words[i]!.replace(/[,.]$/, '')).toBe(w.replace(/[,.]$/, ''));
+        });
+      }
+    }
+  });
+
+  test('prefers ending at a comma to ending on a dangling word', () => {
+    const text = 'Upload your footage, pick a style, and Acme turns it into a polished video in minutes.';
+    expect(fitToSeconds(text, 'en', 3)).toBe('Upload your footage, pick a style.');
+  });
+
+  test('Japanese: cuts after 。 when possible, otherwise after 、 or at a phrase boundary, never inside a Latin word', () => {
+    const long = '撮影した映像をアップロードしてスタイルを選ぶだけで、数分後には字幕付きの洗練された動画が完成します。';
+    const text = `${long}今すぐお試しください。`;
+    // 25 letters up to 、: a budget of 26 cuts there rather than inside 数分.
+    expect(fitToSeconds(text, 'ja', 26 / 7)).toBe('撮影した映像をアップロードしてスタイルを選ぶだけで。');
+    // 16: no 、 in reach, so the phrase boundary before スタイル (15), not ス|タイル (16) or アップ|ロード.
+    expect(fitToSeconds(text, 'ja', 16 / 7)).toBe('撮影した映像をアップロードして。');
+    expect(fitToSeconds(text, 'ja', 12 / 7)).toBe('撮影した映像を。');
+    const withDomain = '今すぐacme.ioにアクセスして、無料で始めてみてください。';
+    for (let seconds = 0.2; seconds < 3.5; seconds += 0.1) {
+      const cut = fitToSeconds(withDomain, 'ja', seconds);
+      expect(estimateSeconds(cut, 'ja')).toBeLessThanOrEqual(seconds + 1e-9);
+      if (!cut) continue;
+      expect(cut.endsWith('。')).toBe(true);
+      expect(withDomain.startsWith(cut.slice(0, -1))).toBe(true);
+      expect(cut).not.toMatch(/acm。|acme\.?i?。/);
+      expect(cut).not.toMatch(/、。/);
+    }
+  });
+
+  test('Thai: cuts at a word boundary, adds no full stop', () => {
+    const text = 'อัปโหลดวิดีโอของคุณแล้วรับวิดีโอโฆษณาพร้อมคำบรรยาย';
+    const out = fitToSeconds(text, 'th', 2);
+    expect(text.startsWith(out)).toBe(true);
+    expect(out.length).toBeGreaterThan(0);
+    const boundaries = new Set(Array.from(new Intl.Segmenter('th', { granularity: 'word' }).segment(text), (s) => s.index));
+    expect(boundaries.has(out.length)).toBe(true);
+  });
+
+  test('returns empty when nothing fits; rejects negative budgets', () => {
+    expect(fitToSeconds('Extraordinary.', 'en', 0.1)).toBe('');
+    expect(fitToSeconds('今すぐ', 'ja', 0)).toBe('');
+    expect(() => fitToSeconds('x', 'en', -1)).toThrow(RangeError);
+  });
+});
+
+describe('splitSentences', () => {
+  test('per script', () => {
+    expect(splitSentences('Meet Acme. Visit acme.io today! Really?', 'en')).toEqual(['Meet Acme.', 'Visit acme.io today!', 'Really?']);
+    expect(splitSentences('「すごい！」と言われます。次へ。', 'ja')).toEqual(['「すごい！」と言われます。', '次へ。']);
+    expect(splitSentences('速い！簡単！「今すぐ」。', 'ja')).toEqual(['速い！', '簡単！', '「今すぐ」。']);
+    expect(splitSentences('पेश है Acme। आइए देखें।', 'hi')).toEqual(['पेश है Acme।', 'आइए देखें।']);
+    expect(splitSentences('هل جربته؟ جرّبه اليوم.', 'ar')).toEqual(['هل جربته؟', 'جرّبه اليوم.']);
+    expect(splitSentences('ขอแนะนำ Acme มาดูกัน', 'th')).toEqual(['ขอแนะนำ', 'Acme', 'มาดูกัน']);
+  });
+});
