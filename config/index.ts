@@ -62,6 +62,9 @@ export interface AppConfig {
   campaignMaxDurationMs: number;
   idempotencyTtlMs: number;
   maxBodyBytes: number;
+  /** Seconds between heartbeats, and without one before a node counts as gone (its work is then redone elsewhere). */
+  heartbeatIntervalSeconds: number;
+  heartbeatTimeoutSeconds: number;
   logLevel: string;
   nodeID?: string;
   namespace: string;
@@ -158,6 +161,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     campaignMaxDurationMs: parseDuration(env.CAMPAIGN_MAX_DURATION || '30m', 'CAMPAIGN_MAX_DURATION'),
     idempotencyTtlMs: 24 * 3_600_000,
     maxBodyBytes: 64 * 1024,
+    heartbeatIntervalSeconds: parseInteger(env.HEARTBEAT_INTERVAL, 'HEARTBEAT_INTERVAL', 1, 1),
+    heartbeatTimeoutSeconds: parseInteger(env.HEARTBEAT_TIMEOUT, 'HEARTBEAT_TIMEOUT', 6, 2),
     logLevel: env.LOG_LEVEL || 'info',
     nodeID: env.NODE_ID || undefined,
     namespace: env.NAMESPACE || 'campaign-video',

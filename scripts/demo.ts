@@ -82,7 +82,8 @@ async function main(): Promise<void> {
 
     const url = `/api/v1/campaigns/${created.body.campaign_id}`;
     let read = await api(base, 'GET', url, key);
-    for (let i = 0; i < 240 && read.body.status === 'collecting'; i += 1) {
+    // Until the renderer's door: capture, processing, scripting and voiceover run in the background.
+    for (let i = 0; i < 360 && !['rendering', 'review', 'failed'].includes(read.body.status); i += 1) {
       await new Promise((resolve) => setTimeout(resolve, 500));
       read = await api(base, 'GET', url, key);
     }
@@ -95,7 +96,17 @@ async function main(): Promise<void> {
       console.log(`  ${shots.length} screenshots in ${captureDir}:`);
       console.log(`    ${shots.join(' ')}`);
     }
-    console.log('  The campaign now waits in "processing": the script, voice and render stages are not built yet (see README, "What exists").');
+    const db = path.join(root, process.env.DATA_DIR ?? 'data', 'campaigns.sqlite');
+    const { stdout: boards } = await run('sqlite3', ['-json', db, `SELECT document FROM storyboards WHERE campaign_id = '${created.body.campaign_id}'`]).catch(() => ({ stdout: '[]' }));
+    for (const { document } of JSON.parse(boards || '[]') as Array<{ document: string }>) {
+      const board = JSON.parse(document);
+      console.log(`  storyboard ${board.language}/${board.platform} (${board.scriptSource}), ${board.totalSeconds.toFixed(1)} s, font ${board.font}:`);
+      for (const scene of board.scenes) {
+        const said = scene.narration.map((n: { text: string; language: string }) => `${n.text}${n.language !== board.language ? ` [${n.language}]` : ''}`).join(' ');
+        console.log(`    ${scene.startSeconds.toFixed(1).padStart(5)} s  ${scene.kind.padEnd(7)} ${said}`);
+      }
+    }
+    console.log('  The campaign waits at the renderer\'s door ("rendering"): rendering, webhooks and publish are not built yet (README, "What exists").');
     console.log(`✔ demo finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   } finally {
     stop();

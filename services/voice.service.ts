@@ -13,8 +13,8 @@ import { buildCues, toWebVtt } from '../lib/captions';
 import type { CampaignScript, Video } from '../lib/db/models';
 import { notFound, stageFailure } from '../lib/errors';
 import { CLOSING_SECONDS, TITLE_SECONDS, type CampaignPlanDocument } from '../lib/script/analyze';
-import { PHRASES } from '../lib/script/phrases';
-import type { ScriptDocument, ScriptScene } from '../lib/script/writer';
+import { fitToSeconds, estimateSeconds, PHRASES } from '../lib/script/phrases';
+import { HERO_NARRATION_SECONDS, SCREEN_NARRATION_SECONDS, type ScriptDocument, type ScriptScene } from '../lib/script/writer';
 import { LocalFileStorage, type FileStorage } from '../lib/storage';
 import { fontFor, type Storyboard, type StoryboardScene } from '../lib/storyboard';
 import { concatAudio, measureDuration, normalizeAudio } from '../lib/voice/audio';
@@ -26,11 +26,13 @@ interface StageParams { campaign_id: string }
 /** The pause after each scene's last word, so scenes do not run into each other. */
 const SCENE_PAUSE_MS = 450;
 const MIN_SCREEN_SECONDS = 3;
+/** Longest speech per scene kind. A voice slower than the reading rate the script assumed is re-fitted to this. */
+const MAX_SPOKEN_SECONDS: Record<StoryboardScene['kind'], number> = { title: 4, screen: SCREEN_NARRATION_SECONDS + 1, closing: 5 };
 
 interface SpokenScene { kind: StoryboardScene['kind']; script: ScriptScene; audioKey: string; durationSeconds: number }
 
 type Methods = DbMethods & {
-  speakScene(campaignId: string, language: LanguageCode, index: number, scene: ScriptScene, minSeconds: number, workDir: string): Promise<{ file: string; durationSeconds: number }>;
+  speakScene(campaignId: string, language: LanguageCode, index: number, scene: ScriptScene, minSeconds: number, maxSeconds: number, workDir: string): Promise<{ file: string; durationSeconds: number; narration: ScriptScene['narration'] }>;
 };
 
 const VoiceService: ServiceSchema<{}, Methods> = {
@@ -71,11 +73,13 @@ const VoiceService: ServiceSchema<{}, Methods> = {
             const spoken: SpokenScene[] = [];
             const files: string[] = [];
             for (const [index, part] of parts.entries()) {
-              const { file, durationSeconds } = await this.speakScene(campaign.id, language, index, part.scene, part.min, workDir);
+              // Scene 1 is the hero screen, whose script may run longer (HERO_NARRATION_SECONDS).
+              const maxSeconds = index === 1 ? HERO_NARRATION_SECONDS + 1 : MAX_SPOKEN_SECONDS[part.kind];
+              const { file, durationSeconds, narration } = await this.speakScene(campaign.id, language, index, part.scene, part.min, maxSeconds, workDir);
               const audioKey = `campaigns/${campaign.id}/voice/${language}/scene-${index}.wav`;
               await this.storage.put(audioKey, await fs.readFile(file));
               files.push(file);
-              spoken.push({ kind: part.kind, script: part.scene, audioKey, durationSeconds });
+              spoken.push({ kind: part.kind, script: { ...part.scene, narration }, audioKey, durationSeconds });
             }
             const trackFile = path.join(workDir, `${language}-narration.wav`);
             await concatAudio(files, trackFile);
@@ -139,28 +143,64 @@ const VoiceService: ServiceSchema<{}, Methods> = {
   },
 
   methods: {
-    /** One scene: each narration segment in its own voice, normalized, joined, padded to at least `minSeconds`. */
-    async speakScene(this: any, campaignId: string, language: LanguageCode, index: number, scene: ScriptScene, minSeconds: number, workDir: string) {
-      const segmentFiles: string[] = [];
-      for (const [n, segment] of scene.narration.entries()) {
-        if (!segment.text.trim()) continue;
-        const raw = path.join(workDir, `${language}-${index}-${n}.raw.wav`);
-        await this.speech.synthesize({ text: segment.text, language: segment.language, outFile: raw });
-        const clean = path.join(workDir, `${language}-${index}-${n}.wav`);
-        await normalizeAudio(raw, clean);
-        segmentFiles.push(clean);
+    /**
+     * One scene: each narration segment in its own voice, normalized, joined, padded to at least `minSeconds`.
+     * Speech longer than `maxSeconds` is re-fitted to the voice's measured pace and spoken again (twice at most).
+     */
+    async speakScene(this: any, campaignId: string, language: LanguageCode, index: number, scene: ScriptScene, minSeconds: number, maxSeconds: number, workDir: string) {
+      let narration = scene.narration.filter((segment) => segment.text.trim());
+      let joined = path.join(workDir, `${language}-${index}.joined.wav`);
+      let spokenSeconds = 0;
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        const segmentFiles: string[] = [];
+        for (const [n, run] of narration.flatMap((segment) => speechRuns(segment.text, segment.language)).entries()) {
+          const raw = path.join(workDir, `${language}-${index}-${attempt}-${n}.raw.wav`);
+          await this.speech.synthesize({ text: run.text, language: run.language, outFile: raw });
+          const clean = path.join(workDir, `${language}-${index}-${attempt}-${n}.wav`);
+          await normalizeAudio(raw, clean);
+          segmentFiles.push(clean);
+        }
+        joined = path.join(workDir, `${language}-${index}-${attempt}.joined.wav`);
+        if (segmentFiles.length) await concatAudio(segmentFiles, joined);
+        spokenSeconds = segmentFiles.length ? await measureDuration(joined) : 0;
+        if (spokenSeconds <= maxSeconds) break;
+        // The voice is slower than the script assumed: keep the share of text it can say in time.
+        const ratio = (maxSeconds / spokenSeconds) * 0.95;
+        const shorter = narration.map((segment) => ({
+          ...segment, text: fitToSeconds(segment.text, segment.language, estimateSeconds(segment.text, segment.language) * ratio),
+        })).filter((segment) => segment.text.trim());
+        if (shorter.length === 0 || shorter.every((segment, i) => segment.text === narration[i]?.text)) break;
+        narration = shorter;
       }
-      const joined = path.join(workDir, `${language}-${index}.joined.wav`);
-      if (segmentFiles.length) await concatAudio(segmentFiles, joined);
-      const spokenSeconds = segmentFiles.length ? await measureDuration(joined) : 0;
       const padMs = SCENE_PAUSE_MS + Math.max(0, minSeconds * 1000 - spokenSeconds * 1000 - SCENE_PAUSE_MS);
       const file = path.join(workDir, `${language}-${index}.wav`);
-      if (segmentFiles.length) await normalizeAudio(joined, file, { padEndMs: padMs });
+      if (spokenSeconds > 0) await normalizeAudio(joined, file, { padEndMs: padMs });
       else await silence(file, Math.max(minSeconds, padMs / 1000));
-      return { file, durationSeconds: await measureDuration(file) };
+      return { file, durationSeconds: await measureDuration(file), narration };
     },
   } as any,
 };
+
+const LATIN_RUN = /[A-Za-z][A-Za-z0-9+&'’.-]*(?:\s+[A-Za-z0-9][A-Za-z0-9+&'’.-]*)*/g;
+
+/**
+ * Japanese and Chinese voices spell Latin words letter by letter ("A-C-M-E"): product names and other
+ * Latin runs inside them are spoken by the English voice instead.
+ */
+export function speechRuns(text: string, language: LanguageCode): Array<{ text: string; language: LanguageCode }> {
+  if (language !== 'ja' && language !== 'zh') return [{ text, language }];
+  const runs: Array<{ text: string; language: LanguageCode }> = [];
+  let last = 0;
+  for (const match of text.matchAll(LATIN_RUN)) {
+    const before = text.slice(last, match.index);
+    if (/[^\s\p{P}]/u.test(before)) runs.push({ text: before, language });
+    runs.push({ text: match[0], language: 'en' });
+    last = match.index! + match[0].length;
+  }
+  const rest = text.slice(last);
+  if (/[^\s\p{P}]/u.test(rest)) runs.push({ text: rest, language });
+  return runs.length ? runs : [{ text, language }];
+}
 
 function round(seconds: number): number {
   return Math.round(seconds * 1000) / 1000;

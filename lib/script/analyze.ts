@@ -36,12 +36,13 @@ export interface CampaignPlanDocument {
 /** Headings that belong to page furniture, not to the product. */
 const FURNITURE = /^(product|company|legal|resources|support|contact|about( us)?|pricing|privacy|cookies?|terms|blog|careers|menu|navigation|we value your privacy|cookie (settings|preferences)|sign in|log in)$/i;
 
-export const SECONDS_PER_SCREEN = 5;
+export const SECONDS_PER_SCREEN = 6;
 export const TITLE_SECONDS = 3;
 export const CLOSING_SECONDS = 3.5;
 
 export function sentences(text: string): string[] {
-  return text.split(/(?<=[.!?。！？])\s+|\n+/).map((s) => s.replace(/\s+/g, ' ').trim()).filter((s) => s.length > 1);
+  // CJK full stops end a sentence with no space after them.
+  return text.split(/(?<=[.!?])\s+|(?<=[。！？])|\n+/).map((s) => s.replace(/\s+/g, ' ').trim()).filter((s) => s.length > 1);
 }
 
 /** The sentence after a heading in the main text: what the section says about itself. */

@@ -6,7 +6,7 @@
 import type { LanguageCode } from '../../config/catalog';
 import type { NarrationSegment, ScriptSource } from '../storyboard';
 import type { Translator } from '../translate';
-import { fitToSeconds, phrase } from './phrases';
+import { estimateSeconds, fitToSeconds, phrase, splitSentences } from './phrases';
 import { keyFacts, SECONDS_PER_SCREEN, type CampaignPlanDocument, type CapturedText, type KeyFacts } from './analyze';
 
 export interface ScriptScene { onScreenText: string; narration: NarrationSegment[] }
@@ -22,20 +22,35 @@ export interface ScriptDocument {
 
 export interface CapturedVariant { variant: string; url: string; language: string | null; text: CapturedText }
 
-/** A screen reads for at most this long, so the voice fits the scene. */
-const SCREEN_NARRATION_SECONDS = SECONDS_PER_SCREEN - 0.8;
+/** A screen's narration is written for this long (at the language's reading rate); the voice stage enforces it on the real audio. */
+export const SCREEN_NARRATION_SECONDS = SECONDS_PER_SCREEN + 0.5;
+/** The hero carries the page's promise, the line that matters most: it may run longer. */
+export const HERO_NARRATION_SECONDS = SCREEN_NARRATION_SECONDS + 2;
 
-/** What each screen says, in the facts' own language: the hero its promise, the others one feature each. */
-function screenTexts(plan: CampaignPlanDocument, facts: KeyFacts): Array<{ onScreen: string; narration: string }> {
+/**
+ * What each screen may say, best first, in the facts' own language. The screen already shows its headline
+ * (on-screen text), so the voice prefers what it does not: the value proposition on the hero, a feature's
+ * detail after; the headline itself is the fallback when those do not fit the scene whole.
+ */
+function screenTexts(plan: CampaignPlanDocument, facts: KeyFacts, language: LanguageCode): Array<{ onScreen: string; candidates: string[]; seconds: number }> {
+  const firstSentence = (text: string) => splitSentences(text, language)[0] ?? text;
   return plan.scenes.map((scene) => {
     const feature = scene.feature === null ? undefined : facts.features[scene.feature];
-    if (!feature) return { onScreen: facts.headline, narration: `${facts.headline}. ${facts.valueProposition}` };
-    return { onScreen: feature.title, narration: feature.detail ? `${feature.title}. ${feature.detail}` : feature.title };
+    if (!feature) {
+      return { onScreen: facts.headline, candidates: [facts.valueProposition, firstSentence(facts.valueProposition), facts.headline].filter(Boolean), seconds: HERO_NARRATION_SECONDS };
+    }
+    return { onScreen: feature.title, candidates: [feature.detail, feature.title].filter(Boolean), seconds: SCREEN_NARRATION_SECONDS };
   });
 }
 
+/** The first candidate that can be said whole in `seconds`; only when none can, the last one cut to fit. */
+function fitting(candidates: string[], language: LanguageCode, seconds: number): string {
+  const whole = candidates.find((text) => estimateSeconds(tidy(text), language) <= seconds);
+  return whole ?? candidates[candidates.length - 1];
+}
+
 function tidy(text: string): string {
-  return text.replace(/\.\s*\./g, '.').replace(/([。！？])\./g, '$1').replace(/\s+/g, ' ').trim();
+  return text.replace(/\s+/g, ' ').trim();
 }
 
 export async function writeScript(
@@ -57,21 +72,21 @@ export async function writeScript(
 
   if (localized) {
     const facts = keyFacts(localized.text, localized.url);
-    const texts = screenTexts(plan, { ...facts, features: facts.features.length ? facts.features : plan.facts.features });
+    const texts = screenTexts(plan, { ...facts, features: facts.features.length ? facts.features : plan.facts.features }, language);
     return {
       language, source: 'localized_page', title: intro,
-      screens: texts.map((t) => ({ onScreenText: t.onScreen, narration: [say(t.narration, language)] })),
+      screens: texts.map((t) => ({ onScreenText: t.onScreen, narration: [say(fitting(t.candidates, language, t.seconds), language, t.seconds)] })),
       closing: { onScreenText: facts.callToAction ?? ctaLabel, ctaLabel: facts.callToAction ?? ctaLabel, narration: closingNarration },
     };
   }
 
-  const texts = screenTexts(plan, plan.facts);
+  const texts = screenTexts(plan, plan.facts, sourceLanguage);
   if (translator) {
-    const flat = texts.flatMap((t) => [t.onScreen, t.narration]);
+    const flat = texts.flatMap((t) => [t.onScreen, fitting(t.candidates, sourceLanguage, t.seconds)]);
     const translated = await translator.translate(flat, sourceLanguage, language);
     return {
       language, source: 'translated', title: intro,
-      screens: texts.map((_, i) => ({ onScreenText: translated[i * 2], narration: [say(translated[i * 2 + 1], language)] })),
+      screens: texts.map((t, i) => ({ onScreenText: translated[i * 2], narration: [say(translated[i * 2 + 1], language, t.seconds)] })),
       closing: { onScreenText: ctaLabel, ctaLabel, narration: closingNarration },
     };
   }
@@ -80,7 +95,7 @@ export async function writeScript(
   // target language, each spoken by its own language's voice. script_source says so.
   return {
     language, source: 'source_text', title: intro,
-    screens: texts.map((t) => ({ onScreenText: t.onScreen, narration: [say(t.narration, sourceLanguage)] })),
+    screens: texts.map((t) => ({ onScreenText: t.onScreen, narration: [say(fitting(t.candidates, sourceLanguage, t.seconds), sourceLanguage, t.seconds)] })),
     closing: { onScreenText: ctaLabel, ctaLabel, narration: closingNarration },
   };
 }

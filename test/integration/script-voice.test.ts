@@ -51,12 +51,16 @@ describe('scripts and voice from the fixture site', () => {
     const scripts = Object.fromEntries((await h.sql('SELECT language, script FROM campaign_scripts WHERE campaign_id = $1', [id])).map((r) => [r.language, r.script]));
     const spoken = (lang: string) => [scripts[lang].title, ...scripts[lang].screens, scripts[lang].closing].flatMap((s: any) => s.narration);
     // ja and ko speak their own pages' words; fr frames the English page text with French phrases, each in its own voice.
-    expect(spoken('ja').map((n: any) => n.text).join(' ')).toMatch(/チームが本当に読むダッシュボード/);
+    const [jaPage] = await h.sql('SELECT text FROM page_captures WHERE campaign_id = $1 AND variant = $2', [id, 'ja']);
+    expect(spoken('ja').map((n: any) => n.text).join(' ')).toContain(jaPage.text.description.slice(0, 12));
+    expect(scripts.ja.screens[0].onScreenText).toBe('チームが本当に読むダッシュボード');
     expect(spoken('ja').every((n: any) => n.language === 'ja')).toBe(true);
     expect(spoken('ko').map((n: any) => n.text).join(' ')).toMatch(/[\uac00-\ud7af]/);
     expect(scripts.fr.title.narration[0]).toMatchObject({ language: 'fr' });
     expect(scripts.fr.closing.narration[0]).toMatchObject({ language: 'fr' });
-    expect(scripts.fr.screens[0].narration[0]).toMatchObject({ language: 'en', text: expect.stringMatching(/Dashboards your team will actually read/) });
+    expect(scripts.fr.screens[0].narration[0]).toMatchObject({ language: 'en', text: expect.stringMatching(/^Acme Analytics turns your product/) });
+    // The hero's voice says the page's promise, not just the headline already on screen.
+    for (const lang of ['en', 'ja', 'ko', 'fr']) expect(scripts[lang].screens[0].narration[0].text).not.toBe(scripts[lang].screens[0].onScreenText);
 
     const rows = await h.sql('SELECT s.document, v.language, v.platform FROM storyboards s JOIN videos v ON v.id = s.video_id WHERE s.campaign_id = $1', [id]);
     expect(rows).toHaveLength(8);
