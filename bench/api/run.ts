@@ -15,17 +15,11 @@ import autocannon from 'autocannon';
 import { presentCampaign } from '../../lib/campaign-view';
 import { startHarness, TEST_DATABASE_URL, type Harness } from '../../test/support/harness';
 import { hashApiKey } from '../../lib/auth';
+import { positiveInteger } from '../support';
 
 const UNLIMITED = 10_000_000;
 const WARMUP_SECONDS = 2;
 
-function positiveInteger(name: string, fallback: number): number {
-  const text = process.env[name];
-  if (text === undefined || text === '') return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name}: "${text}" must be a positive integer`);
-  return value;
-}
 
 const connections = positiveInteger('BENCH_CONNECTIONS', 20);
 const duration = positiveInteger('BENCH_DURATION', 10);

@@ -13,6 +13,7 @@ import { DESKTOP, makePresentable, openPage, readText, shootScreens } from '../.
 import { refusalReason } from '../../lib/capture/refusal';
 import { EgressProxy, type EgressDecision } from '../../lib/egress-proxy';
 import { startFixtureSite, type FixtureSite } from '../../test/fixtures/site/server';
+import { positiveInteger } from '../support';
 
 const CHROMIUM = '/usr/bin/chromium';
 const WARMUP_RUNS = 3;
@@ -26,13 +27,6 @@ const SCROLL_PAUSE_MS = 60; // makePresentable: setTimeout(60) per scroll step
 const PRESENT_IDLE_MS = 300; // makePresentable: waitForNetworkIdle({ idleTime: 300 })
 const SHOT_PAUSE_MS = 120; // shootScreens: setTimeout(120) before each shot
 
-function positiveInteger(name: string, fallback: number): number {
-  const text = process.env[name];
-  if (text === undefined || text === '') return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name}: "${text}" must be a positive integer`);
-  return value;
-}
 
 const N = positiveInteger('BENCH_PAGES', 15);
 

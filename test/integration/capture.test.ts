@@ -3,20 +3,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startHarness, type Harness } from '../support/harness';
 import { startSink, type Sink } from '../fixtures/site/server';
+import { waitFor } from '../support/wait';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { createCanvas, loadImage } = require('canvas') as typeof import('canvas');
 
 const limits = { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000 };
 
-async function waitFor<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (accept(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 /** Pixels within `tolerance` of an RGB colour in a region of a PNG. */
 async function countPixels(png: Buffer, [r, g, b]: [number, number, number], region: { x: number; y: number; w: number; h: number }, tolerance = 16): Promise<number> {

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { startHarness, type Harness } from '../support/harness';
+import { waitFor } from '../support/wait';
 
 let h: Harness;
 beforeAll(async () => {
@@ -12,14 +13,6 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.stop());
 
-async function waitFor<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (accept(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 test('a campaign goes from collecting to processing with screens and text stored; the capture runs on its own node', async () => {
   expect(h.api.getLocalService('campaigns')).toBeUndefined();

@@ -10,16 +10,12 @@ import { parseWebVtt } from '../../lib/captions';
 import type { Storyboard } from '../../lib/storyboard';
 import { startHarness, type Harness } from '../support/harness';
 import { startOpenAIImitation } from '../support/openai-imitation';
+import { waitFor } from '../support/wait';
 
 const limits = { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000 };
 
-async function waitForStatus(h: Harness, key: string, id: string, done: (status: string) => boolean, timeoutMs = 150_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await h.request('GET', `/api/v1/campaigns/${id}`, { key });
-    if (done(res.body.status) || Date.now() > deadline) return res;
-    await new Promise((resolve) => setTimeout(resolve, 300));
-  }
+function waitForStatus(h: Harness, key: string, id: string, done: (status: string) => boolean, timeoutMs = 150_000) {
+  return waitFor(() => h.request('GET', `/api/v1/campaigns/${id}`, { key }), (res) => done(res.body.status), timeoutMs, 300);
 }
 
 function probeSeconds(file: string): number {
