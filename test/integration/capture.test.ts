@@ -212,3 +212,20 @@ describe('attack table: the browser reaches no private address (ALLOW_PRIVATE_NE
     expect(sink.hits).toEqual([]);
   });
 });
+
+describe('browser recycling', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ config: { rateLimits: limits, pipelinePaused: true, capturePagesPerBrowser: 2 } });
+  });
+  afterAll(async () => h?.stop());
+
+  test('the pooled browser is relaunched after CAPTURE_PAGES_PER_BROWSER pages, and captures go on', async () => {
+    const first = await h.call('capture.health');
+    for (let i = 0; i < 5; i += 1) await expect(h.call('capture.check', { url: h.pageUrl })).resolves.toMatchObject({ status: 200 });
+    const after = await h.call('capture.health');
+    // 5 pages at 2 per browser: the check pool's browser was replaced twice.
+    expect(after.browser_launches - first.browser_launches).toBe(2);
+    expect(after.check_browser_pid).not.toBe(first.check_browser_pid);
+  }, 60_000);
+});
