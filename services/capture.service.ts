@@ -127,7 +127,7 @@ const CaptureService: ServiceSchema<{}, Methods> = {
       if (!campaign) throw notFound();
       // Redone from scratch when retried: same keys, rows replaced in one transaction.
       const source = await this.captureVariant(campaign.id, 'source', campaign.url, true);
-      const variants = [{ variant: 'source', url: campaign.url, ...source, brandShots: source.shots }];
+      const variants = [{ variant: 'source', url: campaign.url, ...source }];
       const sourceLanguage = (source.text.language ?? '').toLowerCase().split('-')[0];
       for (const language of campaign.languages as string[]) {
         if (language === sourceLanguage) continue;
@@ -135,7 +135,7 @@ const CaptureService: ServiceSchema<{}, Methods> = {
         if (!alternate) continue;
         try {
           const localized = await this.captureVariant(campaign.id, language, alternate.href, false);
-          variants.push({ variant: language, url: alternate.href, ...localized, brandShots: [] });
+          variants.push({ variant: language, url: alternate.href, ...localized });
         } catch (err) {
           this.logger.warn(`campaign ${campaign.id}: localized page ${alternate.href} not captured: ${(err as Error).message}`);
         }

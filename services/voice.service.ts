@@ -18,6 +18,7 @@ import { HERO_NARRATION_SECONDS, SCREEN_NARRATION_SECONDS, type ScriptDocument, 
 import { LocalFileStorage, type FileStorage } from '../lib/storage';
 import { fontFor, type Storyboard, type StoryboardScene } from '../lib/storyboard';
 import { concatAudio, measureDuration, normalizeAudio } from '../lib/voice/audio';
+import { run } from '../lib/voice/exec';
 import { createSpeechProvider, SpeechProviderError, type SpeechProvider } from '../lib/voice/tts';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 
@@ -213,8 +214,7 @@ function isLight(hex: string): boolean {
 
 /** A scene with nothing to say still lasts: silence of the right format. */
 async function silence(file: string, seconds: number): Promise<void> {
-  const { execFile } = await import('node:child_process');
-  await new Promise<void>((resolve, reject) => execFile('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'anullsrc=r=48000:cl=mono', '-t', String(seconds), '-c:a', 'pcm_s16le', file], (err) => (err ? reject(err) : resolve())));
+  await run('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'anullsrc=r=48000:cl=mono', '-t', String(seconds), '-c:a', 'pcm_s16le', file], { timeoutMs: 30_000 });
 }
 
 export default VoiceService;

@@ -32,6 +32,16 @@ const redisLimiter = (opts: { windowMs?: number; url?: string; commandTimeoutMs?
 const memoryLimiter = (opts: { windowMs?: number; now?: () => number } = {}) => track(new MemoryRateLimiter(opts));
 /** A layer key unique to one test. */
 const uniq = (name: string) => `${name}:${randomUUID()}`;
+/** A TCP proxy in front of the test Redis, so a test can cut and restore the connection; returns its redis:// URL. */
+async function proxiedRedis(): Promise<{ proxy: TcpProxy; url: string }> {
+  const target = new URL(REDIS_URL);
+  const proxy = new TcpProxy(target.hostname, Number(target.port || 6379));
+  await proxy.start();
+  const url = new URL(REDIS_URL);
+  url.hostname = '127.0.0.1';
+  url.port = String(proxy.port);
+  return { proxy, url: url.toString() };
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function keysWithPrefix(): Promise<string[]> {
@@ -335,14 +345,9 @@ describe('RedisRateLimiter', () => {
   });
 
   it('fails closed while Redis is gone and recovers when it comes back', async () => {
-    const target = new URL(REDIS_URL);
-    const proxy = new TcpProxy(target.hostname, Number(target.port || 6379));
-    await proxy.start();
+    const { proxy, url } = await proxiedRedis();
     try {
-      const url = new URL(REDIS_URL);
-      url.hostname = '127.0.0.1';
-      url.port = String(proxy.port);
-      const limiter = redisLimiter({ url: url.toString() });
+      const limiter = redisLimiter({ url });
       const key = uniq('outage');
       expect((await limiter.check([{ key, limit: 5 }])).allowed).toBe(true);
 
@@ -370,14 +375,9 @@ describe('RedisRateLimiter', () => {
   });
 
   it('fails within commandTimeoutMs when Redis stops answering', async () => {
-    const target = new URL(REDIS_URL);
-    const proxy = new TcpProxy(target.hostname, Number(target.port || 6379));
-    await proxy.start();
+    const { proxy, url } = await proxiedRedis();
     try {
-      const url = new URL(REDIS_URL);
-      url.hostname = '127.0.0.1';
-      url.port = String(proxy.port);
-      const limiter = redisLimiter({ url: url.toString(), commandTimeoutMs: 300 });
+      const limiter = redisLimiter({ url, commandTimeoutMs: 300 });
       const key = uniq('hang');
       expect((await limiter.check([{ key, limit: 5 }])).layers[0]!.remaining).toBe(4);
 
