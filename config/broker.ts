@@ -1,7 +1,10 @@
 /** Broker options shared by moleculer-runner (moleculer.config.ts), the admin tool, tests and benchmarks. */
 import type { BrokerOptions } from 'moleculer';
 import type { AppConfig } from './index';
+import { replCommands } from '../lib/repl-commands';
 import { AjvValidator } from '../lib/validator';
+// Registers the render-slot strategy by name: every node that learns of renderer.renderVideo must know it.
+import '../lib/render/slots';
 
 export function brokerOptions(app: AppConfig): BrokerOptions {
   return {
@@ -18,6 +21,9 @@ export function brokerOptions(app: AppConfig): BrokerOptions {
     requestTimeout: 0,
     retryPolicy: { enabled: true, retries: 3, delay: 200, maxDelay: 2000, factor: 2, check: (err: any) => !!err?.retryable },
     registry: { strategy: 'RoundRobin', preferLocal: true },
+    // Read by GET /metrics (lib/metrics.ts); no reporter of Moleculer's own, so no extra port.
+    metrics: { enabled: true },
+    replOptions: { customCommands: replCommands() },
     app,
   };
 }

@@ -19,6 +19,8 @@ export interface AppConfig {
   port: number;
   publicBaseUrl: string;
   dataDir: string;
+  /** A directory every node mounts: nodes then read and write files there instead of through the `files` service. */
+  sharedFilesDir?: string;
   /** postgres://… ; unset means an SQLite file in dataDir. */
   databaseUrl?: string;
   /** PostgreSQL schema to use (tests give each run its own). */
@@ -32,8 +34,20 @@ export interface AppConfig {
   services?: string[];
   allowPrivateNetwork: boolean;
   webhookRetryDelaysMs: number[];
+  /** How often the dispatcher looks for due webhook deliveries (new ones are also sent at once). */
+  webhookPollMs: number;
+  /** A campaign actor holds a campaign this long without renewing; after that another actor takes it over. */
+  campaignLeaseMs: number;
+  /** How often the actor looks for campaigns past their deadline or without a live lease. */
+  campaignSweepMs: number;
   renderQuality: 'full' | 'draft';
   renderConcurrency: number;
+  /** The render's process tree (editly, ffmpeg) is killed above this, and the render retried elsewhere. */
+  renderMemoryLimitBytes: number;
+  /** One render's time limit. */
+  renderTimeoutMs: number;
+  /** Renders of one video that may fail (on different nodes where there are several) before the video fails. */
+  renderAttempts: number;
   fileUrlTtlMs: number;
   signingKey?: string;
   /** Peers whose X-Forwarded-For is believed (IPs or CIDRs). */
@@ -79,6 +93,15 @@ export function parseDuration(text: string, name: string): number {
   return Math.round(Number(match[1]) * UNITS[match[2] ?? 'ms']);
 }
 
+const BYTE_UNITS: Record<string, number> = { '': 1, k: 2 ** 10, m: 2 ** 20, g: 2 ** 30 };
+
+/** "1.5g" → 1610612736; units k, m, g (binary). */
+export function parseBytes(text: string, name: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([kmg]?)i?b?\s*$/i.exec(text);
+  if (!match) throw new Error(`${name}: "${text}" is not a size (examples: 512m, 2g)`);
+  return Math.round(Number(match[1]) * BYTE_UNITS[match[2].toLowerCase()]);
+}
+
 function parseInteger(text: string | undefined, name: string, fallback: number, min = 0): number {
   if (text === undefined || text === '') return fallback;
   const value = Number(text);
@@ -118,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     port,
     publicBaseUrl: (env.PUBLIC_BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
     dataDir: path.resolve(env.DATA_DIR || './data'),
+    sharedFilesDir: env.SHARED_FILES_DIR ? path.resolve(env.SHARED_FILES_DIR) : undefined,
     databaseUrl: env.DATABASE_URL || undefined,
     databaseSchema: env.DATABASE_SCHEMA || undefined,
     transporter: env.TRANSPORTER || undefined,
@@ -126,8 +150,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     services: env.SERVICES && env.SERVICES !== 'all' ? list(env.SERVICES) : undefined,
     allowPrivateNetwork: parseBoolean(env.ALLOW_PRIVATE_NETWORK, 'ALLOW_PRIVATE_NETWORK'),
     webhookRetryDelaysMs: list(env.WEBHOOK_RETRY_DELAYS || '30s,5m').map((item) => parseDuration(item, 'WEBHOOK_RETRY_DELAYS')),
+    webhookPollMs: parseDuration(env.WEBHOOK_POLL_INTERVAL || '1s', 'WEBHOOK_POLL_INTERVAL'),
+    campaignLeaseMs: parseDuration(env.CAMPAIGN_LEASE || '30s', 'CAMPAIGN_LEASE'),
+    campaignSweepMs: parseDuration(env.CAMPAIGN_SWEEP_INTERVAL || '5s', 'CAMPAIGN_SWEEP_INTERVAL'),
     renderQuality,
     renderConcurrency: parseInteger(env.RENDER_CONCURRENCY, 'RENDER_CONCURRENCY', 1, 1),
+    renderMemoryLimitBytes: parseBytes(env.RENDER_MEMORY_LIMIT || '2g', 'RENDER_MEMORY_LIMIT'),
+    renderTimeoutMs: parseDuration(env.RENDER_TIMEOUT || '10m', 'RENDER_TIMEOUT'),
+    renderAttempts: parseInteger(env.RENDER_ATTEMPTS, 'RENDER_ATTEMPTS', 3, 1),
     fileUrlTtlMs: parseDuration(env.FILE_URL_TTL || '7d', 'FILE_URL_TTL'),
     signingKey: env.SIGNING_KEY || undefined,
     trustedProxies: list(env.TRUSTED_PROXIES),

@@ -40,7 +40,7 @@ export const STAGE_ACTIONS: Record<GeneratingState, string> = {
   processing: 'script.analyze',
   scripting: 'script.write',
   voiceover: 'voice.speak',
-  rendering: 'renderer.renderCampaign',
+  rendering: 'rendering.renderCampaign',
 };
 
 export function canTransition(from: string, to: string): boolean {

@@ -6,10 +6,12 @@ export interface CampaignRow {
 }
 export interface VideoRow {
   id: string; platform: string; language: string; status: string; duration_seconds?: number | null;
-  published_at?: Date | string | null; script_source?: string | null;
+  published_at?: Date | string | null; script_source?: string | null; file_key?: string | null; captions_key?: string | null;
 }
+export type VideoLinks = (video: VideoRow) => { file_url: string | null; captions_url: string | null };
 
-export function presentCampaign(campaign: CampaignRow, videos: VideoRow[]): Record<string, unknown> {
+/** `links` signs a video's download links (lib/signing.ts); without it every link is null. */
+export function presentCampaign(campaign: CampaignRow, videos: VideoRow[], links?: VideoLinks): Record<string, unknown> {
   const order = (v: VideoRow) => campaign.languages.indexOf(v.language) * 100 + campaign.platforms.indexOf(v.platform);
   const body: Record<string, unknown> = {
     success: true,
@@ -26,9 +28,7 @@ export function presentCampaign(campaign: CampaignRow, videos: VideoRow[]): Reco
       platform: video.platform,
       language: video.language,
       status: video.status,
-      // Download and captions links exist once rendering does; until a video is ready they are null by contract.
-      file_url: null,
-      captions_url: null,
+      ...(links ? links(video) : { file_url: null, captions_url: null }),
       duration_seconds: video.duration_seconds ?? null,
       published_at: video.published_at ? new Date(video.published_at).toISOString() : null,
       script_source: video.script_source ?? null,

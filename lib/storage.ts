@@ -1,36 +1,79 @@
 /**
- * Where captured screenshots (and later audio and videos) are kept: one interface, keyed by paths
- * like `campaigns/<id>/capture/desktop-0.png`. The local implementation writes under DATA_DIR/files;
- * moving files between nodes comes with render nodes (issue 5).
+ * Where screenshots, audio, captions and videos are kept: one interface, keyed by paths like
+ * `campaigns/<id>/capture/desktop-0.png`.
+ *
+ * - LocalFileStorage: a directory (DATA_DIR/files, or SHARED_FILES_DIR that every node mounts).
+ * - BrokerFileStorage: a node that shares no disk with the file store reaches it through the `files`
+ *   service (services/files.service.ts) with Moleculer streams, over whatever transporter joins the nodes.
+ *
+ * `storageFor(broker)` picks the right one for a node. Every write is all-or-nothing: a reader never
+ * sees half a file, and a retried write replaces the old file whole.
  */
+import { createReadStream, createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import crypto from 'node:crypto';
+import type { ServiceBroker } from 'moleculer';
+import { configOf } from '../config';
+
+export interface FileStat { size: number; mtimeMs: number }
+/** Inclusive byte range, as in HTTP Range. */
+export interface ByteRange { start: number; end: number }
 
 export interface FileStorage {
   put(key: string, data: Buffer): Promise<void>;
   get(key: string): Promise<Buffer>;
   exists(key: string): Promise<boolean>;
+  /** null when there is no such file. */
+  stat(key: string): Promise<FileStat | null>;
+  /** The file's bytes (or a range of them) as a stream. */
+  createReadStream(key: string, range?: ByteRange): Promise<Readable>;
+  /** Stores a local file (streamed, so videos need not fit in memory). */
+  putFile(key: string, localPath: string): Promise<void>;
+  /** Copies a stored file to a local path. */
+  getFile(key: string, localPath: string): Promise<void>;
   /** Removes every file under a key prefix (a campaign's capture, before it is redone). */
   removePrefix(prefix: string): Promise<void>;
 }
 
 const SAFE_KEY = /^[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*)*$/i;
+/** Names of files being written; never a valid key (keys cannot contain "~"). */
+const PARTIAL_SUFFIX = '~partial';
+
+export function assertStorageKey(key: string): string {
+  if (typeof key !== 'string' || key.length > 500 || !SAFE_KEY.test(key) || key.includes('..')) throw new Error(`invalid storage key "${key}"`);
+  return key;
+}
 
 export class LocalFileStorage implements FileStorage {
-  constructor(private readonly root: string) {}
+  constructor(readonly root: string) {}
 
-  private resolve(key: string): string {
-    if (!SAFE_KEY.test(key) || key.includes('..')) throw new Error(`invalid storage key "${key}"`);
-    return path.join(this.root, key);
+  resolve(key: string): string {
+    return path.join(this.root, assertStorageKey(key));
   }
 
   async put(key: string, data: Buffer): Promise<void> {
+    await this.writeWhole(key, (partial) => fs.writeFile(partial, data));
+  }
+
+  /** Writes a partial file, then renames it over the key; the partial file never outlives a failure. */
+  async writeWhole(key: string, write: (partialPath: string) => Promise<void>): Promise<void> {
     const target = this.resolve(key);
     await fs.mkdir(path.dirname(target), { recursive: true });
-    // Write then rename: a reader never sees half a file, and a retried write replaces the old one whole.
-    const temporary = `${target}.${process.pid}.${Date.now()}.tmp`;
-    await fs.writeFile(temporary, data);
-    await fs.rename(temporary, target);
+    const partial = `${target}.${crypto.randomBytes(6).toString('hex')}${PARTIAL_SUFFIX}`;
+    try {
+      await write(partial);
+      await fs.rename(partial, target);
+    } catch (err) {
+      await fs.rm(partial, { force: true });
+      throw err;
+    }
+  }
+
+  async writeStream(key: string, source: Readable): Promise<void> {
+    await this.writeWhole(key, (partial) => pipeline(source, createWriteStream(partial)));
   }
 
   async get(key: string): Promise<Buffer> {
@@ -41,7 +84,127 @@ export class LocalFileStorage implements FileStorage {
     return fs.access(this.resolve(key)).then(() => true, () => false);
   }
 
+  async stat(key: string): Promise<FileStat | null> {
+    try {
+      const info = await fs.stat(this.resolve(key));
+      return info.isFile() ? { size: info.size, mtimeMs: info.mtimeMs } : null;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+
+  async createReadStream(key: string, range?: ByteRange): Promise<Readable> {
+    const file = this.resolve(key);
+    await fs.access(file);
+    return createReadStream(file, range ? { start: range.start, end: range.end } : {});
+  }
+
+  async putFile(key: string, localPath: string): Promise<void> {
+    await this.writeWhole(key, (partial) => fs.copyFile(localPath, partial));
+  }
+
+  async getFile(key: string, localPath: string): Promise<void> {
+    await fs.copyFile(this.resolve(key), localPath);
+  }
+
   async removePrefix(prefix: string): Promise<void> {
     await fs.rm(this.resolve(prefix), { recursive: true, force: true });
   }
+
+  /** Partial files left by a process killed mid-write (older than `olderThanMs`) are removed. */
+  async sweepPartials(olderThanMs: number): Promise<number> {
+    let removed = 0;
+    const entries = await fs.readdir(this.root, { recursive: true, withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      if (!entry.isFile() || !entry.name.endsWith(PARTIAL_SUFFIX)) continue;
+      const file = path.join(entry.parentPath, entry.name);
+      const info = await fs.stat(file).catch(() => null);
+      if (info && Date.now() - info.mtimeMs >= olderThanMs) {
+        await fs.rm(file, { force: true });
+        removed += 1;
+      }
+    }
+    return removed;
+  }
+}
+
+/** The file store reached through the `files` service on another node (Moleculer streams both ways). */
+export class BrokerFileStorage implements FileStorage {
+  constructor(private readonly broker: ServiceBroker) {}
+
+  private call<T>(action: string, params: Record<string, unknown>, opts: Record<string, unknown> = {}): Promise<T> {
+    return this.broker.call<T, Record<string, unknown>>(`files.${action}`, params, { retries: 2, ...opts });
+  }
+
+  async put(key: string, data: Buffer): Promise<void> {
+    const { Readable } = await import('node:stream');
+    await this.call('write', { key: assertStorageKey(key) }, { stream: Readable.from([data]), retries: 0 });
+  }
+
+  async get(key: string): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of await this.createReadStream(key)) chunks.push(Buffer.from(chunk));
+    return Buffer.concat(chunks);
+  }
+
+  async exists(key: string): Promise<boolean> {
+    return (await this.stat(key)) !== null;
+  }
+
+  async stat(key: string): Promise<FileStat | null> {
+    return this.call<FileStat | null>('stat', { key: assertStorageKey(key) });
+  }
+
+  async createReadStream(key: string, range?: ByteRange): Promise<Readable> {
+    return this.call<Readable>('read', { key: assertStorageKey(key), ...(range ? { start: range.start, end: range.end } : {}) });
+  }
+
+  async putFile(key: string, localPath: string): Promise<void> {
+    await this.call('write', { key: assertStorageKey(key) }, { stream: createReadStream(localPath), retries: 0 });
+  }
+
+  async getFile(key: string, localPath: string): Promise<void> {
+    const partial = `${localPath}${PARTIAL_SUFFIX}`;
+    try {
+      await pipeline(await this.createReadStream(key), createWriteStream(partial));
+      await fs.rename(partial, localPath);
+    } catch (err) {
+      await fs.rm(partial, { force: true });
+      throw err;
+    }
+  }
+
+  async removePrefix(prefix: string): Promise<void> {
+    await this.call('removePrefix', { key: assertStorageKey(prefix) });
+  }
+}
+
+/** The directory this node stores files in when it is the file store (or when every node shares one). */
+export function localFilesRoot(broker: ServiceBroker): string {
+  const config = configOf(broker);
+  return config.sharedFilesDir ?? path.join(config.dataDir, 'files');
+}
+
+/**
+ * The storage a service on this node uses: the directory itself when every node mounts it
+ * (SHARED_FILES_DIR) or when this node runs the `files` service; otherwise the `files` service.
+ * Decided on first use, after the node's own services are started.
+ */
+export function storageFor(broker: ServiceBroker): FileStorage {
+  const config = configOf(broker);
+  const local = new LocalFileStorage(localFilesRoot(broker));
+  if (config.sharedFilesDir) return local;
+  const remote = new BrokerFileStorage(broker);
+  const pick = (): FileStorage => (broker.getLocalService('files') ? local : remote);
+  return {
+    put: (key, data) => pick().put(key, data),
+    get: (key) => pick().get(key),
+    exists: (key) => pick().exists(key),
+    stat: (key) => pick().stat(key),
+    createReadStream: (key, range) => pick().createReadStream(key, range),
+    putFile: (key, localPath) => pick().putFile(key, localPath),
+    getFile: (key, localPath) => pick().getFile(key, localPath),
+    removePrefix: (prefix) => pick().removePrefix(prefix),
+  };
 }

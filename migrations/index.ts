@@ -2,9 +2,13 @@
 import * as initial from './0001-initial';
 import * as pageCaptures from './0002-page-captures';
 import * as scriptsStoryboards from './0003-scripts-storyboards';
+import * as renderAttempts from './0004-render-attempts';
+import * as webhooks from './0005-webhooks';
 
 export const MIGRATIONS = [
   { name: '0001-initial', ...initial },
   { name: '0002-page-captures', ...pageCaptures },
   { name: '0003-scripts-storyboards', ...scriptsStoryboards },
+  { name: '0004-render-attempts', ...renderAttempts },
+  { name: '0005-webhooks', ...webhooks },
 ];

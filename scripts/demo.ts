@@ -1,7 +1,8 @@
 /**
  * The demo: starts the product on embedded defaults (SQLite in ./data, in-process rate limiter, one
- * process), serves a page locally, creates an organization and key with the admin tool, creates a
- * campaign for the page through the public API, reads it back and prints what happened.
+ * process), serves a page locally, creates an organization, key and webhook secret with the admin tool,
+ * creates a campaign for the page through the public API, follows it to `review`, checks the signed
+ * webhook the way a customer would, downloads a video through its signed link, and prints what happened.
  */
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -9,6 +10,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { startFixtureSite } from '../test/fixtures/site/server';
+import { startWebhookReceiver, verifyWebhook } from '../test/fixtures/webhook-receiver';
 
 const root = path.resolve(__dirname, '..');
 const run = promisify(execFile);
@@ -67,12 +69,16 @@ async function main(): Promise<void> {
     const { org_id: orgId } = await admin(env, 'org', 'create', '--name', 'Demo Co', '--plan', 'business');
     const owner = (await admin(env, 'user', 'add', '--org', orgId, '--email', 'owner@demo.example', '--role', 'owner')).user_id;
     const { key, key_id: keyId } = await admin(env, 'key', 'create', '--org', orgId, '--by', 'owner@demo.example', '--name', 'demo');
-    console.log(`✔ admin tool: organization ${orgId} (business), owner ${owner}, key ${keyId} (${key.slice(0, 12)}…)`);
+    const { secret } = await admin(env, 'webhook-secret', '--org', orgId);
+    console.log(`✔ admin tool: organization ${orgId} (business), owner ${owner}, key ${keyId} (${key.slice(0, 12)}…), webhook secret ${secret.slice(0, 10)}…`);
+    const receiver = await startWebhookReceiver();
+    console.log(`▶ a webhook receiver (the customer's server) at ${receiver.url}`);
 
     const refused = await api(base, 'POST', '/api/v1/campaigns', undefined, { url: pageUrl });
     console.log(`✔ without a key: ${refused.status} ${JSON.stringify(refused.body)}`);
 
-    const created = await api(base, 'POST', '/api/v1/campaigns', key, { url: pageUrl, languages: ['en', 'ja', 'ko'], platforms: ['tiktok'] });
+    const submittedAt = Date.now();
+    const created = await api(base, 'POST', '/api/v1/campaigns', key, { url: pageUrl, languages: ['en', 'ja', 'ko'], platforms: ['tiktok'], webhook_url: receiver.url });
     console.log(`✔ POST /api/v1/campaigns → ${created.status}, Location ${created.headers.get('location')}`);
     console.log(`  ${JSON.stringify(created.body)}`);
     if (created.status !== 201) throw new Error('campaign creation failed');
@@ -82,14 +88,29 @@ async function main(): Promise<void> {
 
     const url = `/api/v1/campaigns/${created.body.campaign_id}`;
     let read = await api(base, 'GET', url, key);
-    // Until the renderer's door: capture, processing, scripting and voiceover run in the background.
-    for (let i = 0; i < 360 && !['rendering', 'review', 'failed'].includes(read.body.status); i += 1) {
+    // Capture, processing, scripting, voiceover and rendering run in the background.
+    let lastStatus = '';
+    for (let i = 0; i < 1800 && !['review', 'failed'].includes(read.body.status); i += 1) {
+      if (read.body.status !== lastStatus) {
+        lastStatus = read.body.status;
+        console.log(`  … ${lastStatus} (${read.body.progress}%) at ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      }
       await new Promise((resolve) => setTimeout(resolve, 500));
       read = await api(base, 'GET', url, key);
     }
+    const reviewAt = Date.now();
     console.log(`✔ GET ${url} → ${read.status}`);
     console.log(`  status ${read.body.status}, progress ${read.body.progress}%, title "${read.body.title}", languages ${read.body.languages.join(',')}`);
-    for (const video of read.body.videos) console.log(`  video ${video.id}: ${video.language}/${video.platform} ${video.status}`);
+    if (read.body.error) console.log(`  error ${JSON.stringify(read.body.error)}`);
+    for (const video of read.body.videos) {
+      console.log(`  video ${video.id}: ${video.language}/${video.platform} ${video.status}, ${video.duration_seconds ?? '-'} s, ${video.script_source}`);
+      if (!video.file_url) continue;
+      const file = path.join(root, process.env.DATA_DIR ?? 'data', 'files', 'campaigns', created.body.campaign_id, 'videos', `${video.id}.mp4`);
+      const download = await fetch(video.file_url.replace(/^https?:\/\/[^/]+/, base), { headers: { Range: 'bytes=0-1023' } });
+      console.log(`    file ${file}`);
+      console.log(`    file_url → ${download.status} ${download.headers.get('content-type')} ${download.headers.get('content-range')}`);
+      console.log(`    captions_url ${video.captions_url.slice(0, 80)}…`);
+    }
     const captureDir = path.join(root, process.env.DATA_DIR ?? 'data', 'files', 'campaigns', created.body.campaign_id, 'capture');
     if (fs.existsSync(captureDir)) {
       const shots = fs.readdirSync(captureDir).sort();
@@ -106,8 +127,18 @@ async function main(): Promise<void> {
         console.log(`    ${scene.startSeconds.toFixed(1).padStart(5)} s  ${scene.kind.padEnd(7)} ${said}`);
       }
     }
-    console.log('  The campaign waits at the renderer\'s door ("rendering"): rendering, webhooks and publish are not built yet (README, "What exists").');
-    console.log(`✔ demo finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    if (read.body.status !== 'review') throw new Error(`the campaign ended in ${read.body.status}`);
+    for (let i = 0; i < 100 && receiver.received.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+    const [webhook] = receiver.received;
+    if (!webhook) throw new Error('no webhook arrived');
+    const event = JSON.parse(webhook.body);
+    const verified = verifyWebhook(webhook, secret);
+    console.log(`✔ webhook ${event.event} (${webhook.headers['x-service-event-id']}), status ${event.status}, ${event.videos.length} videos: signature ${verified ? 'verified' : 'WRONG'}`);
+    if (!verified) throw new Error('the webhook signature did not verify');
+    const published = await api(base, 'POST', `${url}/publish`, key);
+    console.log(`✔ POST ${url}/publish → ${published.status}, status ${published.body.status}`);
+    await receiver.close();
+    console.log(`✔ demo finished in ${((Date.now() - started) / 1000).toFixed(1)} s (campaign submit → review: ${((reviewAt - submittedAt) / 1000).toFixed(1)} s)`);
   } finally {
     stop();
   }

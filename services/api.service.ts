@@ -3,20 +3,25 @@
  *   per-IP rate limit → API key (401) and plan access (403) → JSON body checks (400/413)
  *   → route → `authorize`: the action's declared scope (403) and per-plan rate (429) → the action (ajv params, 400).
  * Every failure is answered through lib/errors.ts's single mapping.
+ * Under /files it serves rendered videos and captions to anyone holding a signed link (lib/signing.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pipeline } from 'node:stream/promises';
 import bodyParser from 'body-parser';
 import ApiGateway from 'moleculer-web';
-import type { Context, ServiceSchema } from 'moleculer';
+import { Errors, type Context, type ServiceSchema } from 'moleculer';
 import { configOf } from '../config';
 import { keyFromHeaders, KEY_PATTERN, type AuthContext } from '../lib/auth';
 import { clientIp, parseTrustedProxies } from '../lib/client-ip';
-import { forbidden, invalidInput, serviceUnavailable, toErrorResponse, TooManyRequestsError, unauthorized } from '../lib/errors';
+import { forbidden, invalidInput, notFound, serviceUnavailable, toErrorResponse, TooManyRequestsError, unauthorized } from '../lib/errors';
+import { moleculerMetricsText, opsMetricsText, PROMETHEUS_CONTENT_TYPE, type OpsMetrics } from '../lib/metrics';
 import { buildOpenApiDocument } from '../lib/openapi';
 import { publicActions } from '../lib/public-actions';
 import { createRateLimiter, mostConstrained, RateLimiterUnavailableError, type LayerCheck, type LayerState, type RateLimiter } from '../lib/rate-limiter';
-import { acquireDatabase, releaseDatabase } from '../lib/db/database';
+import { acquireDatabase, releaseDatabase, type Database } from '../lib/db/database';
+import { FILE_PATHS, loadSigningKey, verifyFileLink, type FileKind } from '../lib/signing';
+import { storageFor, type ByteRange } from '../lib/storage';
 
 type Req = IncomingMessage & { $auth?: AuthContext; $rate?: LayerState; $action?: any; $ctx?: Context<any, any>; body?: unknown };
 type Res = ServerResponse;
@@ -27,6 +32,35 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 function hasBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+const CONTENT_TYPES: Record<FileKind, string> = { video: 'video/mp4', captions: 'text/vtt; charset=utf-8' };
+/** `<video id>.<extension>`: ids are lowercase UUIDs, exactly as they were signed. */
+const DOWNLOAD_NAME = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.([a-z0-9]+)$/;
+
+/**
+ * One `bytes=` range (RFC 9110 §14.1.2). undefined: answer with the whole file, which the RFC allows for
+ * a missing, malformed or multi-range header; 'unsatisfiable': 416.
+ */
+function parseByteRange(header: string | undefined, size: number): ByteRange | 'unsatisfiable' | undefined {
+  const match = header ? /^bytes=(\d{0,15})-(\d{0,15})$/.exec(header.trim()) : null;
+  if (!match || (match[1] === '' && match[2] === '')) return undefined;
+  if (match[1] === '') {
+    const suffixLength = Number(match[2]);
+    return suffixLength === 0 || size === 0 ? 'unsatisfiable' : { start: Math.max(0, size - suffixLength), end: size - 1 };
+  }
+  const start = Number(match[1]);
+  const last = match[2] === '' ? Infinity : Number(match[2]);
+  if (last < start) return undefined;
+  if (start >= size) return 'unsatisfiable';
+  return { start, end: Math.min(last, size - 1) };
+}
+
+/** A moleculer-web function alias: the file is streamed straight to the response (Range needs the raw response). */
+function serveDownload(kind: FileKind) {
+  return function (this: any, req: Req, res: Res, next: Next) {
+    this.serveDownload(kind, req, res).catch(next);
+  };
 }
 
 const ApiService: ServiceSchema<any> = {
@@ -60,10 +94,25 @@ const ApiService: ServiceSchema<any> = {
         },
       },
       {
+        // No API key and no per-IP limit: the signature is the credential, and players send many Range requests.
+        path: '/files',
+        mappingPolicy: 'restrict',
+        bodyParsers: false,
+        aliases: {
+          'GET videos/:file': serveDownload('video'),
+          'HEAD videos/:file': serveDownload('video'),
+          'GET captions/:file': serveDownload('captions'),
+          'HEAD captions/:file': serveDownload('captions'),
+        },
+        onError(this: any, req: Req, res: Res, err: unknown) {
+          this.answerError(req, res, err);
+        },
+      },
+      {
         path: '/',
         mappingPolicy: 'restrict',
         bodyParsers: false,
-        aliases: { 'GET healthz': 'api.healthz', 'GET readyz': 'api.readyz' },
+        aliases: { 'GET healthz': 'api.healthz', 'GET readyz': 'api.readyz', 'GET metrics': 'api.metrics' },
         onError(this: any, req: Req, res: Res, err: unknown) {
           this.answerError(req, res, err);
         },
@@ -82,6 +131,8 @@ const ApiService: ServiceSchema<any> = {
     }) as RateLimiter;
     this.trustedProxies = parseTrustedProxies(config.trustedProxies);
     this.jsonParser = bodyParser.json({ limit: config.maxBodyBytes, strict: true, type: () => true });
+    this.signingKey = loadSigningKey(config);
+    this.storage = storageFor(this.broker);
   },
 
   async started(this: any) {
@@ -91,7 +142,7 @@ const ApiService: ServiceSchema<any> = {
 
   async stopped(this: any) {
     await this.limiter?.close();
-    if (this.readinessDb) await releaseDatabase(configOf(this.broker));
+    if (this.db) await releaseDatabase(configOf(this.broker));
   },
 
   actions: {
@@ -115,8 +166,7 @@ const ApiService: ServiceSchema<any> = {
         const checks: Record<string, 'ok' | string> = {};
         const config = configOf(this.broker);
         try {
-          this.readinessDb ??= acquireDatabase(config);
-          await (await this.readinessDb).sequelize.query('SELECT 1');
+          await (await this.database()).sequelize.query('SELECT 1');
           checks.database = 'ok';
         } catch (err) {
           checks.database = 'unreachable';
@@ -133,9 +183,73 @@ const ApiService: ServiceSchema<any> = {
         return { status: ready ? 'ready' : 'not_ready', checks };
       },
     },
+    /**
+     * Prometheus text: the cluster's figures from the database (the ops service), then this node's Moleculer
+     * metrics. Not retried: a scrape answers 503 at once, and the next scrape is the retry.
+     */
+    metrics: {
+      visibility: 'published',
+      retryPolicy: { enabled: false },
+      async handler(this: any, ctx: Context<unknown, { $responseType?: string }>) {
+        const figures = await ctx.call<OpsMetrics, undefined>('ops.metrics', undefined, { retries: 0 });
+        ctx.meta.$responseType = PROMETHEUS_CONTENT_TYPE;
+        return `${opsMetricsText(figures)}\n${moleculerMetricsText(this.broker)}`;
+      },
+    },
   },
 
   methods: {
+    /** Acquired on first use and kept; a failed connection is retried on the next call. */
+    database(this: any): Promise<Database> {
+      if (!this.db) {
+        this.db = acquireDatabase(configOf(this.broker));
+        this.db.catch(() => { this.db = undefined; });
+      }
+      return this.db;
+    },
+
+    /** The signature is checked before anything else is touched; the bytes come from the file store. */
+    async serveDownload(this: any, kind: FileKind, req: Req & { $params: Record<string, unknown> }, res: Res) {
+      const { file, expires, signature } = req.$params;
+      const name = typeof file === 'string' ? DOWNLOAD_NAME.exec(file) : null;
+      const videoId = name && name[2] === FILE_PATHS[kind].extension ? name[1] : undefined;
+      const check = videoId && typeof expires === 'string' && typeof signature === 'string'
+        ? verifyFileLink(kind, videoId, expires, signature, this.signingKey, Math.floor(Date.now() / 1000))
+        : 'invalid';
+      if (check === 'expired') throw forbidden('This download link has expired. Read the campaign again for a fresh link.');
+      if (check !== 'ok') throw forbidden('This download link is not valid.');
+
+      const { Video } = (await this.database()).models;
+      const video = await Video.findByPk(videoId, { attributes: ['id', 'status', 'file_key', 'captions_key'] });
+      const storageKey = video?.status === 'ready' ? (kind === 'video' ? video.file_key : video.captions_key) : null;
+      const stat = storageKey ? await this.storage.stat(storageKey) : null;
+      if (!storageKey || !stat) throw notFound('No such file.');
+
+      const range = parseByteRange(req.headers.range, stat.size);
+      res.setHeader('Accept-Ranges', 'bytes');
+      if (range === 'unsatisfiable') {
+        res.setHeader('Content-Range', `bytes */${stat.size}`);
+        throw new Errors.MoleculerClientError(`The requested range is outside the file (${stat.size} bytes).`, 416, 'invalid_input');
+      }
+      // Opened before the file's headers are set, so a failure here still gets a clean error answer.
+      const body = req.method === 'HEAD' ? null : await this.storage.createReadStream(storageKey, range);
+      res.statusCode = range ? 206 : 200;
+      res.setHeader('Content-Type', CONTENT_TYPES[kind]);
+      res.setHeader('Content-Length', String(range ? range.end - range.start + 1 : stat.size));
+      if (range) res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${stat.size}`);
+      res.setHeader('Cache-Control', 'private, max-age=3600');
+      res.setHeader('Content-Disposition', `inline; filename="${videoId}.${FILE_PATHS[kind].extension}"`);
+      res.setHeader('Last-Modified', new Date(stat.mtimeMs).toUTCString());
+      if (!body) return res.end();
+      try {
+        await pipeline(body, res);
+      } catch (err) {
+        // The status is already sent: pipeline has destroyed both ends, so the client sees a cut-off response.
+        // A client going away (premature close) is routine; a file store failing mid-file is worth a warning.
+        if ((err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') this.logger.warn(`download of ${storageKey} failed mid-file: ${(err as Error).message}`);
+      }
+    },
+
     answerError(req: Req, res: Res, err: unknown) {
       const { status, body, headers } = toErrorResponse(err);
       if (status >= 500 && status !== 503) (this as any).logger.error(`${req.method} ${req.url} failed:`, err instanceof Error ? err.message : err);

@@ -19,6 +19,8 @@ import { assertPublicUrl, UrlRejectedError } from '../lib/net-guard';
 import { periodResetsAt, quotaPeriod, refundQuota, reserveQuota, usedInPeriod } from '../lib/quota';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 import { defaultTitle, presentCampaign } from '../lib/campaign-view';
+import { fileLinks, loadSigningKey } from '../lib/signing';
+import { writeTerminalEvent } from '../lib/outbox';
 
 export interface CreateCampaignParams { url: string; languages?: string[]; title?: string; webhook_url?: string; platforms?: string[] }
 export interface CampaignMeta {
@@ -41,11 +43,28 @@ type Methods = DbMethods & {
   present(campaign: Campaign, videos: Video[]): Record<string, unknown>;
   applyTransition(params: TransitionParams, transaction?: Transaction): Promise<Campaign>;
   advance(campaignId: string): Promise<void>;
+  findOwned(ctx: Context<{ id: string }, CampaignMeta>, options?: Record<string, unknown>): Promise<Campaign & { videos?: Video[] }>;
+  takeLease(campaignId: string): Promise<boolean>;
+  sweep(): Promise<void>;
 };
 
 const CampaignsService: ServiceSchema<{}, Methods> = {
   name: 'campaigns',
   mixins: [DbMixin({ model: 'Campaign' })],
+
+  started(this: any) {
+    const tick = () => {
+      this.sweep().catch((err: Error) => this.logger.warn(`sweep failed: ${err.message}`)).finally(() => {
+        if (!this.stopping) this.sweepTimer = setTimeout(tick, configOf(this.broker).campaignSweepMs);
+      });
+    };
+    this.sweepTimer = setTimeout(tick, configOf(this.broker).campaignSweepMs);
+  },
+
+  stopped(this: any) {
+    this.stopping = true;
+    clearTimeout(this.sweepTimer);
+  },
 
   actions: {
     create: {
@@ -132,16 +151,31 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
       params: CampaignIdParams as unknown as Record<string, any>,
       openapi: { summary: 'Read a campaign and its videos', successStatus: 200, response: CampaignSchema },
       async handler(this: any, ctx: Context<{ id: string }, CampaignMeta>) {
-        const auth = ctx.meta.auth;
-        if (!auth) throw unauthorized();
-        // Malformed, unknown and foreign ids answer alike, so ids of other organizations cannot be probed.
-        if (!UUID.test(ctx.params.id)) throw notFound();
-        const { Campaign: Campaigns, Video: Videos } = this.db.models;
-        const campaign = await Campaigns.findOne({
-          where: { id: ctx.params.id.toLowerCase(), org_id: auth.orgId },
-          include: [{ model: Videos, as: 'videos' }],
-        });
-        if (!campaign) throw notFound();
+        const campaign = await this.findOwned(ctx, { include: [{ model: this.db.models.Video, as: 'videos' }] });
+        return this.present(campaign, campaign.videos ?? []);
+      },
+    },
+
+    /** decisions §3: review → published; every ready video gets its published_at. */
+    publish: {
+      rest: 'POST /campaigns/:id/publish',
+      scope: 'campaigns:create',
+      params: CampaignIdParams as unknown as Record<string, any>,
+      openapi: { summary: 'Publish a campaign that is in review', successStatus: 200, response: CampaignSchema },
+      async handler(this: any, ctx: Context<{ id: string }, CampaignMeta>) {
+        const { models, sequelize } = this.db;
+        const { id } = await this.findOwned(ctx, { attributes: ['id'] });
+        const now = new Date();
+        try {
+          await sequelize.transaction(async (transaction: Transaction) => {
+            await this.applyTransition({ campaign_id: id, to: 'published', detail: 'published by the customer' }, transaction);
+            await models.Video.update({ published_at: now }, { where: { campaign_id: id, status: 'ready' }, transaction });
+          });
+        } catch (err) {
+          if (err instanceof InvalidTransitionError) throw conflict(`Only a campaign in review can be published; this one is ${err.from}.`);
+          throw err;
+        }
+        const campaign = await models.Campaign.findByPk(id, { include: [{ model: models.Video, as: 'videos' }] });
         return this.present(campaign, campaign.videos ?? []);
       },
     },
@@ -207,8 +241,23 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
       return body;
     },
 
-    present(campaign: Campaign, videos: Video[]) {
-      return presentCampaign(campaign, videos);
+    /** The caller's campaign; malformed, unknown and foreign ids answer alike, so other organizations' ids cannot be probed. */
+    async findOwned(this: any, ctx: Context<{ id: string }, CampaignMeta>, options: Record<string, unknown> = {}) {
+      const auth = ctx.meta.auth;
+      if (!auth) throw unauthorized();
+      if (!UUID.test(ctx.params.id)) throw notFound();
+      const campaign = await this.db.models.Campaign.findOne({ where: { id: ctx.params.id.toLowerCase(), org_id: auth.orgId }, ...options });
+      if (!campaign) throw notFound();
+      return campaign;
+    },
+
+    present(this: any, campaign: Campaign, videos: Video[]) {
+      return presentCampaign(campaign, videos, (video) => this.links(video));
+    },
+
+    links(this: any, video: Video) {
+      const config = configOf(this.broker);
+      return fileLinks(config, loadSigningKey(config), video);
     },
 
     async applyTransition(this: any, params: TransitionParams, outer?: Transaction) {
@@ -233,7 +282,11 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
         await models.CampaignEvent.create({
           campaign_id: campaign.id, from_status: from, to_status: params.to, detail: params.detail ?? params.error_message ?? null, created_at: now,
         }, { transaction });
-        return Object.assign(campaign, changes);
+        Object.assign(campaign, changes);
+        if (await writeTerminalEvent(models, transaction, campaign, (video) => this.links(video), now)) {
+          transaction.afterCommit(() => this.broker.emit('webhooks.enqueued', { campaign_id: campaign.id }));
+        }
+        return campaign;
       };
       return outer ? work(outer) : sequelize.transaction(work);
     },
@@ -244,7 +297,11 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
       this.running ??= new Set<string>();
       if (this.running.has(campaignId)) return;
       this.running.add(campaignId);
+      let renew: NodeJS.Timeout | undefined;
       try {
+        // One actor per campaign across the cluster: the lease is renewed while this one works on it.
+        if (!(await this.takeLease(campaignId))) return;
+        renew = setInterval(() => this.takeLease(campaignId).catch(() => undefined), Math.max(1000, configOf(this.broker).campaignLeaseMs / 3));
         for (;;) {
           const campaign: Campaign | null = await this.db.models.Campaign.findByPk(campaignId);
           if (!campaign || !isGenerating(campaign.status)) return;
@@ -273,8 +330,43 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
           error_message: refused || known ? e.message : 'A generation step failed.',
         }).catch((inner: Error) => this.logger.error(`campaign ${campaignId}: could not record failure`, inner.message));
       } finally {
+        clearInterval(renew);
         this.running.delete(campaignId);
+        await this.db.models.Campaign.update({ lease_owner: null, lease_expires_at: null }, { where: { id: campaignId, lease_owner: this.broker.nodeID } })
+          .catch(() => undefined);
       }
+    },
+
+    /** Takes (or renews) the campaign's lease for this node; false while another live actor holds it. */
+    async takeLease(this: any, campaignId: string) {
+      const now = new Date();
+      const [taken] = await this.db.models.Campaign.update(
+        { lease_owner: this.broker.nodeID, lease_expires_at: new Date(now.getTime() + configOf(this.broker).campaignLeaseMs) },
+        { where: { id: campaignId, [Op.or]: [{ lease_owner: null }, { lease_owner: this.broker.nodeID }, { lease_expires_at: { [Op.lt]: now } }] } },
+      );
+      return taken === 1;
+    },
+
+    /**
+     * The reaper: a campaign past its deadline fails with `timeout`; a generating campaign whose actor is
+     * gone (no live lease) is taken over, and a stalled step thereby retried.
+     */
+    async sweep(this: any) {
+      const config = configOf(this.broker);
+      if (config.pipelinePaused) return;
+      const { Campaign: Campaigns } = this.db.models;
+      const now = new Date();
+      const generating = ['collecting', 'processing', 'scripting', 'voiceover', 'rendering'];
+      const late = await Campaigns.findAll({ where: { status: generating, deadline_at: { [Op.lt]: now } }, attributes: ['id'], limit: 100 });
+      for (const { id } of late) {
+        const minutes = Math.round(config.campaignMaxDurationMs / 60_000);
+        await this.applyTransition({ campaign_id: id, to: 'failed', error_code: 'timeout', error_message: `The campaign did not finish within ${minutes} minutes.` })
+          .catch((err: Error) => this.logger.warn(`campaign ${id}: timeout not recorded: ${err.message}`));
+      }
+      const orphaned = await Campaigns.findAll({
+        where: { status: generating, [Op.or]: [{ lease_owner: null }, { lease_expires_at: { [Op.lt]: now } }] }, attributes: ['id'], limit: 100,
+      });
+      for (const { id } of orphaned) this.advance(id).catch(() => undefined);
     },
 
     async resumeWaiting(this: any) {

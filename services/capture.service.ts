@@ -14,7 +14,7 @@ import { refusalReason } from '../lib/capture/refusal';
 import type { ScreenshotRef } from '../lib/db/models';
 import { EgressProxy, type EgressDecision } from '../lib/egress-proxy';
 import { invalidInput, notFound } from '../lib/errors';
-import { LocalFileStorage, type FileStorage } from '../lib/storage';
+import { storageFor, type FileStorage } from '../lib/storage';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 
 export interface CheckParams { url: string }
@@ -49,7 +49,7 @@ const CaptureService: ServiceSchema<{}, Methods> = {
   async started(this: any) {
     const config = configOf(this.broker);
     this.blockedConnections = 0;
-    this.storage = new LocalFileStorage(path.join(config.dataDir, 'files')) as FileStorage;
+    this.storage = storageFor(this.broker);
     this.proxy = new EgressProxy({
       allowLoopback: config.allowPrivateNetwork,
       onDecision: (decision: EgressDecision) => {

@@ -10,7 +10,7 @@ import type { PageCapture, ScreenshotRef } from '../lib/db/models';
 import { notFound, stageFailure } from '../lib/errors';
 import { chooseScreens, keyFacts, type CampaignPlanDocument, type CapturedText } from '../lib/script/analyze';
 import { writeScript, type CapturedVariant, type ScriptDocument } from '../lib/script/writer';
-import { LocalFileStorage } from '../lib/storage';
+import { storageFor } from '../lib/storage';
 import { createTranslator, TranslationError } from '../lib/translate';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 
@@ -25,7 +25,7 @@ const ScriptService: ServiceSchema<{}, Methods> = {
 
   created(this: any) {
     const config = configOf(this.broker);
-    this.storage = new LocalFileStorage(path.join(config.dataDir, 'files'));
+    this.storage = storageFor(this.broker);
     this.translator = createTranslator(config.translation);
   },
 

@@ -15,7 +15,8 @@ import { notFound, stageFailure } from '../lib/errors';
 import { CLOSING_SECONDS, TITLE_SECONDS, type CampaignPlanDocument } from '../lib/script/analyze';
 import { fitToSeconds, estimateSeconds, PHRASES } from '../lib/script/phrases';
 import { HERO_NARRATION_SECONDS, SCREEN_NARRATION_SECONDS, type ScriptDocument, type ScriptScene } from '../lib/script/writer';
-import { LocalFileStorage, type FileStorage } from '../lib/storage';
+import { luminance } from '../lib/color';
+import { storageFor, type FileStorage } from '../lib/storage';
 import { fontFor, type Storyboard, type StoryboardScene } from '../lib/storyboard';
 import { concatAudio, measureDuration, normalizeAudio } from '../lib/voice/audio';
 import { run } from '../lib/voice/exec';
@@ -42,7 +43,7 @@ const VoiceService: ServiceSchema<{}, Methods> = {
 
   async started(this: any) {
     const config = configOf(this.broker);
-    this.storage = new LocalFileStorage(path.join(config.dataDir, 'files')) as FileStorage;
+    this.storage = storageFor(this.broker);
     this.speech = createSpeechProvider(config.speech) as SpeechProvider;
     await this.speech.verify();
   },
@@ -208,8 +209,7 @@ function round(seconds: number): number {
 }
 
 function isLight(hex: string): boolean {
-  const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
-  return 0.299 * r + 0.587 * g + 0.114 * b > 200;
+  return luminance(hex) > 200;
 }
 
 /** A scene with nothing to say still lasts: silence of the right format. */

@@ -4,7 +4,7 @@
  * A crashed browser is relaunched by puppeteer-cluster's own repair; we also request that repair
  * after `pagesPerBrowser` pages, so a leaking browser never lives long.
  */
-import type { Page } from 'puppeteer-core';
+import type { LaunchOptions, Page } from 'puppeteer-core';
 import { chromiumProxyArgs } from '../egress-proxy';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -19,6 +19,31 @@ export interface BrowserPoolOptions {
   /** Upper bound of one task (a page load and everything done on it). */
   taskTimeoutMs: number;
   proxyUrl: string;
+  /** How long one Chromium start may take before it is killed and tried once more (default 30 s). */
+  launchDeadlineMs?: number;
+}
+
+/**
+ * Over a pipe, puppeteer waits for Chromium's first answers under the 180 s protocol timeout, not the
+ * 30 s launch timeout it applies to a WebSocket start: a browser that stalls while starting would hold
+ * the node's start (or a pool repair) for minutes. The deadline kills it through the launch's abort
+ * signal, and the start is tried once more before the error is raised.
+ */
+export async function launchWithDeadline<B>(
+  launch: (opts: LaunchOptions) => Promise<B>, opts: LaunchOptions, deadlineMs = 30_000, attempts = 2,
+): Promise<B> {
+  for (let attempt = 1; ; attempt += 1) {
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new Error(`Chromium did not start within ${deadlineMs / 1000} s`)), deadlineMs);
+    try {
+      return await launch({ ...opts, signal: deadline.signal });
+    } catch (err) {
+      const stalled = deadline.signal.aborted;
+      if (!stalled || attempt >= attempts) throw stalled ? deadline.signal.reason : err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 }
 
 export const CHROMIUM_BASE_ARGS = [
@@ -62,7 +87,7 @@ export class BrowserPool {
     const puppeteer = (await import('puppeteer-core')).default;
     const counting = {
       ...puppeteer,
-      launch: (opts: unknown) => { this.launches += 1; return puppeteer.launch(opts as any); },
+      launch: (opts: LaunchOptions) => launchWithDeadline((o) => { this.launches += 1; return puppeteer.launch(o); }, opts, this.options.launchDeadlineMs),
     };
     this.cluster = await Cluster.launch({
       puppeteer: counting,
@@ -74,6 +99,8 @@ export class BrowserPool {
       puppeteerOptions: {
         executablePath: this.options.executablePath,
         headless: true,
+        // Over a pipe, Chromium exits when this process dies (even by SIGKILL); over a WebSocket it would outlive it.
+        pipe: true,
         args: [...CHROMIUM_BASE_ARGS, ...chromiumProxyArgs(this.options.proxyUrl)],
       } as any,
     });

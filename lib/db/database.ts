@@ -21,7 +21,7 @@ export interface Database {
 interface Entry { db: Promise<Database>; users: number }
 const open = new Map<string, Entry>();
 
-/** Arbitrary constant: serialises migrations when several nodes start at once. */
+/** Arbitrary constant (the lock's first key): serialises migrations when several nodes start at once. */
 const MIGRATION_LOCK_ID = 72_450_001;
 
 function identity(config: AppConfig): string {
@@ -61,7 +61,9 @@ async function connect(config: AppConfig): Promise<Database> {
   if (config.databaseUrl) {
     const schema = config.databaseSchema;
     if (schema && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`DATABASE_SCHEMA "${schema}" is not a plain identifier`);
-    if (schema) await withClient(config.databaseUrl, (client) => client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`));
+    // Under the migration lock: two nodes creating the same schema at once would otherwise race (IF NOT EXISTS
+    // is not atomic in PostgreSQL: one of them fails on pg_namespace's unique index).
+    if (schema) await withMigrationLock(config.databaseUrl, schema, (client) => client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`));
     sequelize = new Sequelize(config.databaseUrl, {
       ...common,
       dialect: 'postgres',
@@ -97,13 +99,21 @@ async function migrate(sequelize: Sequelize, config: AppConfig): Promise<void> {
     await umzug.up();
     return;
   }
-  // A session-level advisory lock on a dedicated connection: other nodes wait, then find nothing to do.
-  await withClient(config.databaseUrl, async (client) => {
-    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+  // Other nodes on the same schema wait, then find nothing to do.
+  await withMigrationLock(config.databaseUrl, config.databaseSchema ?? 'public', () => umzug.up());
+}
+
+/**
+ * A session-level advisory lock on a dedicated connection, keyed by schema too: deployments (or test runs)
+ * on other schemas of the database never wait for each other.
+ */
+async function withMigrationLock<T>(url: string, schema: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  return withClient(url, async (client) => {
+    await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [MIGRATION_LOCK_ID, schema]);
     try {
-      await umzug.up();
+      return await work(client);
     } finally {
-      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]);
+      await client.query('SELECT pg_advisory_unlock($1, hashtext($2))', [MIGRATION_LOCK_ID, schema]);
     }
   });
 }

@@ -63,6 +63,8 @@ export class Campaign extends Model<InferAttributes<Campaign>, InferCreationAttr
   declare quota_period: string;
   declare status_changed_at: Date;
   declare deadline_at: Date;
+  declare lease_owner: CreationOptional<string | null>;
+  declare lease_expires_at: CreationOptional<Date | null>;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
   declare videos?: Video[];
@@ -151,6 +153,48 @@ export class StoryboardRow extends Model<InferAttributes<StoryboardRow>, InferCr
   declare updated_at: CreationOptional<Date>;
 }
 
+export class RenderAttempt extends Model<InferAttributes<RenderAttempt>, InferCreationAttributes<RenderAttempt>> {
+  declare id: CreationOptional<number>;
+  declare video_id: string;
+  declare campaign_id: string;
+  declare node_id: string | null;
+  declare outcome: 'rendering' | 'ready' | 'failed' | 'lost' | 'busy';
+  declare error_message: CreationOptional<string | null>;
+  declare wall_ms: CreationOptional<number | null>;
+  declare peak_rss_bytes: CreationOptional<number | null>;
+  declare started_at: Date;
+  declare finished_at: CreationOptional<Date | null>;
+}
+
+export class WebhookDelivery extends Model<InferAttributes<WebhookDelivery>, InferCreationAttributes<WebhookDelivery>> {
+  declare id: string;
+  declare event_id: string;
+  declare event_type: string;
+  declare campaign_id: string;
+  declare org_id: string;
+  declare url: string;
+  declare body: string;
+  declare status: 'pending' | 'delivered' | 'failed';
+  declare attempts: CreationOptional<number>;
+  declare next_attempt_at: CreationOptional<Date | null>;
+  declare locked_until: CreationOptional<Date | null>;
+  declare last_error: CreationOptional<string | null>;
+  declare delivered_at: CreationOptional<Date | null>;
+  declare created_at: CreationOptional<Date>;
+  declare updated_at: CreationOptional<Date>;
+}
+
+export class WebhookAttempt extends Model<InferAttributes<WebhookAttempt>, InferCreationAttributes<WebhookAttempt>> {
+  declare id: CreationOptional<number>;
+  declare delivery_id: string;
+  declare attempt: number;
+  declare signed_timestamp: number;
+  declare status_code: number | null;
+  declare duration_ms: number;
+  declare error: string | null;
+  declare created_at: CreationOptional<Date>;
+}
+
 export interface Models {
   Organization: typeof Organization;
   User: typeof User;
@@ -165,6 +209,9 @@ export interface Models {
   CampaignPlan: typeof CampaignPlan;
   CampaignScript: typeof CampaignScript;
   Storyboard: typeof StoryboardRow;
+  RenderAttempt: typeof RenderAttempt;
+  WebhookDelivery: typeof WebhookDelivery;
+  WebhookAttempt: typeof WebhookAttempt;
 }
 
 /**
@@ -178,6 +225,8 @@ export function defineModels(sequelize: Sequelize): Models {
     Campaign: fresh(Campaign), Video: fresh(Video), CampaignEvent: fresh(CampaignEvent), UsageCounter: fresh(UsageCounter),
     IdempotencyRecord: fresh(IdempotencyRecord), PageCapture: fresh(PageCapture),
     CampaignPlan: fresh(CampaignPlan), CampaignScript: fresh(CampaignScript), Storyboard: fresh(StoryboardRow),
+    RenderAttempt: fresh(RenderAttempt),
+    WebhookDelivery: fresh(WebhookDelivery), WebhookAttempt: fresh(WebhookAttempt),
   };
   models.Organization.init({
     id: uuidPk,
@@ -208,6 +257,7 @@ export function defineModels(sequelize: Sequelize): Models {
     title: DataTypes.STRING(200), languages: DataTypes.JSON, platforms: DataTypes.JSON, webhook_url: DataTypes.STRING(2048),
     progress: DataTypes.INTEGER, error_code: DataTypes.STRING(40), error_message: DataTypes.TEXT,
     quota_period: DataTypes.STRING(7), status_changed_at: DataTypes.DATE, deadline_at: DataTypes.DATE,
+    lease_owner: DataTypes.STRING(200), lease_expires_at: DataTypes.DATE,
     created_at: DataTypes.DATE, updated_at: DataTypes.DATE,
   }, { sequelize, tableName: 'campaigns', modelName: 'Campaign', ...common });
   models.Video.init({
@@ -243,6 +293,21 @@ export function defineModels(sequelize: Sequelize): Models {
     video_id: { type: DataTypes.UUID, primaryKey: true }, campaign_id: DataTypes.UUID, document: DataTypes.JSON,
     created_at: DataTypes.DATE, updated_at: DataTypes.DATE,
   }, { sequelize, tableName: 'storyboards', modelName: 'Storyboard', ...common });
+  models.RenderAttempt.init({
+    id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true }, video_id: DataTypes.UUID, campaign_id: DataTypes.UUID,
+    node_id: DataTypes.STRING(200), outcome: DataTypes.STRING(12), error_message: DataTypes.TEXT, wall_ms: DataTypes.INTEGER,
+    peak_rss_bytes: DataTypes.BIGINT, started_at: DataTypes.DATE, finished_at: DataTypes.DATE,
+  }, { sequelize, tableName: 'render_attempts', modelName: 'RenderAttempt', ...common, createdAt: false, updatedAt: false });
+  models.WebhookDelivery.init({
+    id: uuidPk, event_id: DataTypes.STRING(40), event_type: DataTypes.STRING(40), campaign_id: DataTypes.UUID, org_id: DataTypes.UUID,
+    url: DataTypes.STRING(2048), body: DataTypes.TEXT, status: DataTypes.STRING(12), attempts: DataTypes.INTEGER,
+    next_attempt_at: DataTypes.DATE, locked_until: DataTypes.DATE, last_error: DataTypes.TEXT, delivered_at: DataTypes.DATE,
+    created_at: DataTypes.DATE, updated_at: DataTypes.DATE,
+  }, { sequelize, tableName: 'webhook_deliveries', modelName: 'WebhookDelivery', ...common });
+  models.WebhookAttempt.init({
+    id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true }, delivery_id: DataTypes.UUID, attempt: DataTypes.INTEGER,
+    signed_timestamp: DataTypes.BIGINT, status_code: DataTypes.INTEGER, duration_ms: DataTypes.INTEGER, error: DataTypes.TEXT, created_at: DataTypes.DATE,
+  }, { sequelize, tableName: 'webhook_attempts', modelName: 'WebhookAttempt', ...common, updatedAt: false });
   // Associations let the hot paths read a key with its organization, and a campaign with its videos, in one query each.
   models.ApiKey.belongsTo(models.Organization, { foreignKey: 'org_id', as: 'organization' });
   models.Campaign.hasMany(models.Video, { foreignKey: 'campaign_id', as: 'videos' });

@@ -8,7 +8,8 @@ import { waitFor } from '../support/wait';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { createCanvas, loadImage } = require('canvas') as typeof import('canvas');
 
-const limits = { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000 };
+// Generous: these tests are about the pipeline, not the limiter (whose Redis deadline a loaded CI machine can miss).
+const limits = { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000, redisTimeoutMs: 10_000 };
 
 
 /** Pixels within `tolerance` of an RGB colour in a region of a PNG. */

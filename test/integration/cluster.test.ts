@@ -9,7 +9,7 @@ import { waitFor } from '../support/wait';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ transport: 'redis', capture: 'own-node', config: { rateLimits: { ipUnauthenticated: 1000, ipAuthenticated: 1000, windowMs: 60_000 } } });
+  h = await startHarness({ transport: 'redis', capture: 'own-node', config: { rateLimits: { ipUnauthenticated: 1000, ipAuthenticated: 1000, windowMs: 60_000, redisTimeoutMs: 10_000 } } });
 });
 afterAll(async () => h?.stop());
 

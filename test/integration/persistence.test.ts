@@ -12,7 +12,9 @@ import type { AppConfig } from '../../config';
 import { brokerOptions } from '../../config/broker';
 import AccountsService from '../../services/accounts.service';
 import CampaignsService from '../../services/campaigns.service';
-import { startHarness, type Harness } from '../support/harness';
+import pg from 'pg';
+import { loadConfig } from '../../config';
+import { startHarness, TEST_DATABASE_URL, uniqueName, type Harness } from '../support/harness';
 import { acquireDatabase, releaseDatabase, type Database } from '../../lib/db/database';
 import { GENERATING_STATES, nextState, type CampaignState } from '../../lib/campaign-states';
 import { MIGRATIONS } from '../../migrations';
@@ -299,5 +301,55 @@ describe.each(['postgres', 'sqlite'] as const)('persistence on %s', (dialect) =>
       });
       expect(await used(orgId)).toBe(1);
     });
+  });
+});
+
+describe('the migration lock (PostgreSQL)', () => {
+  const schemas: string[] = [];
+  const configFor = (schema: string): AppConfig => {
+    schemas.push(schema);
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cv-mig-'));
+    return loadConfig({}, { databaseUrl: TEST_DATABASE_URL, databaseSchema: schema, dataDir, logLevel: 'warn' });
+  };
+  const admin = async <T,>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    try { return await work(client); } finally { await client.end(); }
+  };
+  afterAll(async () => admin(async (client) => { for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`); }));
+
+  test('nodes starting together on one schema migrate it once; a schema being migrated never holds up another', async () => {
+    const busy = configFor(uniqueName('mig_busy'));
+    const holder = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await holder.connect();
+    // Another deployment's migration in progress: its lock stays held for the whole test.
+    await holder.query('SELECT pg_advisory_lock(72450001, hashtext($1))', [busy.databaseSchema]);
+    try {
+      const fresh = configFor(uniqueName('mig_fresh'));
+      const [first, second] = await Promise.all([acquireDatabase(fresh), acquireDatabase(otherAddressOf(fresh))]);
+      try {
+        expect(first).not.toBe(second);
+        const rows = await first.sequelize.query('SELECT name FROM schema_migrations ORDER BY name', { type: 'SELECT' as any });
+        expect(rows).toEqual(MIGRATIONS.map((m) => ({ name: m.name })));
+      } finally {
+        await releaseDatabase(fresh);
+        await releaseDatabase(otherAddressOf(fresh));
+      }
+
+      // A node of the busy schema waits for the lock, then migrates.
+      let migrated = false;
+      const waiting = acquireDatabase(busy).then((db) => { migrated = true; return db; });
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(migrated).toBe(false);
+      await holder.query('SELECT pg_advisory_unlock(72450001, hashtext($1))', [busy.databaseSchema]);
+      const db = await waiting;
+      try {
+        expect(await db.sequelize.query('SELECT count(*)::int AS n FROM schema_migrations', { type: 'SELECT' as any })).toEqual([{ n: MIGRATIONS.length }]);
+      } finally {
+        await releaseDatabase(busy);
+      }
+    } finally {
+      await holder.end();
+    }
   });
 });

@@ -12,7 +12,8 @@ import { startHarness, type Harness } from '../support/harness';
 import { startOpenAIImitation } from '../support/openai-imitation';
 import { waitFor } from '../support/wait';
 
-const limits = { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000 };
+// Generous: these tests are about the pipeline, not the limiter (whose Redis deadline a loaded CI machine can miss).
+const limits = { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000, redisTimeoutMs: 10_000 };
 
 function waitForStatus(h: Harness, key: string, id: string, done: (status: string) => boolean, timeoutMs = 150_000) {
   return waitFor(() => h.request('GET', `/api/v1/campaigns/${id}`, { key }), (res) => done(res.body.status), timeoutMs, 300);

@@ -19,6 +19,10 @@ import CampaignsService from '../../services/campaigns.service';
 import CaptureService from '../../services/capture.service';
 import ScriptService from '../../services/script.service';
 import VoiceService from '../../services/voice.service';
+import FilesService from '../../services/files.service';
+import RendererService from '../../services/renderer.service';
+import RenderingService from '../../services/rendering.service';
+import WebhooksService from '../../services/webhooks.service';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
@@ -33,6 +37,13 @@ export interface HarnessOptions {
   workerServices?: Array<ServiceSchema<any, any>>;
   /** Where the capture pool runs: on the worker (default) or on a node of its own. */
   capture?: 'worker' | 'own-node';
+  /**
+   * 'worker': the rendering stage and a renderer on the worker; 'dispatcher': the stage only (render nodes
+   * are started by the test). Unset: neither, and campaigns wait in rendering.
+   */
+  render?: 'worker' | 'dispatcher';
+  /** Redis for the transporter and rate limits (and the keys stop() deletes); default TEST_REDIS_URL. */
+  redisUrl?: string;
 }
 
 export interface Harness {
@@ -57,8 +68,27 @@ export function uniqueName(prefix: string): string {
   return `${prefix}_${crypto.randomBytes(5).toString('hex')}`;
 }
 
+/** A startup phase that overruns fails the hook with its own name, not Jest's anonymous hook timeout. */
+const PHASE_DEADLINE_MS = 45_000;
+
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const startupTimes: Array<[string, number]> = [];
+  const phase = async <T,>(name: string, work: Promise<T>): Promise<T> => {
+    const started = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    const overrun = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`harness startup: ${name} did not finish within ${PHASE_DEADLINE_MS / 1000} s `
+        + `(finished: ${startupTimes.map(([n, ms]) => `${n} ${ms} ms`).join(', ') || 'nothing'})`)), PHASE_DEADLINE_MS);
+    });
+    try {
+      return await Promise.race([work, overrun]);
+    } finally {
+      clearTimeout(timer);
+      startupTimes.push([name, Date.now() - started]);
+    }
+  };
   const dialect = options.dialect ?? 'postgres';
+  const redisUrl = options.redisUrl ?? TEST_REDIS_URL;
   const schema = uniqueName('t');
   // Stored files (screenshots) and, for SQLite, the database itself.
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cv-test-'));
@@ -67,21 +97,25 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     dataDir,
     databaseUrl: dialect === 'postgres' ? TEST_DATABASE_URL : undefined,
     databaseSchema: dialect === 'postgres' ? schema : undefined,
-    redisUrl: TEST_REDIS_URL,
+    redisUrl,
     redisPrefix: `${schema}:`,
     allowPrivateNetwork: true,
+    renderQuality: 'draft',
     logLevel: 'warn',
     namespace: schema,
+    // Brokers joined by the Fake transporter share one process and cannot die apart; a loaded CI machine can
+    // starve their heartbeats for seconds, which must not read as a lost node (503). Redis clusters keep 6 s.
+    ...(options.transport === 'redis' ? {} : { heartbeatTimeoutSeconds: 30 }),
     ...options.config,
   });
-  const transporter = options.transport === 'redis' ? TEST_REDIS_URL : 'Fake';
+  const transporter = options.transport === 'redis' ? redisUrl : 'Fake';
   const make = (nodeID: string) => new ServiceBroker({
     ...brokerOptions(config),
     nodeID: `${nodeID}-${schema}`,
     transporter: transporter as any,
     logger: process.env.HARNESS_LOG ? { type: 'Console', options: { level: 'info' } } : false,
   });
-  const site = await startFixtureSite();
+  const site = await phase('fixture site', startFixtureSite());
   const api = make('api');
   const worker = make('worker');
   const captureNode = options.capture === 'own-node' ? make('capture') : undefined;
@@ -90,10 +124,17 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   worker.createService(CampaignsService);
   worker.createService(ScriptService);
   worker.createService(VoiceService);
+  worker.createService(FilesService);
+  worker.createService(WebhooksService);
+  if (options.render) worker.createService(RenderingService);
+  if (options.render === 'worker') worker.createService(RendererService);
   (captureNode ?? worker).createService(CaptureService);
   for (const service of options.workerServices ?? []) worker.createService(service);
-  await Promise.all([worker.start(), api.start(), captureNode?.start()]);
-  await api.waitForServices(['accounts', 'campaigns', 'capture']);
+  await phase('brokers start', Promise.all([
+    phase('worker start', worker.start()), phase('api start', api.start()), captureNode && phase('capture node start', captureNode.start()),
+  ]));
+  await phase('api sees the worker', api.waitForServices(['accounts', 'campaigns', 'capture']));
+  if (process.env.HARNESS_TIMING) console.log(`harness ${schema}: ${startupTimes.map(([name, ms]) => `${name} ${ms} ms`).join(', ')}`);
   const port = ((api.getLocalService('api') as any).server.address() as AddressInfo).port;
   const baseUrl = `http://127.0.0.1:${port}`;
 
@@ -148,14 +189,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         await client.end();
       }
       fs.rmSync(dataDir, { recursive: true, force: true });
-      await deleteRedisKeys(`${schema}:`);
+      await deleteRedisKeys(`${schema}:`, redisUrl);
     },
   };
   return harness;
 }
 
-export async function deleteRedisKeys(prefix: string): Promise<void> {
-  const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+export async function deleteRedisKeys(prefix: string, url = TEST_REDIS_URL): Promise<void> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   try {
     await redis.connect();
     const keys = await redis.keys(`${prefix}*`);

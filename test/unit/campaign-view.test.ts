@@ -19,3 +19,26 @@ test('videos are ordered by language then platform, links null until ready, erro
   expect(body.error).toEqual({ code: 'timeout', message: 'Took too long.' });
   expect(presentCampaign({ ...campaign, status: 'collecting' }, []).error).toBeUndefined();
 });
+
+test('each video carries the links the caller signs for it; without a signer they stay null', () => {
+  const campaign = {
+    id: 'c1', status: 'review', url: 'https://acme.io/', title: 'acme.io', languages: ['en'], platforms: ['tiktok', 'youtube'],
+    progress: 100, created_at: '2026-11-01T00:00:00.000Z',
+  };
+  const videos = [
+    { id: 'a', language: 'en', platform: 'tiktok', status: 'ready', file_key: 'a.mp4', captions_key: 'a.vtt' },
+    { id: 'b', language: 'en', platform: 'youtube', status: 'rendering' },
+  ];
+  const signed = presentCampaign(campaign, videos, (video) => ({
+    file_url: video.file_key ? `https://cdn.example/${video.file_key}` : null,
+    captions_url: video.captions_key ? `https://cdn.example/${video.captions_key}` : null,
+  }));
+  expect((signed.videos as any[]).map((v) => [v.id, v.file_url, v.captions_url])).toEqual([
+    ['a', 'https://cdn.example/a.mp4', 'https://cdn.example/a.vtt'],
+    ['b', null, null],
+  ]);
+  // Storage keys are internal: they never reach the public body.
+  expect((signed.videos as any[])[0]).not.toHaveProperty('file_key');
+  expect((signed.videos as any[])[0]).not.toHaveProperty('captions_key');
+  expect((presentCampaign(campaign, videos).videos as any[])[0]).toMatchObject({ file_url: null, captions_url: null });
+});

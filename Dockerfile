@@ -1,0 +1,30 @@
+# One image for every node of the cluster; SERVICES chooses what a container runs (see docker-compose.yml).
+FROM node:22-bookworm-slim
+
+# The Debian packages of scripts/bootstrap.sh: the browser, ffmpeg, a virtual display for editly, fonts,
+# espeak-ng voices, and what canvas, gl and sqlite3 need to build (python-is-python3: gl's build runs `python`).
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends \
+      chromium ffmpeg xvfb xauth fonts-noto-cjk fonts-noto-core espeak-ng \
+      build-essential pkg-config python3 python-is-python3 \
+      libcairo2-dev libpango1.0-dev libjpeg-dev libgif-dev librsvg2-dev libpixman-1-dev \
+      libxi-dev libglu1-mesa-dev libglew-dev libgl1-mesa-dev libxext-dev \
+      ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /app
+COPY package.json package-lock.json ./
+# npm ci everywhere the registry serves every platform's optional binaries. Behind the mirror this project
+# is developed with, those are 404, the lockfile lacks them and npm ci refuses it ("Missing: … from lock
+# file"): then npm install with the same lockfile is the fallback, as in scripts/bootstrap.sh.
+RUN npm ci --no-audit --no-fund || npm install --no-audit --no-fund
+
+COPY . .
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+
+ENV NODE_ENV=production \
+    DATA_DIR=/data \
+    CHROMIUM_PATH=/usr/bin/chromium
+VOLUME /data
+EXPOSE 3000
+CMD ["npm", "run", "start:prod"]

@@ -1,0 +1,303 @@
+/**
+ * bench/e2e: wall time from `POST /api/v1/campaigns` to `review` for one campaign of 3 languages (en, ja, ko)
+ * × 1 platform (tiktok) on the fixture site, through the whole product: real Chromium (capture), espeak-ng
+ * (voice), editly (render, full quality), PostgreSQL. Two setups:
+ *   - single process: the test harness with the rendering stage and one renderer slot on the worker;
+ *   - two render nodes over Redis: the harness on the Redis transporter with the stage only, and two render
+ *     node processes (SERVICES=renderer, their own DATA_DIR, one slot each) started as operators start them.
+ * Per campaign: the create call's own latency (it waits for the page check), each stage's time from
+ * `campaign_events`, and every render attempt from `render_attempts` (node, wall time, peak memory).
+ * Run: npm run bench:e2e   (BENCH_ROUNDS=1 by default: campaigns per setup; BENCH_SETUPS=single,nodes by default)
+ * Other processes' CPU is watched meanwhile: above 10 % of the machine the run is declared invalid (exit 2).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import type { ConfigOverrides } from '../../config';
+import { startHarness, type Harness, type HarnessOptions } from '../../test/support/harness';
+import { startRenderNode, type RenderNode } from '../../test/support/render-node';
+import { positiveInteger } from '../support';
+
+const LANGUAGES = ['en', 'ja', 'ko'];
+const PLATFORMS = ['tiktok'];
+const POLL_MS = 250;
+const CAMPAIGN_TIMEOUT_MS = 30 * 60_000;
+const NODES_TIMEOUT_MS = 120_000;
+const STAGES = ['collecting', 'processing', 'scripting', 'voiceover', 'rendering'] as const;
+const MiB = 2 ** 20;
+/** Other processes' CPU share above which a run is declared invalid (PostgreSQL and Redis serving us count as other). */
+const FOREIGN_LIMIT_PERCENT = 10;
+
+/** Everything but the render placement is the product's default: full quality, VIDEO_TARGET_SECONDS 25. */
+const CONFIG: ConfigOverrides = {
+  renderQuality: 'full',
+  renderConcurrency: 1,
+  rateLimits: { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000 },
+};
+
+class BenchFailure extends Error {}
+
+interface Attempt { video: string; videoSeconds: number | null; node: string; outcome: string; wallSeconds: number | null; peakRssBytes: number | null }
+interface Result {
+  setup: string;
+  round: number;
+  totalSeconds: number;
+  createSeconds: number;
+  stages: Record<(typeof STAGES)[number], number>;
+  attempts: Attempt[];
+  busyRefusals: number;
+  /** CPU used meanwhile by processes outside this bench's process tree (other work sharing the machine). */
+  foreign: ForeignCpu;
+}
+
+interface Setup {
+  /** What BENCH_SETUPS names it by. */
+  id: 'single' | 'nodes';
+  name: string;
+  start(): Promise<{ h: Harness; nodes: RenderNode[] }>;
+}
+
+const SETUPS: Setup[] = [
+  {
+    id: 'single',
+    name: 'single process (1 render slot)',
+    async start() {
+      const h = await startHarness({ render: 'worker', config: CONFIG });
+      return { h, nodes: [] };
+    },
+  },
+  {
+    id: 'nodes',
+    name: 'two render nodes over Redis (1 slot each)',
+    async start() {
+      const options: HarnessOptions = { transport: 'redis', render: 'dispatcher', config: CONFIG };
+      const h = await startHarness(options);
+      const nodes: RenderNode[] = [];
+      try {
+        for (const suffix of ['render-a', 'render-b']) nodes.push(startRenderNode(h, `${h.config.namespace}-${suffix}`, { RENDER_QUALITY: 'full' }));
+        const deadline = Date.now() + NODES_TIMEOUT_MS;
+        for (;;) {
+          const count = h.worker.registry.getActionEndpoints('renderer.renderVideo')?.count() ?? 0;
+          if (count >= 2) break;
+          if (Date.now() > deadline) {
+            throw new BenchFailure(`only ${count} of 2 render nodes offer renderer.renderVideo after ${NODES_TIMEOUT_MS / 1000} s\n${nodes.map((n) => `--- ${n.nodeID}\n${n.output()}`).join('\n')}`);
+          }
+          await sleep(200);
+        }
+      } catch (err) {
+        await Promise.allSettled(nodes.map((node) => node.stop()));
+        await h.stop();
+        throw err;
+      }
+      return { h, nodes };
+    },
+  },
+];
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function seconds(fromMs: number, toMs: number): number {
+  return (toMs - fromMs) / 1000;
+}
+
+/** Node ids carry the harness's schema name; show only the part that tells the nodes apart. */
+function nodeLabel(h: Harness, nodeID: string | null): string {
+  if (!nodeID) return '—';
+  const ns = h.config.namespace;
+  return nodeID.replace(`-${ns}`, '').replace(`${ns}-`, '');
+}
+
+interface ForeignCpu { coreSeconds: number; wallSeconds: number; busiest: string; ownCoreSeconds: number }
+
+/**
+ * Samples /proc every second: CPU time (utime + stime) of every process that is not this one or a
+ * descendant (render nodes, editly, ffmpeg, Chromium, espeak-ng are descendants), and of ours. A process first seen
+ * after the first sample counts whole; one that lives less than a second between samples is missed.
+ */
+function watchForeignCpu(): () => ForeignCpu {
+  const ticksPerSecond = 100; // USER_HZ on Linux
+  const started = performance.now();
+  const seen = new Map<number, number>();
+  const byProcess = new Map<number, number>();
+  const commands = new Map<number, string>();
+  let coreTicks = 0;
+  let ownTicks = 0;
+  let first = true;
+  const sample = () => {
+    const procs = new Map<number, { ppid: number; ticks: number; name: string }>();
+    for (const entry of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const text = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const close = text.lastIndexOf(')');
+        const fields = text.slice(close + 2).split(' ');
+        procs.set(Number(entry), { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]), name: text.slice(text.indexOf('(') + 1, close) });
+      } catch { /* gone meanwhile */ }
+    }
+    const ours = (pid: number): boolean => {
+      for (let p = pid, hops = 0; p > 1 && hops < 64; hops += 1) {
+        if (p === process.pid) return true;
+        p = procs.get(p)?.ppid ?? 0;
+      }
+      return false;
+    };
+    for (const [pid, proc] of procs) {
+      const delta = proc.ticks - (seen.get(pid) ?? (first ? proc.ticks : 0));
+      seen.set(pid, proc.ticks);
+      if (delta <= 0) continue;
+      if (ours(pid)) {
+        ownTicks += delta;
+        continue;
+      }
+      coreTicks += delta;
+      if (!commands.has(pid)) commands.set(pid, commandLine(pid, proc.name));
+      byProcess.set(pid, (byProcess.get(pid) ?? 0) + delta);
+    }
+    first = false;
+  };
+  sample();
+  const timer = setInterval(sample, 1000);
+  return () => {
+    clearInterval(timer);
+    sample();
+    const busiest = [...byProcess].sort((a, b) => b[1] - a[1]).slice(0, 3)
+      .map(([pid, ticks]) => `${(ticks / ticksPerSecond).toFixed(1)} s pid ${pid} \`${commands.get(pid)}\``);
+    return { coreSeconds: coreTicks / ticksPerSecond, ownCoreSeconds: ownTicks / ticksPerSecond, wallSeconds: (performance.now() - started) / 1000, busiest: busiest.join(', ') || 'none' };
+  };
+}
+
+function commandLine(pid: number, name: string): string {
+  try {
+    const text = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+    return (text || name).slice(0, 90);
+  } catch {
+    return name;
+  }
+}
+
+async function runCampaign(h: Harness, key: string, setup: string, round: number): Promise<Result> {
+  const stopWatching = watchForeignCpu();
+  let result: Omit<Result, 'foreign'>;
+  try {
+    result = await timeCampaign(h, key, setup, round);
+  } catch (err) {
+    stopWatching();
+    throw err;
+  }
+  return { ...result, foreign: stopWatching() };
+}
+
+async function timeCampaign(h: Harness, key: string, setup: string, round: number): Promise<Omit<Result, 'foreign'>> {
+  const submitted = performance.now();
+  const created = await h.request('POST', '/api/v1/campaigns', { key, body: { url: h.pageUrl, languages: LANGUAGES, platforms: PLATFORMS } });
+  const createSeconds = (performance.now() - submitted) / 1000;
+  if (created.status !== 201) throw new BenchFailure(`create answered ${created.status}: ${JSON.stringify(created.body)}`);
+  const id: string = created.body.campaign_id;
+
+  const deadline = Date.now() + CAMPAIGN_TIMEOUT_MS;
+  let totalSeconds: number;
+  for (;;) {
+    const res = await h.request('GET', `/api/v1/campaigns/${id}`, { key });
+    if (res.status !== 200) throw new BenchFailure(`GET campaign answered ${res.status}: ${JSON.stringify(res.body)}`);
+    if (res.body.status === 'review') {
+      totalSeconds = (performance.now() - submitted) / 1000;
+      break;
+    }
+    if (res.body.status === 'failed') throw new BenchFailure(`campaign ${id} failed: ${JSON.stringify(res.body.error)}`);
+    if (Date.now() > deadline) throw new BenchFailure(`campaign ${id} still ${res.body.status} after ${CAMPAIGN_TIMEOUT_MS / 60_000} min`);
+    await sleep(POLL_MS);
+  }
+
+  const events = await h.sql<{ to_status: string; created_at: Date }>('SELECT to_status, created_at FROM campaign_events WHERE campaign_id = $1 ORDER BY id', [id]);
+  const entered = (status: string): number => {
+    const event = events.find((e) => e.to_status === status);
+    if (!event) throw new BenchFailure(`campaign ${id}: no event into ${status} (${events.map((e) => e.to_status).join(' → ')})`);
+    return new Date(event.created_at).getTime();
+  };
+  const order = [...STAGES, 'review'];
+  const stages = Object.fromEntries(STAGES.map((stage, i) => [stage, seconds(entered(stage), entered(order[i + 1]!))])) as Result['stages'];
+
+  const rows = await h.sql<{ language: string; platform: string; duration_seconds: number | null; node_id: string | null; outcome: string; wall_ms: number | null; peak_rss_bytes: string | null }>(
+    `SELECT v.language, v.platform, v.duration_seconds, a.node_id, a.outcome, a.wall_ms, a.peak_rss_bytes
+       FROM render_attempts a JOIN videos v ON v.id = a.video_id
+      WHERE a.campaign_id = $1 ORDER BY a.id`, [id]);
+  const attempts = rows.filter((r) => r.outcome !== 'busy').map((r) => ({
+    video: `${r.language}/${r.platform}`,
+    videoSeconds: r.duration_seconds,
+    node: nodeLabel(h, r.node_id),
+    outcome: r.outcome,
+    wallSeconds: r.wall_ms === null ? null : r.wall_ms / 1000,
+    peakRssBytes: r.peak_rss_bytes === null ? null : Number(r.peak_rss_bytes),
+  }));
+  return { setup, round, totalSeconds, createSeconds, stages, attempts, busyRefusals: rows.length - attempts.length };
+}
+
+function fmt(value: number | null): string {
+  return value === null ? '—' : `${value.toFixed(1)} s`;
+}
+
+function printTables(results: Result[]): void {
+  console.log('\n| setup | total submit→review | create call | collecting | processing | scripting | voiceover | rendering |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const r of results) {
+    const label = results.some((o) => o.setup === r.setup && o.round !== r.round) ? `${r.setup}, round ${r.round}` : r.setup;
+    console.log(`| ${label} | ${fmt(r.totalSeconds)} | ${fmt(r.createSeconds)} | ${STAGES.map((s) => fmt(r.stages[s])).join(' | ')} |`);
+  }
+  console.log('\n| setup | video | length | node | outcome | render wall | peak RSS |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const r of results) {
+    const label = results.some((o) => o.setup === r.setup && o.round !== r.round) ? `${r.setup}, round ${r.round}` : r.setup;
+    for (const a of r.attempts) {
+      console.log(`| ${label} | ${a.video} | ${fmt(a.videoSeconds)} | ${a.node} | ${a.outcome} | ${fmt(a.wallSeconds)} | ${a.peakRssBytes === null ? '—' : `${Math.round(a.peakRssBytes / MiB)} MiB`} |`);
+    }
+  }
+  console.log('');
+  for (const r of results) {
+    const sum = r.attempts.reduce((total, a) => total + (a.wallSeconds ?? 0), 0);
+    console.log(`${r.setup}, round ${r.round}: rendering stage ${fmt(r.stages.rendering)}, sum of render wall times ${fmt(sum)} ` +
+      `(overlap ${(sum / r.stages.rendering).toFixed(2)}×), ${r.busyRefusals} busy refusal(s); ` +
+      `the bench's processes used ${r.foreign.ownCoreSeconds.toFixed(1)} core-seconds (${(r.foreign.ownCoreSeconds / r.foreign.wallSeconds).toFixed(2)} cores on average); ` +
+      `other processes used ${r.foreign.coreSeconds.toFixed(1)} core-seconds meanwhile (${foreignShare(r).toFixed(1)} % of the machine; most: ${r.foreign.busiest})`);
+  }
+}
+
+async function main(): Promise<void> {
+  const rounds = positiveInteger('BENCH_ROUNDS', 1);
+  const wanted = (process.env.BENCH_SETUPS || 'single,nodes').split(',').map((name) => name.trim());
+  const unknown = wanted.filter((name) => !SETUPS.some((setup) => setup.id === name));
+  if (unknown.length) throw new BenchFailure(`BENCH_SETUPS: unknown ${unknown.join(', ')} (single, nodes)`);
+  console.log(`bench/e2e: ${new Date().toISOString()}, ${rounds} round(s) per setup, ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), ` +
+    `${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, DISPLAY=${process.env.DISPLAY ?? 'unset'}`);
+  console.log(`campaign: ${LANGUAGES.join(', ')} × ${PLATFORMS.join(', ')}, RENDER_QUALITY=full, VIDEO_TARGET_SECONDS default`);
+  const results: Result[] = [];
+  for (const setup of SETUPS.filter((s) => wanted.includes(s.id))) {
+    console.log(`\n${setup.name}: starting`);
+    const { h, nodes } = await setup.start();
+    try {
+      const { key } = await h.newCustomer('business');
+      for (let round = 1; round <= rounds; round += 1) {
+        const result = await runCampaign(h, key, setup.name, round);
+        console.log(`${setup.name}, round ${round}: review after ${fmt(result.totalSeconds)}`);
+        results.push(result);
+      }
+    } finally {
+      await Promise.allSettled(nodes.map((node) => node.stop()));
+      await h.stop();
+    }
+  }
+  printTables(results);
+  if (results.some((r) => foreignShare(r) > FOREIGN_LIMIT_PERCENT)) {
+    console.log(`\nWARNING: other processes used more than ${FOREIGN_LIMIT_PERCENT} % of the machine during a campaign: the times are not valid.`);
+    process.exitCode = 2;
+  }
+}
+
+function foreignShare(r: Result): number {
+  return (100 * r.foreign.coreSeconds) / (r.foreign.wallSeconds * os.cpus().length);
+}
+
+main().catch((err) => {
+  console.error(err instanceof BenchFailure ? `\nbench/e2e FAILED: ${err.message}` : err);
+  process.exit(1);
+});

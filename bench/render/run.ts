@@ -1,0 +1,86 @@
+/**
+ * bench/render: the same storyboard (5 scenes, voice, captions) at 1280×720 (en) and 1080×1920 (ja),
+ * rendered by the product's renderer (lib/render/render-video.ts: editly in its child process, the
+ * narration muxed, ffprobe check) and, in the same run, by one hand-written ffmpeg command producing the
+ * equivalent slideshow (the practical floor). Prints wall times, the ratio and peak memory, for the
+ * product's encoding and for the variants tried to close the gap.
+ * Run: npm run bench:render   (BENCH_ROUNDS=1 by default; BENCH_VARIANTS=all adds the variants)
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { ENCODING, TRANSITION_SECONDS, type RenderEncoding } from '../../lib/render/plan';
+import { renderVideo } from '../../lib/render/render-video';
+import { acquireDisplay, releaseDisplay } from '../../lib/render/xvfb';
+import { positiveInteger } from '../support';
+import { renderWithFfmpeg } from './ffmpeg-baseline';
+import { makeBenchStoryboard, type BenchFixture, type BenchLanguage } from './fixture';
+
+const CASES: Array<{ language: BenchLanguage; width: number; height: number }> = [
+  { language: 'en', width: 1280, height: 720 },
+  { language: 'ja', width: 1080, height: 1920 },
+];
+const VARIANTS: Array<{ name: string; encoding: RenderEncoding }> = [
+  { name: 'product (full)', encoding: ENCODING.full },
+  { name: 'ultrafast preset', encoding: { ...ENCODING.full, preset: 'ultrafast' } },
+  { name: '25 fps', encoding: { ...ENCODING.full, fps: 25 } },
+];
+const MiB = 2 ** 20;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+async function ours(fixture: BenchFixture, encoding: RenderEncoding, display: string, dir: string) {
+  const workDir = await fs.mkdtemp(path.join(dir, 'ours-'));
+  const started = process.hrtime.bigint();
+  const { peakRssBytes } = await renderVideo({
+    storyboard: fixture.storyboard, workDir, quality: 'full', encoding, display, memoryLimitBytes: 8 * 2 ** 30, timeoutMs: 15 * 60_000,
+    fetchInput: (key, localPath) => fs.copyFile(fixture.files.resolve(key), localPath),
+  });
+  const wallSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+  await fs.rm(workDir, { recursive: true, force: true });
+  return { wallSeconds, peakRssBytes };
+}
+
+async function floor(fixture: BenchFixture, encoding: RenderEncoding, dir: string, width: number, height: number) {
+  const out = path.join(dir, `ffmpeg-${width}x${height}.mp4`);
+  return renderWithFfmpeg(fixture.storyboard, fixture.files, out, { ...encoding, width, height, transitionSeconds: TRANSITION_SECONDS });
+}
+
+async function main(): Promise<void> {
+  const rounds = positiveInteger('BENCH_ROUNDS', 1);
+  const variants = process.env.BENCH_VARIANTS === 'all' ? VARIANTS : VARIANTS.slice(0, 1);
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-render-'));
+  const display = await acquireDisplay();
+  console.log(`bench/render: ${rounds} round(s), ${os.cpus().length} cores, DISPLAY=${display}\n`);
+  console.log('| frame | variant | ours (s) | ffmpeg (s) | ratio | ours peak RSS | ffmpeg peak RSS |');
+  console.log('|---|---|---|---|---|---|---|');
+  try {
+    for (const { language, width, height } of CASES) {
+      const fixture = await makeBenchStoryboard(path.join(dir, `${language}-${width}x${height}`), { language, width, height });
+      for (const variant of variants) {
+        const ourRuns = [];
+        const floorRuns = [];
+        for (let round = 0; round < rounds; round += 1) {
+          ourRuns.push(await ours(fixture, variant.encoding, display, dir));
+          floorRuns.push(await floor(fixture, variant.encoding, dir, width, height));
+        }
+        const oursSeconds = median(ourRuns.map((r) => r.wallSeconds));
+        const floorSeconds = median(floorRuns.map((r) => r.wallSeconds));
+        const peak = (runs: Array<{ peakRssBytes: number }>) => `${Math.round(Math.max(...runs.map((r) => r.peakRssBytes)) / MiB)} MiB`;
+        const e = variant.encoding;
+        console.log(`| ${width}×${height} ${language}, ${fixture.storyboard.totalSeconds.toFixed(1)} s | ${variant.name} (${e.preset}, crf ${e.crf}, ${e.fps} fps) | ${oursSeconds.toFixed(2)} | ${floorSeconds.toFixed(2)} | ${(oursSeconds / floorSeconds).toFixed(2)}× | ${peak(ourRuns)} | ${peak(floorRuns)} |`);
+      }
+    }
+  } finally {
+    releaseDisplay();
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

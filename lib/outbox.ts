@@ -1,0 +1,32 @@
+/**
+ * The terminal event of a campaign, written to the webhook outbox inside the transaction that makes the
+ * campaign terminal for the customer (review or failed): committed together or not at all, so a restart
+ * can neither lose the event nor make a second one.
+ */
+import crypto from 'node:crypto';
+import type { Transaction } from 'sequelize';
+import type { Campaign, Models } from './db/models';
+import { presentCampaign, type VideoRow } from './campaign-view';
+import { newEventId, type WebhookEventType } from './webhooks';
+
+export const EVENT_OF_STATE: Partial<Record<string, WebhookEventType>> = { review: 'campaign.completed', failed: 'campaign.failed' };
+
+export async function writeTerminalEvent(
+  models: Models,
+  transaction: Transaction,
+  campaign: Campaign,
+  links: (video: VideoRow) => { file_url: string | null; captions_url: string | null },
+  at: Date,
+): Promise<string | null> {
+  const event = EVENT_OF_STATE[campaign.status];
+  if (!event || !campaign.webhook_url) return null;
+  const videos = await models.Video.findAll({ where: { campaign_id: campaign.id }, transaction });
+  const view = presentCampaign(campaign, videos, links);
+  const body = JSON.stringify({ event, campaign_id: campaign.id, status: campaign.status, videos: view.videos, timestamp: at.toISOString() });
+  const eventId = newEventId();
+  await models.WebhookDelivery.create({
+    id: crypto.randomUUID(), event_id: eventId, event_type: event, campaign_id: campaign.id, org_id: campaign.org_id, url: campaign.webhook_url,
+    body, status: 'pending', attempts: 0, next_attempt_at: at, created_at: at, updated_at: at,
+  }, { transaction });
+  return eventId;
+}

@@ -1,0 +1,103 @@
+/**
+ * From a storyboard to a render plan: everything the editly child process needs, as plain JSON, with
+ * local file paths. Pure, so the timing rules are unit-tested without rendering.
+ *
+ * Timing: clips overlap by the transition, so every clip but the last is lengthened by it; clip i then
+ * starts exactly at its scene's start, and the video lasts exactly the storyboard's totalSeconds, which
+ * is the narration's length.
+ */
+import type { Cue } from '../captions';
+import type { Storyboard, StoryboardScene } from '../storyboard';
+
+export type RenderQuality = 'full' | 'draft';
+
+export interface RenderEncoding { preset: string; crf: number; fps: number }
+
+export const ENCODING: Record<RenderQuality, RenderEncoding> = {
+  full: { preset: 'veryfast', crf: 20, fps: 30 },
+  draft: { preset: 'ultrafast', crf: 28, fps: 25 },
+};
+export const TRANSITION_SECONDS = 0.4;
+
+export interface PlannedCaption { start: number; end: number; text: string }
+
+export interface PlannedClip {
+  kind: StoryboardScene['kind'];
+  /** Seconds, transition overlap included. */
+  duration: number;
+  /** Where the clip starts in the video (seconds). */
+  start: number;
+  imagePath: string | null;
+  headline: string;
+  zoom: 'in' | 'out';
+  /** Captions whose time overlaps this clip, in video time. */
+  captions: PlannedCaption[];
+}
+
+export interface RenderPlan {
+  width: number;
+  height: number;
+  encoding: RenderEncoding;
+  transitionSeconds: number;
+  font: string;
+  direction: 'ltr' | 'rtl';
+  /** Scripts without spaces between words wrap anywhere. */
+  wrapAnywhere: boolean;
+  brand: Storyboard['brand'];
+  closing: Storyboard['closing'];
+  clips: PlannedClip[];
+  totalSeconds: number;
+  /** Video-only output of editly; the narration is muxed afterwards without re-encoding the picture. */
+  videoOnlyPath: string;
+}
+
+/** decisions §4: draft renders a quarter of the frame area (half each side), even dimensions for x264. */
+export function frameFor(frame: { width: number; height: number }, quality: RenderQuality): { width: number; height: number } {
+  const even = (n: number) => Math.max(2, Math.round(n / 2) * 2);
+  return quality === 'draft' ? { width: even(frame.width / 2), height: even(frame.height / 2) } : { width: even(frame.width), height: even(frame.height) };
+}
+
+export function buildRenderPlan(
+  storyboard: Storyboard,
+  cues: Cue[],
+  localPath: (key: string) => string,
+  opts: { quality: RenderQuality; videoOnlyPath: string; transitionSeconds?: number; encoding?: Partial<RenderEncoding> },
+): RenderPlan {
+  const transition = opts.transitionSeconds ?? TRANSITION_SECONDS;
+  const scenes = storyboard.scenes;
+  if (scenes.length === 0) throw new Error('storyboard has no scenes');
+  const clips: PlannedClip[] = scenes.map((scene, index) => {
+    const last = index === scenes.length - 1;
+    // A transition may take at most half of either neighbour (editly clamps the same way).
+    const overlap = last ? 0 : Math.min(transition, scene.durationSeconds / 2, scenes[index + 1].durationSeconds / 2);
+    const duration = scene.durationSeconds + overlap;
+    const start = scene.startSeconds;
+    return {
+      kind: scene.kind,
+      duration,
+      start,
+      imagePath: scene.screenshotKey ? localPath(scene.screenshotKey) : null,
+      headline: scene.onScreenText,
+      zoom: index % 2 === 0 ? 'in' : 'out',
+      captions: cues.filter((cue) => cue.end > start && cue.start < start + duration).map((cue) => ({ ...cue })),
+    };
+  });
+  return {
+    ...frameFor(storyboard.frame, opts.quality),
+    encoding: { ...ENCODING[opts.quality], ...opts.encoding },
+    transitionSeconds: transition,
+    font: storyboard.font,
+    direction: storyboard.direction,
+    wrapAnywhere: ['ja', 'zh', 'th'].includes(storyboard.language),
+    brand: storyboard.brand,
+    closing: storyboard.closing,
+    clips,
+    totalSeconds: storyboard.totalSeconds,
+    videoOnlyPath: opts.videoOnlyPath,
+  };
+}
+
+/** The caption on screen at a moment of the video, if any. */
+export function captionAt(captions: PlannedCaption[], seconds: number): PlannedCaption | undefined {
+  return captions.find((cue) => seconds >= cue.start && seconds < cue.end);
+}

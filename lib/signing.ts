@@ -1,0 +1,89 @@
+/**
+ * Signed, expiring download links for rendered videos and their captions (decisions.md §2, §10).
+ * A link is `/files/videos/<videoId>.mp4?expires=<unix s>&signature=<hex HMAC-SHA256>`; the signature binds
+ * the kind, the video id and the expiry, so none of them can be changed. The key is SIGNING_KEY, or one
+ * generated into DATA_DIR/signing.key on first use; every API node must use the same key.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { AppConfig } from '../config';
+
+export type FileKind = 'video' | 'captions';
+export type LinkCheck = 'ok' | 'expired' | 'invalid';
+
+const MIN_SIGNING_KEY_LENGTH = 32;
+const KEY_FILE = 'signing.key';
+const KEY_FILE_CONTENT = /^[0-9a-f]{64}$/;
+const EXPIRES = /^\d{1,12}$/;
+const SIGNATURE = /^[0-9a-f]{64}$/;
+
+export const FILE_PATHS: Record<FileKind, { dir: string; extension: string }> = {
+  video: { dir: 'videos', extension: 'mp4' },
+  captions: { dir: 'captions', extension: 'vtt' },
+};
+
+const keysByDataDir = new Map<string, Buffer>();
+
+export function loadSigningKey(config: AppConfig): Buffer {
+  if (config.signingKey !== undefined) {
+    if (config.signingKey.length < MIN_SIGNING_KEY_LENGTH) throw new Error(`SIGNING_KEY must be at least ${MIN_SIGNING_KEY_LENGTH} characters`);
+    return Buffer.from(config.signingKey, 'utf8');
+  }
+  let key = keysByDataDir.get(config.dataDir);
+  if (!key) {
+    key = readOrCreateKeyFile(path.join(config.dataDir, KEY_FILE));
+    keysByDataDir.set(config.dataDir, key);
+  }
+  return key;
+}
+
+/**
+ * The key file is written whole under a temporary name and then hard-linked into place: link() fails
+ * with EEXIST when another process got there first, and a reader never sees a half-written file.
+ */
+function readOrCreateKeyFile(file: string): Buffer {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.${crypto.randomBytes(6).toString('hex')}.tmp`;
+  try {
+    fs.writeFileSync(temporary, `${crypto.randomBytes(32).toString('hex')}\n`, { flag: 'wx', mode: 0o600 });
+    fs.linkSync(temporary, file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  } finally {
+    fs.rmSync(temporary, { force: true });
+  }
+  const hex = fs.readFileSync(file, 'utf8').trim();
+  if (!KEY_FILE_CONTENT.test(hex)) throw new Error(`${file} does not hold a signing key (64 hexadecimal characters)`);
+  return Buffer.from(hex, 'hex');
+}
+
+function signature(kind: FileKind, videoId: string, expires: string, key: Buffer): string {
+  return crypto.createHmac('sha256', key).update(`${kind}\n${videoId}\n${expires}`).digest('hex');
+}
+
+/** The path and query of a download link (prefix PUBLIC_BASE_URL for the absolute link). */
+export function signFileLink(link: { kind: FileKind; videoId: string; expiresAt: number }, key: Buffer): string {
+  const { dir, extension } = FILE_PATHS[link.kind];
+  const expires = String(Math.floor(link.expiresAt));
+  return `/files/${dir}/${encodeURIComponent(link.videoId)}.${extension}?expires=${expires}&signature=${signature(link.kind, link.videoId, expires, key)}`;
+}
+
+export function verifyFileLink(kind: FileKind, videoId: string, expires: string, givenSignature: string, key: Buffer, nowSeconds: number): LinkCheck {
+  if (!EXPIRES.test(expires) || !SIGNATURE.test(givenSignature)) return 'invalid';
+  const expected = Buffer.from(signature(kind, videoId, expires, key), 'hex');
+  const given = Buffer.from(givenSignature, 'hex');
+  if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) return 'invalid';
+  return Number(expires) <= nowSeconds ? 'expired' : 'ok';
+}
+
+export interface LinkableVideo { id: string; status: string; file_key?: string | null; captions_key?: string | null }
+
+/** A video's absolute download links, valid for FILE_URL_TTL from `now`; null until the video is ready. */
+export function fileLinks(config: AppConfig, key: Buffer, video: LinkableVideo, now = Date.now()): { file_url: string | null; captions_url: string | null } {
+  const ready = video.status === 'ready';
+  const expiresAt = Math.floor((now + config.fileUrlTtlMs) / 1000);
+  const link = (kind: FileKind, storageKey: string | null | undefined) =>
+    ready && storageKey ? `${config.publicBaseUrl}${signFileLink({ kind, videoId: video.id, expiresAt }, key)}` : null;
+  return { file_url: link('video', video.file_key), captions_url: link('captions', video.captions_key) };
+}

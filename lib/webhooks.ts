@@ -1,0 +1,97 @@
+/**
+ * Webhook events (campaign-api.md §6, decisions §9): the signature, the headers, and one delivery attempt.
+ * An attempt connects only to an address the net guard allows, checked at connection time (decisions §7);
+ * it never follows a redirect, has one deadline for the whole exchange, and reads at most a little of the
+ * answer, which is never shown to the customer.
+ */
+import crypto from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import { AddressBlockedError, assertAllowedHostLiteral, guardedLookup, type GuardOptions } from './net-guard';
+
+export type WebhookEventType = 'campaign.completed' | 'campaign.failed';
+
+export function newEventId(): string {
+  return `evt_${crypto.randomUUID()}`;
+}
+
+/** Lowercase hex HMAC-SHA256, key = the secret's UTF-8 bytes, message = `${timestamp}.${eventId}.${body}`. */
+export function signWebhook(secret: string, timestamp: number, eventId: string, body: string): string {
+  return crypto.createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${timestamp}.${eventId}.${body}`, 'utf8').digest('hex');
+}
+
+export function webhookHeaders(secret: string, eventId: string, body: string, timestamp: number): Record<string, string> {
+  return {
+    'Content-Type': 'application/json',
+    'User-Agent': 'campaign-video-webhooks/1',
+    'X-Service-Event-Id': eventId,
+    'X-Service-Timestamp': String(timestamp),
+    'X-Service-Signature': signWebhook(secret, timestamp, eventId, body),
+    'X-Service-Signature-Alg': 'HMAC-SHA256',
+  };
+}
+
+export interface AttemptOptions {
+  guard: GuardOptions;
+  /** One deadline for connect, send and answer. */
+  timeoutMs: number;
+  /** The answer's body is read up to this many bytes, then dropped. */
+  maxResponseBytes: number;
+}
+
+export interface AttemptResult { delivered: boolean; statusCode: number | null; error: string | null; durationMs: number }
+
+/** Sends one POST; resolves (never rejects) with what happened. */
+export function attemptDelivery(url: string, headers: Record<string, string>, body: string, options: AttemptOptions): Promise<AttemptResult> {
+  const started = Date.now();
+  const done = (statusCode: number | null, error: string | null): AttemptResult => ({
+    delivered: error === null && statusCode !== null && statusCode >= 200 && statusCode < 300, statusCode, error, durationMs: Date.now() - started,
+  });
+  return new Promise((resolve) => {
+    let target: URL;
+    try {
+      target = new URL(url);
+      const plainHttpAllowed = options.guard.allowLoopback && target.protocol === 'http:';
+      if (target.protocol !== 'https:' && !plainHttpAllowed) return resolve(done(null, `scheme ${target.protocol} is not allowed`));
+      assertAllowedHostLiteral(target.hostname.replace(/^\[|\]$/g, ''), options.guard);
+    } catch (err) {
+      return resolve(done(null, describe(err)));
+    }
+    let settled = false;
+    const finish = (result: AttemptResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      request.destroy();
+      resolve(result);
+    };
+    const client = target.protocol === 'https:' ? https : http;
+    const request = client.request(target, {
+      method: 'POST',
+      headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
+      lookup: guardedLookup(options.guard),
+      agent: false,
+    }, (response) => {
+      const status = response.statusCode ?? 0;
+      let read = 0;
+      response.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        if (read >= options.maxResponseBytes) finish(verdict(status));
+      });
+      response.on('end', () => finish(verdict(status)));
+      response.on('error', () => finish(verdict(status)));
+    });
+    const verdict = (status: number) => (status >= 300 && status < 400
+      ? done(status, `redirect (${status}) not followed`)
+      : done(status, status >= 200 && status < 300 ? null : `answered ${status}`));
+    const deadline = setTimeout(() => finish(done(null, `no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+    request.on('error', (err) => finish(done(null, describe(err))));
+    request.end(body);
+  });
+}
+
+function describe(err: unknown): string {
+  if (err instanceof AddressBlockedError) return `address not allowed: ${err.message}`;
+  const e = err as NodeJS.ErrnoException;
+  return e.code ? `${e.code}: ${e.message}` : String(e?.message ?? err);
+}

@@ -1,0 +1,73 @@
+/**
+ * The file store: the node that keeps DATA_DIR/files (or SHARED_FILES_DIR) serves it to nodes that share
+ * no disk with it (render nodes, capture nodes) through Moleculer streams. Run it on one node, or on
+ * several that mount the same directory. lib/storage.ts is its only client.
+ */
+import type { Readable } from 'node:stream';
+import type { Context, ServiceSchema } from 'moleculer';
+import { LocalFileStorage, localFilesRoot } from '../lib/storage';
+import { notFound } from '../lib/errors';
+
+interface KeyParams { key: string; start?: number; end?: number }
+
+const KEY_PARAMS = {
+  type: 'object', additionalProperties: false, required: ['key'],
+  properties: { key: { type: 'string', minLength: 1, maxLength: 500 }, start: { type: 'integer', minimum: 0 }, end: { type: 'integer', minimum: 0 } },
+};
+/** Partial files older than this, left by a writer that died, are swept at start. */
+const PARTIAL_MAX_AGE_MS = 60 * 60_000;
+
+type Methods = { store(): LocalFileStorage };
+
+const FilesService: ServiceSchema<{}, Methods> = {
+  name: 'files',
+
+  async started(this: any) {
+    this.local = new LocalFileStorage(localFilesRoot(this.broker));
+    const removed = await this.local.sweepPartials(PARTIAL_MAX_AGE_MS);
+    if (removed) this.logger.info(`removed ${removed} partial file(s) left by interrupted writes`);
+  },
+
+  actions: {
+    stat: {
+      visibility: 'public',
+      params: KEY_PARAMS,
+      async handler(this: any, ctx: Context<KeyParams>) {
+        return this.local.stat(ctx.params.key);
+      },
+    },
+
+    read: {
+      visibility: 'public',
+      params: KEY_PARAMS,
+      async handler(this: any, ctx: Context<KeyParams>): Promise<Readable> {
+        const { key, start, end } = ctx.params;
+        if (!(await this.local.exists(key))) throw notFound(`No stored file ${key}.`);
+        return this.local.createReadStream(key, start !== undefined && end !== undefined ? { start, end } : undefined);
+      },
+    },
+
+    /** The caller sends the bytes as the call's stream; the file appears whole when the stream ends, or not at all. */
+    write: {
+      visibility: 'public',
+      params: KEY_PARAMS,
+      async handler(this: any, ctx: Context<KeyParams>) {
+        const source = (ctx as unknown as { stream?: Readable }).stream;
+        if (!source) throw new Error('files.write needs a stream');
+        await this.local.writeStream(ctx.params.key, source);
+        return { key: ctx.params.key };
+      },
+    },
+
+    removePrefix: {
+      visibility: 'public',
+      params: KEY_PARAMS,
+      async handler(this: any, ctx: Context<KeyParams>) {
+        await this.local.removePrefix(ctx.params.key);
+        return { removed: ctx.params.key };
+      },
+    },
+  },
+};
+
+export default FilesService;

@@ -1,0 +1,164 @@
+/**
+ * A render node's service: turns one storyboard into one MP4 with editly. It holds no database and
+ * shares no disk: the storyboard comes in the call, files come and go through lib/storage.ts. It renders
+ * at most RENDER_CONCURRENCY videos at once and refuses more (RENDERER_BUSY), announcing its busy slots
+ * on every change so callers balance by them (lib/render/slots.ts).
+ *
+ *   SERVICES=renderer TRANSPORTER=redis://127.0.0.1:6379 RENDER_CONCURRENCY=2 npm start
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Errors, type Context, type ServiceSchema } from 'moleculer';
+import { configOf } from '../config';
+import { RenderAbortedError, renderVideo } from '../lib/render/render-video';
+import { RENDER_STRATEGY } from '../lib/render/slots';
+import { acquireDisplay, releaseDisplay } from '../lib/render/xvfb';
+import { storageFor, type FileStorage } from '../lib/storage';
+import type { Storyboard } from '../lib/storyboard';
+
+export interface RenderVideoParams { video_id: string; output_key: string; storyboard: Storyboard }
+export interface RenderVideoResult {
+  video_id: string; file_key: string; duration_seconds: number; width: number; height: number;
+  node_id: string; wall_ms: number; peak_rss_bytes: number;
+}
+
+/** Refused because every slot is taken; the caller waits for a free slot (not a failed attempt). */
+export class RendererBusyError extends Errors.MoleculerRetryableError {
+  constructor(nodeID: string) {
+    super(`Render node ${nodeID} has no free slot.`, 503, 'RENDERER_BUSY', { nodeID });
+  }
+}
+/** The node is stopping: the render is abandoned, to be redone on another node. */
+export class RenderInterruptedError extends Errors.MoleculerRetryableError {
+  constructor(nodeID: string) {
+    super(`Render node ${nodeID} stopped during the render.`, 503, 'RENDER_INTERRUPTED', { nodeID });
+  }
+}
+
+const RENDER_PARAMS = {
+  type: 'object', additionalProperties: false, required: ['video_id', 'output_key', 'storyboard'],
+  properties: {
+    video_id: { type: 'string', maxLength: 64 },
+    output_key: { type: 'string', maxLength: 500 },
+    storyboard: { type: 'object', required: ['videoId', 'frame', 'scenes', 'narrationKey', 'captionsKey', 'totalSeconds'] },
+  },
+};
+
+const WORK_DIR_PREFIX = 'render-';
+
+/** Work directories of render nodes that died (their pid is gone) are removed when a node starts. */
+async function removeDeadRendersWorkDirs(): Promise<void> {
+  const pattern = new RegExp(`^${WORK_DIR_PREFIX}(\\d+)-`);
+  for (const name of await fs.readdir(os.tmpdir()).catch(() => [] as string[])) {
+    const pid = Number(pattern.exec(name)?.[1]);
+    if (!pid || pid === process.pid) continue;
+    let alive = true;
+    try { process.kill(pid, 0); } catch (err) { alive = (err as NodeJS.ErrnoException).code === 'EPERM'; }
+    if (!alive) await fs.rm(path.join(os.tmpdir(), name), { recursive: true, force: true });
+  }
+}
+
+type Methods = {
+  announce(): void;
+  render(params: RenderVideoParams, signal: AbortSignal): Promise<RenderVideoResult>;
+};
+
+const RendererService: ServiceSchema<{}, Methods> = {
+  name: 'renderer',
+
+  created(this: any) {
+    const config = configOf(this.broker);
+    this.slots = config.renderConcurrency;
+    this.metadata = { ...this.metadata, renderSlots: this.slots };
+    this.active = new Map<string, AbortController>();
+    this.stopping = false;
+  },
+
+  async started(this: any) {
+    await removeDeadRendersWorkDirs();
+    this.storage = storageFor(this.broker) as FileStorage;
+    this.display = await acquireDisplay();
+    this.announce();
+  },
+
+  async stopped(this: any) {
+    this.stopping = true;
+    for (const controller of this.active.values()) controller.abort();
+    releaseDisplay();
+  },
+
+  actions: {
+    renderVideo: {
+      visibility: 'public',
+      strategy: RENDER_STRATEGY,
+      params: RENDER_PARAMS,
+      async handler(this: any, ctx: Context<RenderVideoParams>): Promise<RenderVideoResult> {
+        if (this.stopping) throw new RenderInterruptedError(this.broker.nodeID);
+        if (this.active.size >= this.slots) throw new RendererBusyError(this.broker.nodeID);
+        const controller = new AbortController();
+        const slotKey = `${ctx.params.video_id}:${ctx.id}`;
+        this.active.set(slotKey, controller);
+        this.announce();
+        try {
+          return await this.render(ctx.params, controller.signal);
+        } catch (err) {
+          // The caller avoids this node on its next try: say which node failed (data crosses the transporter).
+          const e = err as { data?: Record<string, unknown> };
+          e.data = { ...(e.data ?? {}), nodeID: this.broker.nodeID };
+          throw err;
+        } finally {
+          this.active.delete(slotKey);
+          this.announce();
+        }
+      },
+    },
+
+    /** Slots of this node, for operators and for callers that just joined. */
+    status: {
+      visibility: 'public',
+      handler(this: any) {
+        return { node_id: this.broker.nodeID, slots: this.slots, busy: this.active.size, videos: [...this.active.keys()].map((k: string) => k.split(':')[0]) };
+      },
+    },
+  },
+
+  events: {
+    /** A caller joined and asks for the slots of every render node. */
+    'renderer.announce'(this: any) {
+      this.announce();
+    },
+  },
+
+  methods: {
+    announce(this: any) {
+      this.broker.broadcast('renderer.slots', { nodeID: this.broker.nodeID, slots: this.slots, busy: this.active.size });
+    },
+
+    async render(this: any, params: RenderVideoParams, signal: AbortSignal): Promise<RenderVideoResult> {
+      const config = configOf(this.broker);
+      const started = Date.now();
+      const workDir = await fs.mkdtemp(path.join(os.tmpdir(), `${WORK_DIR_PREFIX}${process.pid}-${params.video_id}-`));
+      try {
+        const { outputPath, probe, peakRssBytes } = await renderVideo({
+          storyboard: params.storyboard, workDir, quality: config.renderQuality, display: this.display, signal,
+          fetchInput: (key, localPath) => this.storage.getFile(key, localPath),
+          memoryLimitBytes: config.renderMemoryLimitBytes, timeoutMs: config.renderTimeoutMs,
+        });
+        // Same key every time: a re-render replaces the file whole, only once it passed the check.
+        await this.storage.putFile(params.output_key, outputPath);
+        return {
+          video_id: params.video_id, file_key: params.output_key, duration_seconds: Math.round(probe.durationSeconds * 1000) / 1000,
+          width: probe.width, height: probe.height, node_id: this.broker.nodeID, wall_ms: Date.now() - started, peak_rss_bytes: peakRssBytes,
+        };
+      } catch (err) {
+        if (err instanceof RenderAbortedError) throw new RenderInterruptedError(this.broker.nodeID);
+        throw err;
+      } finally {
+        await fs.rm(workDir, { recursive: true, force: true });
+      }
+    },
+  } as any,
+};
+
+export default RendererService;

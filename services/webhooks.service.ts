@@ -1,0 +1,128 @@
+/**
+ * The webhook dispatcher: sends the outbox (`webhook_deliveries`, written by the campaign actor in the
+ * same transaction as the terminal transition) to customers. At most WEBHOOK_MAX_ATTEMPTS attempts per
+ * event, all with the same event id and each signed afresh; waits of WEBHOOK_RETRY_DELAYS between them;
+ * only 2xx counts. Every attempt is recorded. A delivery is claimed with a short lock, so several
+ * dispatchers (or a restarted one) never send the same attempt twice, and a crash loses none.
+ */
+import { Op } from 'sequelize';
+import type { Context, ServiceSchema } from 'moleculer';
+import { configOf } from '../config';
+import type { WebhookDelivery } from '../lib/db/models';
+import { conflict, notFound } from '../lib/errors';
+import { attemptDelivery, webhookHeaders } from '../lib/webhooks';
+import { DbMixin, type DbMethods } from '../mixins/db.mixin';
+
+export const WEBHOOK_MAX_ATTEMPTS = 3;
+const ATTEMPT_TIMEOUT_MS = 10_000;
+const MAX_RESPONSE_BYTES = 16 * 1024;
+/** A claimed delivery is someone's for this long: longer than one attempt can take. */
+const CLAIM_MS = ATTEMPT_TIMEOUT_MS + 20_000;
+const BATCH = 20;
+
+type Methods = DbMethods & {
+  dispatchDue(): Promise<number>;
+  deliver(delivery: WebhookDelivery): Promise<void>;
+};
+
+const WebhooksService: ServiceSchema<{}, Methods> = {
+  name: 'webhooks',
+  mixins: [DbMixin({ model: 'WebhookDelivery' })],
+
+  started(this: any) {
+    const poll = configOf(this.broker).webhookPollMs;
+    this.inFlight = new Set<string>();
+    const tick = () => {
+      this.dispatchDue().catch((err: Error) => this.logger.warn(`webhook dispatch failed: ${err.message}`)).finally(() => {
+        if (!this.stopping) this.timer = setTimeout(tick, poll);
+      });
+    };
+    this.timer = setTimeout(tick, 0);
+  },
+
+  stopped(this: any) {
+    this.stopping = true;
+    clearTimeout(this.timer);
+  },
+
+  actions: {
+    /** Operators: send a failed delivery again (one more attempt, same event id). */
+    retry: {
+      visibility: 'public',
+      params: { type: 'object', additionalProperties: false, required: ['delivery_id'], properties: { delivery_id: { type: 'string', maxLength: 64 } } },
+      async handler(this: any, ctx: Context<{ delivery_id: string }>) {
+        const delivery: WebhookDelivery | null = await this.db.models.WebhookDelivery.findByPk(ctx.params.delivery_id);
+        if (!delivery) throw notFound('No such webhook delivery.');
+        if (delivery.status !== 'failed') throw conflict(`The delivery is ${delivery.status}; only a failed delivery can be retried.`);
+        await delivery.update({ status: 'pending', next_attempt_at: new Date(), locked_until: null });
+        this.dispatchDue().catch(() => undefined);
+        return { delivery_id: delivery.id, status: 'pending' };
+      },
+    },
+  },
+
+  events: {
+    /** The campaign actor wrote an outbox row: send it now rather than at the next poll. */
+    'webhooks.enqueued'(this: any) {
+      this.dispatchDue().catch(() => undefined);
+    },
+  },
+
+  methods: {
+    async dispatchDue(this: any) {
+      const { WebhookDelivery: Deliveries } = this.db.models;
+      const now = new Date();
+      const due: WebhookDelivery[] = await Deliveries.findAll({
+        where: { status: 'pending', next_attempt_at: { [Op.lte]: now }, [Op.or]: [{ locked_until: null }, { locked_until: { [Op.lt]: now } }] },
+        order: [['next_attempt_at', 'ASC']],
+        limit: BATCH,
+      });
+      let sent = 0;
+      await Promise.all(due.map(async (delivery) => {
+        if (this.inFlight.has(delivery.id)) return;
+        // Claim: only the dispatcher whose conditional update matched sends this attempt.
+        const [claimed] = await Deliveries.update({ locked_until: new Date(Date.now() + CLAIM_MS) }, {
+          where: { id: delivery.id, status: 'pending', attempts: delivery.attempts, [Op.or]: [{ locked_until: null }, { locked_until: { [Op.lt]: new Date() } }] },
+        });
+        if (claimed !== 1) return;
+        this.inFlight.add(delivery.id);
+        try {
+          await this.deliver(delivery);
+          sent += 1;
+        } finally {
+          this.inFlight.delete(delivery.id);
+        }
+      }));
+      return sent;
+    },
+
+    async deliver(this: any, delivery: WebhookDelivery) {
+      const config = configOf(this.broker);
+      const { models } = this.db;
+      const { secret } = await this.broker.call('accounts.webhookSecret', { org_id: delivery.org_id });
+      const attempt = delivery.attempts + 1;
+      const timestamp = Math.floor(Date.now() / 1000);
+      const result = await attemptDelivery(delivery.url, webhookHeaders(secret, delivery.event_id, delivery.body, timestamp), delivery.body, {
+        guard: { allowLoopback: config.allowPrivateNetwork }, timeoutMs: ATTEMPT_TIMEOUT_MS, maxResponseBytes: MAX_RESPONSE_BYTES,
+      });
+      await models.WebhookAttempt.create({
+        delivery_id: delivery.id, attempt, signed_timestamp: timestamp, status_code: result.statusCode, duration_ms: result.durationMs, error: result.error, created_at: new Date(),
+      });
+      const last = attempt >= WEBHOOK_MAX_ATTEMPTS;
+      const delay = config.webhookRetryDelaysMs[Math.min(attempt - 1, config.webhookRetryDelaysMs.length - 1)] ?? 0;
+      // A class-level update: the instance was read before the claim, so it would skip `locked_until: null` as unchanged.
+      await models.WebhookDelivery.update({
+        attempts: attempt,
+        status: result.delivered ? 'delivered' : last ? 'failed' : 'pending',
+        delivered_at: result.delivered ? new Date() : null,
+        next_attempt_at: result.delivered || last ? null : new Date(Date.now() + delay),
+        locked_until: null,
+        last_error: result.error,
+      }, { where: { id: delivery.id } });
+      const outcome = result.delivered ? 'delivered' : last ? 'failed for good' : `failed, next attempt in ${Math.round(delay / 1000)} s`;
+      this.logger.info(`webhook ${delivery.event_type} ${delivery.event_id} attempt ${attempt}: ${result.statusCode ?? result.error} — ${outcome}`);
+    },
+  } as any,
+};
+
+export default WebhooksService;

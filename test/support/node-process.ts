@@ -1,0 +1,113 @@
+/**
+ * A cluster node in a process of its own, started exactly as an operator starts one:
+ *   SERVICES=<names> TRANSPORTER=redis://… npm start
+ * (the runner under tsx). Every process of the node's tree (Chromium, editly, ffmpeg) inherits a unique
+ * marker in its environment, so a test can find what is left of a node after it was killed.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Harness } from './harness';
+import { TEST_REDIS_URL } from './harness';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const MARKER_VARIABLE = 'CV_TEST_NODE_MARKER';
+
+export interface NodeProcessOptions {
+  nodeID: string;
+  /** Service names, as in SERVICES (e.g. ['renderer'] or ['accounts', 'campaigns', …]). */
+  services: string[];
+  /** The node's DATA_DIR; unset: a temporary directory of its own, removed by stop(). */
+  dataDir?: string;
+  /** Extra environment (wins over the defaults). */
+  env?: Record<string, string>;
+  /** Its own process group: kill() and stop() then reach its whole tree (Chromium included). */
+  detached?: boolean;
+  /** How much of its output to keep (the tail). */
+  keepOutputChars?: number;
+}
+
+export interface NodeProcess {
+  nodeID: string;
+  process: ChildProcess;
+  dataDir: string;
+  /** The value of CV_TEST_NODE_MARKER in the environment of every process of this node's tree. */
+  marker: string;
+  output(): string;
+  exited(): boolean;
+  /** Resolves when the node process has exited (at once if it has). */
+  exit(): Promise<void>;
+  /** Sends the signal to the node (to its whole group when detached). */
+  kill(signal: NodeJS.Signals): void;
+  /** Processes still alive that carry this node's marker (the node itself, its browsers, render children). */
+  leftovers(): number[];
+  /** SIGTERM to the node, SIGKILL after 15 s (its group too when detached); marked processes still there 5 s later are killed; a temporary DATA_DIR is removed. */
+  stop(): Promise<void>;
+}
+
+/** PIDs of live processes whose environment holds MARKER_VARIABLE=marker (zombies have none and are skipped). */
+export function processesWithMarker(marker: string): number[] {
+  const needle = Buffer.from(`${MARKER_VARIABLE}=${marker}\0`);
+  const found: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/environ`).includes(needle)) found.push(Number(entry));
+    } catch { /* gone, or not ours */ }
+  }
+  return found;
+}
+
+export function startNodeProcess(h: Harness, options: NodeProcessOptions): NodeProcess {
+  const ownDataDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'cv-node-'));
+  const marker = `${options.nodeID}-${crypto.randomBytes(6).toString('hex')}`;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/runner.ts', '--config', 'moleculer.config.ts', '--mask', '**/*.service.ts', 'services'], {
+    cwd: ROOT,
+    env: {
+      ...process.env, NODE_OPTIONS: '', SERVICES: options.services.join(','), TRANSPORTER: h.config.redisUrl ?? TEST_REDIS_URL,
+      NAMESPACE: h.config.namespace, NODE_ID: options.nodeID, DATA_DIR: dataDir, RENDER_QUALITY: 'draft', RENDER_CONCURRENCY: '1', LOG_LEVEL: 'warn',
+      ...options.env,
+      [MARKER_VARIABLE]: marker,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached ?? false,
+  });
+  const keepChars = options.keepOutputChars ?? 8000;
+  let output = '';
+  const keep = (chunk: Buffer) => { output = (output + chunk.toString()).slice(-keepChars); };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exitedNow = () => child.exitCode !== null || child.signalCode !== null;
+  const exit = new Promise<void>((resolve) => {
+    if (exitedNow()) resolve();
+    else child.once('exit', () => resolve());
+  });
+  const kill = (signal: NodeJS.Signals) => {
+    try {
+      if (options.detached) process.kill(-child.pid!, signal);
+      else child.kill(signal);
+    } catch { /* already gone */ }
+  };
+  return {
+    nodeID: options.nodeID, process: child, dataDir, marker, output: () => output, exited: exitedNow, exit: () => exit, kill,
+    leftovers: () => processesWithMarker(marker),
+    async stop() {
+      if (!exitedNow()) {
+        child.kill('SIGTERM'); // the node alone: it closes its browsers and renders itself
+        await Promise.race([exit, new Promise((resolve) => setTimeout(resolve, 15_000))]);
+        if (!exitedNow()) kill('SIGKILL');
+      }
+      if (options.detached) kill('SIGKILL'); // whatever is left of its group
+      // Render children notice their parent is gone and clean up; give them a moment, then kill what remains.
+      const deadline = Date.now() + 5000;
+      while (processesWithMarker(marker).length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+      for (const pid of processesWithMarker(marker)) {
+        try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+      }
+      if (ownDataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
