@@ -2,6 +2,7 @@
 import type { BrokerOptions } from 'moleculer';
 import type { AppConfig } from './index';
 import { replCommands } from '../lib/repl-commands';
+import { transporterOption } from '../lib/redis-transporter';
 import { AjvValidator } from '../lib/validator';
 // Registers the render-slot strategy by name: every node that learns of renderer.renderVideo must know it.
 import '../lib/render/slots';
@@ -10,7 +11,7 @@ export function brokerOptions(app: AppConfig): BrokerOptions {
   return {
     namespace: app.namespace,
     nodeID: app.nodeID,
-    transporter: app.transporter as BrokerOptions['transporter'],
+    transporter: transporterOption(app.transporter) as BrokerOptions['transporter'],
     logger: { type: 'Console', options: { level: app.logLevel, formatter: 'short' } },
     validator: new AjvValidator({ paramName: 'params' }) as unknown as BrokerOptions['validator'],
     // Dead nodes are noticed in seconds, not the default minute. 3 s (stack-facts) dropped live nodes whose

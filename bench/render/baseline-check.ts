@@ -1,14 +1,15 @@
 /**
  * Self-check of the ffmpeg baseline: builds the fixture for en 1280×720 and ja 1080×1920, renders both with
  * renderWithFfmpeg (veryfast, crf 23, 25 fps), prints wall time and ffmpeg's peak RSS, and verifies the files
- * with ffprobe. Saves one frame from the middle of a Japanese caption to /tmp/bench-render-ja.png for a look.
+ * with the renderer's own check (probeVideo, deliverableProblems). Saves one frame from the middle of a
+ * Japanese caption to /tmp/bench-render-ja.png for a look.
  * Run: npx tsx bench/render/baseline-check.ts   (BENCH_KEEP=1 keeps the work directories)
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseWebVtt } from '../../lib/captions';
-import type { Storyboard } from '../../lib/storyboard';
+import { deliverableProblems, probeVideo } from '../../lib/render/media';
 import { run } from '../../lib/voice/exec';
 import { renderWithFfmpeg } from './ffmpeg-baseline';
 import { makeBenchStoryboard, type BenchFixture, type BenchLanguage } from './fixture';
@@ -18,35 +19,7 @@ const CASES: Array<{ language: BenchLanguage; width: number; height: number }> =
   { language: 'ja', width: 1080, height: 1920 },
 ];
 const ENCODING = { fps: 25, preset: 'veryfast', crf: 23 };
-const DURATION_TOLERANCE_SECONDS = 0.2;
 const JA_FRAME_PATH = '/tmp/bench-render-ja.png';
-
-interface Probe {
-  streams: Array<{ codec_type: string; codec_name: string; pix_fmt?: string; width?: number; height?: number }>;
-  format: { duration: string };
-}
-
-async function probe(file: string): Promise<Probe> {
-  const { stdout } = await run('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_type,codec_name,pix_fmt,width,height:format=duration',
-    '-of', 'json', file], { timeoutMs: 30_000 });
-  return JSON.parse(stdout) as Probe;
-}
-
-/** Problems found in the rendered file (empty when it is as expected). */
-function verify(info: Probe, storyboard: Storyboard, width: number, height: number): string[] {
-  const video = info.streams.find((s) => s.codec_type === 'video');
-  const audio = info.streams.find((s) => s.codec_type === 'audio');
-  const duration = Number(info.format.duration);
-  const problems: string[] = [];
-  if (video?.codec_name !== 'h264') problems.push(`video codec ${video?.codec_name}, expected h264`);
-  if (video?.pix_fmt !== 'yuv420p') problems.push(`pixel format ${video?.pix_fmt}, expected yuv420p`);
-  if (video?.width !== width || video?.height !== height) problems.push(`size ${video?.width}x${video?.height}, expected ${width}x${height}`);
-  if (audio?.codec_name !== 'aac') problems.push(`audio codec ${audio?.codec_name}, expected aac`);
-  if (!(Math.abs(duration - storyboard.totalSeconds) <= DURATION_TOLERANCE_SECONDS)) {
-    problems.push(`duration ${duration} s, expected ${storyboard.totalSeconds.toFixed(3)} ± ${DURATION_TOLERANCE_SECONDS} s`);
-  }
-  return problems;
-}
 
 /** The middle of the first caption shown over a screenshot (the busiest picture). */
 async function captionMoment({ storyboard, files }: BenchFixture): Promise<number> {
@@ -72,13 +45,12 @@ async function main(): Promise<void> {
       const fixture = await makeBenchStoryboard(dir, { language, width, height });
       const outPath = path.join(dir, 'baseline.mp4');
       const stats = await renderWithFfmpeg(fixture.storyboard, fixture.files, outPath, { ...ENCODING, width, height });
-      const info = await probe(outPath);
-      const problems = verify(info, fixture.storyboard, width, height);
-      const video = info.streams.find((s) => s.codec_type === 'video');
+      const probed = await probeVideo(outPath);
+      const problems = deliverableProblems(probed, { width, height, durationSeconds: fixture.storyboard.totalSeconds });
       console.log(`${language} ${width}x${height}: ${fixture.storyboard.totalSeconds.toFixed(2)} s of video in ${stats.wallSeconds.toFixed(2)} s wall`
         + ` (${(fixture.storyboard.totalSeconds / stats.wallSeconds).toFixed(2)}x realtime), ffmpeg peak RSS ${(stats.peakRssBytes / 2 ** 20).toFixed(0)} MiB`);
-      console.log(`  ffprobe: ${video?.codec_name} ${video?.pix_fmt} ${video?.width}x${video?.height}, audio ${info.streams.filter((s) => s.codec_type === 'audio').map((s) => s.codec_name).join(',') || 'none'},`
-        + ` duration ${Number(info.format.duration).toFixed(3)} s (storyboard ${fixture.storyboard.totalSeconds.toFixed(3)} s)`);
+      console.log(`  ffprobe: ${probed.videoCodec} ${probed.pixelFormat} ${probed.width}x${probed.height}, audio ${probed.audioCodec ?? 'none'},`
+        + ` faststart ${probed.faststart}, duration ${probed.durationSeconds.toFixed(3)} s (storyboard ${fixture.storyboard.totalSeconds.toFixed(3)} s)`);
       console.log(`  ${problems.length ? `FAIL: ${problems.join('; ')}` : 'ok'}`);
       failures += problems.length ? 1 : 0;
       if (language === 'ja') {

@@ -8,7 +8,7 @@ import { rmSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { luminance } from '../color';
-import { captionAt, type PlannedClip, type RenderPlan } from './plan';
+import { breakForBox, captionAt, type PlannedClip, type RenderPlan } from './plan';
 
 type Fabric = any;
 interface FabricArgs { width: number; height: number; fabric: Fabric }
@@ -22,7 +22,6 @@ function textbox(fabric: Fabric, plan: RenderPlan, text: string, options: Record
     fontFamily: plan.font,
     textAlign: 'center',
     originX: 'center',
-    splitByGrapheme: plan.wrapAnywhere,
     direction: plan.direction,
     ...options,
   });
@@ -33,6 +32,11 @@ function textbox(fabric: Fabric, plan: RenderPlan, text: string, options: Record
  * measuring) is the costliest part of a frame, and the words of a card, headline or cue do not change.
  */
 function bakedText(fabric: Fabric, plan: RenderPlan, text: string, options: Record<string, unknown>, box?: { fill: string; pad: number; radius: number; fullWidth?: number }, keepLines = false) {
+  if (plan.wrapAnywhere && !keepLines) {
+    const { width, fontSize } = options as { width: number; fontSize: number };
+    text = breakForBox(text, plan.language, width, fontSize);
+    keepLines = true;
+  }
   const label = keepLines ? linesAsGiven(fabric, plan, text, options) : textbox(fabric, plan, text, { ...options, left: 0, top: 0, originX: 'left', originY: 'top' });
   if (!box) return { element: label.toCanvasElement(), width: label.width as number, height: label.height as number };
   const width = box.fullWidth ?? (keepLines ? label.width + box.pad * 2 : Math.min(label.width, label.calcTextWidth() + box.pad * 3));

@@ -6,7 +6,8 @@
  * starts exactly at its scene's start, and the video lasts exactly the storyboard's totalSeconds, which
  * is the narration's length.
  */
-import type { Cue } from '../captions';
+import { breakLines, type Cue } from '../captions';
+import type { LanguageCode } from '../../config/catalog';
 import type { Storyboard, StoryboardScene } from '../storyboard';
 
 export type RenderQuality = 'full' | 'draft';
@@ -41,7 +42,8 @@ export interface RenderPlan {
   transitionSeconds: number;
   font: string;
   direction: 'ltr' | 'rtl';
-  /** Scripts without spaces between words wrap anywhere. */
+  language: LanguageCode;
+  /** Scripts without spaces between words: their titles are broken into lines by breakForBox, not by the text box. */
   wrapAnywhere: boolean;
   brand: Storyboard['brand'];
   closing: Storyboard['closing'];
@@ -88,6 +90,7 @@ export function buildRenderPlan(
     transitionSeconds: transition,
     font: storyboard.font,
     direction: storyboard.direction,
+    language: storyboard.language,
     wrapAnywhere: ['ja', 'zh', 'th'].includes(storyboard.language),
     brand: storyboard.brand,
     closing: storyboard.closing,
@@ -95,6 +98,30 @@ export function buildRenderPlan(
     totalSeconds: storyboard.totalSeconds,
     videoOnlyPath: opts.videoOnlyPath,
   };
+}
+
+/** Width of one character in ems: a CJK glyph is square; Thai letters are narrower. */
+const EMS_PER_CHARACTER: Partial<Record<LanguageCode, number>> = { th: 0.6 };
+
+/**
+ * A title or headline of a script without spaces, broken into lines for a box `boxWidth` wide at `fontSize`:
+ * between phrases and after punctuation (the captions' line breaker, lib/captions.ts), never inside a word
+ * such as a katakana name, as a text box breaking wherever it is full would.
+ */
+export function breakForBox(text: string, language: LanguageCode, boxWidth: number, fontSize: number): string {
+  const fits = Math.max(1, Math.floor(boxWidth / (fontSize * (EMS_PER_CHARACTER[language] ?? 1))));
+  const wordEnds = new Set(Array.from(new Intl.Segmenter(language, { granularity: 'word' }).segment(text), (s) => s.index + s.segment.length));
+  // A word longer than a line (アカウントマネージャー) stays whole: longer lines are allowed until no line
+  // ends inside a word, and the renderer draws the widest line smaller to fit.
+  for (let perLine = fits; ; perLine += 1) {
+    const lines = breakLines(text, language, perLine);
+    let consumed = 0;
+    const splitsWord = lines.slice(0, -1).some((line) => {
+      consumed = text.indexOf(line, consumed) + line.length;
+      return !wordEnds.has(consumed);
+    });
+    if (!splitsWord || lines.length === 1) return lines.join('\n');
+  }
 }
 
 /** The caption on screen at a moment of the video, if any. */

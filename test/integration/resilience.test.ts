@@ -6,8 +6,8 @@
  *    stalled step is retried), the campaign reaches review, and the customer gets exactly one signed
  *    campaign.completed; the timeline has no transition twice. Nothing of the killed node (Chromium included) is left.
  * 2. Redis (transporter and rate limits) is stopped mid-campaign and started again: the API answers 503
- *    meanwhile (decisions §8, fail closed), the transporter reconnects, the campaign reaches review and
- *    the webhook arrives once.
+ *    meanwhile (decisions §8, fail closed), the transporter reconnects without leaving the connections it
+ *    replaced open, the campaign reaches review and the webhook arrives once.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -16,6 +16,7 @@ import Redis from 'ioredis';
 import pg from 'pg';
 import type { ServiceBroker } from 'moleculer';
 import { startWebhookReceiver, verifyWebhook, type ReceivedWebhook, type WebhookReceiver } from '../fixtures/webhook-receiver';
+import { RedisSingleConnectionTransporter } from '../../lib/redis-transporter';
 import { startHarness, TEST_DATABASE_URL, type Harness } from '../support/harness';
 import { startNodeProcess, type NodeProcess } from '../support/node-process';
 import { waitFor } from '../support/wait';
@@ -265,14 +266,11 @@ describe('Redis restarted mid-campaign', () => {
   let receiver: WebhookReceiver | undefined;
   let redis: RedisServer | undefined;
   let port: number;
-  // Moleculer 0.15.2's Redis transporter opens a new publisher connection each time its subscriber becomes
-  // ready again (every reconnect) and never closes the previous one, nor does broker.stop(); those clients
-  // would keep reconnecting to the stopped server forever and keep Jest from exiting. Track every ioredis
-  // client that connects, to close what is left of them at the end.
-  let connects: jest.SpyInstance;
+  // Every connection the transporters make (lib/redis-transporter.ts closes those it replaces).
+  let transporterClients: jest.SpyInstance;
 
   beforeAll(async () => {
-    connects = jest.spyOn(Redis.prototype, 'connect');
+    transporterClients = jest.spyOn(RedisSingleConnectionTransporter.prototype, 'getRedisClient');
     port = await freePort();
     redis = await startRedisServer(port);
     h = await startHarness({
@@ -284,10 +282,7 @@ describe('Redis restarted mid-campaign', () => {
     await receiver?.close();
     await db?.end();
     await h?.stop();
-    const leaked = [...new Set(connects.mock.contexts as Redis[])].filter((client) => client.options.port === port && client.status !== 'end');
-    if (leaked.length) console.log(`${leaked.length} Redis connection(s) still open after the brokers stopped (transporter publishers left over from the reconnect); closing them`);
-    for (const client of leaked) client.disconnect();
-    connects.mockRestore();
+    transporterClients.mockRestore();
     await redis?.stop();
   }, 120_000);
 
@@ -326,6 +321,15 @@ describe('Redis restarted mid-campaign', () => {
     expect(read.status).toBe(200);
     expect(read.body).toMatchObject({ status: 'review' });
     await expectCompletedOnce(h, id, receiver, secret, 1);
+
+    // The transporters made new connections after the restart and closed the ones they replaced: each broker
+    // holds one subscriber and one publisher, and nothing else they made is still open (reconnecting forever).
+    const made = transporterClients.mock.results.map((r) => r.value as Redis).filter((client) => client.options.port === port);
+    expect(made.length).toBeGreaterThan(4);
+    const held = [h.api, h.worker].flatMap((broker) => (broker.transit!.tx as unknown as RedisSingleConnectionTransporter).openConnections());
+    expect(held).toHaveLength(4);
+    const leftOver = await waitFor(async () => made.filter((client) => !held.includes(client) && client.status !== 'end'), (open) => open.length === 0, 10_000, 100);
+    expect(leftOver.map((client) => client.status)).toEqual([]);
 
     console.log([
       `redis restart test: Redis stopped in ${before.status} ${seconds(downAt - createdAt)} after create; GET during the outage: ${during.status} in ${during.tookMs} ms;`,

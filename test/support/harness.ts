@@ -13,6 +13,7 @@ import Redis from 'ioredis';
 import pg from 'pg';
 import { loadConfig, type AppConfig, type ConfigOverrides } from '../../config';
 import { brokerOptions } from '../../config/broker';
+import { transporterOption } from '../../lib/redis-transporter';
 import AccountsService from '../../services/accounts.service';
 import ApiService from '../../services/api.service';
 import CampaignsService from '../../services/campaigns.service';
@@ -108,7 +109,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.transport === 'redis' ? {} : { heartbeatTimeoutSeconds: 30 }),
     ...options.config,
   });
-  const transporter = options.transport === 'redis' ? redisUrl : 'Fake';
+  const transporter = options.transport === 'redis' ? transporterOption(redisUrl) : 'Fake';
   const make = (nodeID: string) => new ServiceBroker({
     ...brokerOptions(config),
     nodeID: `${nodeID}-${schema}`,

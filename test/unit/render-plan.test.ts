@@ -1,4 +1,4 @@
-import { buildRenderPlan, captionAt, frameFor } from '../../lib/render/plan';
+import { breakForBox, buildRenderPlan, captionAt, frameFor } from '../../lib/render/plan';
 import type { Storyboard, StoryboardScene } from '../../lib/storyboard';
 
 function scene(index: number, kind: StoryboardScene['kind'], start: number, duration: number): StoryboardScene {
@@ -47,4 +47,28 @@ test('draft renders a quarter of the frame area with even sides; full keeps the 
 test('scripts without spaces wrap anywhere; spaced scripts wrap at spaces', () => {
   expect(buildRenderPlan(storyboard('ja'), [], (k) => k, { quality: 'draft', videoOnlyPath: 'p' }).wrapAnywhere).toBe(true);
   expect(buildRenderPlan(storyboard('ko'), [], (k) => k, { quality: 'draft', videoOnlyPath: 'p' }).wrapAnywhere).toBe(false);
+});
+
+describe('titles of scripts without spaces are broken between phrases, never inside a word', () => {
+  // A 1080-wide portrait title card: 907 px box, 92 px type, about 9 CJK characters a line.
+  const portrait = (text: string, language: Storyboard['language']) => breakForBox(text, language, 907, 92).split('\n');
+
+  test('ja: lines end between words, every line fits', () => {
+    const lines = portrait('ファイル共有を自動化するクラウドサービス', 'ja');
+    expect(lines.join('')).toBe('ファイル共有を自動化するクラウドサービス');
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines) expect([...line].length).toBeLessThanOrEqual(9);
+    // A box breaking where it is full would cut クラウド or サービス.
+    expect(lines.some((line) => /^(ウド|ラウド|ド|ービス|ビス|ス)/.test(line))).toBe(false);
+  });
+
+  test('ja: a katakana name longer than a line stays whole (drawn smaller), never cut', () => {
+    expect(portrait('アカウントマネージャー', 'ja')).toEqual(['アカウントマネージャー']);
+  });
+
+  test('zh and th break too; a title that fits stays on one line', () => {
+    expect(portrait('团队协作从未如此简单高效', 'zh')).toEqual(['团队协作从未如此', '简单高效']);
+    expect(portrait('แพลตฟอร์มจัดการโครงการสำหรับทีม', 'th')).toEqual(['แพลตฟอร์มจัดการ', 'โครงการสำหรับทีม']);
+    expect(breakForBox('ファイル共有を自動化する', 'ja', 1075, 61)).toBe('ファイル共有を自動化する');
+  });
 });

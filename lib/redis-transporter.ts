@@ -1,0 +1,68 @@
+/**
+ * Moleculer's Redis transporter, with its connections kept to one subscriber and one publisher.
+ *
+ * Moleculer 0.15.2 creates a new publisher each time its subscriber becomes ready, which happens on
+ * every reconnect, and it never closes the one before. After each Redis restart a node keeps one more
+ * connection open, reconnecting forever. broker.stop() closes only the newest. This subclass closes
+ * the connection it replaces and, on disconnect, every connection it still holds.
+ */
+import { Transporters } from 'moleculer';
+import type Redis from 'ioredis';
+
+const MoleculerRedis = Transporters.Redis as unknown as new (opts?: unknown) => {
+  getRedisClient(opts: unknown): Redis;
+  connect(): Promise<void>;
+  disconnect(): Promise<void>;
+};
+
+export const TRANSPORTER_NAME = 'RedisSingleConnection';
+
+export class RedisSingleConnectionTransporter extends MoleculerRedis {
+  private readonly held: { subscriber?: Redis; publisher?: Redis } = {};
+  private nextIsSubscriber = false;
+
+  /** Moleculer's connect() asks for the subscriber first, synchronously; every later client is a publisher. */
+  override connect(): Promise<void> {
+    this.nextIsSubscriber = true;
+    return super.connect();
+  }
+
+  override getRedisClient(opts: unknown): Redis {
+    const client = super.getRedisClient(opts);
+    const role = this.nextIsSubscriber ? 'subscriber' : 'publisher';
+    this.nextIsSubscriber = false;
+    const previous = this.held[role];
+    this.held[role] = client;
+    if (previous && previous !== client) retire(previous);
+    return client;
+  }
+
+  override async disconnect(): Promise<void> {
+    await super.disconnect();
+    for (const role of ['subscriber', 'publisher'] as const) {
+      const client = this.held[role];
+      delete this.held[role];
+      if (client) retire(client);
+    }
+  }
+
+  /** For tests: the connections this transporter holds that are not closed. */
+  openConnections(): Redis[] {
+    return Object.values(this.held).filter((client): client is Redis => !!client && client.status !== 'end');
+  }
+}
+
+/** Its handlers belong to the transporter's current state: a retired client must not mark it disconnected. */
+function retire(client: Redis): void {
+  client.removeAllListeners();
+  client.on('error', () => undefined);
+  client.disconnect();
+}
+
+Transporters.register(TRANSPORTER_NAME, RedisSingleConnectionTransporter as any);
+
+/** The broker's transporter option: redis:// URLs go through the transporter above; anything else as given. */
+export function transporterOption(transporter: string | undefined): string | { type: string; options: string } | undefined {
+  if (transporter && /^rediss?:\/\//.test(transporter)) return { type: TRANSPORTER_NAME, options: transporter };
+  return transporter;
+}
