@@ -13,10 +13,10 @@ import { buildCues, toWebVtt } from '../lib/captions';
 import type { CampaignScript, Video } from '../lib/db/models';
 import { notFound, stageFailure } from '../lib/errors';
 import { CLOSING_SECONDS, TITLE_SECONDS, type CampaignPlanDocument } from '../lib/script/analyze';
-import { fitToSeconds, estimateSeconds, PHRASES } from '../lib/script/phrases';
-import { HERO_NARRATION_SECONDS, SCREEN_NARRATION_SECONDS, type ScriptDocument, type ScriptScene } from '../lib/script/writer';
+import { PHRASES } from '../lib/script/phrases';
+import { HERO_NARRATION_SECONDS, SCREEN_NARRATION_SECONDS, shortenNarration, type ScriptDocument, type ScriptScene } from '../lib/script/writer';
 import { luminance } from '../lib/color';
-import { storageFor, type FileStorage } from '../lib/storage';
+import { storageFor } from '../lib/storage';
 import { fontFor, type Storyboard, type StoryboardScene } from '../lib/storyboard';
 import { concatAudio, measureDuration, normalizeAudio } from '../lib/voice/audio';
 import { run } from '../lib/voice/exec';
@@ -168,9 +168,7 @@ const VoiceService: ServiceSchema<{}, Methods> = {
         if (spokenSeconds <= maxSeconds) break;
         // The voice is slower than the script assumed: keep the share of text it can say in time.
         const ratio = (maxSeconds / spokenSeconds) * 0.95;
-        const shorter = narration.map((segment) => ({
-          ...segment, text: fitToSeconds(segment.text, segment.language, estimateSeconds(segment.text, segment.language) * ratio),
-        })).filter((segment) => segment.text.trim());
+        const shorter = shortenNarration({ ...scene, narration }, ratio);
         if (shorter.length === 0 || shorter.every((segment, i) => segment.text === narration[i]?.text)) break;
         narration = shorter;
       }

@@ -421,20 +421,26 @@ function cutSentence(sentence: string, language: LanguageCode, budget: number): 
  * Returns '' when not even one word fits. Whitespace is normalized.
  */
 export function fitToSeconds(text: string, language: LanguageCode, seconds: number): string {
+  const whole = wholeSentencesWithin(text, language, seconds);
+  if (whole) return whole;
+  const norm = normalizeText(text);
+  const first = sentenceRanges(norm, language)[0];
+  return first ? cutSentence(norm.slice(first.start, first.end), language, seconds * phraseSet(language).readingRate) : '';
+}
+
+/** The whole sentences from the start of `text` that read within `seconds` (whitespace normalized), or '' when not even the first does. */
+export function wholeSentencesWithin(text: string, language: LanguageCode, seconds: number): string {
   if (Number.isNaN(seconds) || seconds < 0) throw new RangeError(`seconds must be >= 0, got ${seconds}`);
   const norm = normalizeText(text);
   const budget = seconds * phraseSet(language).readingRate;
   if (countUnits(norm, language) <= budget + EPSILON) return norm;
-  const ranges = sentenceRanges(norm, language);
   let end = 0;
   let units = 0;
-  for (const r of ranges) {
+  for (const r of sentenceRanges(norm, language)) {
     const next = units + countUnits(norm.slice(r.start, r.end), language);
     if (next > budget + EPSILON) break;
     units = next;
     end = r.end;
   }
-  if (end > 0) return norm.slice(0, end);
-  const first = ranges[0];
-  return first ? cutSentence(norm.slice(first.start, first.end), language, budget) : '';
+  return norm.slice(0, end);
 }

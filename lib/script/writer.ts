@@ -6,7 +6,7 @@
 import type { LanguageCode } from '../../config/catalog';
 import type { NarrationSegment, ScriptSource } from '../storyboard';
 import type { Translator } from '../translate';
-import { estimateSeconds, fitToSeconds, phrase, splitSentences } from './phrases';
+import { estimateSeconds, fitToSeconds, phrase, splitSentences, wholeSentencesWithin } from './phrases';
 import { keyFacts, SECONDS_PER_SCREEN, type CampaignPlanDocument, type CapturedText, type KeyFacts } from './analyze';
 
 export interface ScriptScene { onScreenText: string; narration: NarrationSegment[] }
@@ -47,6 +47,23 @@ function screenTexts(plan: CampaignPlanDocument, facts: KeyFacts, language: Lang
 function fitting(candidates: string[], language: LanguageCode, seconds: number): string {
   const whole = candidates.find((text) => estimateSeconds(tidy(text), language) <= seconds);
   return whole ?? candidates[candidates.length - 1];
+}
+
+/**
+ * A scene's narration told to take `share` (0–1) of the time it took to say: the voice stage's re-fit when the
+ * real voice runs slower than the script assumed. Whole sentences first. A single segment whose first sentence
+ * alone is too long becomes the scene's on-screen text when that can be said in time, as the writer falls back
+ * to the headline; only when neither fits is a sentence cut short, at its best break.
+ */
+export function shortenNarration(scene: ScriptScene, share: number): ScriptScene['narration'] {
+  return scene.narration.map((segment) => {
+    const seconds = estimateSeconds(segment.text, segment.language) * share;
+    const whole = wholeSentencesWithin(segment.text, segment.language, seconds);
+    if (whole) return { ...segment, text: whole };
+    const headline = tidy(scene.onScreenText);
+    if (scene.narration.length === 1 && headline && estimateSeconds(headline, segment.language) <= seconds) return { ...segment, text: headline };
+    return { ...segment, text: fitToSeconds(segment.text, segment.language, seconds) };
+  }).filter((segment) => segment.text.trim());
 }
 
 function tidy(text: string): string {

@@ -2,6 +2,7 @@ import { SUPPORTED_LANGUAGES, type LanguageCode } from '../../config/catalog';
 import {
   PHRASES, phrase, estimateSeconds, fitToSeconds, splitSentences, countUnits, displayLength,
 } from '../../lib/script/phrases';
+import { shortenNarration } from '../../lib/script/writer';
 
 const SENTENCE_KEYS = ['intro', 'featuresLead', 'callToAction'] as const;
 const ALL_KEYS = [...SENTENCE_KEYS, 'ctaLabel'] as const;
@@ -230,5 +231,30 @@ describe('splitSentences', () => {
     expect(splitSentences('पेश है Acme। आइए देखें।', 'hi')).toEqual(['पेश है Acme।', 'आइए देखें।']);
     expect(splitSentences('هل جربته؟ جرّبه اليوم.', 'ar')).toEqual(['هل جربته؟', 'جرّبه اليوم.']);
     expect(splitSentences('ขอแนะนำ Acme มาดูกัน', 'th')).toEqual(['ขอแนะนำ', 'Acme', 'มาดูกัน']);
+  });
+});
+
+describe('shortenNarration (the voice stage re-fit when the real voice runs slow)', () => {
+  const hero = {
+    onScreenText: 'チームが本当に読むダッシュボード',
+    narration: [{ text: 'Acme Analytics は、プロダクト・請求・CRM のデータを数分でライブダッシュボードに変えます。', language: 'ja' as LanguageCode }],
+  };
+
+  test('whole sentences are kept while they fit', () => {
+    const scene = { onScreenText: 'Connect', narration: [{ text: 'Connect every source. Share every chart with the team today.', language: 'en' as LanguageCode }] };
+    expect(shortenNarration(scene, 0.5)).toEqual([{ text: 'Connect every source.', language: 'en' }]);
+  });
+
+  test('one sentence too long for the voice: the scene says its headline whole, not a sentence cut before its verb', () => {
+    const [segment] = shortenNarration(hero, 0.6);
+    expect(segment).toEqual({ text: 'チームが本当に読むダッシュボード', language: 'ja' });
+    // What the old re-fit said: a fragment ending in a particle (no verb), closed with 。
+    expect(fitToSeconds(hero.narration[0].text, 'ja', estimateSeconds(hero.narration[0].text, 'ja') * 0.6)).toMatch(/[をはがにでとの]。$/);
+  });
+
+  test('only when the headline does not fit either is the sentence cut, at its best break', () => {
+    const [segment] = shortenNarration({ ...hero, onScreenText: 'チームが本当に読むダッシュボードを、今日から、誰にでも、どこからでも' }, 0.6);
+    expect(segment.text).not.toBe(hero.narration[0].text);
+    expect(hero.narration[0].text.startsWith(segment.text.replace(/。$/, ''))).toBe(true);
   });
 });
