@@ -12,7 +12,7 @@ import path from 'node:path';
 import { ENCODING, TRANSITION_SECONDS, type RenderEncoding } from '../../lib/render/plan';
 import { renderVideo } from '../../lib/render/render-video';
 import { acquireDisplay, releaseDisplay } from '../../lib/render/xvfb';
-import { positiveInteger } from '../support';
+import { median, peakMiB, positiveInteger } from '../support';
 import { renderWithFfmpeg } from './ffmpeg-baseline';
 import { makeBenchStoryboard, type BenchFixture, type BenchLanguage } from './fixture';
 
@@ -25,12 +25,7 @@ const VARIANTS: Array<{ name: string; encoding: RenderEncoding }> = [
   { name: 'ultrafast preset', encoding: { ...ENCODING.full, preset: 'ultrafast' } },
   { name: '25 fps', encoding: { ...ENCODING.full, fps: 25 } },
 ];
-const MiB = 2 ** 20;
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 async function ours(fixture: BenchFixture, encoding: RenderEncoding, display: string, dir: string) {
   const workDir = await fs.mkdtemp(path.join(dir, 'ours-'));
@@ -69,9 +64,8 @@ async function main(): Promise<void> {
         }
         const oursSeconds = median(ourRuns.map((r) => r.wallSeconds));
         const floorSeconds = median(floorRuns.map((r) => r.wallSeconds));
-        const peak = (runs: Array<{ peakRssBytes: number }>) => `${Math.round(Math.max(...runs.map((r) => r.peakRssBytes)) / MiB)} MiB`;
         const e = variant.encoding;
-        console.log(`| ${width}×${height} ${language}, ${fixture.storyboard.totalSeconds.toFixed(1)} s | ${variant.name} (${e.preset}, crf ${e.crf}, ${e.fps} fps) | ${oursSeconds.toFixed(2)} | ${floorSeconds.toFixed(2)} | ${(oursSeconds / floorSeconds).toFixed(2)}× | ${peak(ourRuns)} | ${peak(floorRuns)} |`);
+        console.log(`| ${width}×${height} ${language}, ${fixture.storyboard.totalSeconds.toFixed(1)} s | ${variant.name} (${e.preset}, crf ${e.crf}, ${e.fps} fps) | ${oursSeconds.toFixed(2)} | ${floorSeconds.toFixed(2)} | ${(oursSeconds / floorSeconds).toFixed(2)}× | ${peakMiB(ourRuns)} | ${peakMiB(floorRuns)} |`);
       }
     }
   } finally {
