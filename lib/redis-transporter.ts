@@ -4,7 +4,8 @@
  * Moleculer 0.15.2 creates a new publisher each time its subscriber becomes ready, which happens on
  * every reconnect, and it never closes the one before. After each Redis restart a node keeps one more
  * connection open, reconnecting forever. broker.stop() closes only the newest. This subclass closes
- * the connection it replaces and, on disconnect, every connection it still holds.
+ * the connection it replaces (once what it still has queued is sent) and, on disconnect, every
+ * connection it still holds.
  */
 import { Transporters } from 'moleculer';
 import type Redis from 'ioredis';
@@ -19,6 +20,9 @@ export const TRANSPORTER_NAME = 'RedisSingleConnection';
 
 export class RedisSingleConnectionTransporter extends MoleculerRedis {
   private readonly held: { subscriber?: Redis; publisher?: Redis } = {};
+  private readonly retiring = new Set<Redis>();
+  /** ioredis's own listeners on each client, there before Moleculer adds its handlers. */
+  private readonly ownListeners = new WeakMap<Redis, Set<unknown>>();
   private nextIsSubscriber = false;
 
   /** Moleculer's connect() asks for the subscriber first, synchronously; every later client is a publisher. */
@@ -29,11 +33,12 @@ export class RedisSingleConnectionTransporter extends MoleculerRedis {
 
   override getRedisClient(opts: unknown): Redis {
     const client = super.getRedisClient(opts);
+    this.ownListeners.set(client, new Set(MOLECULER_EVENTS.flatMap((event) => client.rawListeners(event))));
     const role = this.nextIsSubscriber ? 'subscriber' : 'publisher';
     this.nextIsSubscriber = false;
     const previous = this.held[role];
     this.held[role] = client;
-    if (previous && previous !== client) retire(previous);
+    if (previous && previous !== client) this.retire(previous);
     return client;
   }
 
@@ -42,22 +47,37 @@ export class RedisSingleConnectionTransporter extends MoleculerRedis {
     for (const role of ['subscriber', 'publisher'] as const) {
       const client = this.held[role];
       delete this.held[role];
-      if (client) retire(client);
+      client?.disconnect();
     }
+    for (const client of this.retiring) client.disconnect();
   }
 
   /** For tests: the connections this transporter holds that are not closed. */
   openConnections(): Redis[] {
     return Object.values(this.held).filter((client): client is Redis => !!client && client.status !== 'end');
   }
+
+  /**
+   * Moleculer's handlers come off first: they belong to the transporter's current state, and a retired
+   * client must not mark it disconnected or connected. Then QUIT, queued behind what the client still
+   * holds (packets sent while Redis was away), so nothing already handed to it is rejected.
+   */
+  private retire(client: Redis): void {
+    const own = this.ownListeners.get(client);
+    for (const event of MOLECULER_EVENTS) {
+      for (const listener of client.rawListeners(event)) {
+        if (!own?.has(listener)) client.removeListener(event, listener as (...args: any[]) => void);
+      }
+    }
+    client.on('error', () => undefined);
+    this.retiring.add(client);
+    client.once('end', () => this.retiring.delete(client));
+    client.quit().catch(() => client.disconnect());
+  }
 }
 
-/** Its handlers belong to the transporter's current state: a retired client must not mark it disconnected. */
-function retire(client: Redis): void {
-  client.removeAllListeners();
-  client.on('error', () => undefined);
-  client.disconnect();
-}
+/** The events Moleculer's Redis transporter listens to on its clients. */
+const MOLECULER_EVENTS = ['ready', 'error', 'close', 'messageBuffer'] as const;
 
 Transporters.register(TRANSPORTER_NAME, RedisSingleConnectionTransporter as any);
 
