@@ -61,9 +61,6 @@ async function connect(config: AppConfig): Promise<Database> {
   if (config.databaseUrl) {
     const schema = config.databaseSchema;
     if (schema && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`DATABASE_SCHEMA "${schema}" is not a plain identifier`);
-    // Under the migration lock: two nodes creating the same schema at once would otherwise race (IF NOT EXISTS
-    // is not atomic in PostgreSQL: one of them fails on pg_namespace's unique index).
-    if (schema) await withMigrationLock(config.databaseUrl, schema, (client) => client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`));
     sequelize = new Sequelize(config.databaseUrl, {
       ...common,
       dialect: 'postgres',
@@ -99,8 +96,14 @@ async function migrate(sequelize: Sequelize, config: AppConfig): Promise<void> {
     await umzug.up();
     return;
   }
-  // Other nodes on the same schema wait, then find nothing to do.
-  await withMigrationLock(config.databaseUrl, config.databaseSchema ?? 'public', () => umzug.up());
+  // Other nodes on the same schema wait, then find nothing to do. The schema is created under the lock too:
+  // two nodes creating it at once would otherwise race (IF NOT EXISTS is not atomic in PostgreSQL: one of
+  // them fails on pg_namespace's unique index). Sequelize connects lazily, so nothing has used it before.
+  const schema = config.databaseSchema;
+  await withMigrationLock(config.databaseUrl, schema ?? 'public', async (client) => {
+    if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    await umzug.up();
+  });
 }
 
 /**

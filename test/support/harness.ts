@@ -131,9 +131,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   if (options.render === 'worker') worker.createService(RendererService);
   (captureNode ?? worker).createService(CaptureService);
   for (const service of options.workerServices ?? []) worker.createService(service);
-  await phase('brokers start', Promise.all([
+  await Promise.all([
     phase('worker start', worker.start()), phase('api start', api.start()), captureNode && phase('capture node start', captureNode.start()),
-  ]));
+  ]);
   await phase('api sees the worker', api.waitForServices(['accounts', 'campaigns', 'capture']));
   if (process.env.HARNESS_TIMING) console.log(`harness ${schema}: ${startupTimes.map(([name, ms]) => `${name} ${ms} ms`).join(', ')}`);
   const port = ((api.getLocalService('api') as any).server.address() as AddressInfo).port;
