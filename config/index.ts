@@ -15,6 +15,34 @@ export interface RateLimitSettings {
   redisTimeoutMs: number;
 }
 
+/** How customers' host names are resolved (lib/dns-resolver.ts). */
+export interface DnsSettings {
+  /** `ip` or `ip:port` (`[v6]:port`) of DNS servers; unset: the system's (/etc/resolv.conf). */
+  servers?: string[];
+  /** One query's timeout per server and try (c-ares). */
+  queryTimeoutMs: number;
+  tries: number;
+  /** A whole lookup fails after this, however many servers and tries remain. */
+  lookupDeadlineMs: number;
+  /** Names kept in the cache (answers and failures alike). */
+  cacheEntries: number;
+  /** How long an answer may be cached at most, whatever its TTL says. */
+  maxTtlMs: number;
+  /** How long "no such name" and timeouts are remembered. */
+  negativeTtlMs: number;
+  hostsFile: string;
+}
+
+export const DEFAULT_DNS_SETTINGS: DnsSettings = {
+  queryTimeoutMs: 1500,
+  tries: 2,
+  lookupDeadlineMs: 5000,
+  cacheEntries: 2000,
+  maxTtlMs: 10 * 60_000,
+  negativeTtlMs: 10_000,
+  hostsFile: '/etc/hosts',
+};
+
 export interface AppConfig {
   port: number;
   publicBaseUrl: string;
@@ -33,6 +61,8 @@ export interface AppConfig {
   /** Services this node runs; undefined means all. */
   services?: string[];
   allowPrivateNetwork: boolean;
+  /** How customers' host names are resolved (page check, browser egress, webhooks): lib/dns-resolver.ts. */
+  dns: DnsSettings;
   webhookRetryDelaysMs: number[];
   /** How often the dispatcher looks for due webhook deliveries (new ones are also sent at once). */
   webhookPollMs: number;
@@ -127,8 +157,9 @@ function speechProvider(text: string | undefined): 'espeak' | 'openai' {
 }
 
 /** Settings given in code (tests, benchmarks): any field, and any part of the grouped ones. */
-export type ConfigOverrides = Partial<Omit<AppConfig, 'rateLimits' | 'translation' | 'speech'>> & {
+export type ConfigOverrides = Partial<Omit<AppConfig, 'rateLimits' | 'translation' | 'speech' | 'dns'>> & {
   rateLimits?: Partial<RateLimitSettings>;
+  dns?: Partial<DnsSettings>;
   translation?: Partial<AppConfig['translation']>;
   speech?: Partial<AppConfig['speech']>;
 };
@@ -149,6 +180,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     redisPrefix: env.REDIS_PREFIX || 'cv:',
     services: env.SERVICES && env.SERVICES !== 'all' ? list(env.SERVICES) : undefined,
     allowPrivateNetwork: parseBoolean(env.ALLOW_PRIVATE_NETWORK, 'ALLOW_PRIVATE_NETWORK'),
+    dns: {
+      servers: env.DNS_SERVERS ? list(env.DNS_SERVERS) : undefined,
+      queryTimeoutMs: parseDuration(env.DNS_QUERY_TIMEOUT || `${DEFAULT_DNS_SETTINGS.queryTimeoutMs}ms`, 'DNS_QUERY_TIMEOUT'),
+      tries: parseInteger(env.DNS_TRIES, 'DNS_TRIES', DEFAULT_DNS_SETTINGS.tries, 1),
+      lookupDeadlineMs: parseDuration(env.DNS_LOOKUP_DEADLINE || `${DEFAULT_DNS_SETTINGS.lookupDeadlineMs}ms`, 'DNS_LOOKUP_DEADLINE'),
+      cacheEntries: parseInteger(env.DNS_CACHE_ENTRIES, 'DNS_CACHE_ENTRIES', DEFAULT_DNS_SETTINGS.cacheEntries, 1),
+      maxTtlMs: parseDuration(env.DNS_MAX_TTL || `${DEFAULT_DNS_SETTINGS.maxTtlMs}ms`, 'DNS_MAX_TTL'),
+      negativeTtlMs: parseDuration(env.DNS_NEGATIVE_TTL || `${DEFAULT_DNS_SETTINGS.negativeTtlMs}ms`, 'DNS_NEGATIVE_TTL'),
+      hostsFile: env.HOSTS_FILE || DEFAULT_DNS_SETTINGS.hostsFile,
+    },
     webhookRetryDelaysMs: list(env.WEBHOOK_RETRY_DELAYS || '30s,5m').map((item) => parseDuration(item, 'WEBHOOK_RETRY_DELAYS')),
     webhookPollMs: parseDuration(env.WEBHOOK_POLL_INTERVAL || '1s', 'WEBHOOK_POLL_INTERVAL'),
     campaignLeaseMs: parseDuration(env.CAMPAIGN_LEASE || '30s', 'CAMPAIGN_LEASE'),
@@ -200,6 +241,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
   return {
     ...config, ...overrides,
     rateLimits: { ...config.rateLimits, ...overrides.rateLimits },
+    dns: { ...config.dns, ...overrides.dns },
     translation: { ...config.translation, ...overrides.translation },
     speech: { ...config.speech, ...overrides.speech },
   };

@@ -5,6 +5,11 @@
 import { SUPPORTED_LANGUAGES, PLATFORM_NAMES, DEFAULT_LANGUAGES, DEFAULT_PLATFORMS } from '../config/catalog';
 import { CAMPAIGN_STATES } from './campaign-states';
 
+/** decisions §1: a title is 1–200 characters (Unicode code points, as ajv counts them) after trimming. */
+export const TITLE_MAX_CHARACTERS = 200;
+/** One line of text: no control characters (U+0000–U+001F, U+007F). lib/validator.ts words its error. */
+export const SINGLE_LINE_PATTERN = '^[^\\u0000-\\u001F\\u007F]*$';
+
 export const CreateCampaignBody = {
   type: 'object',
   additionalProperties: false,
@@ -17,11 +22,20 @@ export const CreateCampaignBody = {
     },
     languages: {
       type: 'array', minItems: 1, maxItems: 64,
-      items: { type: 'string', minLength: 2, maxLength: 5 },
+      items: { type: 'string', minLength: 2, maxLength: 5, pattern: SINGLE_LINE_PATTERN },
       description: `Target language codes, case-insensitive, duplicates removed. Supported: ${SUPPORTED_LANGUAGES.join(', ')}. The count is capped by plan (Growth 5, Business and Enterprise 8).`,
       default: DEFAULT_LANGUAGES,
     },
-    title: { type: 'string', minLength: 1, maxLength: 400, description: 'Campaign title, 1–200 characters after trimming. Defaults to the page host name without www.' },
+    title: {
+      type: 'string',
+      // ajv-keywords: leading and trailing white space is removed before the limits below are checked.
+      transform: ['trim'],
+      minLength: 1,
+      maxLength: TITLE_MAX_CHARACTERS,
+      pattern: SINGLE_LINE_PATTERN,
+      description: `Campaign title: 1–${TITLE_MAX_CHARACTERS} characters (Unicode code points) once leading and trailing white space is removed; `
+        + 'one line, no control characters. Defaults to the page host name without www.',
+    },
     webhook_url: { type: 'string', minLength: 1, maxLength: 2048, description: 'Public https URL that receives campaign.completed or campaign.failed.' },
     platforms: {
       type: 'array', minItems: 1, maxItems: PLATFORM_NAMES.length, uniqueItems: true,
@@ -35,7 +49,8 @@ export const CreateCampaignBody = {
 export const CampaignIdParams = {
   type: 'object',
   required: ['id'],
-  properties: { id: { type: 'string', maxLength: 200, description: 'The campaign_id.' } },
+  // No length or format limit here: decisions §2 answers any malformed id 404 not_found, like an unknown one.
+  properties: { id: { type: 'string', description: 'The campaign_id (a UUID; anything else answers 404).' } },
 } as const;
 
 export const CreatedCampaign = {

@@ -7,10 +7,10 @@
  * address it checked, never re-resolving (that defeats DNS rebinding). Any port is allowed: only
  * the address matters. Redirects are passed back to the browser, whose next hop comes back here.
  */
-import dns from 'node:dns';
 import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
+import { hostResolver, type ResolveHost } from './dns-resolver';
 import { checkAddress } from './net-guard';
 
 /** `address` is the one connected to (allowed) or the one refused; `at` is Date.now(). */
@@ -18,8 +18,8 @@ export interface EgressDecision { host: string; port: number; address?: string; 
 
 export interface EgressProxyOptions {
   allowLoopback: boolean;
-  /** DNS for names; default dns.promises.lookup(host, { all: true, verbatim: true }). Tests may inject one (a fake of third-party DNS). */
-  resolve?: (host: string) => Promise<string[]>;
+  /** DNS for names; default: lib/dns-resolver.ts with default settings. Tests may inject one (a fake of third-party DNS). */
+  resolve?: ResolveHost;
   connectTimeoutMs?: number; // default 10000
   /** Called for every connection attempt, allowed or not (the capture service logs refusals and counts them).
    * A name that does not resolve is reported as allowed: false, reason "DNS lookup failed (CODE)", and answered 502. */
@@ -32,10 +32,7 @@ const HOP_BY_HOP = new Set([
   'te', 'trailer', 'transfer-encoding', 'upgrade',
 ]);
 
-async function defaultResolve(host: string): Promise<string[]> {
-  const results = await dns.promises.lookup(host, { all: true, verbatim: true });
-  return results.map((r) => r.address);
-}
+const defaultResolve: ResolveHost = (host) => hostResolver().resolve(host);
 
 const stripBrackets = (host: string) => (host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host);
 

@@ -13,6 +13,9 @@ export interface ErrorBody {
 
 const { MoleculerClientError, MoleculerRetryableError } = Errors;
 
+/** Request bodies may come compressed with these (body-parser inflates them; `zstd` where Node has it). */
+export const ACCEPTED_CONTENT_ENCODINGS = ['gzip', 'deflate', 'br', 'zstd'] as const;
+
 export const invalidInput = (message: string, status: 400 | 413 | 422 = 400) =>
   new MoleculerClientError(message, status, 'invalid_input');
 export const unauthorized = (message = 'A valid API key is required (Authorization: Bearer <API_KEY> or X-API-Key).') =>
@@ -27,6 +30,12 @@ export const quotaExceeded = (details: { used: number; limit: number; resets_at:
     'rate_limited',
     { details },
   );
+/** 415: the gateway cannot read a body sent with this Content-Encoding. */
+export const unsupportedContentEncoding = (encoding: string) => new MoleculerClientError(
+  `Content-Encoding ${JSON.stringify(encoding)} is not supported; send the body as it is or compressed with ${ACCEPTED_CONTENT_ENCODINGS.join(', ')}.`,
+  415,
+  'invalid_input',
+);
 /** Retryable: the retry policy keys off `retryable`, never off messages. */
 export const serviceUnavailable = (message: string) => new MoleculerRetryableError(message, 503, 'internal');
 
@@ -65,8 +74,12 @@ export function toErrorResponse(err: unknown): ErrorResponse {
   if (e && e.type === 'entity.too.large') {
     return errorBody(413, 'invalid_input', 'Request body is larger than 64 KiB.');
   }
-  if (e && (e.type === 'entity.parse.failed' || e.type === 'encoding.unsupported' || e.type === 'charset.unsupported')) {
+  if (e && e.type === 'entity.parse.failed') {
     return errorBody(400, 'invalid_input', 'Request body is not valid JSON.');
+  }
+  // A body we cannot read at all: 415, as HTTP says (RFC 9110 §15.5.16), in the standard body.
+  if (e && (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported')) {
+    return errorBody(415, 'invalid_input', 'Request body must be UTF-8 JSON without an unsupported charset or Content-Encoding.');
   }
   if (e && e.name === 'ValidationError' && Array.isArray(e.data)) {
     return errorBody(400, 'invalid_input', e.message || 'Invalid request.');

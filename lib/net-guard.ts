@@ -9,12 +9,14 @@
  * `assertPublicUrl` validates input when it is submitted; `guardedLookup` and
  * `assertAllowedHostLiteral` repeat the check at connection time (DNS rebinding, redirects).
  */
-import dns from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { DnsTimeoutError, formatSeconds, hostResolver, type ResolveHost } from './dns-resolver';
 
 export interface GuardOptions {
   allowLoopback: boolean;
+  /** Name resolution (lib/dns-resolver.ts); default: the process's resolver with default settings. */
+  resolve?: ResolveHost;
 }
 
 export type AddressVerdict = { allowed: true } | { allowed: false; reason: string };
@@ -70,10 +72,12 @@ export function checkAddress(ip: string, opts: GuardOptions): AddressVerdict {
 
 const isLoopbackAddress = (ip: string): boolean => parseAddress(ip)?.range() === 'loopback';
 
+/** `status`: 400 for a URL that is wrong as given; 422 for one whose host did not resolve in time. */
 export class UrlRejectedError extends Error {
   constructor(
     public readonly field: string,
     message: string,
+    public readonly status: 400 | 422 = 400,
   ) {
     super(message);
     this.name = 'UrlRejectedError';
@@ -84,7 +88,6 @@ export interface UrlCheckOptions extends GuardOptions {
   field: string;
   httpsOnly: boolean;
   maxLength?: number;
-  resolve?: (host: string) => Promise<string[]>;
 }
 
 const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
@@ -116,10 +119,7 @@ export function normalizeUrlInput(raw: string, field: string, maxLength = DEFAUL
   return url;
 }
 
-async function defaultResolve(host: string): Promise<string[]> {
-  const results = await dns.promises.lookup(host, { all: true, verbatim: true });
-  return results.map((r) => r.address);
-}
+const defaultResolve: ResolveHost = (host) => hostResolver().resolve(host);
 
 /**
  * Validates a customer-supplied URL at submission time. This alone does not stop DNS rebinding:
@@ -141,7 +141,10 @@ export async function assertPublicUrl(raw: string, opts: UrlCheckOptions): Promi
   } else {
     try {
       addresses = await (opts.resolve ?? defaultResolve)(host);
-    } catch {
+    } catch (err) {
+      if (err instanceof DnsTimeoutError) {
+        throw new UrlRejectedError(field, `${field} host name ${host} did not resolve within ${formatSeconds(err.deadlineMs)}; check the name, or retry later`, 422);
+      }
       return reject('host could not be resolved');
     }
     if (addresses.length === 0) reject('host could not be resolved');
@@ -180,21 +183,24 @@ export function assertAllowedHostLiteral(host: string, opts: GuardOptions): void
 
 /**
  * A `lookup` for http.Agent / net.connect / tls.connect that refuses the connection when any
- * address the name resolves to is not allowed. Resolves with all: true so every address is
- * checked, then answers in the form the caller asked for.
+ * address the name resolves to is not allowed (whatever family was asked for), then answers in the
+ * form the caller asked for. Names go through lib/dns-resolver.ts, never the thread pool's getaddrinfo.
  */
 export function guardedLookup(opts: GuardOptions): net.LookupFunction {
+  const resolve = opts.resolve ?? defaultResolve;
   return (hostname, options, callback) => {
     const fail = (err: NodeJS.ErrnoException) => callback(err, options.all ? [] : '');
-    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return fail(err);
-      if (addresses.length === 0) return fail(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }));
-      for (const { address } of addresses) {
+    resolve(hostname).then((found) => {
+      for (const address of found) {
         const verdict = checkAddress(address, opts);
         if (!verdict.allowed) return fail(new AddressBlockedError(hostname, address, verdict.reason));
       }
+      const addresses = found
+        .map((address) => ({ address, family: net.isIP(address) }))
+        .filter(({ family }) => !options.family || family === options.family);
+      if (addresses.length === 0) return fail(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }));
       if (options.all) return callback(null, addresses);
       callback(null, addresses[0].address, addresses[0].family);
-    });
+    }, fail);
   };
 }

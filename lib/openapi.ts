@@ -1,5 +1,6 @@
 /** The OpenAPI 3.1 document, built from the public actions' own schemas (lib/public-actions.ts). */
 import { ErrorBodySchema, LimiterBodySchema } from './api-schemas';
+import { ACCEPTED_CONTENT_ENCODINGS } from './errors';
 import { publicActions } from './public-actions';
 
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } });
@@ -51,7 +52,8 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         Object.assign(operation.responses as object, {
           409: errorResponse('conflict: Idempotency-Key reused with a different body, or the request conflicts with the current state.'),
           413: errorResponse('invalid_input: body larger than 64 KiB.'),
-          422: errorResponse('invalid_input: the page could not be captured.'),
+          415: errorResponse(`invalid_input: a Content-Encoding other than ${ACCEPTED_CONTENT_ENCODINGS.join(', ')}, or a charset other than UTF-8.`),
+          422: errorResponse('invalid_input: the page could not be captured, or its host name did not resolve in time.'),
         });
       }
     } else {

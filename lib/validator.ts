@@ -4,12 +4,16 @@
  */
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import addKeywords from 'ajv-keywords';
 import { Validators, type ServiceBroker } from 'moleculer';
+import { SINGLE_LINE_PATTERN } from './api-schemas';
 import { invalidInput } from './errors';
 
 export function createAjv(): Ajv {
   const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: false, useDefaults: false });
   addFormats(ajv);
+  // `transform: ['trim']` normalizes a string before its length is checked (titles, decisions §1).
+  addKeywords(ajv, ['transform']);
   return ajv;
 }
 
@@ -33,6 +37,10 @@ export function describeError(error: ErrorObject): string {
       return error.params.limit === 1 ? `${where} must not be empty` : `${where} must be at least ${error.params.limit} characters`;
     case 'minItems':
       return error.params.limit === 1 ? `${where} must not be empty` : `${where} must have at least ${error.params.limit} items`;
+    case 'pattern':
+      return error.params.pattern === SINGLE_LINE_PATTERN
+        ? `${where} must be one line, without control characters (U+0000–U+001F, U+007F)`
+        : `${where} is not in the expected form`;
     case 'maxItems':
       return `${where} must have at most ${error.params.limit} items`;
     default:

@@ -14,7 +14,9 @@ import { Errors, type Context, type ServiceSchema } from 'moleculer';
 import { configOf } from '../config';
 import { keyFromHeaders, KEY_PATTERN, type AuthContext } from '../lib/auth';
 import { clientIp, parseTrustedProxies } from '../lib/client-ip';
-import { forbidden, invalidInput, notFound, serviceUnavailable, toErrorResponse, TooManyRequestsError, unauthorized } from '../lib/errors';
+import {
+  forbidden, invalidInput, notFound, serviceUnavailable, toErrorResponse, TooManyRequestsError, unauthorized, unsupportedContentEncoding,
+} from '../lib/errors';
 import { moleculerMetricsText, opsMetricsText, PROMETHEUS_CONTENT_TYPE, type OpsMetrics } from '../lib/metrics';
 import { buildOpenApiDocument } from '../lib/openapi';
 import { publicActions } from '../lib/public-actions';
@@ -32,6 +34,36 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 function hasBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+/** A path segment that decodeURIComponent accepts (moleculer-web decodes path parameters with it). */
+function decodable(segment: string): boolean {
+  try {
+    decodeURIComponent(segment);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The path without its query string: a signed download's query is its credential and never reaches a log. */
+function loggablePath(req: IncomingMessage & { originalUrl?: string }): string {
+  const url = req.originalUrl ?? req.url ?? '';
+  const query = url.indexOf('?');
+  return query === -1 ? url : `${url.slice(0, query)}?…`;
+}
+
+/** Names of the query parameters as sent (`languages[]`, not qs's parsed `languages`). */
+function queryParameterNames(req: IncomingMessage & { originalUrl?: string }): string[] {
+  const url = req.originalUrl ?? req.url ?? '';
+  const query = url.indexOf('?');
+  return query === -1 ? [] : [...new Set(new URLSearchParams(url.slice(query + 1)).keys())];
+}
+
+/** Customer-sent names echoed in an error message: a few, each kept short. */
+function shortList(names: string[], most = 10): string {
+  const shown = names.slice(0, most).map((name) => (name.length > 40 ? `${name.slice(0, 40)}…` : name));
+  return names.length > most ? `${shown.join(', ')} and ${names.length - most} more` : shown.join(', ');
 }
 
 const CONTENT_TYPES: Record<FileKind, string> = { video: 'video/mp4', captions: 'text/vtt; charset=utf-8' };
@@ -209,7 +241,8 @@ const ApiService: ServiceSchema<any> = {
     },
 
     /** The signature is checked before anything else is touched; the bytes come from the file store. */
-    async serveDownload(this: any, kind: FileKind, req: Req & { $params: Record<string, unknown> }, res: Res) {
+    async serveDownload(this: any, kind: FileKind, req: Req & { $params: Record<string, unknown>; parsedUrl?: string }, res: Res) {
+      if (!(req.parsedUrl ?? '').split('/').every(decodable)) throw invalidInput('The download path is not valid percent-encoding.');
       const { file, expires, signature } = req.$params;
       const name = typeof file === 'string' ? DOWNLOAD_NAME.exec(file) : null;
       const videoId = name && name[2] === FILE_PATHS[kind].extension ? name[1] : undefined;
@@ -250,9 +283,35 @@ const ApiService: ServiceSchema<any> = {
       }
     },
 
+    /**
+     * moleculer-web decodes path parameters while it looks for the alias, before any route middleware, and
+     * throws on malformed percent-encoding (a 500 that skipped the rate limiter). A segment that does not
+     * decode is matched as the literal text it is instead: `/campaigns/%ZZ` then passes the limiter and the
+     * key check like any request and answers 404 (a malformed id, decisions §2); a download path, 400.
+     */
+    resolveAlias(this: any, url: string, method?: string) {
+      const literal = url.split('/').map((segment) => (decodable(segment) ? segment : encodeURIComponent(segment))).join('/');
+      return (ApiGateway as unknown as { methods: { resolveAlias: (url: string, method?: string) => unknown } }).methods.resolveAlias.call(this, literal, method);
+    },
+
+    /** moleculer-web's request and response log lines, without query strings (a download's signature is a credential). */
+    logRequest(this: any, req: Req & { $route?: { logging?: boolean } }) {
+      const level = this.settings.logRequest;
+      if (req.$route?.logging === false || !level || !(level in this.logger)) return;
+      this.logger[level](`=> ${req.method} ${loggablePath(req)}`);
+    },
+
+    logResponse(this: any, req: Req & { $route?: { logging?: boolean }; $startTime?: [number, number] }, res: Res) {
+      const level = this.settings.logResponse;
+      if (req.$route?.logging === false || !level || !(level in this.logger)) return;
+      const elapsed = req.$startTime ? process.hrtime(req.$startTime) : undefined;
+      const time = elapsed ? ` [+${(elapsed[0] * 1000 + elapsed[1] / 1e6).toFixed(3)} ms]` : '';
+      this.logger[level](`<= ${res.statusCode} ${req.method} ${loggablePath(req)}${time}`);
+    },
+
     answerError(req: Req, res: Res, err: unknown) {
       const { status, body, headers } = toErrorResponse(err);
-      if (status >= 500 && status !== 503) (this as any).logger.error(`${req.method} ${req.url} failed:`, err instanceof Error ? err.message : err);
+      if (status >= 500 && status !== 503) (this as any).logger.error(`${req.method} ${loggablePath(req)} failed:`, err instanceof Error ? err.message : err);
       if (res.headersSent) return res.end();
       res.statusCode = status;
       for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
@@ -305,12 +364,23 @@ const ApiService: ServiceSchema<any> = {
     },
 
     parseJsonBody(this: any, req: Req, res: Res, next: Next) {
+      // A POST takes its fields from the body only: moleculer-web would otherwise merge the query over the body.
+      const queryNames = req.method === 'POST' ? queryParameterNames(req) : [];
+      if (queryNames.length > 0) {
+        return next(invalidInput(`Query parameters are not accepted on POST; send fields in the JSON body (got: ${shortList(queryNames)}).`));
+      }
       if (!hasBody(req)) {
         req.body = {};
         return next();
       }
       if (!JSON_TYPE.test(String(req.headers['content-type'] ?? ''))) return next(invalidInput('Content-Type must be application/json.'));
-      this.jsonParser(req, res, (err?: unknown) => {
+      this.jsonParser(req, res, (err?: { type?: unknown; status?: number }) => {
+        const encoding = shortList([String(req.headers['content-encoding'] ?? 'identity').toLowerCase()]);
+        // A body that fails to decompress reaches us as zlib's own error, with no body-parser type.
+        if (err && err.type === undefined && err.status === 400 && encoding !== 'identity') {
+          return next(invalidInput(`Request body could not be decompressed as Content-Encoding: ${encoding}.`));
+        }
+        if (err?.type === 'encoding.unsupported') return next(unsupportedContentEncoding(encoding));
         if (err) return next(err);
         const body = req.body;
         if (body === null || typeof body !== 'object' || Array.isArray(body)) return next(invalidInput('Request body must be a JSON object.'));

@@ -8,13 +8,14 @@ import { Op, UniqueConstraintError, type Transaction } from 'sequelize';
 import type { Context, ServiceSchema } from 'moleculer';
 import { configOf } from '../config';
 import { DEFAULT_LANGUAGES, DEFAULT_PLATFORMS, isSupportedLanguage } from '../config/catalog';
-import { CampaignIdParams, CampaignSchema, CreatedCampaign, CreateCampaignBody } from '../lib/api-schemas';
+import { CampaignIdParams, CampaignSchema, CreatedCampaign, CreateCampaignBody, TITLE_MAX_CHARACTERS } from '../lib/api-schemas';
 import type { AuthContext } from '../lib/auth';
 import {
   canTransition, InvalidTransitionError, isGenerating, nextState, PROGRESS_ON_ENTRY, STAGE_ACTIONS, type CampaignState,
 } from '../lib/campaign-states';
 import type { Campaign, Video } from '../lib/db/models';
 import { conflict, invalidInput, notFound, quotaExceeded, STAGE_ERROR_CODES, unauthorized } from '../lib/errors';
+import { hostResolver } from '../lib/dns-resolver';
 import { assertPublicUrl, UrlRejectedError } from '../lib/net-guard';
 import { periodResetsAt, quotaPeriod, refundQuota, reserveQuota, usedInPeriod } from '../lib/quota';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
@@ -210,14 +211,14 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
   methods: {
     async normalize(this: any, params: CreateCampaignParams, auth: AuthContext): Promise<NormalizedCampaign> {
       const config = configOf(this.broker);
-      const guard = { allowLoopback: config.allowPrivateNetwork };
+      const guard = { allowLoopback: config.allowPrivateNetwork, resolve: hostResolver(config.dns).resolve };
       let url: URL;
       let webhookUrl: URL | undefined;
       try {
         url = await assertPublicUrl(params.url, { ...guard, field: 'url', httpsOnly: false });
         if (params.webhook_url !== undefined) webhookUrl = await assertPublicUrl(params.webhook_url, { ...guard, field: 'webhook_url', httpsOnly: true });
       } catch (err) {
-        if (err instanceof UrlRejectedError) throw invalidInput(err.message);
+        if (err instanceof UrlRejectedError) throw invalidInput(err.message, err.status);
         throw err;
       }
       const languages = [...new Set((params.languages ?? DEFAULT_LANGUAGES).map((code) => code.toLowerCase()))];
@@ -226,8 +227,8 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
       if (languages.length > auth.limits.languagesPerCampaign) {
         throw invalidInput(`languages: the ${auth.plan} plan allows at most ${auth.limits.languagesPerCampaign} languages per campaign (got ${languages.length})`);
       }
-      const title = params.title === undefined ? defaultTitle(url) : params.title.trim();
-      if (title.length < 1 || title.length > 200) throw invalidInput('title must be 1–200 characters after trimming');
+      // An explicit title was trimmed and measured (in code points) by its schema; the default is cut to fit.
+      const title = params.title ?? [...defaultTitle(url)].slice(0, TITLE_MAX_CHARACTERS).join('');
       return { url: url.href, languages, platforms: params.platforms ?? [...DEFAULT_PLATFORMS], title, webhook_url: webhookUrl?.href ?? null };
     },
 

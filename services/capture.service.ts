@@ -12,6 +12,7 @@ import { dropNearDuplicates, palette } from '../lib/capture/images';
 import { DESKTOP, MOBILE, makePresentable, openPage, readText, shootScreens, type PageText, type Presentation, type Viewport } from '../lib/capture/page-reader';
 import { refusalReason } from '../lib/capture/refusal';
 import type { ScreenshotRef } from '../lib/db/models';
+import { hostResolver } from '../lib/dns-resolver';
 import { EgressProxy, type EgressDecision } from '../lib/egress-proxy';
 import { invalidInput, notFound } from '../lib/errors';
 import { storageFor, type FileStorage } from '../lib/storage';
@@ -52,6 +53,7 @@ const CaptureService: ServiceSchema<{}, Methods> = {
     this.storage = storageFor(this.broker);
     this.proxy = new EgressProxy({
       allowLoopback: config.allowPrivateNetwork,
+      resolve: hostResolver(config.dns).resolve,
       onDecision: (decision: EgressDecision) => {
         if (decision.allowed) return;
         // Chromium's own background requests to Google fail DNS on closed networks: not worth a warning.

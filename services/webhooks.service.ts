@@ -10,6 +10,7 @@ import type { Context, ServiceSchema } from 'moleculer';
 import { configOf } from '../config';
 import type { WebhookDelivery } from '../lib/db/models';
 import { conflict, notFound } from '../lib/errors';
+import { hostResolver } from '../lib/dns-resolver';
 import { attemptDelivery, webhookHeaders } from '../lib/webhooks';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 
@@ -103,7 +104,7 @@ const WebhooksService: ServiceSchema<{}, Methods> = {
       const attempt = delivery.attempts + 1;
       const timestamp = Math.floor(Date.now() / 1000);
       const result = await attemptDelivery(delivery.url, webhookHeaders(secret, delivery.event_id, delivery.body, timestamp), delivery.body, {
-        guard: { allowLoopback: config.allowPrivateNetwork }, timeoutMs: ATTEMPT_TIMEOUT_MS, maxResponseBytes: MAX_RESPONSE_BYTES,
+        guard: { allowLoopback: config.allowPrivateNetwork, resolve: hostResolver(config.dns).resolve }, timeoutMs: ATTEMPT_TIMEOUT_MS, maxResponseBytes: MAX_RESPONSE_BYTES,
       });
       await models.WebhookAttempt.create({
         delivery_id: delivery.id, attempt, signed_timestamp: timestamp, status_code: result.statusCode, duration_ms: result.durationMs, error: result.error, created_at: new Date(),
