@@ -1,14 +1,18 @@
 /** Jest runs TypeScript through @swc/jest. Dynamic import() is kept as a real import so that the
  * ESM-only packages (editly, puppeteer-core) load; that needs NODE_OPTIONS=--experimental-vm-modules. */
+/* global module -- a CommonJS file: Jest loads it with require() */
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: {
-    '^.+\\.ts$': ['@swc/jest', {
-      jsc: { parser: { syntax: 'typescript' }, target: 'es2023' },
-      module: { type: 'commonjs', ignoreDynamic: true },
-    }],
+    '^.+\\.ts$': [
+      '@swc/jest',
+      {
+        jsc: { parser: { syntax: 'typescript' }, target: 'es2023' },
+        module: { type: 'commonjs', ignoreDynamic: true },
+      },
+    ],
   },
   testTimeout: 60000,
   maxWorkers: 2,

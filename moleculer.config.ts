@@ -3,7 +3,7 @@
  * Embedded (no TRANSPORTER): every service in one process. Cluster: TRANSPORTER=redis://… and SERVICES=…
  */
 import { loadConfig } from './config';
-import { brokerOptions } from './config/broker';
+import { brokerOptions } from './broker-options';
 
 const config = brokerOptions(loadConfig());
 export = config;

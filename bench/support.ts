@@ -9,7 +9,7 @@ export function positiveInteger(name: string, fallback: number): number {
 
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
+  return sorted[Math.floor(sorted.length / 2)];
 }
 
 /** The highest peak RSS of some runs, in MiB, as the tables print it. */

@@ -1,11 +1,33 @@
 /** Supported languages and platforms (decisions.md §4, §5). */
 export const SUPPORTED_LANGUAGES = [
-  'en', 'ja', 'ko', 'zh', 'es', 'fr', 'de', 'pt', 'it', 'nl', 'pl', 'ru', 'tr', 'ar', 'hi', 'id', 'vi', 'th', 'sv', 'uk',
+  'en',
+  'ja',
+  'ko',
+  'zh',
+  'es',
+  'fr',
+  'de',
+  'pt',
+  'it',
+  'nl',
+  'pl',
+  'ru',
+  'tr',
+  'ar',
+  'hi',
+  'id',
+  'vi',
+  'th',
+  'sv',
+  'uk',
 ] as const;
 export type LanguageCode = (typeof SUPPORTED_LANGUAGES)[number];
 export const DEFAULT_LANGUAGES: LanguageCode[] = ['en', 'ja', 'ko'];
 
-export interface PlatformFrame { width: number; height: number }
+export interface PlatformFrame {
+  width: number;
+  height: number;
+}
 export const PLATFORMS = {
   tiktok: { width: 1080, height: 1920 },
   instagram_reels: { width: 1080, height: 1920 },

@@ -147,7 +147,10 @@ function parseBoolean(text: string | undefined, name: string): boolean {
 }
 
 function list(text: string | undefined): string[] {
-  return (text ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+  return (text ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 }
 
 function speechProvider(text: string | undefined): 'espeak' | 'openai' {
@@ -239,7 +242,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     namespace: env.NAMESPACE || 'campaign-video',
   };
   return {
-    ...config, ...overrides,
+    ...config,
+    ...overrides,
     rateLimits: { ...config.rateLimits, ...overrides.rateLimits },
     dns: { ...config.dns, ...overrides.dns },
     translation: { ...config.translation, ...overrides.translation },

@@ -1,9 +1,18 @@
 /**
  * JSON Schemas of the public API. Actions use the request schemas as their `params` (validated by
- * lib/validator.ts); lib/openapi.ts builds the OpenAPI document from all of them.
+ * lib/validator.ts); services/gateway/openapi.ts builds the OpenAPI document from all of them.
  */
 import { SUPPORTED_LANGUAGES, PLATFORM_NAMES, DEFAULT_LANGUAGES, DEFAULT_PLATFORMS } from '../config/catalog';
-import { CAMPAIGN_STATES } from './campaign-states';
+import { PLAN_NAMES, PLANS } from '../config/plans';
+import { CAMPAIGN_STATES, VIDEO_STATES } from './campaign-states';
+import { API_ERROR_CODES, CAMPAIGN_FAILURE_CODES } from './errors';
+
+/** "Growth 5, Business 8, Enterprise 8": each API plan's language cap, from the plan table. */
+function languageCapsInWords(): string {
+  return PLAN_NAMES.filter((plan) => PLANS[plan].apiAccess)
+    .map((plan) => `${plan[0].toUpperCase()}${plan.slice(1)} ${PLANS[plan].languagesPerCampaign}`)
+    .join(', ');
+}
 
 /** decisions §1: a title is 1–200 characters (Unicode code points, as ajv counts them) after trimming. */
 export const TITLE_MAX_CHARACTERS = 200;
@@ -16,14 +25,21 @@ export const CreateCampaignBody = {
   required: ['url'],
   properties: {
     url: {
-      type: 'string', minLength: 1, maxLength: 2048,
-      description: 'Public page to read. Without a scheme, https:// is assumed. http and https only; the host must resolve to public addresses.',
+      type: 'string',
+      minLength: 1,
+      maxLength: 2048,
+      description:
+        'Public page to read. Without a scheme, https:// is assumed. http and https only; the host must resolve to public addresses.',
       examples: ['https://www.acme.io/pricing'],
     },
     languages: {
-      type: 'array', minItems: 1, maxItems: 64,
+      type: 'array',
+      minItems: 1,
+      maxItems: 64,
       items: { type: 'string', minLength: 2, maxLength: 5, pattern: SINGLE_LINE_PATTERN },
-      description: `Target language codes, case-insensitive, duplicates removed. Supported: ${SUPPORTED_LANGUAGES.join(', ')}. The count is capped by plan (Growth 5, Business and Enterprise 8).`,
+      description:
+        `Target language codes, case-insensitive, duplicates removed. Supported: ${SUPPORTED_LANGUAGES.join(', ')}. ` +
+        `The count is capped by plan (${languageCapsInWords()}).`,
       default: DEFAULT_LANGUAGES,
     },
     title: {
@@ -33,12 +49,21 @@ export const CreateCampaignBody = {
       minLength: 1,
       maxLength: TITLE_MAX_CHARACTERS,
       pattern: SINGLE_LINE_PATTERN,
-      description: `Campaign title: 1–${TITLE_MAX_CHARACTERS} characters (Unicode code points) once leading and trailing white space is removed; `
-        + 'one line, no control characters. Defaults to the page host name without www.',
+      description:
+        `Campaign title: 1–${TITLE_MAX_CHARACTERS} characters (Unicode code points) once leading and trailing white space is removed; ` +
+        'one line, no control characters. Defaults to the page host name without www.',
     },
-    webhook_url: { type: 'string', minLength: 1, maxLength: 2048, description: 'Public https URL that receives campaign.completed or campaign.failed.' },
+    webhook_url: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 2048,
+      description: 'Public https URL that receives campaign.completed or campaign.failed.',
+    },
     platforms: {
-      type: 'array', minItems: 1, maxItems: PLATFORM_NAMES.length, uniqueItems: true,
+      type: 'array',
+      minItems: 1,
+      maxItems: PLATFORM_NAMES.length,
+      uniqueItems: true,
       items: { type: 'string', enum: PLATFORM_NAMES },
       description: 'Target platforms (extension). One video per language and platform.',
       default: DEFAULT_PLATFORMS,
@@ -71,7 +96,7 @@ export const VideoSchema = {
     id: { type: 'string' },
     platform: { type: 'string', enum: PLATFORM_NAMES },
     language: { type: 'string' },
-    status: { type: 'string', enum: ['queued', 'rendering', 'ready', 'failed'] },
+    status: { type: 'string', enum: [...VIDEO_STATES] },
     file_url: { type: ['string', 'null'], description: 'Signed, expiring download link; null until ready.' },
     captions_url: { type: ['string', 'null'], description: 'WebVTT captions; null until ready.' },
     duration_seconds: { type: ['number', 'null'] },
@@ -95,8 +120,9 @@ export const CampaignSchema = {
     created_at: { type: 'string', format: 'date-time' },
     videos: { type: 'array', items: VideoSchema },
     error: {
-      type: 'object', required: ['code', 'message'],
-      properties: { code: { type: 'string' }, message: { type: 'string' } },
+      type: 'object',
+      required: ['code', 'message'],
+      properties: { code: { type: 'string', enum: [...CAMPAIGN_FAILURE_CODES] }, message: { type: 'string' } },
       description: 'Present when status is failed.',
     },
   },
@@ -108,9 +134,10 @@ export const ErrorBodySchema = {
   properties: {
     success: { const: false },
     error: {
-      type: 'object', required: ['code', 'message'],
+      type: 'object',
+      required: ['code', 'message'],
       properties: {
-        code: { type: 'string', enum: ['invalid_input', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'rate_limited', 'internal'] },
+        code: { type: 'string', enum: [...API_ERROR_CODES] },
         message: { type: 'string' },
         details: {
           type: 'object',
@@ -123,5 +150,7 @@ export const ErrorBodySchema = {
 } as const;
 
 export const LimiterBodySchema = {
-  type: 'object', required: ['error'], properties: { error: { const: 'Too many requests' } },
+  type: 'object',
+  required: ['error'],
+  properties: { error: { const: 'Too many requests' } },
 } as const;

@@ -1,11 +1,24 @@
 /** Campaign states and the one table of transitions between them (campaign-api.md §3, decisions.md §3). */
 
-export const CAMPAIGN_STATES = ['collecting', 'processing', 'scripting', 'voiceover', 'rendering', 'review', 'published', 'failed'] as const;
+export const CAMPAIGN_STATES = [
+  'collecting',
+  'processing',
+  'scripting',
+  'voiceover',
+  'rendering',
+  'review',
+  'published',
+  'failed',
+] as const;
 export type CampaignState = (typeof CAMPAIGN_STATES)[number];
 
 /** The states in which the pipeline is working; each is one stage. */
 export const GENERATING_STATES = ['collecting', 'processing', 'scripting', 'voiceover', 'rendering'] as const;
 export type GeneratingState = (typeof GENERATING_STATES)[number];
+
+/** A video's own states (decisions §2). */
+export const VIDEO_STATES = ['queued', 'rendering', 'ready', 'failed'] as const;
+export type VideoState = (typeof VIDEO_STATES)[number];
 
 export const TERMINAL_STATES: readonly CampaignState[] = ['published', 'failed'];
 
@@ -28,7 +41,14 @@ export const TRANSITIONS: readonly Transition[] = [
 
 /** Progress (0–100) reported on entering each state; stages may report finer progress within their band. */
 export const PROGRESS_ON_ENTRY: Record<CampaignState, number> = {
-  collecting: 0, processing: 15, scripting: 25, voiceover: 35, rendering: 50, review: 100, published: 100, failed: 0,
+  collecting: 0,
+  processing: 15,
+  scripting: 25,
+  voiceover: 35,
+  rendering: 50,
+  review: 100,
+  published: 100,
+  failed: 0,
 };
 
 /**
@@ -60,7 +80,10 @@ export function isGenerating(state: string): state is GeneratingState {
 }
 
 export class InvalidTransitionError extends Error {
-  constructor(readonly from: string, readonly to: string) {
+  constructor(
+    readonly from: string,
+    readonly to: string,
+  ) {
     super(`campaign cannot go from ${from} to ${to}`);
   }
 }

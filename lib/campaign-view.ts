@@ -1,12 +1,27 @@
 /** The public JSON of a campaign (GET /api/v1/campaigns/{id}), from its row and its video rows. */
 
 export interface CampaignRow {
-  id: string; status: string; url: string; title: string; languages: string[]; platforms: string[]; progress: number;
-  created_at: Date | string; error_code?: string | null; error_message?: string | null;
+  id: string;
+  status: string;
+  url: string;
+  title: string;
+  languages: string[];
+  platforms: string[];
+  progress: number;
+  created_at: Date | string;
+  error_code?: string | null;
+  error_message?: string | null;
 }
 export interface VideoRow {
-  id: string; platform: string; language: string; status: string; duration_seconds?: number | null;
-  published_at?: Date | string | null; script_source?: string | null; file_key?: string | null; captions_key?: string | null;
+  id: string;
+  platform: string;
+  language: string;
+  status: string;
+  duration_seconds?: number | null;
+  published_at?: Date | string | null;
+  script_source?: string | null;
+  file_key?: string | null;
+  captions_key?: string | null;
 }
 export type VideoLinks = (video: VideoRow) => { file_url: string | null; captions_url: string | null };
 
@@ -23,18 +38,21 @@ export function presentCampaign(campaign: CampaignRow, videos: VideoRow[], links
     platforms: campaign.platforms,
     progress: campaign.progress,
     created_at: new Date(campaign.created_at).toISOString(),
-    videos: [...videos].sort((a, b) => order(a) - order(b)).map((video) => ({
-      id: video.id,
-      platform: video.platform,
-      language: video.language,
-      status: video.status,
-      ...(links ? links(video) : { file_url: null, captions_url: null }),
-      duration_seconds: video.duration_seconds ?? null,
-      published_at: video.published_at ? new Date(video.published_at).toISOString() : null,
-      script_source: video.script_source ?? null,
-    })),
+    videos: [...videos]
+      .sort((a, b) => order(a) - order(b))
+      .map((video) => ({
+        id: video.id,
+        platform: video.platform,
+        language: video.language,
+        status: video.status,
+        ...(links ? links(video) : { file_url: null, captions_url: null }),
+        duration_seconds: video.duration_seconds ?? null,
+        published_at: video.published_at ? new Date(video.published_at).toISOString() : null,
+        script_source: video.script_source ?? null,
+      })),
   };
-  if (campaign.status === 'failed') body.error = { code: campaign.error_code ?? 'internal', message: campaign.error_message ?? 'Generation failed.' };
+  if (campaign.status === 'failed')
+    body.error = { code: campaign.error_code ?? 'internal', message: campaign.error_message ?? 'Generation failed.' };
   return body;
 }
 

@@ -1,196 +1,76 @@
 /**
- * Captions from narration: line breaking per script, cues timed from each scene's audio, WebVTT in and out.
+ * Captions from narration: cues timed from each scene's audio, packed two lines at most, and WebVTT in and out.
  *
- * Line lengths are measured in grapheme clusters (what a viewer sees as one character), so a Devanagari
- * conjunct or a Thai consonant with its tone mark counts once. Text is kept in logical order for every
- * language; right-to-left display is left to the renderer / player (see toWebVtt for the one mark it adds).
+ * Sentence splitting and line breaking per script live in lib/text.ts (shared with the script writer and the
+ * renderer's title boxes); here they are packed into cues. Text is kept in logical order for every language;
+ * right-to-left display is left to the renderer / player (see toWebVtt for the one mark it adds).
  */
 import type { LanguageCode } from '../config/catalog';
 import {
-  BREAK_COST, CJK_NO_END, CJK_NO_START, cjkBreaks, displayLength, graphemes, isCjk, normalizeText, sentenceRanges,
-  thaiWordBoundaries,
-} from './script/phrases';
+  BREAK_COST,
+  breakIntoTwoLines,
+  breakOpportunities,
+  checkMaxLineChars,
+  displayLength,
+  graphemes,
+  lineSpans,
+  normalizeText,
+  pickBreak,
+  sentenceRanges,
+  skipSpaces,
+} from './text';
 
 /** One per scene: its narration and where its audio sits in the video. */
-export interface CaptionScene { text: string; startSeconds: number; durationSeconds: number }
+export interface CaptionScene {
+  text: string;
+  startSeconds: number;
+  durationSeconds: number;
+}
 /** `text` may contain one "\n" (at most 2 lines). Times in seconds, millisecond precision. */
-export interface Cue { start: number; end: number; text: string }
+export interface Cue {
+  start: number;
+  end: number;
+  text: string;
+}
 
 /** Default characters per caption line: 42 for alphabetic scripts (Latin, Cyrillic, Arabic, Devanagari), 16 for ja/zh, 18 for ko, 35 for Thai. */
 export const DEFAULT_MAX_LINE_CHARS: Record<LanguageCode, number> = {
-  en: 42, ja: 16, ko: 18, zh: 16, es: 42, fr: 42, de: 42, pt: 42, it: 42, nl: 42, pl: 42, ru: 42, tr: 42, ar: 42,
-  hi: 42, id: 42, vi: 42, th: 35, sv: 42, uk: 42,
+  en: 42,
+  ja: 16,
+  ko: 18,
+  zh: 16,
+  es: 42,
+  fr: 42,
+  de: 42,
+  pt: 42,
+  it: 42,
+  nl: 42,
+  pl: 42,
+  ru: 42,
+  tr: 42,
+  ar: 42,
+  hi: 42,
+  id: 42,
+  vi: 42,
+  th: 35,
+  sv: 42,
+  uk: 42,
 };
 
 // ---------------------------------------------------------------------------------------------------------
-// Break opportunities
-
-/** A place a line may end: the line ends at `end`, the next starts at `next` (after any spaces); lower cost = nicer. */
-interface BreakOpportunity {
-  end: number;
-  next: number;
-  cost: number;
-  /**
-   * 'fallback' (Thai word boundaries: Thai breaks at spaces first) competes only when no ordinary break gives a
-   * line at least half full; 'lastResort' (after the hyphen of a hyphenated word) only when nothing else fits.
-   */
-  tier?: 'fallback' | 'lastResort';
-}
-
-/** The cheapest candidate (later wins ties), honouring the tiers above; `minPrimaryLength` is "half full". */
-function pick<T extends { opp: BreakOpportunity; length: number; score: number }>(candidates: T[], minPrimaryLength: number): T | undefined {
-  const best = (list: T[]) => list.reduce<T | undefined>((b, c) => (!b || c.score <= b.score ? c : b), undefined);
-  const primary = best(candidates.filter((c) => !c.opp.tier));
-  if (primary && primary.length >= minPrimaryLength) return primary;
-  return best(candidates.filter((c) => c.opp.tier !== 'lastResort')) ?? best(candidates);
-}
-
-const SENTENCE_END = /[.!?…。！？।॥؟]["'”’»)\]」』）]*$/u;
-const CLAUSE_END = /(?:[,;:、，；：،؛]["'”’»)\]」』）]*|^[\p{Pd}]+)$/u;
-const THAI = /\p{Script=Thai}/u;
-const SPACE = /\s/u;
-
-function costAfter(token: string): number {
-  if (SENTENCE_END.test(token)) return BREAK_COST.sentence;
-  if (CLAUSE_END.test(token)) return BREAK_COST.clause;
-  return BREAK_COST.space;
-}
-
-function spaceOpportunities(text: string, opps: BreakOpportunity[], cjk: boolean): void {
-  for (const m of text.matchAll(/\s+/gu)) {
-    const end = m.index;
-    const next = end + m[0].length;
-    if (end === 0 || next >= text.length) continue;
-    const prevToken = text.slice(0, end).split(SPACE).pop()!;
-    const nextToken = text.slice(next).split(SPACE)[0]!;
-    // Keep a lone opening mark with what follows ("« Bonjour") and a lone closing mark or
-    // punctuation with what precedes ("Bonjour ?", "Bonjour »").
-    if (/^[\p{Ps}\p{Pi}]+$/u.test(prevToken)) continue;
-    if (/^[\p{Pe}\p{Pf}\p{Po}]+$/u.test(nextToken)) continue;
-    if (cjk && (CJK_NO_START.has(nextToken[0]!) || CJK_NO_END.has(prevToken.at(-1)!))) continue;
-    opps.push({ end, next, cost: costAfter(prevToken) });
-  }
-}
-
-function cjkOpportunities(text: string, language: LanguageCode, opps: BreakOpportunity[]): void {
-  for (const { pos, cost } of cjkBreaks(text, language)) opps.push({ end: pos, next: pos, cost });
-}
-
-function thaiOpportunities(text: string, opps: BreakOpportunity[]): void {
-  for (const m of text.matchAll(/\S+/gu)) {
-    if (!THAI.test(m[0])) continue;
-    for (const b of thaiWordBoundaries(m[0])) {
-      // Only break next to Thai letters, never inside an embedded Latin word or number.
-      if (!THAI.test(m[0][b - 1]!) && !THAI.test(m[0][b]!)) continue;
-      opps.push({ end: m.index + b, next: m.index + b, cost: BREAK_COST.thaiWord, tier: 'fallback' });
-    }
-  }
-}
-
-function hyphenOpportunities(text: string, opps: BreakOpportunity[]): void {
-  for (const m of text.matchAll(/[\p{L}\p{N}]-(?=[\p{L}\p{N}])/gu)) {
-    opps.push({ end: m.index + 2, next: m.index + 2, cost: BREAK_COST.hyphen, tier: 'lastResort' });
-  }
-}
-
-function opportunities(text: string, language: LanguageCode): BreakOpportunity[] {
-  const opps: BreakOpportunity[] = [];
-  hyphenOpportunities(text, opps);
-  const cjk = isCjk(language);
-  spaceOpportunities(text, opps, cjk);
-  if (cjk) cjkOpportunities(text, language, opps);
-  if (language === 'th') thaiOpportunities(text, opps);
-  return opps.sort((a, b) => a.end - b.end);
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Line breaking
-
-interface Span { start: number; end: number }
-
-function skipSpaces(text: string, i: number): number {
-  while (i < text.length && SPACE.test(text[i]!)) i++;
-  return i;
-}
-
-/** A forced break when no opportunity fits (a URL longer than a line): `max` graphemes, not leaving a CJK no-start character at the next line's head. */
-function hardBreak(text: string, start: number, max: number): number {
-  const gs = graphemes(text.slice(start));
-  let take = Math.min(max, gs.length);
-  while (take > 1 && CJK_NO_START.has(gs[take] ?? '')) take--;
-  return start + gs.slice(0, take).join('').length;
-}
-
-/** Greedy line spans over normalized `text`, each line choosing the cheapest break (fullness versus break quality). */
-function lineSpans(text: string, language: LanguageCode, max: number): Span[] {
-  const opps = opportunities(text, language);
-  const spans: Span[] = [];
-  let start = 0;
-  while (start < text.length) {
-    if (displayLength(text.slice(start)) <= max) {
-      spans.push({ start, end: text.length });
-      break;
-    }
-    const candidates = [];
-    for (const opp of opps) {
-      if (opp.end <= start) continue;
-      const length = displayLength(text.slice(start, opp.end));
-      if (length > max) break;
-      candidates.push({ opp, length, score: (max - length) / max + opp.cost });
-    }
-    const best = pick(candidates, max / 2)?.opp;
-    const end = best ? best.end : hardBreak(text, start, max);
-    spans.push({ start, end });
-    start = skipSpaces(text, best ? best.next : end);
-  }
-  return spans;
-}
-
-function checkMax(maxLineChars: number): number {
-  if (!Number.isFinite(maxLineChars) || maxLineChars < 1) throw new RangeError(`maxLineChars must be >= 1, got ${maxLineChars}`);
-  return Math.floor(maxLineChars);
-}
-
-/**
- * Breaks `text` into lines of at most `maxLineChars` grapheme clusters: at spaces for space-separated scripts
- * (Arabic, Devanagari and Korean included), between characters for ja/zh (preferring after 、。，！？, obeying
- * basic kinsoku: no line starts with closing punctuation or ends with an opening bracket), and for Thai at spaces
- * or, inside a long run, at dictionary word boundaries. Only a single word longer than a line is ever split.
- */
-export function breakLines(text: string, language: LanguageCode, maxLineChars: number): string[] {
-  const max = checkMax(maxLineChars);
-  const norm = normalizeText(text);
-  return lineSpans(norm, language, max).map((s) => norm.slice(s.start, s.end).trim()).filter(Boolean);
-}
-
-/** The best split of `text` into at most two lines (balanced, preferring punctuation) and the cost of its break, or null when it needs more. */
-function twoLines(text: string, language: LanguageCode, max: number): { lines: string[]; breakCost: number } | null {
-  if (displayLength(text) <= max) return { lines: [text], breakCost: BREAK_COST.sentence };
-  const candidates = [];
-  for (const opp of opportunities(text, language)) {
-    const first = text.slice(0, opp.end).trim();
-    const second = text.slice(opp.next).trim();
-    const l1 = displayLength(first);
-    const l2 = displayLength(second);
-    if (l1 > max || l2 > max || !first || !second) continue;
-    // Balanced lines, with a slight preference for a longer bottom line (ties go to the earlier break).
-    candidates.push({ opp, lines: [first, second], length: Infinity, score: Math.max(l1, l2) / max + opp.cost + (l1 > l2 ? 0.01 : 0) });
-  }
-  const best = pick(candidates.reverse(), 0); // reversed: pick() lets the later of equal candidates win
-  return best ? { lines: best.lines, breakCost: best.opp.cost } : null;
-}
+// Cues
 
 /**
  * Cues for a sentence too long for one cue: each cue takes as much as fits in two lines, but ends at a
  * clause mark rather than a plain space when one is reasonably close (a cue is read as a unit).
  */
 function longSentenceCues(sentence: string, language: LanguageCode, max: number): string[] {
-  const opps = opportunities(sentence, language);
+  const opps = breakOpportunities(sentence, language);
   const cues: string[] = [];
   let start = 0;
   while (start < sentence.length) {
     const rest = sentence.slice(start);
-    const whole = twoLines(rest, language, max);
+    const whole = breakIntoTwoLines(rest, language, max);
     if (whole) {
       cues.push(whole.lines.join('\n'));
       break;
@@ -201,10 +81,10 @@ function longSentenceCues(sentence: string, language: LanguageCode, max: number)
       const chunk = sentence.slice(start, opp.end).trim();
       const length = displayLength(chunk);
       if (length > 2 * max) break;
-      const split = twoLines(chunk, language, max);
+      const split = breakIntoTwoLines(chunk, language, max);
       if (split) candidates.push({ opp, length, lines: split.lines, score: (0.5 * (2 * max - length)) / (2 * max) + opp.cost });
     }
-    const chosen = pick(candidates, max);
+    const chosen = pickBreak(candidates, max);
     let best = chosen && { lines: chosen.lines, next: chosen.opp.next };
     if (!best) {
       // Only a word longer than a line gets here: fall back to the first two greedy lines.
@@ -224,8 +104,8 @@ function cueTexts(text: string, language: LanguageCode, max: number): string[] {
   const cues: string[] = [];
   let i = 0;
   while (i < sentences.length) {
-    const first = sentences[i]!;
-    let block = twoLines(norm.slice(first.start, first.end), language, max);
+    const first = sentences[i];
+    let block = breakIntoTwoLines(norm.slice(first.start, first.end), language, max);
     if (!block) {
       cues.push(...longSentenceCues(norm.slice(first.start, first.end), language, max));
       i++;
@@ -234,7 +114,7 @@ function cueTexts(text: string, language: LanguageCode, max: number): string[] {
     // Pack following sentences into the same cue while they fit on one line or the two lines split between sentences.
     let j = i;
     while (j + 1 < sentences.length) {
-      const merged = twoLines(norm.slice(first.start, sentences[j + 1]!.end), language, max);
+      const merged = breakIntoTwoLines(norm.slice(first.start, sentences[j + 1].end), language, max);
       if (!merged || merged.breakCost !== BREAK_COST.sentence) break;
       block = merged;
       j++;
@@ -245,7 +125,7 @@ function cueTexts(text: string, language: LanguageCode, max: number): string[] {
   return cues.filter(Boolean);
 }
 
-const weight = (cueText: string): number => Math.max(1, graphemes(cueText).filter((g) => !SPACE.test(g)).length);
+const weight = (cueText: string): number => Math.max(1, graphemes(cueText).filter((g) => !/\s/u.test(g)).length);
 
 /**
  * Splits each scene's narration into cues of at most 2 lines of at most `maxLineChars` (default
@@ -255,7 +135,7 @@ const weight = (cueText: string): number => Math.max(1, graphemes(cueText).filte
  * (with narration) whose audio overlaps.
  */
 export function buildCues(scenes: CaptionScene[], language: LanguageCode, opts: { maxLineChars?: number } = {}): Cue[] {
-  const max = checkMax(opts.maxLineChars ?? DEFAULT_MAX_LINE_CHARS[language]);
+  const max = checkMaxLineChars(opts.maxLineChars ?? DEFAULT_MAX_LINE_CHARS[language]);
   for (const s of scenes) {
     if (!Number.isFinite(s.startSeconds) || s.startSeconds < 0 || !Number.isFinite(s.durationSeconds) || s.durationSeconds < 0) {
       throw new RangeError(`bad scene timing: start ${s.startSeconds}, duration ${s.durationSeconds}`);
@@ -277,7 +157,7 @@ export function buildCues(scenes: CaptionScene[], language: LanguageCode, opts: 
     let cumulative = 0;
     let from = startMs;
     texts.forEach((text, k) => {
-      cumulative += weights[k]!;
+      cumulative += weights[k];
       const to = k === texts.length - 1 ? endMs : startMs + Math.round(((endMs - startMs) * cumulative) / total);
       if (to > from) cues.push({ start: from / 1000, end: to / 1000, text });
       from = to;
@@ -321,7 +201,9 @@ export function toWebVtt(cues: Cue[]): string {
     if (!Number.isFinite(c.start) || !Number.isFinite(c.end) || c.start < 0 || c.end < c.start) {
       throw new RangeError(`bad cue timing: ${c.start} --> ${c.end}`);
     }
-    const lines = c.text.split(/\r\n|\r|\n/).filter((l) => l.trim() !== '')
+    const lines = c.text
+      .split(/\r\n|\r|\n/)
+      .filter((l) => l.trim() !== '')
       .map((l) => (needsRlm(l) ? RLM : '') + escapeText(l));
     return `${formatTimestamp(c.start)} --> ${formatTimestamp(c.end)}\n${lines.join('\n')}`;
   });
@@ -360,29 +242,32 @@ function unescapeText(t: string): string {
  * settings are accepted and ignored; tags are stripped and entities decoded.
  */
 export function parseWebVtt(text: string): Cue[] {
-  const lines = text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').split('\n');
+  const lines = text
+    .replace(/^\uFEFF/, '')
+    .replace(/\r\n?/g, '\n')
+    .split('\n');
   if (!/^WEBVTT(?:[ \t].*)?$/.test(lines[0] ?? '')) throw new SyntaxError('WebVTT: missing "WEBVTT" signature');
   let i = 1;
-  while (i < lines.length && lines[i]!.trim() !== '') {
-    if (lines[i]!.includes('-->')) throw new SyntaxError(`WebVTT line ${i + 1}: header must be followed by a blank line`);
+  while (i < lines.length && lines[i].trim() !== '') {
+    if (lines[i].includes('-->')) throw new SyntaxError(`WebVTT line ${i + 1}: header must be followed by a blank line`);
     i++;
   }
   const cues: Cue[] = [];
   while (i < lines.length) {
-    while (i < lines.length && lines[i]!.trim() === '') i++;
+    while (i < lines.length && lines[i].trim() === '') i++;
     if (i >= lines.length) break;
     const blockStart = i;
     const block: string[] = [];
-    while (i < lines.length && lines[i]!.trim() !== '') block.push(lines[i++]!);
-    if (/^(NOTE|STYLE|REGION)(?:[ \t]|$)/.test(block[0]!) && !block[0]!.includes('-->')) continue;
-    const timingIndex = block[0]!.includes('-->') ? 0 : 1;
+    while (i < lines.length && lines[i].trim() !== '') block.push(lines[i++]);
+    if (/^(NOTE|STYLE|REGION)(?:[ \t]|$)/.test(block[0]) && !block[0].includes('-->')) continue;
+    const timingIndex = block[0].includes('-->') ? 0 : 1;
     const timing = block[timingIndex];
     const lineNo = blockStart + timingIndex + 1;
     if (timing === undefined || !timing.includes('-->')) throw new SyntaxError(`WebVTT line ${blockStart + 1}: cue without a timing line`);
     const m = /^(\S+)[ \t]+-->[ \t]+(\S+)(?:[ \t]+.*)?$/.exec(timing);
     if (!m) throw new SyntaxError(`WebVTT line ${lineNo}: malformed timing "${timing}"`);
-    const start = parseTimestamp(m[1]!, lineNo);
-    const end = parseTimestamp(m[2]!, lineNo);
+    const start = parseTimestamp(m[1], lineNo);
+    const end = parseTimestamp(m[2], lineNo);
     if (end <= start) throw new SyntaxError(`WebVTT line ${lineNo}: cue ends before it starts`);
     const previous = cues.at(-1);
     if (previous && start < previous.start) throw new SyntaxError(`WebVTT line ${lineNo}: cues out of order`);

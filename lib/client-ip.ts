@@ -9,7 +9,12 @@ export type TrustedProxies = Array<[ipaddr.IPv4 | ipaddr.IPv6, number]>;
 export function parseTrustedProxies(entries: string[]): TrustedProxies {
   return entries.map((entry) => {
     try {
-      return entry.includes('/') ? ipaddr.parseCIDR(entry) : (() => { const ip = ipaddr.parse(entry); return [ip, ip.kind() === 'ipv4' ? 32 : 128] as [typeof ip, number]; })();
+      return entry.includes('/')
+        ? ipaddr.parseCIDR(entry)
+        : (() => {
+            const ip = ipaddr.parse(entry);
+            return [ip, ip.kind() === 'ipv4' ? 32 : 128] as [typeof ip, number];
+          })();
     } catch {
       throw new Error(`TRUSTED_PROXIES: "${entry}" is not an IP address or CIDR range`);
     }
@@ -25,7 +30,7 @@ function normalize(address: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
 }
 
 function isTrusted(ip: ipaddr.IPv4 | ipaddr.IPv6, trusted: TrustedProxies): boolean {
-  return trusted.some(([range, bits]) => ip.kind() === range.kind() && ip.match(range as any, bits));
+  return trusted.some(([range, bits]) => ip.kind() === range.kind() && ip.match(range, bits));
 }
 
 export function clientIp(remoteAddress: string | undefined, forwardedFor: string | string[] | undefined, trusted: TrustedProxies): string {

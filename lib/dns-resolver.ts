@@ -175,7 +175,8 @@ export class HostResolver {
         this.timeouts.set(name, err);
         throw err;
       }
-      if (code === 'ENOTFOUND' || code === 'ENODATA' || code === 'ENOTIMP' || code === 'EREFUSED' || code === 'ESERVFAIL') throw notFound(rawHost);
+      if (code === 'ENOTFOUND' || code === 'ENODATA' || code === 'ENOTIMP' || code === 'EREFUSED' || code === 'ESERVFAIL')
+        throw notFound(rawHost);
       throw err;
     } finally {
       clearTimeout(timer);

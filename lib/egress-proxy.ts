@@ -14,7 +14,14 @@ import { hostResolver, type ResolveHost } from './dns-resolver';
 import { checkAddress } from './net-guard';
 
 /** `address` is the one connected to (allowed) or the one refused; `at` is Date.now(). */
-export interface EgressDecision { host: string; port: number; address?: string; allowed: boolean; reason?: string; at: number }
+export interface EgressDecision {
+  host: string;
+  port: number;
+  address?: string;
+  allowed: boolean;
+  reason?: string;
+  at: number;
+}
 
 export interface EgressProxyOptions {
   allowLoopback: boolean;
@@ -28,8 +35,15 @@ export interface EgressProxyOptions {
 
 /** Headers that describe one hop (client↔proxy or proxy↔server) and must not be forwarded. */
 const HOP_BY_HOP = new Set([
-  'connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate',
-  'te', 'trailer', 'transfer-encoding', 'upgrade',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
 ]);
 
 const defaultResolve: ResolveHost = (host) => hostResolver().resolve(host);
@@ -69,8 +83,10 @@ export function refusalKind(status: number): 'address-not-allowed' | 'unreachabl
 /** Writes a minimal HTTP response on a raw socket (CONNECT and upgrade have no ServerResponse). */
 function refuseSocket(socket: Duplex, status: number, text: string): void {
   const body = `${text}\n`;
-  socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: text/plain\r\n${EGRESS_REFUSED_HEADER}: ${refusalKind(status)}\r\n` +
-    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: text/plain\r\n${EGRESS_REFUSED_HEADER}: ${refusalKind(status)}\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** Pipes both ways; either side closing or failing destroys both. */
@@ -130,8 +146,7 @@ export class EgressProxy {
 
   /** Resolves once, checks every address; the caller must connect to `address` and nothing else. */
   private async decide(host: string, port: number): Promise<Verdict> {
-    const report = (d: Omit<EgressDecision, 'host' | 'port' | 'at'>) =>
-      this.opts.onDecision?.({ host, port, ...d, at: Date.now() });
+    const report = (d: Omit<EgressDecision, 'host' | 'port' | 'at'>) => this.opts.onDecision?.({ host, port, ...d, at: Date.now() });
     let addresses: string[];
     try {
       addresses = net.isIP(host) !== 0 ? [host] : await (this.opts.resolve ?? defaultResolve)(host);
@@ -187,7 +202,9 @@ export class EgressProxy {
   private async forwardRequest(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const fail = (status: number, text: string) => {
       if (res.headersSent || req.socket.destroyed) return void res.destroy();
-      res.writeHead(status, { 'content-type': 'text/plain', connection: 'close', [EGRESS_REFUSED_HEADER]: refusalKind(status) }).end(`${text}\n`);
+      res
+        .writeHead(status, { 'content-type': 'text/plain', connection: 'close', [EGRESS_REFUSED_HEADER]: refusalKind(status) })
+        .end(`${text}\n`);
     };
     const url = parseAbsoluteUrl(req.url, ['http:']);
     if (!url) return fail(400, 'only absolute http:// URLs are proxied');

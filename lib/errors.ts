@@ -4,7 +4,18 @@
  */
 import { Errors } from 'moleculer';
 
-export type ErrorCode = 'invalid_input' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'rate_limited' | 'internal' | 'timeout';
+/** Every `error.code` the API answers with (campaign-api.md §7): the type, the mapping and the OpenAPI enum derive from it. */
+export const API_ERROR_CODES = [
+  'invalid_input',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'rate_limited',
+  'internal',
+  'timeout',
+] as const;
+export type ErrorCode = (typeof API_ERROR_CODES)[number];
 
 export interface ErrorBody {
   success: false;
@@ -16,8 +27,7 @@ const { MoleculerClientError, MoleculerRetryableError } = Errors;
 /** Request bodies may come compressed with these (body-parser inflates them; `zstd` where Node has it). */
 export const ACCEPTED_CONTENT_ENCODINGS = ['gzip', 'deflate', 'br', 'zstd'] as const;
 
-export const invalidInput = (message: string, status: 400 | 413 | 422 = 400) =>
-  new MoleculerClientError(message, status, 'invalid_input');
+export const invalidInput = (message: string, status: 400 | 413 | 422 = 400) => new MoleculerClientError(message, status, 'invalid_input');
 export const unauthorized = (message = 'A valid API key is required (Authorization: Bearer <API_KEY> or X-API-Key).') =>
   new MoleculerClientError(message, 401, 'unauthorized');
 export const forbidden = (message: string) => new MoleculerClientError(message, 403, 'forbidden');
@@ -31,11 +41,12 @@ export const quotaExceeded = (details: { used: number; limit: number; resets_at:
     { details },
   );
 /** 415: the gateway cannot read a body sent with this Content-Encoding. */
-export const unsupportedContentEncoding = (encoding: string) => new MoleculerClientError(
-  `Content-Encoding ${JSON.stringify(encoding)} is not supported; send the body as it is or compressed with ${ACCEPTED_CONTENT_ENCODINGS.join(', ')}.`,
-  415,
-  'invalid_input',
-);
+export const unsupportedContentEncoding = (encoding: string) =>
+  new MoleculerClientError(
+    `Content-Encoding ${JSON.stringify(encoding)} is not supported; send the body as it is or compressed with ${ACCEPTED_CONTENT_ENCODINGS.join(', ')}.`,
+    415,
+    'invalid_input',
+  );
 /** Retryable: the retry policy keys off `retryable`, never off messages. */
 export const serviceUnavailable = (message: string) => new MoleculerRetryableError(message, 503, 'internal');
 
@@ -49,6 +60,23 @@ export function stageFailure(code: StageErrorCode, message: string, retryable: b
   return retryable ? new MoleculerRetryableError(message, 503, code) : new Errors.MoleculerError(message, 500, code);
 }
 
+/** Every code a failed campaign's `error.code` can hold: a stage's, or `internal` for anything else. */
+export const CAMPAIGN_FAILURE_CODES = [...STAGE_ERROR_CODES, 'internal'] as const;
+
+/**
+ * A stage stopped through no fault of the campaign (its node is stopping, or a stage service left):
+ * the actor keeps the campaign waiting in its state and resumes it when the stage is back.
+ */
+export class StageInterruptedError extends MoleculerRetryableError {
+  static readonly TYPE = 'STAGE_INTERRUPTED';
+  constructor(message: string) {
+    super(message, 503, StageInterruptedError.TYPE);
+  }
+}
+
+/** Errors after which the stage is retried later rather than failing the campaign. */
+export const STAGE_WAITS_ON = new Set<string>([StageInterruptedError.TYPE, 'SERVICE_NOT_FOUND', 'SERVICE_NOT_AVAILABLE']);
+
 /** The request limiter's 429 has its own documented body and headers. */
 export class TooManyRequestsError extends MoleculerClientError {
   constructor(public readonly retryAfterSeconds: number) {
@@ -56,7 +84,7 @@ export class TooManyRequestsError extends MoleculerClientError {
   }
 }
 
-const PUBLIC_CODES = new Set<ErrorCode>(['invalid_input', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'rate_limited', 'internal', 'timeout']);
+const PUBLIC_CODES = new Set<string>(API_ERROR_CODES);
 
 export interface ErrorResponse {
   status: number;
@@ -64,15 +92,36 @@ export interface ErrorResponse {
   headers: Record<string, string>;
 }
 
+/** 65536 → "64 KiB" (binary units, as the limits are set). */
+export function formatBytes(bytes: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && value % 1024 === 0 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value} ${units[unit]}`;
+}
+
 /** The single mapping from an error to the HTTP answer the customer sees. */
 export function toErrorResponse(err: unknown): ErrorResponse {
   if (err instanceof TooManyRequestsError) {
     return { status: 429, body: { error: 'Too many requests' }, headers: { 'Retry-After': String(err.retryAfterSeconds) } };
   }
-  const e = err as { code?: unknown; type?: unknown; message?: string; data?: any; name?: string; status?: number; statusCode?: number };
+  const e = err as {
+    code?: unknown;
+    type?: unknown;
+    message?: string;
+    data?: { details?: Record<string, unknown> };
+    name?: string;
+    status?: number;
+    statusCode?: number;
+  };
   // Body-parser errors (raw-body): too large, malformed JSON, unsupported charset.
   if (e && e.type === 'entity.too.large') {
-    return errorBody(413, 'invalid_input', 'Request body is larger than 64 KiB.');
+    const limit = (e as { limit?: unknown }).limit;
+    return errorBody(413, 'invalid_input', `Request body is larger than ${typeof limit === 'number' ? formatBytes(limit) : 'the limit'}.`);
   }
   if (e && e.type === 'entity.parse.failed') {
     return errorBody(400, 'invalid_input', 'Request body is not valid JSON.');
@@ -84,13 +133,16 @@ export function toErrorResponse(err: unknown): ErrorResponse {
   if (e && e.name === 'ValidationError' && Array.isArray(e.data)) {
     return errorBody(400, 'invalid_input', e.message || 'Invalid request.');
   }
-  if (e && typeof e.code === 'number' && typeof e.type === 'string' && PUBLIC_CODES.has(e.type as ErrorCode) && e.code < 600) {
+  if (e && typeof e.code === 'number' && typeof e.type === 'string' && PUBLIC_CODES.has(e.type) && e.code < 600) {
     return errorBody(e.code, e.type as ErrorCode, e.message ?? 'Error', e.data?.details);
   }
   // moleculer-web: no route or alias matched.
   if (e && e.type === 'NOT_FOUND' && e.code === 404) return errorBody(404, 'not_found', 'No such endpoint.');
   // The action behind a route is not running on any node right now, or did not answer in time.
-  if (e && (e.code === 503 || ['SERVICE_NOT_AVAILABLE', 'SERVICE_NOT_FOUND', 'REQUEST_TIMEOUT', 'REQUEST_SKIPPED'].includes(String(e.type)))) {
+  if (
+    e &&
+    (e.code === 503 || ['SERVICE_NOT_AVAILABLE', 'SERVICE_NOT_FOUND', 'REQUEST_TIMEOUT', 'REQUEST_SKIPPED'].includes(String(e.type)))
+  ) {
     return errorBody(503, 'internal', 'The service is temporarily unavailable. Retry with backoff.');
   }
   return errorBody(500, 'internal', 'Internal error. Safe to retry with backoff.');

@@ -24,7 +24,11 @@ export interface StageDurations {
   buckets: number[];
 }
 
-export interface RenderNodeSlots { node: string; busy: number; free: number }
+export interface RenderNodeSlots {
+  node: string;
+  busy: number;
+  free: number;
+}
 
 export interface OpsMetrics {
   campaignsByState: Record<CampaignState, number>;
@@ -36,45 +40,78 @@ export interface OpsMetrics {
   webhookAttempts: Record<AttemptResult, number>;
 }
 
-interface Sample { suffix?: string; labels?: Record<string, string>; value: number }
-interface Family { name: string; help: string; type: 'gauge' | 'counter' | 'histogram'; samples: Sample[] }
+interface Sample {
+  suffix?: string;
+  labels?: Record<string, string>;
+  value: number;
+}
+interface Family {
+  name: string;
+  help: string;
+  type: 'gauge' | 'counter' | 'histogram';
+  samples: Sample[];
+}
 
 export function opsMetricsText(metrics: OpsMetrics): string {
   const families: Family[] = [
     {
-      name: 'campaigns_by_state', type: 'gauge', help: 'Campaigns in each state.',
+      name: 'campaigns_by_state',
+      type: 'gauge',
+      help: 'Campaigns in each state.',
       samples: CAMPAIGN_STATES.map((state) => ({ labels: { state }, value: metrics.campaignsByState[state] ?? 0 })),
     },
     {
-      name: 'campaign_stage_duration_seconds', type: 'histogram', help: 'Time campaigns spent in a state before leaving it.',
+      name: 'campaign_stage_duration_seconds',
+      type: 'histogram',
+      help: 'Time campaigns spent in a state before leaving it.',
       samples: metrics.stageDurations.flatMap(({ stage, count, sumSeconds, buckets }) => [
-        ...STAGE_DURATION_BUCKETS_SECONDS.map((bound, i) => ({ suffix: '_bucket', labels: { stage, le: String(bound) }, value: buckets[i] })),
+        ...STAGE_DURATION_BUCKETS_SECONDS.map((bound, i) => ({
+          suffix: '_bucket',
+          labels: { stage, le: String(bound) },
+          value: buckets[i],
+        })),
         { suffix: '_bucket', labels: { stage, le: '+Inf' }, value: count },
         { suffix: '_sum', labels: { stage }, value: sumSeconds },
         { suffix: '_count', labels: { stage }, value: count },
       ]),
     },
     {
-      name: 'render_queue_depth', type: 'gauge', help: 'Videos queued or rendering in campaigns that are rendering.',
+      name: 'render_queue_depth',
+      type: 'gauge',
+      help: 'Videos queued or rendering in campaigns that are rendering.',
       samples: [{ value: metrics.renderQueueDepth }],
     },
     {
-      name: 'render_slots', type: 'gauge', help: 'Render slots per render node, busy or free, as the rendering stage sees them.',
+      name: 'render_slots',
+      type: 'gauge',
+      help: 'Render slots per render node, busy or free, as the rendering stage sees them.',
       samples: (metrics.renderSlots ?? []).flatMap(({ node, busy, free }) => [
         { labels: { node, state: 'busy' }, value: busy },
         { labels: { node, state: 'free' }, value: free },
       ]),
     },
     {
-      name: 'webhook_deliveries_total', type: 'gauge', help: 'Webhook deliveries by current outcome.',
-      samples: (['delivered', 'failed', 'pending'] as const).map((outcome) => ({ labels: { outcome }, value: metrics.webhookDeliveries[outcome] ?? 0 })),
+      name: 'webhook_deliveries_total',
+      type: 'gauge',
+      help: 'Webhook deliveries by current outcome.',
+      samples: (['delivered', 'failed', 'pending'] as const).map((outcome) => ({
+        labels: { outcome },
+        value: metrics.webhookDeliveries[outcome] ?? 0,
+      })),
     },
     {
-      name: 'webhook_attempts_total', type: 'counter', help: 'Webhook attempts: answered 2xx, or anything else (other status, network error, timeout).',
+      name: 'webhook_attempts_total',
+      type: 'counter',
+      help: 'Webhook attempts: answered 2xx, or anything else (other status, network error, timeout).',
       samples: (['2xx', 'error'] as const).map((result) => ({ labels: { result }, value: metrics.webhookAttempts[result] ?? 0 })),
     },
   ];
-  return families.filter((family) => family.samples.length > 0).map(familyText).join('\n\n') + '\n';
+  return (
+    families
+      .filter((family) => family.samples.length > 0)
+      .map(familyText)
+      .join('\n\n') + '\n'
+  );
 }
 
 function familyText({ name, help, type, samples }: Family): string {
@@ -87,7 +124,9 @@ function familyText({ name, help, type, samples }: Family): string {
 }
 
 function labelsText(labels: Record<string, string> = {}): string {
-  const pairs = Object.entries(labels).map(([key, value]) => `${key}="${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`);
+  const pairs = Object.entries(labels).map(
+    ([key, value]) => `${key}="${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`,
+  );
   return pairs.length ? `{${pairs.join(',')}}` : '';
 }
 

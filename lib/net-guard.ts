@@ -93,6 +93,7 @@ export interface UrlCheckOptions extends GuardOptions {
 const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
 // "localhost:3000/x" or "example.com:8080" is host:port, not a scheme.
 const HOST_PORT = /^[a-z][a-z0-9+.-]*:\d+(?:[/?#]|$)/i;
+// eslint-disable-next-line no-control-regex -- matching control characters is what this pattern is for
 const WHITESPACE_OR_CONTROL = /[\s\u0000-\u001f\u007f]/;
 
 /** Turns customer input into an http(s) URL without credentials, or throws UrlRejectedError. */
@@ -143,7 +144,11 @@ export async function assertPublicUrl(raw: string, opts: UrlCheckOptions): Promi
       addresses = await (opts.resolve ?? defaultResolve)(host);
     } catch (err) {
       if (err instanceof DnsTimeoutError) {
-        throw new UrlRejectedError(field, `${field} host name ${host} did not resolve within ${formatSeconds(err.deadlineMs)}; check the name, or retry later`, 422);
+        throw new UrlRejectedError(
+          field,
+          `${field} host name ${host} did not resolve within ${formatSeconds(err.deadlineMs)}; check the name, or retry later`,
+          422,
+        );
       }
       return reject('host could not be resolved');
     }

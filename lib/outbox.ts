@@ -22,11 +22,30 @@ export async function writeTerminalEvent(
   if (!event || !campaign.webhook_url) return null;
   const videos = await models.Video.findAll({ where: { campaign_id: campaign.id }, transaction });
   const view = presentCampaign(campaign, videos, links);
-  const body = JSON.stringify({ event, campaign_id: campaign.id, status: campaign.status, videos: view.videos, timestamp: at.toISOString() });
+  const body = JSON.stringify({
+    event,
+    campaign_id: campaign.id,
+    status: campaign.status,
+    videos: view.videos,
+    timestamp: at.toISOString(),
+  });
   const eventId = newEventId();
-  await models.WebhookDelivery.create({
-    id: crypto.randomUUID(), event_id: eventId, event_type: event, campaign_id: campaign.id, org_id: campaign.org_id, url: campaign.webhook_url,
-    body, status: 'pending', attempts: 0, next_attempt_at: at, created_at: at, updated_at: at,
-  }, { transaction });
+  await models.WebhookDelivery.create(
+    {
+      id: crypto.randomUUID(),
+      event_id: eventId,
+      event_type: event,
+      campaign_id: campaign.id,
+      org_id: campaign.org_id,
+      url: campaign.webhook_url,
+      body,
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: at,
+      created_at: at,
+      updated_at: at,
+    },
+    { transaction },
+  );
   return eventId;
 }

@@ -15,11 +15,17 @@ export function periodResetsAt(period: string): string {
 }
 
 /** Takes one campaign from this month's quota inside `transaction`, or throws the 429 with details. */
-export async function reserveQuota(sequelize: Sequelize, transaction: Transaction, orgId: string, period: string, limit: number): Promise<number> {
-  await sequelize.query(
-    'INSERT INTO usage_counters (org_id, period, used) VALUES (:orgId, :period, 0) ON CONFLICT DO NOTHING',
-    { replacements: { orgId, period }, transaction },
-  );
+export async function reserveQuota(
+  sequelize: Sequelize,
+  transaction: Transaction,
+  orgId: string,
+  period: string,
+  limit: number,
+): Promise<number> {
+  await sequelize.query('INSERT INTO usage_counters (org_id, period, used) VALUES (:orgId, :period, 0) ON CONFLICT DO NOTHING', {
+    replacements: { orgId, period },
+    transaction,
+  });
   const rows = await sequelize.query<{ used: number }>(
     'UPDATE usage_counters SET used = used + 1 WHERE org_id = :orgId AND period = :period AND used < :limit RETURNING used',
     { replacements: { orgId, period, limit }, transaction, type: QueryTypes.SELECT },
@@ -31,16 +37,17 @@ export async function reserveQuota(sequelize: Sequelize, transaction: Transactio
 
 /** Failed campaigns are refunded (decisions.md §6). */
 export async function refundQuota(sequelize: Sequelize, transaction: Transaction, orgId: string, period: string): Promise<void> {
-  await sequelize.query(
-    'UPDATE usage_counters SET used = used - 1 WHERE org_id = :orgId AND period = :period AND used > 0',
-    { replacements: { orgId, period }, transaction },
-  );
+  await sequelize.query('UPDATE usage_counters SET used = used - 1 WHERE org_id = :orgId AND period = :period AND used > 0', {
+    replacements: { orgId, period },
+    transaction,
+  });
 }
 
 export async function usedInPeriod(sequelize: Sequelize, orgId: string, period: string, transaction?: Transaction): Promise<number> {
-  const rows = await sequelize.query<{ used: number }>(
-    'SELECT used FROM usage_counters WHERE org_id = :orgId AND period = :period',
-    { replacements: { orgId, period }, transaction, type: QueryTypes.SELECT },
-  );
+  const rows = await sequelize.query<{ used: number }>('SELECT used FROM usage_counters WHERE org_id = :orgId AND period = :period', {
+    replacements: { orgId, period },
+    transaction,
+    type: QueryTypes.SELECT,
+  });
   return rows.length ? Number(rows[0].used) : 0;
 }

@@ -53,7 +53,7 @@ const DEFAULT_COMMAND_TIMEOUT_MS = 500;
 /** The layer with the fewest remaining (ties: the smaller limit); used for the X-RateLimit-* headers. */
 export function mostConstrained(layers: LayerState[]): LayerState {
   if (layers.length === 0) throw new RangeError('mostConstrained: no layers');
-  let best = layers[0]!;
+  let best = layers[0];
   for (const l of layers) {
     if (l.remaining < best.remaining || (l.remaining === best.remaining && l.limit < best.limit)) best = l;
   }
@@ -65,7 +65,8 @@ function validate(layers: LayerCheck[]): void {
   const seen = new Set<string>();
   for (const l of layers) {
     if (typeof l.key !== 'string' || l.key.length === 0) throw new RangeError('rate limiter: layer key must be a non-empty string');
-    if (!Number.isSafeInteger(l.limit) || l.limit < 1) throw new RangeError(`rate limiter: limit for "${l.key}" must be a positive integer`);
+    if (!Number.isSafeInteger(l.limit) || l.limit < 1)
+      throw new RangeError(`rate limiter: limit for "${l.key}" must be a positive integer`);
     if (seen.has(l.key)) throw new RangeError(`rate limiter: duplicate layer key "${l.key}"`);
     seen.add(l.key);
   }
@@ -90,7 +91,7 @@ interface LayerStats {
 function buildDecision(nowMs: number, windowMs: number, layers: LayerCheck[], stats: LayerStats[], allowed: boolean): RateDecision {
   let retryAfterSeconds = 0;
   const states: LayerState[] = layers.map((l, i) => {
-    const s = stats[i]!;
+    const s = stats[i];
     const oldest = s.count > 0 ? s.oldestMs : nowMs;
     const remaining = allowed ? l.limit - s.count - 1 : Math.max(0, l.limit - s.count);
     if (!allowed && s.count >= l.limit) {
@@ -263,11 +264,11 @@ export class RedisRateLimiter implements RateLimiter {
     }
     const nums = res.map(Number);
     const stats: LayerStats[] = layers.map((_, i) => ({
-      count: nums[2 + 3 * i]!,
-      oldestMs: nums[3 + 3 * i]!,
-      unblockMs: nums[4 + 3 * i]!,
+      count: nums[2 + 3 * i],
+      oldestMs: nums[3 + 3 * i],
+      unblockMs: nums[4 + 3 * i],
     }));
-    return buildDecision(nums[1]!, this.windowMs, layers, stats, nums[0] === 1);
+    return buildDecision(nums[1], this.windowMs, layers, stats, nums[0] === 1);
   }
 
   private redact(err: unknown): string {
@@ -287,16 +288,8 @@ function withDeadline<T>(p: Promise<T>, deadline: number): Promise<T> {
       () => setImmediate(() => reject(new RateLimiterUnavailableError('rate limiter store unavailable (timeout)'))),
       Math.max(0, deadline - Date.now()),
     );
-    p.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      (e: unknown) => {
-        clearTimeout(timer);
-        reject(e);
-      },
-    );
+    // Settles as `p` does, its value or reason passed on unchanged.
+    p.finally(() => clearTimeout(timer)).then(resolve, reject);
   });
 }
 
@@ -322,7 +315,12 @@ export class MemoryRateLimiter implements RateLimiter {
     this.sweepTimer.unref();
   }
 
-  async check(layers: LayerCheck[]): Promise<RateDecision> {
+  check(layers: LayerCheck[]): Promise<RateDecision> {
+    // Decided at once, as the body of an async function would be: an invalid list becomes a rejection.
+    return new Promise((resolve) => resolve(this.decide(layers)));
+  }
+
+  private decide(layers: LayerCheck[]): RateDecision {
     validate(layers);
     // Synchronous from here on: atomic with respect to other checks in this process.
     const now = this.now();
@@ -333,7 +331,7 @@ export class MemoryRateLimiter implements RateLimiter {
       const count = list?.length ?? 0;
       const full = count >= l.limit;
       if (full) allowed = false;
-      stats.push({ count, oldestMs: count > 0 ? list![0]! : 0, unblockMs: full ? list![count - l.limit]! : 0 });
+      stats.push({ count, oldestMs: count > 0 ? list![0] : 0, unblockMs: full ? list![count - l.limit] : 0 });
     }
     if (allowed) {
       for (const l of layers) {
@@ -356,10 +354,11 @@ export class MemoryRateLimiter implements RateLimiter {
     return this.entries.size;
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.sweepTimer = undefined;
     this.entries.clear();
+    return Promise.resolve();
   }
 
   private prune(key: string, now: number): number[] | undefined {
@@ -367,7 +366,7 @@ export class MemoryRateLimiter implements RateLimiter {
     if (!list) return undefined;
     const cutoff = now - this.windowMs;
     let drop = 0;
-    while (drop < list.length && list[drop]! <= cutoff) drop++;
+    while (drop < list.length && list[drop] <= cutoff) drop++;
     if (drop > 0) list.splice(0, drop);
     if (list.length === 0) {
       this.entries.delete(key);
@@ -379,7 +378,7 @@ export class MemoryRateLimiter implements RateLimiter {
 
 function insertSorted(list: number[], t: number): void {
   let i = list.length;
-  while (i > 0 && list[i - 1]! > t) i--;
+  while (i > 0 && list[i - 1] > t) i--;
   list.splice(i, 0, t);
 }
 
@@ -387,6 +386,12 @@ function insertSorted(list: number[], t: number): void {
 
 /** Redis when redisUrl is set, in-process memory otherwise. */
 export function createRateLimiter(opts: { redisUrl?: string; prefix: string; windowMs?: number; commandTimeoutMs?: number }): RateLimiter {
-  if (opts.redisUrl) return new RedisRateLimiter({ url: opts.redisUrl, prefix: opts.prefix, windowMs: opts.windowMs, commandTimeoutMs: opts.commandTimeoutMs });
+  if (opts.redisUrl)
+    return new RedisRateLimiter({
+      url: opts.redisUrl,
+      prefix: opts.prefix,
+      windowMs: opts.windowMs,
+      commandTimeoutMs: opts.commandTimeoutMs,
+    });
   return new MemoryRateLimiter({ windowMs: opts.windowMs });
 }

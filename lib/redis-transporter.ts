@@ -66,7 +66,7 @@ export class RedisSingleConnectionTransporter extends MoleculerRedis {
     const own = this.ownListeners.get(client);
     for (const event of MOLECULER_EVENTS) {
       for (const listener of client.rawListeners(event)) {
-        if (!own?.has(listener)) client.removeListener(event, listener as (...args: any[]) => void);
+        if (!own?.has(listener)) client.removeListener(event, listener as (...args: unknown[]) => void);
       }
     }
     client.on('error', () => undefined);
@@ -79,7 +79,8 @@ export class RedisSingleConnectionTransporter extends MoleculerRedis {
 /** The events Moleculer's Redis transporter listens to on its clients. */
 const MOLECULER_EVENTS = ['ready', 'error', 'close', 'messageBuffer'] as const;
 
-Transporters.register(TRANSPORTER_NAME, RedisSingleConnectionTransporter as any);
+// Moleculer's typings ask for an instance; register() keeps the class it is given and constructs it.
+Transporters.register(TRANSPORTER_NAME, RedisSingleConnectionTransporter as unknown as Transporters.Base);
 
 /** The broker's transporter option: redis:// URLs go through the transporter above; anything else as given. */
 export function transporterOption(transporter: string | undefined): string | { type: string; options: string } | undefined {

@@ -1,5 +1,5 @@
 /**
- * Operators' commands in `npm run repl` (moleculer-repl custom commands, wired in config/broker.ts).
+ * Operators' commands in `npm run repl` (moleculer-repl custom commands, wired in broker-options.ts).
  * Each asks the ops service (or webhooks.retry) wherever it runs in the cluster and prints plain tables.
  */
 import type { ReplOptions, ServiceBroker } from 'moleculer';
@@ -8,11 +8,18 @@ import type { CampaignTimeline, RenderNodesView, StateOverview, WebhookDeliveryV
 export type Print = (text: string) => void;
 export type ReplCustomCommand = NonNullable<ReplOptions['customCommands']>[number];
 
-/** What moleculer-repl hands a command: its named arguments (`<campaignId>` → campaignId) and options. */
-interface CommandArgs { options?: Record<string, unknown>; [argument: string]: unknown }
+/**
+ * What moleculer-repl hands a command: its named arguments, each the string typed (`<campaignId>` → campaignId).
+ * It also passes `options` and `rawCommand`, which these commands do not read.
+ */
+type CommandArgs = Partial<Record<string, string>>;
 
 export function replCommands(print: Print = (text) => console.log(text)): ReplCustomCommand[] {
-  const command = (spec: string, description: string, run: (broker: ServiceBroker, args: CommandArgs) => Promise<string>): ReplCustomCommand => ({
+  const command = (
+    spec: string,
+    description: string,
+    run: (broker: ServiceBroker, args: CommandArgs) => Promise<string>,
+  ): ReplCustomCommand => ({
     command: spec,
     description,
     async action(broker, args) {
@@ -28,15 +35,25 @@ export function replCommands(print: Print = (text) => console.log(text)): ReplCu
       const params = state ? { state: String(state), limit: 20 } : { limit: 3 };
       return formatStates(await broker.call<StateOverview[], typeof params>('ops.campaignsByState', params));
     }),
-    command('timeline <campaignId>', 'A campaign: its transitions, videos, render attempts and webhook deliveries', async (broker, { campaignId }) =>
-      formatTimeline(await broker.call<CampaignTimeline, { campaign_id: string }>('ops.timeline', { campaign_id: String(campaignId) }))),
+    command(
+      'timeline <campaignId>',
+      'A campaign: its transitions, videos, render attempts and webhook deliveries',
+      async (broker, { campaignId }) =>
+        formatTimeline(await broker.call<CampaignTimeline, { campaign_id: string }>('ops.timeline', { campaign_id: String(campaignId) })),
+    ),
     // Not `nodes`: moleculer-repl has its own (every node of the cluster) and skips a custom command of that name.
     command('render-nodes', 'Render nodes with busy and free slots, and the render queue', async (broker) =>
-      formatNodes(await broker.call<RenderNodesView>('ops.renderNodes'))),
+      formatNodes(await broker.call<RenderNodesView>('ops.renderNodes')),
+    ),
     command('deliveries <campaignId>', 'Webhook deliveries of a campaign, with every attempt', async (broker, { campaignId }) =>
-      formatDeliveries(await broker.call<WebhookDeliveryView[], { campaign_id: string }>('ops.webhookDeliveries', { campaign_id: String(campaignId) }))),
+      formatDeliveries(
+        await broker.call<WebhookDeliveryView[], { campaign_id: string }>('ops.webhookDeliveries', { campaign_id: String(campaignId) }),
+      ),
+    ),
     command('retry-delivery <deliveryId>', 'Send a failed webhook delivery again (same event id)', async (broker, { deliveryId }) => {
-      const result = await broker.call<{ delivery_id: string; status: string }, { delivery_id: string }>('webhooks.retry', { delivery_id: String(deliveryId) });
+      const result = await broker.call<{ delivery_id: string; status: string }, { delivery_id: string }>('webhooks.retry', {
+        delivery_id: String(deliveryId),
+      });
       return `Delivery ${result.delivery_id} is ${result.status} again; the dispatcher sends it now.`;
     }),
   ];
@@ -46,9 +63,18 @@ export function formatStates(states: StateOverview[]): string {
   const sections = [textTable(states.map(({ state, count }) => ({ state, campaigns: count })))];
   for (const { state, count, recent } of states) {
     if (!recent.length) continue;
-    sections.push(`${state}: the latest ${recent.length} of ${count}\n${textTable(recent.map((c) => ({
-      id: c.id, org: c.org_id, progress: `${c.progress}%`, created: c.created_at, 'in state since': c.status_changed_at, for: age(c.status_changed_at),
-    })))}`);
+    sections.push(
+      `${state}: the latest ${recent.length} of ${count}\n${textTable(
+        recent.map((c) => ({
+          id: c.id,
+          org: c.org_id,
+          progress: `${c.progress}%`,
+          created: c.created_at,
+          'in state since': c.status_changed_at,
+          for: age(c.status_changed_at),
+        })),
+      )}`,
+    );
   }
   return sections.join('\n\n');
 }
@@ -61,46 +87,89 @@ export function formatTimeline({ campaign, events, videos, render_attempts, webh
   ];
   if (campaign.error_code) lines.push(`error ${campaign.error_code}: ${campaign.error_message}`);
   const eventRows = events.map((e, i) => ({
-    at: e.at, from: e.from, to: e.to, after: i === 0 ? null : duration(Date.parse(e.at) - Date.parse(events[i - 1].at)), detail: e.detail,
+    at: e.at,
+    from: e.from,
+    to: e.to,
+    after: i === 0 ? null : duration(Date.parse(e.at) - Date.parse(events[i - 1].at)),
+    detail: e.detail,
   }));
   return [
     lines.join('\n'),
     `Transitions\n${textTable(eventRows)}`,
     `Videos\n${textTable(videos.map((v) => ({ id: v.id, language: v.language, platform: v.platform, status: v.status, error: v.error_message })))}`,
-    `Render attempts\n${textTable(render_attempts.map((a) => ({
-      video: a.video_id, node: a.node_id, outcome: a.outcome, started: a.started_at, wall: a.wall_ms === null ? null : duration(a.wall_ms), error: a.error_message,
-    })))}`,
+    `Render attempts\n${textTable(
+      render_attempts.map((a) => ({
+        video: a.video_id,
+        node: a.node_id,
+        outcome: a.outcome,
+        started: a.started_at,
+        wall: a.wall_ms === null ? null : duration(a.wall_ms),
+        error: a.error_message,
+      })),
+    )}`,
     `Webhook deliveries\n${formatDeliveries(webhook_deliveries)}`,
   ].join('\n\n');
 }
 
 export function formatNodes({ nodes, queue_depth }: RenderNodesView): string {
   const free = nodes.reduce((sum, node) => sum + (node.free ?? 0), 0);
-  const table = textTable(nodes.map((n) => ({ node: n.node_id, slots: n.slots, busy: n.busy, free: n.free, reserved: n.reserved, videos: n.videos, error: n.error })));
+  const table = textTable(
+    nodes.map((n) => ({
+      node: n.node_id,
+      slots: n.slots,
+      busy: n.busy,
+      free: n.free,
+      reserved: n.reserved,
+      videos: n.videos,
+      error: n.error,
+    })),
+  );
   return `${table}\n\nQueue: ${queue_depth} video(s) queued or rendering; ${free} free slot(s) on ${nodes.length} render node(s).`;
 }
 
 export function formatDeliveries(deliveries: WebhookDeliveryView[]): string {
-  const table = textTable(deliveries.map((d) => ({
-    id: d.id, event: d.event_type, status: d.status, attempts: d.attempts, 'next attempt': d.next_attempt_at, 'last error': d.last_error, url: d.url,
-  })));
-  const attempts = deliveries.flatMap((d) => d.attempt_log.map((a) => ({
-    delivery: d.id, attempt: a.attempt, at: a.at, status: a.status_code, took: duration(a.duration_ms), error: a.error,
-  })));
+  const table = textTable(
+    deliveries.map((d) => ({
+      id: d.id,
+      event: d.event_type,
+      status: d.status,
+      attempts: d.attempts,
+      'next attempt': d.next_attempt_at,
+      'last error': d.last_error,
+      url: d.url,
+    })),
+  );
+  const attempts = deliveries.flatMap((d) =>
+    d.attempt_log.map((a) => ({
+      delivery: d.id,
+      attempt: a.attempt,
+      at: a.at,
+      status: a.status_code,
+      took: duration(a.duration_ms),
+      error: a.error,
+    })),
+  );
   return attempts.length ? `${table}\n\nAttempts\n${textTable(attempts)}` : table;
 }
 
 /** Columns from the first row's keys, left-aligned; null and undefined show as "-". */
-export function textTable(rows: Array<Record<string, unknown>>): string {
+export function textTable(rows: Array<Record<string, TableCell>>): string {
   if (!rows.length) return '(none)';
   const columns = Object.keys(rows[0]);
   const cells = rows.map((row) => columns.map((column) => cellText(row[column])));
   const widths = columns.map((column, i) => Math.max(column.length, ...cells.map((row) => row[i].length)));
-  const line = (values: string[]) => values.map((value, i) => value.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((value, i) => value.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   return [line(columns), line(widths.map((width) => '-'.repeat(width))), ...cells.map(line)].join('\n');
 }
 
-function cellText(value: unknown): string {
+/** What the ops views put in a table cell. */
+type TableCell = string | number | boolean | string[] | null | undefined;
+
+function cellText(value: TableCell): string {
   if (value === null || value === undefined) return '-';
   if (Array.isArray(value)) return value.length ? value.join(',') : '-';
   return String(value).replace(/\s+/g, ' ');

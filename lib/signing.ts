@@ -27,7 +27,8 @@ const keysByDataDir = new Map<string, Buffer>();
 
 export function loadSigningKey(config: AppConfig): Buffer {
   if (config.signingKey !== undefined) {
-    if (config.signingKey.length < MIN_SIGNING_KEY_LENGTH) throw new Error(`SIGNING_KEY must be at least ${MIN_SIGNING_KEY_LENGTH} characters`);
+    if (config.signingKey.length < MIN_SIGNING_KEY_LENGTH)
+      throw new Error(`SIGNING_KEY must be at least ${MIN_SIGNING_KEY_LENGTH} characters`);
     return Buffer.from(config.signingKey, 'utf8');
   }
   let key = keysByDataDir.get(config.dataDir);
@@ -69,7 +70,14 @@ export function signFileLink(link: { kind: FileKind; videoId: string; expiresAt:
   return `/files/${dir}/${encodeURIComponent(link.videoId)}.${extension}?expires=${expires}&signature=${signature(link.kind, link.videoId, expires, key)}`;
 }
 
-export function verifyFileLink(kind: FileKind, videoId: string, expires: string, givenSignature: string, key: Buffer, nowSeconds: number): LinkCheck {
+export function verifyFileLink(
+  kind: FileKind,
+  videoId: string,
+  expires: string,
+  givenSignature: string,
+  key: Buffer,
+  nowSeconds: number,
+): LinkCheck {
   if (!EXPIRES.test(expires) || !SIGNATURE.test(givenSignature)) return 'invalid';
   const expected = Buffer.from(signature(kind, videoId, expires, key), 'hex');
   const given = Buffer.from(givenSignature, 'hex');
@@ -77,10 +85,20 @@ export function verifyFileLink(kind: FileKind, videoId: string, expires: string,
   return Number(expires) <= nowSeconds ? 'expired' : 'ok';
 }
 
-export interface LinkableVideo { id: string; status: string; file_key?: string | null; captions_key?: string | null }
+export interface LinkableVideo {
+  id: string;
+  status: string;
+  file_key?: string | null;
+  captions_key?: string | null;
+}
 
 /** A video's absolute download links, valid for FILE_URL_TTL from `now`; null until the video is ready. */
-export function fileLinks(config: AppConfig, key: Buffer, video: LinkableVideo, now = Date.now()): { file_url: string | null; captions_url: string | null } {
+export function fileLinks(
+  config: AppConfig,
+  key: Buffer,
+  video: LinkableVideo,
+  now = Date.now(),
+): { file_url: string | null; captions_url: string | null } {
   const ready = video.status === 'ready';
   const expiresAt = Math.floor((now + config.fileUrlTtlMs) / 1000);
   const link = (kind: FileKind, storageKey: string | null | undefined) =>

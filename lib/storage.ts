@@ -18,9 +18,15 @@ import crypto from 'node:crypto';
 import type { ServiceBroker } from 'moleculer';
 import { configOf } from '../config';
 
-export interface FileStat { size: number; mtimeMs: number }
+export interface FileStat {
+  size: number;
+  mtimeMs: number;
+}
 /** Inclusive byte range, as in HTTP Range. */
-export interface ByteRange { start: number; end: number }
+export interface ByteRange {
+  start: number;
+  end: number;
+}
 
 export interface FileStorage {
   put(key: string, data: Buffer): Promise<void>;
@@ -43,7 +49,8 @@ const SAFE_KEY = /^[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*)*$/i;
 const PARTIAL_SUFFIX = '~partial';
 
 export function assertStorageKey(key: string): string {
-  if (typeof key !== 'string' || key.length > 500 || !SAFE_KEY.test(key) || key.includes('..')) throw new Error(`invalid storage key "${key}"`);
+  if (typeof key !== 'string' || key.length > 500 || !SAFE_KEY.test(key) || key.includes('..'))
+    throw new Error(`invalid storage key "${key}"`);
   return key;
 }
 
@@ -81,7 +88,10 @@ export class LocalFileStorage implements FileStorage {
   }
 
   async exists(key: string): Promise<boolean> {
-    return fs.access(this.resolve(key)).then(() => true, () => false);
+    return fs.access(this.resolve(key)).then(
+      () => true,
+      () => false,
+    );
   }
 
   async stat(key: string): Promise<FileStat | null> {
@@ -144,7 +154,8 @@ export class BrokerFileStorage implements FileStorage {
 
   async get(key: string): Promise<Buffer> {
     const chunks: Buffer[] = [];
-    for await (const chunk of await this.createReadStream(key)) chunks.push(Buffer.from(chunk));
+    // A binary stream (no encoding set): its chunks are bytes, never strings.
+    for await (const chunk of (await this.createReadStream(key)) as AsyncIterable<Uint8Array>) chunks.push(Buffer.from(chunk));
     return Buffer.concat(chunks);
   }
 

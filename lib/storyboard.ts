@@ -1,9 +1,12 @@
 /**
- * The storyboard: the one document per video (language × platform) that the renderer consumes.
- * Written by the voiceover stage, stored in the database (the renderer may run on another node);
+ * The storyboard: the one document per video (language × platform) that the renderer consumes, and the
+ * rules that make it from the plan and the spoken scenes (buildStoryboard). Written by the voiceover stage, stored in the database (the renderer may run on another node);
  * every file it names is a key in lib/storage.ts.
  */
-import type { LanguageCode, PlatformName } from '../config/catalog';
+import { PLATFORMS, type LanguageCode, type PlatformName } from '../config/catalog';
+import { luminance } from './color';
+import type { CampaignPlanDocument } from './script/analyze';
+import { PHRASES } from './script/phrases';
 
 export type ScriptSource = 'localized_page' | 'translated' | 'source_text';
 
@@ -50,12 +53,72 @@ export interface Storyboard {
 /** Installed Noto families (fonts-noto-core, fonts-noto-cjk) with glyphs for each language. */
 export function fontFor(language: LanguageCode): string {
   switch (language) {
-    case 'ja': return 'Noto Sans CJK JP';
-    case 'ko': return 'Noto Sans CJK KR';
-    case 'zh': return 'Noto Sans CJK SC';
-    case 'ar': return 'Noto Sans Arabic';
-    case 'hi': return 'Noto Sans Devanagari';
-    case 'th': return 'Noto Sans Thai';
-    default: return 'Noto Sans';
+    case 'ja':
+      return 'Noto Sans CJK JP';
+    case 'ko':
+      return 'Noto Sans CJK KR';
+    case 'zh':
+      return 'Noto Sans CJK SC';
+    case 'ar':
+      return 'Noto Sans Arabic';
+    case 'hi':
+      return 'Noto Sans Devanagari';
+    case 'th':
+      return 'Noto Sans Thai';
+    default:
+      return 'Noto Sans';
   }
+}
+
+export interface StoryboardInput {
+  campaignId: string;
+  videoId: string;
+  language: LanguageCode;
+  platform: PlatformName;
+  plan: CampaignPlanDocument;
+  scriptSource: ScriptSource;
+  /** The language's spoken scenes, timed; screen scenes show the desktop screenshot. */
+  scenes: StoryboardScene[];
+  narrationKey: string;
+  captionsKey: string;
+  totalSeconds: number;
+  ctaLabel: string;
+}
+
+/**
+ * One video's storyboard: the frame of its platform, the brand from the plan (primary colour, a light
+ * background, the logo), and, on vertical frames, the mobile screenshots where the page had them.
+ */
+export function buildStoryboard(input: StoryboardInput): Storyboard {
+  const { plan, platform, language } = input;
+  const frame = PLATFORMS[platform];
+  const vertical = frame.height > frame.width;
+  const palette = plan.brand.palette;
+  return {
+    version: 1,
+    campaignId: input.campaignId,
+    videoId: input.videoId,
+    language,
+    platform,
+    frame: { ...frame },
+    direction: PHRASES[language].direction,
+    font: fontFor(language),
+    brand: {
+      name: plan.facts.name,
+      domain: plan.facts.domain,
+      primary: plan.brand.themeColor ?? palette[0] ?? '#1f2937',
+      background: palette.find((c) => luminance(c) > 200) ?? '#ffffff',
+      text: '#111827',
+      palette,
+      logoUrl: plan.brand.iconUrls[0] ?? null,
+    },
+    scriptSource: input.scriptSource,
+    scenes: input.scenes.map((s) =>
+      s.kind === 'screen' && vertical ? { ...s, screenshotKey: plan.scenes[s.index - 1].mobileScreenshotKey ?? s.screenshotKey } : s,
+    ),
+    narrationKey: input.narrationKey,
+    captionsKey: input.captionsKey,
+    totalSeconds: input.totalSeconds,
+    closing: { ctaLabel: input.ctaLabel, domain: plan.facts.domain },
+  };
 }

@@ -103,7 +103,7 @@ function systemPrompt(from: string, to: LanguageCode, count: number): string {
 /** Strips a ```json … ``` (or bare ```) fence around the whole content, if any. */
 function stripFence(content: string): string {
   const match = /^\s*```[a-zA-Z0-9_-]*\s*\n?([\s\S]*?)\n?\s*```\s*$/.exec(content);
-  return match ? match[1]! : content.trim();
+  return match ? match[1] : content.trim();
 }
 
 /** A text worth translating: some letters and at least three words, or twelve letters (scripts without spaces). */
@@ -115,6 +115,11 @@ function isProse(text: string): boolean {
 }
 
 const normalize = (text: string) => text.normalize('NFC').replace(/\s+/g, ' ').trim();
+
+/** The parts of an OpenAI-style chat completion read here; any of them may be missing or of another type. */
+interface ChatCompletion {
+  choices?: Array<{ finish_reason?: unknown; message?: { refusal?: unknown; content?: unknown } }>;
+}
 
 export class ChatTranslator implements Translator {
   readonly name: string;
@@ -129,7 +134,8 @@ export class ChatTranslator implements Translator {
     this.model = options.model.trim();
     this.apiKey = (options.apiKey ?? '').trim();
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TRANSLATION_TIMEOUT_MS;
-    if (!Number.isFinite(this.timeoutMs) || this.timeoutMs <= 0) throw new TypeError('Translation provider timeout must be a positive number of milliseconds.');
+    if (!Number.isFinite(this.timeoutMs) || this.timeoutMs <= 0)
+      throw new TypeError('Translation provider timeout must be a positive number of milliseconds.');
     this.name = `openai-chat:${this.model}`;
   }
 
@@ -140,14 +146,18 @@ export class ChatTranslator implements Translator {
     // Nothing to translate: blank items stay blank (no request for them), and a text already in
     // the target language is its own translation. Neither claims work that was not done.
     const indexes: number[] = [];
-    texts.forEach((t, i) => { if (t.trim() !== '') indexes.push(i); });
+    texts.forEach((t, i) => {
+      if (t.trim() !== '') indexes.push(i);
+    });
     if (indexes.length === 0 || primary(from) === primary(to)) return texts.slice();
-    const input = indexes.map((i) => texts[i]!);
+    const input = indexes.map((i) => texts[i]);
 
     const translated = await this.request(input, from, to);
 
     const out = texts.slice();
-    indexes.forEach((i, k) => { out[i] = translated[k]!; });
+    indexes.forEach((i, k) => {
+      out[i] = translated[k]!;
+    });
     return out;
   }
 
@@ -165,7 +175,10 @@ export class ChatTranslator implements Translator {
 
     const controller = new AbortController();
     let timedOut = false;
-    const timer = setTimeout(() => { timedOut = true; controller.abort(); }, this.timeoutMs);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.timeoutMs);
     let status: number;
     let text: string;
     let retryAfterMs: number | undefined;
@@ -200,9 +213,9 @@ export class ChatTranslator implements Translator {
 
   private parse(text: string, input: string[]): string[] {
     const invalid = (why: string) => new TranslationError(`translation provider returned ${why}`, true, 200);
-    let envelope: any;
+    let envelope: ChatCompletion | null;
     try {
-      envelope = JSON.parse(text);
+      envelope = JSON.parse(text) as ChatCompletion | null;
     } catch {
       throw invalid('malformed JSON (the response body is not JSON)');
     }
@@ -221,7 +234,7 @@ export class ChatTranslator implements Translator {
     } catch {
       throw invalid('malformed JSON (the message content is not JSON)');
     }
-    const list = Array.isArray(parsed) ? parsed : (parsed as any)?.translations;
+    const list = Array.isArray(parsed) ? parsed : (parsed as { translations?: unknown } | null)?.translations;
     if (!Array.isArray(list)) throw invalid('malformed JSON (expected {"translations": [...]} or an array)');
     if (!list.every((item) => typeof item === 'string')) throw invalid('malformed JSON (translations must all be strings)');
     if (list.length !== input.length) {
@@ -232,7 +245,7 @@ export class ChatTranslator implements Translator {
 
     // Every item handed back unchanged is a translation that did not happen — unless the input was
     // only names, numbers and other things that legitimately stay as they are.
-    const unchanged = list.every((item, i) => normalize(item) === normalize(input[i]!));
+    const unchanged = list.every((item, i) => normalize(item) === normalize(input[i]));
     if (unchanged && input.some(isProse)) throw invalid('the texts unchanged (nothing was translated)');
     return list;
   }
@@ -248,12 +261,19 @@ function truncate(text: string): string {
   return oneLine.length > QUOTE_LIMIT ? `${oneLine.slice(0, QUOTE_LIMIT)}…` : oneLine;
 }
 
+/** The error bodies providers send; any field may be missing or of another type. */
+interface ProviderErrorBody {
+  error?: string | { message?: unknown };
+  message?: unknown;
+}
+
 /** OpenAI-style {"error":{"message"}}, {"error":"..."}, {"message"}, or a short plain-text body. */
 function providerErrorText(text: string): string | undefined {
   if (!text.trim()) return undefined;
   try {
-    const body = JSON.parse(text);
-    const message = body?.error?.message ?? (typeof body?.error === 'string' ? body.error : undefined) ?? body?.message;
+    const body = JSON.parse(text) as ProviderErrorBody | null;
+    const error = body?.error;
+    const message = (typeof error === 'string' ? error : error?.message) ?? body?.message;
     return typeof message === 'string' && message.trim() ? truncate(message) : undefined;
   } catch {
     return /^\s*</.test(text) ? undefined : truncate(text); // HTML error pages say nothing useful
@@ -277,7 +297,12 @@ function parseRetryAfter(value: string | null): number | undefined {
 }
 
 /** From settings: undefined when no provider is configured (TRANSLATION_BASE_URL unset or empty). */
-export function createTranslator(settings: { baseUrl?: string; apiKey?: string; model?: string; timeoutMs?: number }): Translator | undefined {
+export function createTranslator(settings: {
+  baseUrl?: string;
+  apiKey?: string;
+  model?: string;
+  timeoutMs?: number;
+}): Translator | undefined {
   const baseUrl = settings.baseUrl?.trim();
   if (!baseUrl) return undefined;
   if (!settings.model?.trim()) throw new TypeError('TRANSLATION_BASE_URL is set but TRANSLATION_MODEL is not.');

@@ -1,11 +1,11 @@
 /**
  * The broker's validator: action `params` are JSON Schemas, checked with ajv. The same schemas
- * build the OpenAPI document (lib/openapi.ts), so validation and documentation cannot drift apart.
+ * build the OpenAPI document (services/gateway/openapi.ts), so validation and documentation cannot drift apart.
  */
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import addKeywords from 'ajv-keywords';
-import { Validators, type ServiceBroker } from 'moleculer';
+import { Validators, type Context, type Middleware, type ServiceBroker } from 'moleculer';
 import { SINGLE_LINE_PATTERN } from './api-schemas';
 import { invalidInput } from './errors';
 
@@ -19,8 +19,12 @@ export function createAjv(): Ajv {
 
 /** "languages/0" → "languages[0]"; the message always starts with the field it is about. */
 export function describeError(error: ErrorObject): string {
-  const field = error.instancePath.slice(1).split('/').filter(Boolean)
-    .map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`)).join('');
+  const field = error.instancePath
+    .slice(1)
+    .split('/')
+    .filter(Boolean)
+    .map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`))
+    .join('');
   const where = field || 'body';
   switch (error.keyword) {
     case 'additionalProperties':
@@ -52,15 +56,18 @@ export function describeError(error: ErrorObject): string {
  * Our actions declare JSON Schemas (top-level `type: 'object'`). Mixed-in library actions (moleculer-db's
  * find/list/get for the REPL) declare fastest-validator rules instead; they are internal and left unchecked.
  */
-export function isJsonSchema(params: unknown): params is Record<string, any> {
-  return !!params && typeof params === 'object' && (params as any).type === 'object' && typeof (params as any).properties === 'object';
+export function isJsonSchema(params: unknown): params is Record<string, unknown> {
+  if (!params || typeof params !== 'object') return false;
+  const schema = params as { type?: unknown; properties?: unknown };
+  return schema.type === 'object' && typeof schema.properties === 'object';
 }
 
 export class AjvValidator extends Validators.Base {
   private readonly ajv = createAjv();
   private readonly cache = new WeakMap<object, ValidateFunction>();
 
-  override compile(schema: Record<string, any>): any {
+  /** The checker answers true or throws the 422 of the first error; it never answers false. */
+  override compile(schema: Record<string, unknown>): (params: unknown) => true {
     let validate = this.cache.get(schema);
     if (!validate) {
       validate = this.ajv.compile(schema);
@@ -73,26 +80,28 @@ export class AjvValidator extends Validators.Base {
     };
   }
 
-  override validate(params: Record<string, any>, schema: Record<string, any>): boolean {
+  override validate(params: Record<string, unknown>, schema: Record<string, unknown>): boolean {
     return this.compile(schema)(params);
   }
 
-  override convertSchemaToMoleculer(schema: Record<string, any>): Record<string, any> {
+  override convertSchemaToMoleculer(schema: Record<string, unknown>): Record<string, unknown> {
     return schema;
   }
 
-  override middleware(broker: ServiceBroker): any {
-    const self = this;
+  override middleware(broker: ServiceBroker): Middleware {
+    // localAction runs with the broker as `this`: the validator is reached through this closure.
+    const compile = (schema: Record<string, unknown>) => this.compile(schema);
     return {
       name: 'AjvValidator',
-      localAction(handler: (ctx: any) => any, action: any) {
+      localAction(handler: (ctx: Context) => unknown, action) {
         if (!isJsonSchema(action.params)) return handler;
-        const check = self.compile(action.params);
-        return function validateParams(ctx: any) {
+        const check = compile(action.params);
+        return function validateParams(ctx: Context) {
           try {
             check(ctx.params ?? {});
           } catch (err) {
-            return broker.Promise.reject(err);
+            const invalid = err as Error; // check throws nothing but invalidInput's error
+            return broker.Promise.reject(invalid);
           }
           return handler(ctx);
         };

@@ -39,13 +39,26 @@ export interface AttemptOptions {
   maxResponseBytes: number;
 }
 
-export interface AttemptResult { delivered: boolean; statusCode: number | null; error: string | null; durationMs: number }
+export interface AttemptResult {
+  delivered: boolean;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
 
 /** Sends one POST; resolves (never rejects) with what happened. */
-export function attemptDelivery(url: string, headers: Record<string, string>, body: string, options: AttemptOptions): Promise<AttemptResult> {
+export function attemptDelivery(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  options: AttemptOptions,
+): Promise<AttemptResult> {
   const started = Date.now();
   const done = (statusCode: number | null, error: string | null): AttemptResult => ({
-    delivered: error === null && statusCode !== null && statusCode >= 200 && statusCode < 300, statusCode, error, durationMs: Date.now() - started,
+    delivered: error === null && statusCode !== null && statusCode >= 200 && statusCode < 300,
+    statusCode,
+    error,
+    durationMs: Date.now() - started,
   });
   return new Promise((resolve) => {
     let target: URL;
@@ -66,24 +79,29 @@ export function attemptDelivery(url: string, headers: Record<string, string>, bo
       resolve(result);
     };
     const client = target.protocol === 'https:' ? https : http;
-    const request = client.request(target, {
-      method: 'POST',
-      headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
-      lookup: guardedLookup(options.guard),
-      agent: false,
-    }, (response) => {
-      const status = response.statusCode ?? 0;
-      let read = 0;
-      response.on('data', (chunk: Buffer) => {
-        read += chunk.length;
-        if (read >= options.maxResponseBytes) finish(verdict(status));
-      });
-      response.on('end', () => finish(verdict(status)));
-      response.on('error', () => finish(verdict(status)));
-    });
-    const verdict = (status: number) => (status >= 300 && status < 400
-      ? done(status, `redirect (${status}) not followed`)
-      : done(status, status >= 200 && status < 300 ? null : `answered ${status}`));
+    const request = client.request(
+      target,
+      {
+        method: 'POST',
+        headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
+        lookup: guardedLookup(options.guard),
+        agent: false,
+      },
+      (response) => {
+        const status = response.statusCode ?? 0;
+        let read = 0;
+        response.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read >= options.maxResponseBytes) finish(verdict(status));
+        });
+        response.on('end', () => finish(verdict(status)));
+        response.on('error', () => finish(verdict(status)));
+      },
+    );
+    const verdict = (status: number) =>
+      status >= 300 && status < 400
+        ? done(status, `redirect (${status}) not followed`)
+        : done(status, status >= 200 && status < 300 ? null : `answered ${status}`);
     const deadline = setTimeout(() => finish(done(null, `no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
     request.on('error', (err) => finish(done(null, describe(err))));
     request.end(body);

@@ -106,7 +106,17 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
 }
 
 export async function down({ context: qi }: { context: QueryInterface }): Promise<void> {
-  for (const table of ['idempotency_records', 'usage_counters', 'campaign_events', 'videos', 'campaigns', 'webhook_secrets', 'api_keys', 'users', 'organizations']) {
+  for (const table of [
+    'idempotency_records',
+    'usage_counters',
+    'campaign_events',
+    'videos',
+    'campaigns',
+    'webhook_secrets',
+    'api_keys',
+    'users',
+    'organizations',
+  ]) {
     await qi.dropTable(table);
   }
 }

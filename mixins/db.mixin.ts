@@ -1,14 +1,18 @@
 /**
  * DbMixin({ model }): moleculer-db over the process's shared Sequelize instance (lib/db/database.ts).
  * The service gets `this.adapter` (moleculer-db) for simple reads and `this.db` for models and transactions.
- * moleculer-db's write actions are switched off: writes go through the owning service's own actions.
+ * moleculer-db's generated actions are all switched off: reads and writes go through the owning service's actions.
  */
 import MoleculerDb from 'moleculer-db';
 import SequelizeDbAdapter from 'moleculer-db-adapter-sequelize';
-import type { Service, ServiceSchema } from 'moleculer';
+import type { Service, ServiceBroker, ServiceSchema } from 'moleculer';
+import type { Sequelize } from 'sequelize';
 import { configOf } from '../config';
 import { acquireDatabase, releaseDatabase, type Database } from '../lib/db/database';
 import type { Models } from '../lib/db/models';
+
+/** moleculer-db's generated CRUD actions, all switched off (test/integration/ownership.test.ts holds that). */
+export const GENERATED_ACTIONS = ['find', 'list', 'count', 'get', 'create', 'insert', 'update', 'remove'] as const;
 
 export interface DbMixinOptions {
   /** Which of our models this service's moleculer-db actions serve. */
@@ -19,17 +23,34 @@ export interface DbMethods {
   db: Database;
 }
 
-class SharedSequelizeAdapter extends (SequelizeDbAdapter as any) {
+/** What the adapter sets on its service: the model it serves and the shared database (`this.db`). */
+interface DbServiceFields {
+  model?: Models[keyof Models];
+  db?: Database;
+}
+
+/**
+ * moleculer-db-adapter-sequelize as this subclass uses it: its typings declare none of the fields it sets, and
+ * its constructor takes Sequelize's arguments, which the shared database makes unneeded.
+ */
+const SequelizeAdapter = SequelizeDbAdapter as unknown as new () => SequelizeDbAdapter & {
+  broker: ServiceBroker;
+  service: Service & DbServiceFields;
+  db: Sequelize;
+  model: Models[keyof Models];
+};
+
+class SharedSequelizeAdapter extends SequelizeAdapter {
   constructor(private readonly modelName: keyof Models) {
     super();
   }
 
-  init(broker: any, service: any): void {
+  override init(broker: ServiceBroker, service: Service & DbServiceFields): void {
     this.broker = broker;
     this.service = service;
   }
 
-  async connect(): Promise<void> {
+  override async connect(): Promise<void> {
     const database = await acquireDatabase(configOf(this.broker));
     this.db = database.sequelize;
     this.model = database.models[this.modelName];
@@ -37,7 +58,7 @@ class SharedSequelizeAdapter extends (SequelizeDbAdapter as any) {
     this.service.db = database;
   }
 
-  async disconnect(): Promise<void> {
+  override async disconnect(): Promise<void> {
     await releaseDatabase(configOf(this.broker));
   }
 }
@@ -46,15 +67,16 @@ export function DbMixin(options: DbMixinOptions): Partial<ServiceSchema> {
   const schema = {
     mixins: [MoleculerDb as unknown as Partial<ServiceSchema>],
     adapter: new SharedSequelizeAdapter(options.model),
-    // `get` is off too: a service's own `get` would otherwise be deep-merged with moleculer-db's parameter rules.
-    actions: { create: false, insert: false, update: false, remove: false, get: false },
+    // Every generated action is off: they would answer for any organization, and nothing calls them. Reads and
+    // writes go through the owning service's own actions, which scope by organization where a customer asks.
+    actions: Object.fromEntries(GENERATED_ACTIONS.map((name) => [name, false])),
     /** A fresh adapter per service instance: several brokers in one process may share this schema object. */
-    created(this: any) {
+    created(this: Service & { adapter?: SharedSequelizeAdapter }) {
       this.adapter = new SharedSequelizeAdapter(options.model);
       this.adapter.init(this.broker, this);
     },
   };
-  return schema as unknown as Partial<ServiceSchema>;
+  return schema;
 }
 
 export type DbBackedService = Service & DbMethods;

@@ -5,7 +5,7 @@
  */
 import { ServiceBroker } from 'moleculer';
 import { loadConfig } from '../config';
-import { brokerOptions } from '../config/broker';
+import { brokerOptions } from '../broker-options';
 import AccountsService from '../services/accounts.service';
 
 const USAGE = `usage:
@@ -20,19 +20,46 @@ const USAGE = `usage:
 
 class UsageError extends Error {}
 
-interface Command { action: string; flags: Record<string, 'string' | 'integer' | 'list' | 'boolean'>; required: string[]; map?: Record<string, string> }
+interface Command {
+  action: string;
+  flags: Record<string, 'string' | 'integer' | 'list' | 'boolean'>;
+  required: string[];
+  map?: Record<string, string>;
+}
 
 const COMMANDS: Record<string, Command> = {
   'org create': { action: 'accounts.createOrganization', flags: { name: 'string', plan: 'string' }, required: ['name', 'plan'] },
   'org show': { action: 'accounts.getOrganization', flags: { org: 'string' }, required: ['org'], map: { org: 'org_id' } },
-  'user add': { action: 'accounts.addUser', flags: { org: 'string', email: 'string', role: 'string' }, required: ['org', 'email', 'role'], map: { org: 'org_id' } },
-  'key create': { action: 'accounts.createKey', flags: { org: 'string', by: 'string', scopes: 'list', name: 'string' }, required: ['org', 'by'], map: { org: 'org_id' } },
-  'key revoke': { action: 'accounts.revokeKey', flags: { 'key-id': 'string', by: 'string' }, required: ['key-id'], map: { 'key-id': 'key_id' } },
+  'user add': {
+    action: 'accounts.addUser',
+    flags: { org: 'string', email: 'string', role: 'string' },
+    required: ['org', 'email', 'role'],
+    map: { org: 'org_id' },
+  },
+  'key create': {
+    action: 'accounts.createKey',
+    flags: { org: 'string', by: 'string', scopes: 'list', name: 'string' },
+    required: ['org', 'by'],
+    map: { org: 'org_id' },
+  },
+  'key revoke': {
+    action: 'accounts.revokeKey',
+    flags: { 'key-id': 'string', by: 'string' },
+    required: ['key-id'],
+    map: { 'key-id': 'key_id' },
+  },
   'key list': { action: 'accounts.listKeys', flags: { org: 'string' }, required: ['org'], map: { org: 'org_id' } },
-  'webhook-secret': { action: 'accounts.webhookSecret', flags: { org: 'string', rotate: 'boolean' }, required: ['org'], map: { org: 'org_id' } },
+  'webhook-secret': {
+    action: 'accounts.webhookSecret',
+    flags: { org: 'string', rotate: 'boolean' },
+    required: ['org'],
+    map: { org: 'org_id' },
+  },
   'plan set': {
-    action: 'accounts.setPlan', flags: { org: 'string', plan: 'string', campaigns: 'integer', languages: 'integer', rate: 'integer', keys: 'integer' },
-    required: ['org', 'plan'], map: { org: 'org_id' },
+    action: 'accounts.setPlan',
+    flags: { org: 'string', plan: 'string', campaigns: 'integer', languages: 'integer', rate: 'integer', keys: 'integer' },
+    required: ['org', 'plan'],
+    map: { org: 'org_id' },
   },
 };
 
@@ -48,7 +75,10 @@ export function parseArgs(argv: string[]): { action: string; params: Record<stri
     const kind = command.flags[flag];
     if (!rest[i].startsWith('--') || !kind) throw new UsageError(`unexpected argument "${rest[i]}" for "${name}"`);
     const target = command.map?.[flag] ?? flag;
-    if (kind === 'boolean') { params[target] = true; continue; }
+    if (kind === 'boolean') {
+      params[target] = true;
+      continue;
+    }
     const value = rest[i + 1];
     if (value === undefined || value.startsWith('--')) throw new UsageError(`--${flag} needs a value`);
     i += 1;
@@ -56,7 +86,10 @@ export function parseArgs(argv: string[]): { action: string; params: Record<stri
       if (!/^\d+$/.test(value)) throw new UsageError(`--${flag} must be a whole number`);
       params[target] = Number(value);
     } else if (kind === 'list') {
-      params[target] = value.split(',').map((s) => s.trim()).filter(Boolean);
+      params[target] = value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     } else {
       params[target] = value;
     }
@@ -98,5 +131,5 @@ async function main(argv: string[]): Promise<number> {
 }
 
 if (require.main === module) {
-  main(process.argv.slice(2)).then((code) => process.exit(code));
+  void main(process.argv.slice(2)).then((code) => process.exit(code));
 }

@@ -9,8 +9,30 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import type { Storyboard } from '../lib/storyboard';
 import { startFixtureSite } from '../test/fixtures/site/server';
 import { startWebhookReceiver, verifyWebhook } from '../test/fixtures/webhook-receiver';
+
+/** The fields of the public campaign body (GET /api/v1/campaigns/{id}) the demo reads. */
+interface CampaignBody {
+  campaign_id: string;
+  status: string;
+  progress: number;
+  title: string;
+  languages: string[];
+  error?: unknown;
+  /** captions_url is set whenever file_url is. */
+  videos: Array<{
+    id: string;
+    language: string;
+    platform: string;
+    status: string;
+    duration_seconds: number | null;
+    script_source: string;
+    file_url: string | null;
+    captions_url: string;
+  }>;
+}
 
 const root = path.resolve(__dirname, '..');
 const run = promisify(execFile);
@@ -25,18 +47,20 @@ function freePort(): Promise<number> {
   });
 }
 
-async function admin(env: NodeJS.ProcessEnv, ...args: string[]): Promise<any> {
+/** The admin tool's JSON answer; `T` names the fields the caller reads. */
+async function admin<T>(env: NodeJS.ProcessEnv, ...args: string[]): Promise<T> {
   const { stdout } = await run('npm', ['run', '-s', 'admin', '--', ...args], { cwd: root, env });
-  return JSON.parse(stdout);
+  return JSON.parse(stdout) as T;
 }
 
-async function api(base: string, method: string, route: string, key?: string, body?: unknown) {
+/** One API call; `T` names the fields of the answer's body the caller reads. */
+async function api<T = unknown>(base: string, method: string, route: string, key?: string, body?: unknown) {
   const res = await fetch(`${base}${route}`, {
     method,
     headers: { ...(key ? { Authorization: `Bearer ${key}` } : {}), ...(body ? { 'Content-Type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
   });
-  return { status: res.status, headers: res.headers, body: await res.json() as any };
+  return { status: res.status, headers: res.headers, body: (await res.json()) as T };
 }
 
 async function main(): Promise<void> {
@@ -46,31 +70,66 @@ async function main(): Promise<void> {
   console.log(`▶ serving the fixture site (a product page with en/ja/ko versions) at ${site.origin}`);
 
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), ALLOW_PRIVATE_NETWORK: 'true', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    ALLOW_PRIVATE_NETWORK: 'true',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+  };
   const base = `http://127.0.0.1:${port}`;
   console.log(`▶ starting the product on embedded defaults (data in ${path.resolve(root, env.DATA_DIR ?? 'data')}), port ${port}`);
-  const server = spawn(process.execPath, [
-    path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'scripts/runner.ts',
-    '--config', 'moleculer.config.ts', '--mask', '**/*.service.ts', 'services',
-  ], { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] });
-  const stop = () => { server.kill('SIGTERM'); void site.close(); };
-  process.on('SIGINT', () => { stop(); process.exit(130); });
+  const server = spawn(
+    process.execPath,
+    [
+      path.join(root, 'node_modules/tsx/dist/cli.mjs'),
+      'scripts/runner.ts',
+      '--config',
+      'moleculer.config.ts',
+      '--mask',
+      '**/*.service.ts',
+      'services',
+    ],
+    { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+  const stop = () => {
+    server.kill('SIGTERM');
+    void site.close();
+  };
+  process.on('SIGINT', () => {
+    stop();
+    process.exit(130);
+  });
 
   try {
     for (let i = 0; ; i += 1) {
       try {
         if ((await fetch(`${base}/readyz`)).ok) break;
-      } catch { /* not listening yet */ }
+      } catch {
+        /* not listening yet */
+      }
       if (i > 300 || server.exitCode !== null) throw new Error('the product did not start; see its log above');
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     console.log(`✔ product ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
-    const { org_id: orgId } = await admin(env, 'org', 'create', '--name', 'Demo Co', '--plan', 'business');
-    const owner = (await admin(env, 'user', 'add', '--org', orgId, '--email', 'owner@demo.example', '--role', 'owner')).user_id;
-    const { key, key_id: keyId } = await admin(env, 'key', 'create', '--org', orgId, '--by', 'owner@demo.example', '--name', 'demo');
-    const { secret } = await admin(env, 'webhook-secret', '--org', orgId);
-    console.log(`✔ admin tool: organization ${orgId} (business), owner ${owner}, key ${keyId} (${key.slice(0, 12)}…), webhook secret ${secret.slice(0, 10)}…`);
+    const { org_id: orgId } = await admin<{ org_id: string }>(env, 'org', 'create', '--name', 'Demo Co', '--plan', 'business');
+    const owner = (await admin<{ user_id: string }>(env, 'user', 'add', '--org', orgId, '--email', 'owner@demo.example', '--role', 'owner'))
+      .user_id;
+    const { key, key_id: keyId } = await admin<{ key: string; key_id: string }>(
+      env,
+      'key',
+      'create',
+      '--org',
+      orgId,
+      '--by',
+      'owner@demo.example',
+      '--name',
+      'demo',
+    );
+    const { secret } = await admin<{ secret: string }>(env, 'webhook-secret', '--org', orgId);
+    console.log(
+      `✔ admin tool: organization ${orgId} (business), owner ${owner}, key ${keyId} (${key.slice(0, 12)}…), webhook secret ${secret.slice(0, 10)}…`,
+    );
     const receiver = await startWebhookReceiver();
     console.log(`▶ a webhook receiver (the customer's server) at ${receiver.url}`);
 
@@ -78,7 +137,12 @@ async function main(): Promise<void> {
     console.log(`✔ without a key: ${refused.status} ${JSON.stringify(refused.body)}`);
 
     const submittedAt = Date.now();
-    const created = await api(base, 'POST', '/api/v1/campaigns', key, { url: pageUrl, languages: ['en', 'ja', 'ko'], platforms: ['tiktok'], webhook_url: receiver.url });
+    const created = await api<CampaignBody>(base, 'POST', '/api/v1/campaigns', key, {
+      url: pageUrl,
+      languages: ['en', 'ja', 'ko'],
+      platforms: ['tiktok'],
+      webhook_url: receiver.url,
+    });
     console.log(`✔ POST /api/v1/campaigns → ${created.status}, Location ${created.headers.get('location')}`);
     console.log(`  ${JSON.stringify(created.body)}`);
     if (created.status !== 201) throw new Error('campaign creation failed');
@@ -87,7 +151,7 @@ async function main(): Promise<void> {
     console.log(`✔ a sign-in wall: ${refusedPage.status} ${JSON.stringify(refusedPage.body)}`);
 
     const url = `/api/v1/campaigns/${created.body.campaign_id}`;
-    let read = await api(base, 'GET', url, key);
+    let read = await api<CampaignBody>(base, 'GET', url, key);
     // Capture, processing, scripting, voiceover and rendering run in the background.
     let lastStatus = '';
     for (let i = 0; i < 1800 && !['review', 'failed'].includes(read.body.status); i += 1) {
@@ -96,16 +160,28 @@ async function main(): Promise<void> {
         console.log(`  … ${lastStatus} (${read.body.progress}%) at ${((Date.now() - started) / 1000).toFixed(1)} s`);
       }
       await new Promise((resolve) => setTimeout(resolve, 500));
-      read = await api(base, 'GET', url, key);
+      read = await api<CampaignBody>(base, 'GET', url, key);
     }
     const reviewAt = Date.now();
     console.log(`✔ GET ${url} → ${read.status}`);
-    console.log(`  status ${read.body.status}, progress ${read.body.progress}%, title "${read.body.title}", languages ${read.body.languages.join(',')}`);
+    console.log(
+      `  status ${read.body.status}, progress ${read.body.progress}%, title "${read.body.title}", languages ${read.body.languages.join(',')}`,
+    );
     if (read.body.error) console.log(`  error ${JSON.stringify(read.body.error)}`);
     for (const video of read.body.videos) {
-      console.log(`  video ${video.id}: ${video.language}/${video.platform} ${video.status}, ${video.duration_seconds ?? '-'} s, ${video.script_source}`);
+      console.log(
+        `  video ${video.id}: ${video.language}/${video.platform} ${video.status}, ${video.duration_seconds ?? '-'} s, ${video.script_source}`,
+      );
       if (!video.file_url) continue;
-      const file = path.join(root, process.env.DATA_DIR ?? 'data', 'files', 'campaigns', created.body.campaign_id, 'videos', `${video.id}.mp4`);
+      const file = path.join(
+        root,
+        process.env.DATA_DIR ?? 'data',
+        'files',
+        'campaigns',
+        created.body.campaign_id,
+        'videos',
+        `${video.id}.mp4`,
+      );
       const download = await fetch(video.file_url.replace(/^https?:\/\/[^/]+/, base), { headers: { Range: 'bytes=0-1023' } });
       console.log(`    file ${file}`);
       console.log(`    file_url → ${download.status} ${download.headers.get('content-type')} ${download.headers.get('content-range')}`);
@@ -118,12 +194,20 @@ async function main(): Promise<void> {
       console.log(`    ${shots.join(' ')}`);
     }
     const db = path.join(root, process.env.DATA_DIR ?? 'data', 'campaigns.sqlite');
-    const { stdout: boards } = await run('sqlite3', ['-json', db, `SELECT document FROM storyboards WHERE campaign_id = '${created.body.campaign_id}'`]).catch(() => ({ stdout: '[]' }));
+    const { stdout: boards } = await run('sqlite3', [
+      '-json',
+      db,
+      `SELECT document FROM storyboards WHERE campaign_id = '${created.body.campaign_id}'`,
+    ]).catch(() => ({ stdout: '[]' }));
     for (const { document } of JSON.parse(boards || '[]') as Array<{ document: string }>) {
-      const board = JSON.parse(document);
-      console.log(`  storyboard ${board.language}/${board.platform} (${board.scriptSource}), ${board.totalSeconds.toFixed(1)} s, font ${board.font}:`);
+      const board = JSON.parse(document) as Storyboard;
+      console.log(
+        `  storyboard ${board.language}/${board.platform} (${board.scriptSource}), ${board.totalSeconds.toFixed(1)} s, font ${board.font}:`,
+      );
       for (const scene of board.scenes) {
-        const said = scene.narration.map((n: { text: string; language: string }) => `${n.text}${n.language !== board.language ? ` [${n.language}]` : ''}`).join(' ');
+        const said = scene.narration
+          .map((n: { text: string; language: string }) => `${n.text}${n.language !== board.language ? ` [${n.language}]` : ''}`)
+          .join(' ');
         console.log(`    ${scene.startSeconds.toFixed(1).padStart(5)} s  ${scene.kind.padEnd(7)} ${said}`);
       }
     }
@@ -131,14 +215,18 @@ async function main(): Promise<void> {
     for (let i = 0; i < 100 && receiver.received.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
     const [webhook] = receiver.received;
     if (!webhook) throw new Error('no webhook arrived');
-    const event = JSON.parse(webhook.body);
+    const event = JSON.parse(webhook.body) as { event: string; status: string; videos: unknown[] };
     const verified = verifyWebhook(webhook, secret);
-    console.log(`✔ webhook ${event.event} (${webhook.headers['x-service-event-id']}), status ${event.status}, ${event.videos.length} videos: signature ${verified ? 'verified' : 'WRONG'}`);
+    console.log(
+      `✔ webhook ${event.event} (${String(webhook.headers['x-service-event-id'])}), status ${event.status}, ${event.videos.length} videos: signature ${verified ? 'verified' : 'WRONG'}`,
+    );
     if (!verified) throw new Error('the webhook signature did not verify');
-    const published = await api(base, 'POST', `${url}/publish`, key);
+    const published = await api<{ status: string }>(base, 'POST', `${url}/publish`, key);
     console.log(`✔ POST ${url}/publish → ${published.status}, status ${published.body.status}`);
     await receiver.close();
-    console.log(`✔ demo finished in ${((Date.now() - started) / 1000).toFixed(1)} s (campaign submit → review: ${((reviewAt - submittedAt) / 1000).toFixed(1)} s)`);
+    console.log(
+      `✔ demo finished in ${((Date.now() - started) / 1000).toFixed(1)} s (campaign submit → review: ${((reviewAt - submittedAt) / 1000).toFixed(1)} s)`,
+    );
   } finally {
     stop();
   }

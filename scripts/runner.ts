@@ -4,9 +4,11 @@
  * .js in dist/), then moleculer-runner takes over with the same command-line flags.
  */
 import path from 'node:path';
+import { loadConfig } from '../config';
 
-const names = (process.env.SERVICES ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-if (names.length && process.env.SERVICES !== 'all') {
+// SERVICES is read where every setting is read (config/index.ts): undefined means all.
+const names = loadConfig().services ?? [];
+if (names.length) {
   const extension = path.extname(__filename);
   process.env.SERVICEDIR = path.resolve(__dirname, '..', 'services');
   process.env.SERVICES = names.map((name) => `${name}.service${extension}`).join(',');

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Type-check and run the Jest suite on Node 22, with PostgreSQL, Redis and Xvfb up.
+# Type-check, lint (typescript-eslint), check formatting (prettier), then run the Jest suite on Node 22,
+# with PostgreSQL, Redis and Xvfb up.
 #   bash scripts/test.sh [jest args...]     e.g. bash scripts/test.sh test/smoke
 # Env for the tests (defaults; set them to override):
 #   TEST_DATABASE_URL  postgres://postgres@127.0.0.1:5432/test   (trust auth on 127.0.0.1)
@@ -18,6 +19,15 @@ t=$SECONDS
 echo "[test] tsc --noEmit ..." >&2
 npx --no-install tsc --noEmit
 echo "[test] tsc ok ($((SECONDS - t)) s)" >&2
+
+# The whole run (CI, the README's command) also lints and checks formatting; a run of chosen tests skips both.
+if [ $# -eq 0 ]; then
+  t=$SECONDS
+  echo "[test] eslint (type-checked rules) and prettier --check ..." >&2
+  npx --no-install eslint .
+  npx --no-install prettier --check . >/dev/null || { npx --no-install prettier --list-different .; echo "[test] not formatted: run npm run format" >&2; exit 1; }
+  echo "[test] lint and format ok ($((SECONDS - t)) s)" >&2
+fi
 
 t=$SECONDS
 echo "[test] jest --ci $* ..." >&2

@@ -2,11 +2,22 @@
  * Accounts: organizations and their plan, users and roles, API keys, webhook signing secrets.
  * The admin tool (scripts/admin.ts) and the REPL call these actions; none is reachable through the gateway.
  */
-import { Errors, type Context, type ServiceSchema } from 'moleculer';
-import { effectiveLimits, isPlanName, PLAN_NAMES, type PlanLimits } from '../config/plans';
-import { API_SCOPES, USER_ROLES, generateApiKey, generateWebhookSecret, hashApiKey, displayPrefix, isApiScope, KEY_PATTERN, type AuthContext } from '../lib/auth';
+import { Errors, type Context, type Service, type ServiceSchema, type ServiceSettingSchema } from 'moleculer';
+import type { Transaction } from 'sequelize';
+import { effectiveLimits, isPlanName, MAX_LANGUAGES_PER_CAMPAIGN, PLAN_NAMES, type PlanLimits } from '../config/plans';
+import {
+  API_SCOPES,
+  USER_ROLES,
+  generateApiKey,
+  generateWebhookSecret,
+  hashApiKey,
+  displayPrefix,
+  isApiScope,
+  KEY_PATTERN,
+  type AuthContext,
+} from '../lib/auth';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
-import type { Organization } from '../lib/db/models';
+import type { ApiKey, Organization } from '../lib/db/models';
 
 const { MoleculerClientError } = Errors;
 const adminError = (message: string, code = 'invalid_input', status = 400) => new MoleculerClientError(message, status, code);
@@ -14,21 +25,94 @@ const adminError = (message: string, code = 'invalid_input', status = 400) => ne
 /** last_used_at is written at most this often per key, so authentication stays a single read. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-export interface OrgCreateParams { name: string; plan: string }
-export interface UserAddParams { org_id: string; email: string; role: string }
-export interface KeyCreateParams { org_id: string; by: string; scopes?: string[] | string; name?: string }
-export interface KeyRevokeParams { key_id: string; by?: string }
-export interface WebhookSecretParams { org_id: string; rotate?: boolean }
-export interface PlanSetParams { org_id: string; plan: string; campaigns?: number; languages?: number; rate?: number; keys?: number }
+export interface OrgCreateParams {
+  name: string;
+  plan: string;
+}
+export interface UserAddParams {
+  org_id: string;
+  email: string;
+  role: string;
+}
+export interface KeyCreateParams {
+  org_id: string;
+  by: string;
+  scopes?: string[] | string;
+  name?: string;
+}
+export interface KeyRevokeParams {
+  key_id: string;
+  by?: string;
+}
+export interface WebhookSecretParams {
+  org_id: string;
+  rotate?: boolean;
+}
+export interface PlanSetParams {
+  org_id: string;
+  plan: string;
+  campaigns?: number;
+  languages?: number;
+  rate?: number;
+  keys?: number;
+}
+/** accounts.listKeys and accounts.getOrganization. */
+export interface OrgIdParams {
+  org_id: string;
+}
+export interface AuthenticateParams {
+  key: string;
+}
 
-type Methods = DbMethods & {
+export interface OrgCreateResult {
+  org_id: string;
+}
+export interface UserAddResult {
+  user_id: string;
+}
+export interface KeyCreateResult {
+  key_id: string;
+  key: string;
+}
+export interface KeyRevokeResult {
+  revoked: true;
+}
+export interface KeyListItem {
+  key_id: string;
+  name: string | null;
+  prefix: string;
+  scopes: string[];
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+  created_at: Date;
+}
+export interface WebhookSecretResult {
+  secret: string;
+}
+export interface OrganizationResult {
+  org_id: string;
+  plan: string;
+  limits: PlanLimits;
+}
+export interface OrganizationInfo extends OrganizationResult {
+  name: string;
+}
+
+type AccountsSettings = ServiceSettingSchema;
+
+type AccountsMethods = DbMethods & {
   findOrg(orgId: string): Promise<Organization>;
   limitsOf(org: Organization): PlanLimits;
 };
 
+/** Accounts keeps nothing on `this` besides what DbMixin gives (`db`). */
+type AccountsLocalVars = Record<never, never>;
+
+type AccountsThis = Service<AccountsSettings> & AccountsMethods & AccountsLocalVars;
+
 const uuid = { type: 'string', pattern: '^[0-9a-fA-F-]{36}$' } as const;
 
-const AccountsService: ServiceSchema<{}, Methods> = {
+const AccountsService: ServiceSchema<AccountsSettings, AccountsMethods, AccountsLocalVars> = {
   name: 'accounts',
   mixins: [DbMixin({ model: 'Organization' })],
 
@@ -36,10 +120,12 @@ const AccountsService: ServiceSchema<{}, Methods> = {
     createOrganization: {
       visibility: 'public',
       params: {
-        type: 'object', additionalProperties: false, required: ['name', 'plan'],
+        type: 'object',
+        additionalProperties: false,
+        required: ['name', 'plan'],
         properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, plan: { type: 'string', enum: [...PLAN_NAMES] } },
       },
-      async handler(this: any, ctx: Context<OrgCreateParams>) {
+      async handler(ctx: Context<OrgCreateParams>): Promise<OrgCreateResult> {
         const org = await this.db.models.Organization.create({ name: ctx.params.name.trim(), plan: ctx.params.plan });
         return { org_id: org.id };
       },
@@ -48,10 +134,16 @@ const AccountsService: ServiceSchema<{}, Methods> = {
     addUser: {
       visibility: 'public',
       params: {
-        type: 'object', additionalProperties: false, required: ['org_id', 'email', 'role'],
-        properties: { org_id: uuid, email: { type: 'string', format: 'email', maxLength: 320 }, role: { type: 'string', enum: [...USER_ROLES] } },
+        type: 'object',
+        additionalProperties: false,
+        required: ['org_id', 'email', 'role'],
+        properties: {
+          org_id: uuid,
+          email: { type: 'string', format: 'email', maxLength: 320 },
+          role: { type: 'string', enum: [...USER_ROLES] },
+        },
       },
-      async handler(this: any, ctx: Context<UserAddParams>) {
+      async handler(ctx: Context<UserAddParams>): Promise<UserAddResult> {
         await this.findOrg(ctx.params.org_id);
         const email = ctx.params.email.trim().toLowerCase();
         const existing = await this.db.models.User.findOne({ where: { org_id: ctx.params.org_id, email } });
@@ -64,7 +156,9 @@ const AccountsService: ServiceSchema<{}, Methods> = {
     createKey: {
       visibility: 'public',
       params: {
-        type: 'object', additionalProperties: false, required: ['org_id', 'by'],
+        type: 'object',
+        additionalProperties: false,
+        required: ['org_id', 'by'],
         properties: {
           org_id: uuid,
           by: { type: 'string', minLength: 3, maxLength: 320 },
@@ -72,25 +166,34 @@ const AccountsService: ServiceSchema<{}, Methods> = {
           name: { type: 'string', minLength: 1, maxLength: 100 },
         },
       },
-      async handler(this: any, ctx: Context<KeyCreateParams>) {
+      async handler(ctx: Context<KeyCreateParams>): Promise<KeyCreateResult> {
         const { models, sequelize } = this.db;
         const scopes = (ctx.params.scopes as string[] | undefined) ?? [...API_SCOPES];
-        return sequelize.transaction(async (transaction: any) => {
+        return sequelize.transaction(async (transaction: Transaction) => {
           // Locking the organization row serialises concurrent creations, so the key limit holds.
           const org = await models.Organization.findByPk(ctx.params.org_id, { transaction, lock: transaction.LOCK?.UPDATE ?? true });
           if (!org) throw adminError(`organization ${ctx.params.org_id} not found`, 'not_found', 404);
           const user = await models.User.findOne({ where: { org_id: org.id, email: ctx.params.by.trim().toLowerCase() }, transaction });
           if (!user) throw adminError(`user ${ctx.params.by} is not a member of this organization`, 'forbidden', 403);
-          if (user.role !== 'owner' && user.role !== 'admin') throw adminError('only an owner or admin may create API keys', 'forbidden', 403);
+          if (user.role !== 'owner' && user.role !== 'admin')
+            throw adminError('only an owner or admin may create API keys', 'forbidden', 403);
           const limits = this.limitsOf(org);
           if (!limits.apiAccess) throw adminError(`the ${org.plan} plan has no API access`, 'forbidden', 403);
           const active = await models.ApiKey.count({ where: { org_id: org.id, revoked_at: null }, transaction });
-          if (active >= limits.maxApiKeys) throw adminError(`the ${org.plan} plan allows ${limits.maxApiKeys} API keys; revoke one first`, 'conflict', 409);
+          if (active >= limits.maxApiKeys)
+            throw adminError(`the ${org.plan} plan allows ${limits.maxApiKeys} API keys; revoke one first`, 'conflict', 409);
           const key = generateApiKey();
-          const row = await models.ApiKey.create({
-            org_id: org.id, created_by: user.id, name: ctx.params.name ?? null, key_hash: hashApiKey(key),
-            display_prefix: displayPrefix(key), scopes: scopes.join(','),
-          }, { transaction });
+          const row = await models.ApiKey.create(
+            {
+              org_id: org.id,
+              created_by: user.id,
+              name: ctx.params.name ?? null,
+              key_hash: hashApiKey(key),
+              display_prefix: displayPrefix(key),
+              scopes: scopes.join(','),
+            },
+            { transaction },
+          );
           return { key_id: row.id, key };
         });
       },
@@ -99,16 +202,19 @@ const AccountsService: ServiceSchema<{}, Methods> = {
     revokeKey: {
       visibility: 'public',
       params: {
-        type: 'object', additionalProperties: false, required: ['key_id'],
+        type: 'object',
+        additionalProperties: false,
+        required: ['key_id'],
         properties: { key_id: uuid, by: { type: 'string', minLength: 3, maxLength: 320 } },
       },
-      async handler(this: any, ctx: Context<KeyRevokeParams>) {
+      async handler(ctx: Context<KeyRevokeParams>): Promise<KeyRevokeResult> {
         const { models } = this.db;
         const key = await models.ApiKey.findByPk(ctx.params.key_id);
         if (!key) throw adminError(`API key ${ctx.params.key_id} not found`, 'not_found', 404);
         if (ctx.params.by !== undefined) {
           const user = await models.User.findOne({ where: { org_id: key.org_id, email: ctx.params.by.trim().toLowerCase() } });
-          if (!user || (user.role !== 'owner' && user.role !== 'admin')) throw adminError('only an owner or admin may revoke API keys', 'forbidden', 403);
+          if (!user || (user.role !== 'owner' && user.role !== 'admin'))
+            throw adminError('only an owner or admin may revoke API keys', 'forbidden', 403);
         }
         if (!key.revoked_at) await key.update({ revoked_at: new Date() });
         return { revoked: true };
@@ -118,11 +224,16 @@ const AccountsService: ServiceSchema<{}, Methods> = {
     listKeys: {
       visibility: 'public',
       params: { type: 'object', additionalProperties: false, required: ['org_id'], properties: { org_id: uuid } },
-      async handler(this: any, ctx: Context<{ org_id: string }>) {
+      async handler(ctx: Context<OrgIdParams>): Promise<KeyListItem[]> {
         const keys = await this.db.models.ApiKey.findAll({ where: { org_id: ctx.params.org_id }, order: [['created_at', 'ASC']] });
-        return keys.map((k: any) => ({
-          key_id: k.id, name: k.name, prefix: k.display_prefix, scopes: k.scopes.split(','),
-          revoked_at: k.revoked_at, last_used_at: k.last_used_at, created_at: k.created_at,
+        return keys.map((k: ApiKey) => ({
+          key_id: k.id,
+          name: k.name,
+          prefix: k.display_prefix,
+          scopes: k.scopes.split(','),
+          revoked_at: k.revoked_at,
+          last_used_at: k.last_used_at,
+          created_at: k.created_at,
         }));
       },
     },
@@ -130,10 +241,12 @@ const AccountsService: ServiceSchema<{}, Methods> = {
     webhookSecret: {
       visibility: 'public',
       params: {
-        type: 'object', additionalProperties: false, required: ['org_id'],
+        type: 'object',
+        additionalProperties: false,
+        required: ['org_id'],
         properties: { org_id: uuid, rotate: { type: 'boolean' } },
       },
-      async handler(this: any, ctx: Context<WebhookSecretParams>) {
+      async handler(ctx: Context<WebhookSecretParams>): Promise<WebhookSecretResult> {
         const { models } = this.db;
         await this.findOrg(ctx.params.org_id);
         const existing = await models.WebhookSecret.findByPk(ctx.params.org_id);
@@ -148,17 +261,19 @@ const AccountsService: ServiceSchema<{}, Methods> = {
     setPlan: {
       visibility: 'public',
       params: {
-        type: 'object', additionalProperties: false, required: ['org_id', 'plan'],
+        type: 'object',
+        additionalProperties: false,
+        required: ['org_id', 'plan'],
         properties: {
           org_id: uuid,
           plan: { type: 'string', enum: [...PLAN_NAMES] },
           campaigns: { type: 'integer', minimum: 0 },
-          languages: { type: 'integer', minimum: 1, maximum: 8 },
+          languages: { type: 'integer', minimum: 1, maximum: MAX_LANGUAGES_PER_CAMPAIGN },
           rate: { type: 'integer', minimum: 1 },
           keys: { type: 'integer', minimum: 0 },
         },
       },
-      async handler(this: any, ctx: Context<PlanSetParams>) {
+      async handler(ctx: Context<PlanSetParams>): Promise<OrganizationResult> {
         const org = await this.findOrg(ctx.params.org_id);
         const { plan, campaigns, languages, rate, keys } = ctx.params;
         // Overrides are per organization; changing plan without them returns to the plan's values.
@@ -176,7 +291,7 @@ const AccountsService: ServiceSchema<{}, Methods> = {
     getOrganization: {
       visibility: 'public',
       params: { type: 'object', additionalProperties: false, required: ['org_id'], properties: { org_id: uuid } },
-      async handler(this: any, ctx: Context<{ org_id: string }>) {
+      async handler(ctx: Context<OrgIdParams>): Promise<OrganizationInfo> {
         const org = await this.findOrg(ctx.params.org_id);
         return { org_id: org.id, name: org.name, plan: org.plan, limits: this.limitsOf(org) };
       },
@@ -186,7 +301,7 @@ const AccountsService: ServiceSchema<{}, Methods> = {
     authenticate: {
       visibility: 'public',
       params: { type: 'object', additionalProperties: false, required: ['key'], properties: { key: { type: 'string', maxLength: 200 } } },
-      async handler(this: any, ctx: Context<{ key: string }>): Promise<AuthContext | null> {
+      async handler(ctx: Context<AuthenticateParams>): Promise<AuthContext | null> {
         if (!KEY_PATTERN.test(ctx.params.key)) return null;
         const { models } = this.db;
         const key = await models.ApiKey.findOne({
@@ -197,21 +312,29 @@ const AccountsService: ServiceSchema<{}, Methods> = {
         if (!key || !org) return null;
         const now = Date.now();
         if (!key.last_used_at || now - new Date(key.last_used_at).getTime() > LAST_USED_RESOLUTION_MS) {
-          models.ApiKey.update({ last_used_at: new Date(now) }, { where: { id: key.id } })
-            .catch((err: Error) => this.logger.warn('last_used_at update failed', err.message));
+          models.ApiKey.update({ last_used_at: new Date(now) }, { where: { id: key.id } }).catch((err: Error) =>
+            this.logger.warn('last_used_at update failed', err.message),
+          );
         }
         const limits = this.limitsOf(org);
         return {
-          orgId: org.id, keyId: key.id, plan: org.plan,
+          orgId: org.id,
+          keyId: key.id,
+          plan: org.plan,
           scopes: key.scopes.split(',').filter(isApiScope),
-          limits: { campaignsPerMonth: limits.campaignsPerMonth, languagesPerCampaign: limits.languagesPerCampaign, ratePerMinute: limits.ratePerMinute, apiAccess: limits.apiAccess },
+          limits: {
+            campaignsPerMonth: limits.campaignsPerMonth,
+            languagesPerCampaign: limits.languagesPerCampaign,
+            ratePerMinute: limits.ratePerMinute,
+            apiAccess: limits.apiAccess,
+          },
         };
       },
     },
   },
 
   methods: {
-    async findOrg(this: any, orgId: string) {
+    async findOrg(orgId: string) {
       const org = await this.db.models.Organization.findByPk(orgId);
       if (!org) throw adminError(`organization ${orgId} not found`, 'not_found', 404);
       return org;
@@ -219,11 +342,13 @@ const AccountsService: ServiceSchema<{}, Methods> = {
     limitsOf(org: Organization) {
       if (!isPlanName(org.plan)) throw new Error(`organization ${org.id} has unknown plan ${org.plan}`);
       return effectiveLimits(org.plan, {
-        campaignsPerMonth: org.campaigns_per_month, languagesPerCampaign: org.languages_per_campaign,
-        ratePerMinute: org.rate_per_minute, maxApiKeys: org.max_api_keys,
+        campaignsPerMonth: org.campaigns_per_month,
+        languagesPerCampaign: org.languages_per_campaign,
+        ratePerMinute: org.rate_per_minute,
+        maxApiKeys: org.max_api_keys,
       });
     },
-  } as any,
+  } satisfies Omit<AccountsMethods, keyof DbMethods> & ThisType<AccountsThis>,
 };
 
 export default AccountsService;

@@ -6,28 +6,111 @@
  * Under /files it serves rendered videos and captions to anyone holding a signed link (lib/signing.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
 import { pipeline } from 'node:stream/promises';
 import bodyParser from 'body-parser';
-import ApiGateway from 'moleculer-web';
-import { Errors, type Context, type ServiceSchema } from 'moleculer';
+import ApiGateway, { type Alias, type ApiSettingsSchema, type ContextResponseMeta, type Route } from 'moleculer-web';
+import { Errors, type ActionSchema, type Context, type Service, type ServiceSchema } from 'moleculer';
 import { configOf } from '../config';
 import { keyFromHeaders, KEY_PATTERN, type AuthContext } from '../lib/auth';
-import { clientIp, parseTrustedProxies } from '../lib/client-ip';
+import { clientIp, parseTrustedProxies, type TrustedProxies } from '../lib/client-ip';
 import {
-  forbidden, invalidInput, notFound, serviceUnavailable, toErrorResponse, TooManyRequestsError, unauthorized, unsupportedContentEncoding,
+  forbidden,
+  invalidInput,
+  notFound,
+  serviceUnavailable,
+  toErrorResponse,
+  TooManyRequestsError,
+  unauthorized,
+  unsupportedContentEncoding,
 } from '../lib/errors';
 import { moleculerMetricsText, opsMetricsText, PROMETHEUS_CONTENT_TYPE, type OpsMetrics } from '../lib/metrics';
-import { buildOpenApiDocument } from '../lib/openapi';
-import { publicActions } from '../lib/public-actions';
-import { createRateLimiter, mostConstrained, RateLimiterUnavailableError, type LayerCheck, type LayerState, type RateLimiter } from '../lib/rate-limiter';
+import { buildOpenApiDocument } from './gateway/openapi';
+import { publicActions } from './gateway/public-actions';
+import {
+  createRateLimiter,
+  mostConstrained,
+  RateLimiterUnavailableError,
+  type LayerCheck,
+  type LayerState,
+  type RateDecision,
+  type RateLimiter,
+} from '../lib/rate-limiter';
 import { acquireDatabase, releaseDatabase, type Database } from '../lib/db/database';
 import { FILE_PATHS, loadSigningKey, verifyFileLink, type FileKind } from '../lib/signing';
-import { storageFor, type ByteRange } from '../lib/storage';
+import { storageFor, type ByteRange, type FileStorage } from '../lib/storage';
+import type { AuthenticateParams } from './accounts.service';
+import type { DownloadTargetParams, DownloadTargetResult } from './campaigns.service';
 
-type Req = IncomingMessage & { $auth?: AuthContext; $rate?: LayerState; $action?: any; $ctx?: Context<any, any>; body?: unknown };
+/**
+ * A request as moleculer-web hands it to route middlewares, alias functions, hooks and error handlers: node's
+ * IncomingMessage with the gateway's own fields (typed as loosely as moleculer-web's IncomingRequest declares
+ * them, so these functions fit its route schema), and the two this gateway adds.
+ */
+interface Req extends IncomingMessage {
+  /** The api.rest call's context: the parent of the calls made while answering. */
+  $ctx?: Context;
+  /** The action the alias resolved to; its scope and rateLimit are what `authorize` enforces. */
+  $action?: ActionSchema;
+  /** The call's params as moleculer-web merged them: body, query, then the alias's path parameters. */
+  $params: Record<string, unknown>;
+  $route?: Route;
+  /** process.hrtime() when moleculer-web received the request. */
+  $startTime?: number[];
+  /** The URL as received (moleculer-web rewrites `url` to the part after the route's path). */
+  originalUrl?: string;
+  /** The URL's path, without the query string. */
+  parsedUrl?: string;
+  /** The API key's organization, plan and scopes (authenticateKey). */
+  $auth?: AuthContext;
+  /** The most constrained rate-limit layer seen so far (checkRate), shown in the X-RateLimit-* headers. */
+  $rate?: LayerState;
+  /** The parsed JSON body (parseJsonBody); moleculer-web reads it into the params. */
+  body?: unknown;
+}
 type Res = ServerResponse;
 type Next = (err?: unknown) => void;
+
+/** The call's meta as the public actions receive it (set in `authorize`). */
+export interface GatewayMeta {
+  auth?: AuthContext;
+  idempotencyKey?: string;
+}
+
+/** What moleculer-web's resolveAlias answers: the matching alias and its path parameters, or false. */
+type ResolvedAlias = { alias: Alias; params: Record<string, string> } | false;
+
+/** moleculer-web's settings schema covers all of this gateway's settings. */
+export type ApiSettings = ApiSettingsSchema;
+
+type ApiMethods = {
+  database(): Promise<Database>;
+  /** Settles when the answer is sent (its value, the ended response or nothing, is not used). */
+  serveDownload(kind: FileKind, req: Req, res: Res): Promise<unknown>;
+  resolveAlias(url: string, method?: string): ResolvedAlias;
+  logRequest(req: Req): void;
+  logResponse(req: Req, res: Res): void;
+  answerError(req: Req, res: Res, err: unknown): void;
+  checkRate(req: Req, res: Res, layers: LayerCheck[]): Promise<void>;
+  limitByIp(req: Req, res: Res, next: Next): void;
+  authenticateKey(req: Req, res: Res, next: Next): void;
+  parseJsonBody(req: Req, res: Res, next: Next): void;
+  authorize(ctx: Context<unknown, GatewayMeta>, route: Route, req: Req, res: Res): Promise<void>;
+};
+
+interface ApiLocalVars {
+  limiter: RateLimiter;
+  trustedProxies: TrustedProxies;
+  jsonParser: ReturnType<typeof bodyParser.json>;
+  signingKey: Buffer;
+  storage: FileStorage;
+  /** The database, acquired on first use (readyz); undefined until then and after a failed connection. */
+  db?: Promise<Database>;
+  /** moleculer-web's HTTP server (undefined in middleware mode). */
+  server?: Server;
+}
+
+type ApiThis = Service<ApiSettings> & ApiMethods & ApiLocalVars;
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
@@ -90,14 +173,14 @@ function parseByteRange(header: string | undefined, size: number): ByteRange | '
 
 /** A moleculer-web function alias: the file is streamed straight to the response (Range needs the raw response). */
 function serveDownload(kind: FileKind) {
-  return function (this: any, req: Req, res: Res, next: Next) {
+  return function (this: ApiThis, req: Req, res: Res, next: Next) {
     this.serveDownload(kind, req, res).catch(next);
   };
 }
 
-const ApiService: ServiceSchema<any> = {
+const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
   name: 'api',
-  mixins: [ApiGateway as unknown as Partial<ServiceSchema>],
+  mixins: [ApiGateway],
 
   settings: {
     ip: '0.0.0.0',
@@ -117,11 +200,17 @@ const ApiService: ServiceSchema<any> = {
         },
         // moleculer-web calls route middlewares with the service as `this`.
         use: [
-          function limitByIp(this: any, req: Req, res: Res, next: Next) { this.limitByIp(req, res, next); },
-          function authenticateKey(this: any, req: Req, res: Res, next: Next) { this.authenticateKey(req, res, next); },
-          function parseJsonBody(this: any, req: Req, res: Res, next: Next) { this.parseJsonBody(req, res, next); },
+          function limitByIp(this: ApiThis, req: Req, res: Res, next: Next) {
+            this.limitByIp(req, res, next);
+          },
+          function authenticateKey(this: ApiThis, req: Req, res: Res, next: Next) {
+            this.authenticateKey(req, res, next);
+          },
+          function parseJsonBody(this: ApiThis, req: Req, res: Res, next: Next) {
+            this.parseJsonBody(req, res, next);
+          },
         ],
-        onError(this: any, req: Req, res: Res, err: unknown) {
+        onError(this: ApiThis, req: Req, res: Res, err: unknown) {
           this.answerError(req, res, err);
         },
       },
@@ -136,7 +225,7 @@ const ApiService: ServiceSchema<any> = {
           'GET captions/:file': serveDownload('captions'),
           'HEAD captions/:file': serveDownload('captions'),
         },
-        onError(this: any, req: Req, res: Res, err: unknown) {
+        onError(this: ApiThis, req: Req, res: Res, err: unknown) {
           this.answerError(req, res, err);
         },
       },
@@ -145,45 +234,48 @@ const ApiService: ServiceSchema<any> = {
         mappingPolicy: 'restrict',
         bodyParsers: false,
         aliases: { 'GET healthz': 'api.healthz', 'GET readyz': 'api.readyz', 'GET metrics': 'api.metrics' },
-        onError(this: any, req: Req, res: Res, err: unknown) {
+        onError(this: ApiThis, req: Req, res: Res, err: unknown) {
           this.answerError(req, res, err);
         },
       },
     ],
-    onError(this: any, req: Req, res: Res, err: unknown) {
+    onError(this: ApiThis, req: Req, res: Res, err: unknown) {
       this.answerError(req, res, err);
     },
   },
 
-  created(this: any) {
+  created() {
     const config = configOf(this.broker);
     this.settings.port = config.port;
     this.limiter = createRateLimiter({
-      redisUrl: config.redisUrl, prefix: `${config.redisPrefix}rl:`, windowMs: config.rateLimits.windowMs, commandTimeoutMs: config.rateLimits.redisTimeoutMs,
-    }) as RateLimiter;
+      redisUrl: config.redisUrl,
+      prefix: `${config.redisPrefix}rl:`,
+      windowMs: config.rateLimits.windowMs,
+      commandTimeoutMs: config.rateLimits.redisTimeoutMs,
+    });
     this.trustedProxies = parseTrustedProxies(config.trustedProxies);
     this.jsonParser = bodyParser.json({ limit: config.maxBodyBytes, strict: true, type: () => true });
     this.signingKey = loadSigningKey(config);
     this.storage = storageFor(this.broker);
   },
 
-  async started(this: any) {
+  started() {
     const address = this.server?.address() as AddressInfo | null;
     if (address) this.logger.info(`API listening on port ${address.port}`);
   },
 
-  async stopped(this: any) {
+  async stopped() {
     await this.limiter?.close();
     if (this.db) await releaseDatabase(configOf(this.broker));
   },
 
   actions: {
     /** moleculer-web's HTTP entry point: an HTTP request is never replayed by the broker's retry policy. */
-    rest: { retryPolicy: { enabled: false } } as any,
+    rest: { retryPolicy: { enabled: false } },
     openapi: {
       visibility: 'published',
-      async handler() {
-        return buildOpenApiDocument();
+      handler() {
+        return buildOpenApiDocument(configOf(this.broker));
       },
     },
     healthz: {
@@ -194,8 +286,8 @@ const ApiService: ServiceSchema<any> = {
     },
     readyz: {
       visibility: 'published',
-      async handler(this: any, ctx: Context<unknown, { $statusCode?: number }>) {
-        const checks: Record<string, 'ok' | string> = {};
+      async handler(ctx: Context<unknown, ContextResponseMeta>) {
+        const checks: Record<string, string> = {}; // 'ok', or what is wrong
         const config = configOf(this.broker);
         try {
           await (await this.database()).sequelize.query('SELECT 1');
@@ -222,7 +314,7 @@ const ApiService: ServiceSchema<any> = {
     metrics: {
       visibility: 'published',
       retryPolicy: { enabled: false },
-      async handler(this: any, ctx: Context<unknown, { $responseType?: string }>) {
+      async handler(ctx: Context<unknown, ContextResponseMeta>) {
         const figures = await ctx.call<OpsMetrics, undefined>('ops.metrics', undefined, { retries: 0 });
         ctx.meta.$responseType = PROMETHEUS_CONTENT_TYPE;
         return `${opsMetricsText(figures)}\n${moleculerMetricsText(this.broker)}`;
@@ -232,29 +324,35 @@ const ApiService: ServiceSchema<any> = {
 
   methods: {
     /** Acquired on first use and kept; a failed connection is retried on the next call. */
-    database(this: any): Promise<Database> {
+    database(): Promise<Database> {
       if (!this.db) {
         this.db = acquireDatabase(configOf(this.broker));
-        this.db.catch(() => { this.db = undefined; });
+        this.db.catch(() => {
+          this.db = undefined;
+        });
       }
       return this.db;
     },
 
     /** The signature is checked before anything else is touched; the bytes come from the file store. */
-    async serveDownload(this: any, kind: FileKind, req: Req & { $params: Record<string, unknown>; parsedUrl?: string }, res: Res) {
+    async serveDownload(kind: FileKind, req: Req, res: Res) {
       if (!(req.parsedUrl ?? '').split('/').every(decodable)) throw invalidInput('The download path is not valid percent-encoding.');
       const { file, expires, signature } = req.$params;
       const name = typeof file === 'string' ? DOWNLOAD_NAME.exec(file) : null;
       const videoId = name && name[2] === FILE_PATHS[kind].extension ? name[1] : undefined;
-      const check = videoId && typeof expires === 'string' && typeof signature === 'string'
-        ? verifyFileLink(kind, videoId, expires, signature, this.signingKey, Math.floor(Date.now() / 1000))
-        : 'invalid';
+      const check =
+        videoId && typeof expires === 'string' && typeof signature === 'string'
+          ? verifyFileLink(kind, videoId, expires, signature, this.signingKey, Math.floor(Date.now() / 1000))
+          : 'invalid';
       if (check === 'expired') throw forbidden('This download link has expired. Read the campaign again for a fresh link.');
-      if (check !== 'ok') throw forbidden('This download link is not valid.');
+      if (check !== 'ok' || !videoId) throw forbidden('This download link is not valid.');
 
-      const { Video } = (await this.database()).models;
-      const video = await Video.findByPk(videoId, { attributes: ['id', 'status', 'file_key', 'captions_key'] });
-      const storageKey = video?.status === 'ready' ? (kind === 'video' ? video.file_key : video.captions_key) : null;
+      // Videos are the campaign actor's: it says which stored file a ready video's link stands for.
+      const { storage_key: storageKey } = await this.broker.call<DownloadTargetResult, DownloadTargetParams>(
+        'campaigns.downloadTarget',
+        { video_id: videoId, kind },
+        { parentCtx: req.$ctx },
+      );
       const stat = storageKey ? await this.storage.stat(storageKey) : null;
       if (!storageKey || !stat) throw notFound('No such file.');
 
@@ -279,7 +377,8 @@ const ApiService: ServiceSchema<any> = {
       } catch (err) {
         // The status is already sent: pipeline has destroyed both ends, so the client sees a cut-off response.
         // A client going away (premature close) is routine; a file store failing mid-file is worth a warning.
-        if ((err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') this.logger.warn(`download of ${storageKey} failed mid-file: ${(err as Error).message}`);
+        if ((err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE')
+          this.logger.warn(`download of ${storageKey} failed mid-file: ${(err as Error).message}`);
       }
     },
 
@@ -289,29 +388,36 @@ const ApiService: ServiceSchema<any> = {
      * decode is matched as the literal text it is instead: `/campaigns/%ZZ` then passes the limiter and the
      * key check like any request and answers 404 (a malformed id, decisions §2); a download path, 400.
      */
-    resolveAlias(this: any, url: string, method?: string) {
-      const literal = url.split('/').map((segment) => (decodable(segment) ? segment : encodeURIComponent(segment))).join('/');
-      return (ApiGateway as unknown as { methods: { resolveAlias: (url: string, method?: string) => unknown } }).methods.resolveAlias.call(this, literal, method);
+    resolveAlias(url: string, method?: string): ResolvedAlias {
+      const literal = url
+        .split('/')
+        .map((segment) => (decodable(segment) ? segment : encodeURIComponent(segment)))
+        .join('/');
+      // moleculer-web's typings give its service's methods no signatures: this is its resolveAlias (src/index.js).
+      const gateway = ApiGateway.methods as { resolveAlias: (this: ApiThis, url: string, method?: string) => ResolvedAlias };
+      return gateway.resolveAlias.call(this, literal, method);
     },
 
     /** moleculer-web's request and response log lines, without query strings (a download's signature is a credential). */
-    logRequest(this: any, req: Req & { $route?: { logging?: boolean } }) {
+    logRequest(req: Req) {
       const level = this.settings.logRequest;
       if (req.$route?.logging === false || !level || !(level in this.logger)) return;
       this.logger[level](`=> ${req.method} ${loggablePath(req)}`);
     },
 
-    logResponse(this: any, req: Req & { $route?: { logging?: boolean }; $startTime?: [number, number] }, res: Res) {
+    logResponse(req: Req, res: Res) {
       const level = this.settings.logResponse;
       if (req.$route?.logging === false || !level || !(level in this.logger)) return;
-      const elapsed = req.$startTime ? process.hrtime(req.$startTime) : undefined;
+      const start = req.$startTime;
+      const elapsed = start ? process.hrtime([start[0], start[1]]) : undefined;
       const time = elapsed ? ` [+${(elapsed[0] * 1000 + elapsed[1] / 1e6).toFixed(3)} ms]` : '';
       this.logger[level](`<= ${res.statusCode} ${req.method} ${loggablePath(req)}${time}`);
     },
 
     answerError(req: Req, res: Res, err: unknown) {
       const { status, body, headers } = toErrorResponse(err);
-      if (status >= 500 && status !== 503) (this as any).logger.error(`${req.method} ${loggablePath(req)} failed:`, err instanceof Error ? err.message : err);
+      if (status >= 500 && status !== 503)
+        this.logger.error(`${req.method} ${loggablePath(req)} failed:`, err instanceof Error ? err.message : err);
       if (res.headersSent) return res.end();
       res.statusCode = status;
       for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
@@ -320,8 +426,8 @@ const ApiService: ServiceSchema<any> = {
     },
 
     /** Checks `layers` and records the most constrained layer seen so far for the X-RateLimit-* headers. */
-    async checkRate(this: any, req: Req, res: Res, layers: LayerCheck[]) {
-      let decision;
+    async checkRate(req: Req, res: Res, layers: LayerCheck[]) {
+      let decision: RateDecision;
       try {
         decision = await this.limiter.check(layers);
       } catch (err) {
@@ -340,7 +446,7 @@ const ApiService: ServiceSchema<any> = {
       if (!decision.allowed) throw new TooManyRequestsError(Math.max(1, decision.retryAfterSeconds));
     },
 
-    limitByIp(this: any, req: Req, res: Res, next: Next) {
+    limitByIp(req: Req, res: Res, next: Next) {
       const config = configOf(this.broker);
       const ip = clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], this.trustedProxies);
       const keyed = req.headers.authorization !== undefined || req.headers['x-api-key'] !== undefined;
@@ -350,10 +456,10 @@ const ApiService: ServiceSchema<any> = {
       this.checkRate(req, res, [layer]).then(() => next(), next);
     },
 
-    authenticateKey(this: any, req: Req, res: Res, next: Next) {
+    authenticateKey(req: Req, res: Res, next: Next) {
       const key = keyFromHeaders(req.headers);
       if (!key || !KEY_PATTERN.test(key)) return next(unauthorized(key ? 'Invalid API key.' : undefined));
-      this.broker.call('accounts.authenticate', { key }, { parentCtx: req.$ctx }).then((auth: AuthContext | null) => {
+      this.broker.call<AuthContext | null, AuthenticateParams>('accounts.authenticate', { key }, { parentCtx: req.$ctx }).then((auth) => {
         if (!auth) return next(unauthorized('Invalid or revoked API key.'));
         req.$auth = auth;
         res.setHeader('X-Service-Api-Scopes', auth.scopes.join(','));
@@ -363,11 +469,13 @@ const ApiService: ServiceSchema<any> = {
       }, next);
     },
 
-    parseJsonBody(this: any, req: Req, res: Res, next: Next) {
+    parseJsonBody(req: Req, res: Res, next: Next) {
       // A POST takes its fields from the body only: moleculer-web would otherwise merge the query over the body.
       const queryNames = req.method === 'POST' ? queryParameterNames(req) : [];
       if (queryNames.length > 0) {
-        return next(invalidInput(`Query parameters are not accepted on POST; send fields in the JSON body (got: ${shortList(queryNames)}).`));
+        return next(
+          invalidInput(`Query parameters are not accepted on POST; send fields in the JSON body (got: ${shortList(queryNames)}).`),
+        );
       }
       if (!hasBody(req)) {
         req.body = {};
@@ -383,14 +491,15 @@ const ApiService: ServiceSchema<any> = {
         if (err?.type === 'encoding.unsupported') return next(unsupportedContentEncoding(encoding));
         if (err) return next(err);
         const body = req.body;
-        if (body === null || typeof body !== 'object' || Array.isArray(body)) return next(invalidInput('Request body must be a JSON object.'));
+        if (body === null || typeof body !== 'object' || Array.isArray(body))
+          return next(invalidInput('Request body must be a JSON object.'));
         next();
       });
     },
 
     /** moleculer-web's authorization hook: the action's declared scope, then its rate-limit layer. */
-    async authorize(this: any, ctx: Context<unknown, Record<string, unknown>>, route: unknown, req: Req, res: Res) {
-      const action = req.$action ?? {};
+    async authorize(ctx: Context<unknown, GatewayMeta>, route: Route, req: Req, res: Res) {
+      const action: ActionSchema = req.$action ?? {};
       const auth = req.$auth!;
       ctx.meta.auth = auth;
       const idempotencyKey = req.headers['idempotency-key'];
@@ -402,7 +511,7 @@ const ApiService: ServiceSchema<any> = {
         await this.checkRate(req, res, [{ key: `plan:${auth.orgId}`, limit: auth.limits.ratePerMinute }]);
       }
     },
-  } as any,
+  },
 };
 
 export default ApiService;

@@ -4,26 +4,50 @@
  * action in STAGE_ACTIONS; a campaign whose stage has no running service waits in that state.
  */
 import crypto from 'node:crypto';
-import { Op, UniqueConstraintError, type Transaction } from 'sequelize';
-import type { Context, ServiceSchema } from 'moleculer';
+import { Op, UniqueConstraintError, type Attributes, type FindOptions, type Transaction } from 'sequelize';
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import { configOf } from '../config';
 import { DEFAULT_LANGUAGES, DEFAULT_PLATFORMS, isSupportedLanguage } from '../config/catalog';
 import { CampaignIdParams, CampaignSchema, CreatedCampaign, CreateCampaignBody, TITLE_MAX_CHARACTERS } from '../lib/api-schemas';
 import type { AuthContext } from '../lib/auth';
 import {
-  canTransition, InvalidTransitionError, isGenerating, nextState, PROGRESS_ON_ENTRY, STAGE_ACTIONS, type CampaignState,
+  canTransition,
+  GENERATING_STATES,
+  InvalidTransitionError,
+  isGenerating,
+  nextState,
+  PROGRESS_ON_ENTRY,
+  STAGE_ACTIONS,
+  VIDEO_STATES,
+  type CampaignState,
+  type VideoState,
 } from '../lib/campaign-states';
 import type { Campaign, Video } from '../lib/db/models';
-import { conflict, invalidInput, notFound, quotaExceeded, STAGE_ERROR_CODES, unauthorized } from '../lib/errors';
+import { conflict, invalidInput, notFound, quotaExceeded, STAGE_ERROR_CODES, STAGE_WAITS_ON, unauthorized } from '../lib/errors';
+import {
+  STAGE_PARAMS_SCHEMA,
+  type RecordVideoParams,
+  type ScriptingResult,
+  type StageInput,
+  type StageParams,
+  type VoiceoverResult,
+} from '../lib/stages';
 import { hostResolver } from '../lib/dns-resolver';
 import { assertPublicUrl, UrlRejectedError } from '../lib/net-guard';
 import { periodResetsAt, quotaPeriod, refundQuota, reserveQuota, usedInPeriod } from '../lib/quota';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 import { defaultTitle, presentCampaign } from '../lib/campaign-view';
-import { fileLinks, loadSigningKey } from '../lib/signing';
+import { fileLinks, loadSigningKey, type FileKind, type LinkableVideo } from '../lib/signing';
 import { writeTerminalEvent } from '../lib/outbox';
+import type { CheckParams, CheckResult } from './capture.service';
 
-export interface CreateCampaignParams { url: string; languages?: string[]; title?: string; webhook_url?: string; platforms?: string[] }
+export interface CreateCampaignParams {
+  url: string;
+  languages?: string[];
+  title?: string;
+  webhook_url?: string;
+  platforms?: string[];
+}
 export interface CampaignMeta {
   auth?: AuthContext;
   idempotencyKey?: string;
@@ -31,38 +55,99 @@ export interface CampaignMeta {
   /** moleculer-web turns this into the Location header. */
   $location?: string;
 }
-export interface TransitionParams { campaign_id: string; to: CampaignState; error_code?: string; error_message?: string; detail?: string }
+export interface TransitionParams {
+  campaign_id: string;
+  to: CampaignState;
+  error_code?: string;
+  error_message?: string;
+  detail?: string;
+}
+/** campaigns.get and campaigns.publish: the campaign's id, from the path. */
+export interface CampaignByIdParams {
+  id: string;
+}
+export interface RenderProgressParams {
+  campaign_id: string;
+  done: number;
+  total: number;
+}
+export interface DownloadTargetParams {
+  video_id: string;
+  kind: FileKind;
+}
+
+/** campaigns.create's answer (201, or the replayed answer of the same Idempotency-Key). */
+export type CreateCampaignResult = { success: boolean; campaign_id: string; job_id: string; status: string };
+/** campaigns.get's and campaigns.publish's answer: the public JSON of lib/campaign-view.ts. */
+export type CampaignView = Record<string, unknown>;
+export interface TransitionResult {
+  campaign_id: string;
+  status: string;
+}
+export interface RecordVideoResult {
+  video_id: string;
+  status: VideoState;
+}
+export interface RenderProgressResult {
+  campaign_id: string;
+  progress: number;
+}
+export interface DownloadTargetResult {
+  storage_key: string | null;
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-interface NormalizedCampaign { url: string; languages: string[]; platforms: string[]; title: string; webhook_url: string | null }
+interface NormalizedCampaign {
+  url: string;
+  languages: string[];
+  platforms: string[];
+  title: string;
+  webhook_url: string | null;
+}
 
-type Methods = DbMethods & {
+type CampaignsSettings = ServiceSettingSchema;
+
+type CampaignsMethods = DbMethods & {
   normalize(params: CreateCampaignParams, auth: AuthContext): Promise<NormalizedCampaign>;
-  replayOrConflict(orgId: string, key: string, requestHash: string, meta: CampaignMeta): Promise<Record<string, unknown>>;
-  present(campaign: Campaign, videos: Video[]): Record<string, unknown>;
-  applyTransition(params: TransitionParams, transaction?: Transaction): Promise<Campaign>;
+  replayOrConflict(orgId: string, key: string, requestHash: string, meta: CampaignMeta): Promise<CreateCampaignResult>;
+  findOwned(ctx: Context<CampaignByIdParams, CampaignMeta>, options?: Omit<FindOptions<Attributes<Campaign>>, 'where'>): Promise<Campaign>;
+  present(campaign: Campaign, videos: Video[]): CampaignView;
+  links(video: LinkableVideo): { file_url: string | null; captions_url: string | null };
+  applyTransition(params: TransitionParams, outer?: Transaction): Promise<Campaign>;
   advance(campaignId: string): Promise<void>;
-  findOwned(ctx: Context<{ id: string }, CampaignMeta>, options?: Record<string, unknown>): Promise<Campaign & { videos?: Video[] }>;
+  recordStageResult(state: CampaignState, result: unknown, transaction: Transaction): Promise<void>;
   takeLease(campaignId: string): Promise<boolean>;
   sweep(): Promise<void>;
+  resumeWaiting(): Promise<void>;
 };
 
-const CampaignsService: ServiceSchema<{}, Methods> = {
+/** What the actor keeps on `this`: the reaper's timer, the stop flag, and the campaigns this node is advancing. */
+interface CampaignsLocalVars {
+  sweepTimer?: NodeJS.Timeout;
+  stopping?: boolean;
+  running?: Set<string>;
+}
+
+type CampaignsThis = Service<CampaignsSettings> & CampaignsMethods & CampaignsLocalVars;
+
+const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, CampaignsLocalVars> = {
   name: 'campaigns',
   mixins: [DbMixin({ model: 'Campaign' })],
 
-  started(this: any) {
+  started() {
     const tick = () => {
-      this.sweep().catch((err: Error) => this.logger.warn(`sweep failed: ${err.message}`)).finally(() => {
-        if (!this.stopping) this.sweepTimer = setTimeout(tick, configOf(this.broker).campaignSweepMs);
-      });
+      this.sweep()
+        .catch((err: Error) => this.logger.warn(`sweep failed: ${err.message}`))
+        .finally(() => {
+          if (!this.stopping) this.sweepTimer = setTimeout(tick, configOf(this.broker).campaignSweepMs);
+        });
     };
     this.sweepTimer = setTimeout(tick, configOf(this.broker).campaignSweepMs);
   },
 
-  stopped(this: any) {
+  stopped() {
     this.stopping = true;
     clearTimeout(this.sweepTimer);
   },
@@ -72,9 +157,9 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
       rest: 'POST /campaigns',
       scope: 'campaigns:create',
       rateLimit: 'plan',
-      params: CreateCampaignBody as unknown as Record<string, any>,
+      params: CreateCampaignBody,
       openapi: { summary: 'Create a campaign', successStatus: 201, response: CreatedCampaign },
-      async handler(this: any, ctx: Context<CreateCampaignParams, CampaignMeta>) {
+      async handler(ctx: Context<CreateCampaignParams, CampaignMeta>): Promise<CreateCampaignResult> {
         const auth = ctx.meta.auth;
         if (!auth) throw unauthorized();
         const idempotencyKey = ctx.meta.idempotencyKey;
@@ -99,14 +184,18 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
         }
         // decisions §1: the call waits for the first load and check of the page; 422 creates nothing.
         try {
-          await ctx.call('capture.check', { url: campaign.url }, { timeout: config.captureCheckTimeoutMs, retries: 0 });
+          await ctx.call<CheckResult, CheckParams>(
+            'capture.check',
+            { url: campaign.url },
+            { timeout: config.captureCheckTimeoutMs, retries: 0 },
+          );
         } catch (err) {
           if ((err as { type?: string }).type === 'REQUEST_TIMEOUT') throw invalidInput('The page did not load in time.', 422);
           throw err;
         }
         const now = new Date();
         const campaignId = crypto.randomUUID();
-        const body = { success: true, campaign_id: campaignId, job_id: crypto.randomUUID(), status: 'collecting' };
+        const body: CreateCampaignResult = { success: true, campaign_id: campaignId, job_id: crypto.randomUUID(), status: 'collecting' };
         const period = quotaPeriod(now);
         try {
           await sequelize.transaction(async (transaction: Transaction) => {
@@ -114,24 +203,59 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
               // First, so that a concurrent twin waits here on the key and then replays our answer.
               // Only an expired record may be replaced; a live one (even a twin committed a moment ago) must win.
               await models.IdempotencyRecord.destroy({
-                where: { org_id: auth.orgId, key: idempotencyKey, created_at: { [Op.lt]: new Date(now.getTime() - config.idempotencyTtlMs) } },
+                where: {
+                  org_id: auth.orgId,
+                  key: idempotencyKey,
+                  created_at: { [Op.lt]: new Date(now.getTime() - config.idempotencyTtlMs) },
+                },
                 transaction,
               });
-              await models.IdempotencyRecord.create({
-                org_id: auth.orgId, key: idempotencyKey, request_hash: requestHash, status_code: 201, response_body: body, created_at: now,
-              }, { transaction });
+              await models.IdempotencyRecord.create(
+                {
+                  org_id: auth.orgId,
+                  key: idempotencyKey,
+                  request_hash: requestHash,
+                  status_code: 201,
+                  response_body: body,
+                  created_at: now,
+                },
+                { transaction },
+              );
             }
             await reserveQuota(sequelize, transaction, auth.orgId, period, auth.limits.campaignsPerMonth);
-            await models.Campaign.create({
-              id: campaignId, org_id: auth.orgId, job_id: body.job_id, status: 'collecting', url: campaign.url, title: campaign.title,
-              languages: campaign.languages, platforms: campaign.platforms, webhook_url: campaign.webhook_url,
-              progress: PROGRESS_ON_ENTRY.collecting, quota_period: period, status_changed_at: now,
-              deadline_at: new Date(now.getTime() + config.campaignMaxDurationMs),
-            }, { transaction });
-            await models.Video.bulkCreate(campaign.languages.flatMap((language: string) => campaign.platforms.map((platform: string) => ({
-              campaign_id: campaignId, language, platform, status: 'queued',
-            }))), { transaction });
-            await models.CampaignEvent.create({ campaign_id: campaignId, from_status: null, to_status: 'collecting', detail: 'created', created_at: now }, { transaction });
+            await models.Campaign.create(
+              {
+                id: campaignId,
+                org_id: auth.orgId,
+                job_id: body.job_id,
+                status: 'collecting',
+                url: campaign.url,
+                title: campaign.title,
+                languages: campaign.languages,
+                platforms: campaign.platforms,
+                webhook_url: campaign.webhook_url,
+                progress: PROGRESS_ON_ENTRY.collecting,
+                quota_period: period,
+                status_changed_at: now,
+                deadline_at: new Date(now.getTime() + config.campaignMaxDurationMs),
+              },
+              { transaction },
+            );
+            await models.Video.bulkCreate(
+              campaign.languages.flatMap((language: string) =>
+                campaign.platforms.map((platform: string) => ({
+                  campaign_id: campaignId,
+                  language,
+                  platform,
+                  status: 'queued',
+                })),
+              ),
+              { transaction },
+            );
+            await models.CampaignEvent.create(
+              { campaign_id: campaignId, from_status: null, to_status: 'collecting', detail: 'created', created_at: now },
+              { transaction },
+            );
           });
         } catch (err) {
           if (idempotencyKey && err instanceof UniqueConstraintError) {
@@ -149,9 +273,9 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
     get: {
       rest: 'GET /campaigns/:id',
       scope: 'campaigns:read',
-      params: CampaignIdParams as unknown as Record<string, any>,
+      params: CampaignIdParams,
       openapi: { summary: 'Read a campaign and its videos', successStatus: 200, response: CampaignSchema },
-      async handler(this: any, ctx: Context<{ id: string }, CampaignMeta>) {
+      async handler(ctx: Context<CampaignByIdParams, CampaignMeta>): Promise<CampaignView> {
         const campaign = await this.findOwned(ctx, { include: [{ model: this.db.models.Video, as: 'videos' }] });
         return this.present(campaign, campaign.videos ?? []);
       },
@@ -161,9 +285,9 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
     publish: {
       rest: 'POST /campaigns/:id/publish',
       scope: 'campaigns:create',
-      params: CampaignIdParams as unknown as Record<string, any>,
+      params: CampaignIdParams,
       openapi: { summary: 'Publish a campaign that is in review', successStatus: 200, response: CampaignSchema },
-      async handler(this: any, ctx: Context<{ id: string }, CampaignMeta>) {
+      async handler(ctx: Context<CampaignByIdParams, CampaignMeta>): Promise<CampaignView> {
         const { models, sequelize } = this.db;
         const { id } = await this.findOwned(ctx, { attributes: ['id'] });
         const now = new Date();
@@ -176,7 +300,8 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
           if (err instanceof InvalidTransitionError) throw conflict(`Only a campaign in review can be published; this one is ${err.from}.`);
           throw err;
         }
-        const campaign = await models.Campaign.findByPk(id, { include: [{ model: models.Video, as: 'videos' }] });
+        // The row was just moved under lock, so it is there.
+        const campaign = (await models.Campaign.findByPk(id, { include: [{ model: models.Video, as: 'videos' }] }))!;
         return this.present(campaign, campaign.videos ?? []);
       },
     },
@@ -185,7 +310,9 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
     transition: {
       visibility: 'public',
       params: {
-        type: 'object', additionalProperties: false, required: ['campaign_id', 'to'],
+        type: 'object',
+        additionalProperties: false,
+        required: ['campaign_id', 'to'],
         properties: {
           campaign_id: { type: 'string', pattern: UUID.source },
           to: { type: 'string' },
@@ -194,29 +321,121 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
           detail: { type: 'string', maxLength: 2000 },
         },
       },
-      async handler(this: any, ctx: Context<TransitionParams>) {
+      async handler(ctx: Context<TransitionParams>): Promise<TransitionResult> {
         const campaign = await this.applyTransition(ctx.params);
         return { campaign_id: campaign.id, status: campaign.status };
+      },
+    },
+
+    /** What a stage needs to know of a campaign and its videos: stages ask the owner, never its tables. */
+    stageInput: {
+      visibility: 'public',
+      params: STAGE_PARAMS_SCHEMA,
+      async handler(ctx: Context<StageParams>): Promise<StageInput> {
+        const { Campaign: Campaigns, Video: Videos } = this.db.models;
+        const campaign: Campaign | null = await Campaigns.findByPk(ctx.params.campaign_id, { include: [{ model: Videos, as: 'videos' }] });
+        if (!campaign) throw notFound();
+        return {
+          id: campaign.id,
+          url: campaign.url,
+          title: campaign.title,
+          status: campaign.status,
+          languages: campaign.languages,
+          platforms: campaign.platforms,
+          videos: (campaign.videos ?? []).map((video) => ({
+            id: video.id,
+            campaign_id: video.campaign_id,
+            language: video.language,
+            platform: video.platform,
+            status: video.status,
+            file_key: video.file_key ?? null,
+            script_source: video.script_source ?? null,
+          })),
+        };
+      },
+    },
+
+    /** The rendering stage reports each video's progress here, as it happens. */
+    recordVideo: {
+      visibility: 'public',
+      params: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['video_id', 'status'],
+        properties: {
+          video_id: { type: 'string', maxLength: 64 },
+          status: { type: 'string', enum: [...VIDEO_STATES] },
+          file_key: { type: 'string', maxLength: 500 },
+          duration_seconds: { type: 'number', minimum: 0 },
+          error_code: { type: ['string', 'null'], maxLength: 40 },
+          error_message: { type: ['string', 'null'], maxLength: 2000 },
+        },
+      },
+      async handler(ctx: Context<RecordVideoParams>): Promise<RecordVideoResult> {
+        const { video_id: videoId, ...changes } = ctx.params;
+        await this.db.models.Video.update(changes, { where: { id: videoId } });
+        return { video_id: videoId, status: changes.status };
+      },
+    },
+
+    /** Progress within the rendering band, as videos finish (never 100: that is review's). */
+    recordRenderProgress: {
+      visibility: 'public',
+      params: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['campaign_id', 'done', 'total'],
+        properties: {
+          campaign_id: { type: 'string', maxLength: 64 },
+          done: { type: 'integer', minimum: 0 },
+          total: { type: 'integer', minimum: 0 },
+        },
+      },
+      async handler(ctx: Context<RenderProgressParams>): Promise<RenderProgressResult> {
+        const { campaign_id: campaignId, done, total } = ctx.params;
+        const band = PROGRESS_ON_ENTRY.review - PROGRESS_ON_ENTRY.rendering;
+        const progress = Math.min(99, PROGRESS_ON_ENTRY.rendering + Math.floor((band * done) / Math.max(1, total)));
+        await this.db.models.Campaign.update({ progress }, { where: { id: campaignId, status: 'rendering' } });
+        return { campaign_id: campaignId, progress };
+      },
+    },
+
+    /** The gateway's download: the stored file of a ready video, or null. The signature was checked before. */
+    downloadTarget: {
+      visibility: 'public',
+      params: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['video_id', 'kind'],
+        properties: { video_id: { type: 'string', maxLength: 64 }, kind: { type: 'string', enum: ['video', 'captions'] } },
+      },
+      async handler(ctx: Context<DownloadTargetParams>): Promise<DownloadTargetResult> {
+        const video: Video | null = await this.db.models.Video.findByPk(ctx.params.video_id, {
+          attributes: ['id', 'status', 'file_key', 'captions_key'],
+        });
+        if (video?.status !== 'ready') return { storage_key: null };
+        return { storage_key: (ctx.params.kind === 'video' ? video.file_key : video.captions_key) ?? null };
       },
     },
   },
 
   events: {
     /** A stage service joined somewhere in the cluster: campaigns waiting for it can move on. */
-    '$services.changed'(this: any) {
+    '$services.changed'() {
       this.resumeWaiting().catch((err: Error) => this.logger.warn('resume after services change failed', err.message));
     },
   },
 
   methods: {
-    async normalize(this: any, params: CreateCampaignParams, auth: AuthContext): Promise<NormalizedCampaign> {
+    async normalize(params: CreateCampaignParams, auth: AuthContext): Promise<NormalizedCampaign> {
       const config = configOf(this.broker);
       const guard = { allowLoopback: config.allowPrivateNetwork, resolve: hostResolver(config.dns).resolve };
       let url: URL;
       let webhookUrl: URL | undefined;
       try {
         url = await assertPublicUrl(params.url, { ...guard, field: 'url', httpsOnly: false });
-        if (params.webhook_url !== undefined) webhookUrl = await assertPublicUrl(params.webhook_url, { ...guard, field: 'webhook_url', httpsOnly: true });
+        if (params.webhook_url !== undefined)
+          webhookUrl = await assertPublicUrl(params.webhook_url, { ...guard, field: 'webhook_url', httpsOnly: true });
       } catch (err) {
         if (err instanceof UrlRejectedError) throw invalidInput(err.message, err.status);
         throw err;
@@ -225,43 +444,54 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
       const unknown = languages.find((code) => !isSupportedLanguage(code));
       if (unknown) throw invalidInput(`languages: "${unknown}" is not a supported language code`);
       if (languages.length > auth.limits.languagesPerCampaign) {
-        throw invalidInput(`languages: the ${auth.plan} plan allows at most ${auth.limits.languagesPerCampaign} languages per campaign (got ${languages.length})`);
+        throw invalidInput(
+          `languages: the ${auth.plan} plan allows at most ${auth.limits.languagesPerCampaign} languages per campaign (got ${languages.length})`,
+        );
       }
       // An explicit title was trimmed and measured (in code points) by its schema; the default is cut to fit.
       const title = params.title ?? [...defaultTitle(url)].slice(0, TITLE_MAX_CHARACTERS).join('');
-      return { url: url.href, languages, platforms: params.platforms ?? [...DEFAULT_PLATFORMS], title, webhook_url: webhookUrl?.href ?? null };
+      return {
+        url: url.href,
+        languages,
+        platforms: params.platforms ?? [...DEFAULT_PLATFORMS],
+        title,
+        webhook_url: webhookUrl?.href ?? null,
+      };
     },
 
-    async replayOrConflict(this: any, orgId: string, key: string, requestHash: string, meta: CampaignMeta) {
+    async replayOrConflict(orgId: string, key: string, requestHash: string, meta: CampaignMeta) {
       const record = await this.db.models.IdempotencyRecord.findOne({ where: { org_id: orgId, key } });
       if (!record) throw conflict('A request with this Idempotency-Key is being processed; re-check, then retry.');
       if (record.request_hash !== requestHash) throw conflict('This Idempotency-Key was already used with a different request body.');
-      const body = record.response_body as { campaign_id: string };
+      const body = record.response_body as CreateCampaignResult;
       meta.$statusCode = record.status_code;
       meta.$location = `/api/v1/campaigns/${body.campaign_id}`;
       return body;
     },
 
     /** The caller's campaign; malformed, unknown and foreign ids answer alike, so other organizations' ids cannot be probed. */
-    async findOwned(this: any, ctx: Context<{ id: string }, CampaignMeta>, options: Record<string, unknown> = {}) {
+    async findOwned(ctx: Context<CampaignByIdParams, CampaignMeta>, options: Omit<FindOptions<Attributes<Campaign>>, 'where'> = {}) {
       const auth = ctx.meta.auth;
       if (!auth) throw unauthorized();
       if (!UUID.test(ctx.params.id)) throw notFound();
-      const campaign = await this.db.models.Campaign.findOne({ where: { id: ctx.params.id.toLowerCase(), org_id: auth.orgId }, ...options });
+      const campaign = await this.db.models.Campaign.findOne({
+        where: { id: ctx.params.id.toLowerCase(), org_id: auth.orgId },
+        ...options,
+      });
       if (!campaign) throw notFound();
       return campaign;
     },
 
-    present(this: any, campaign: Campaign, videos: Video[]) {
+    present(campaign: Campaign, videos: Video[]) {
       return presentCampaign(campaign, videos, (video) => this.links(video));
     },
 
-    links(this: any, video: Video) {
+    links(video: LinkableVideo) {
       const config = configOf(this.broker);
       return fileLinks(config, loadSigningKey(config), video);
     },
 
-    async applyTransition(this: any, params: TransitionParams, outer?: Transaction) {
+    async applyTransition(params: TransitionParams, outer?: Transaction) {
       const { models, sequelize } = this.db;
       const work = async (transaction: Transaction) => {
         const campaign: Campaign | null = await models.Campaign.findByPk(params.campaign_id, { transaction, lock: true });
@@ -280,9 +510,16 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
         // Guarded by the status we read under lock: a concurrent mover makes this a no-op, not a double step.
         const [updated] = await models.Campaign.update(changes, { where: { id: campaign.id, status: from }, transaction });
         if (updated !== 1) throw new InvalidTransitionError(from, params.to);
-        await models.CampaignEvent.create({
-          campaign_id: campaign.id, from_status: from, to_status: params.to, detail: params.detail ?? params.error_message ?? null, created_at: now,
-        }, { transaction });
+        await models.CampaignEvent.create(
+          {
+            campaign_id: campaign.id,
+            from_status: from,
+            to_status: params.to,
+            detail: params.detail ?? params.error_message ?? null,
+            created_at: now,
+          },
+          { transaction },
+        );
         Object.assign(campaign, changes);
         if (await writeTerminalEvent(models, transaction, campaign, (video) => this.links(video), now)) {
           transaction.afterCommit(() => this.broker.emit('webhooks.enqueued', { campaign_id: campaign.id }));
@@ -293,7 +530,7 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
     },
 
     /** Runs the stage of the campaign's current state if a service offers it; otherwise the campaign waits. */
-    async advance(this: any, campaignId: string) {
+    async advance(campaignId: string) {
       if (configOf(this.broker).pipelinePaused) return;
       this.running ??= new Set<string>();
       if (this.running.has(campaignId)) return;
@@ -302,7 +539,10 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
       try {
         // One actor per campaign across the cluster: the lease is renewed while this one works on it.
         if (!(await this.takeLease(campaignId))) return;
-        renew = setInterval(() => this.takeLease(campaignId).catch(() => undefined), Math.max(1000, configOf(this.broker).campaignLeaseMs / 3));
+        renew = setInterval(
+          () => void this.takeLease(campaignId).catch(() => undefined),
+          Math.max(1000, configOf(this.broker).campaignLeaseMs / 3),
+        );
         for (;;) {
           const campaign: Campaign | null = await this.db.models.Campaign.findByPk(campaignId);
           if (!campaign || !isGenerating(campaign.status)) return;
@@ -312,12 +552,17 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
             return;
           }
           const from = campaign.status;
-          await this.broker.call(action, { campaign_id: campaignId });
-          await this.applyTransition({ campaign_id: campaignId, to: nextState(from)!, detail: `${action} done` });
+          const result = await this.broker.call(action, { campaign_id: campaignId });
+          // Stages compute and return; what they found about the videos is recorded here, with the step.
+          await this.db.sequelize.transaction(async (transaction: Transaction) => {
+            // The campaign row is locked first, as publish does, so the two never wait on each other.
+            await this.applyTransition({ campaign_id: campaignId, to: nextState(from)!, detail: `${action} done` }, transaction);
+            await this.recordStageResult(from, result, transaction);
+          });
         }
       } catch (err) {
         const e = err as { message?: string; retryable?: boolean; type?: string; code?: number };
-        if (e.type === 'STAGE_INTERRUPTED' || e.type === 'SERVICE_NOT_FOUND' || e.type === 'SERVICE_NOT_AVAILABLE') {
+        if (STAGE_WAITS_ON.has(e.type ?? '')) {
           // Not the campaign's fault (a node stopping, a stage gone): it waits and is resumed when the stage is back.
           this.logger.warn(`campaign ${campaignId}: stage interrupted, will resume: ${e.message}`);
           return;
@@ -326,24 +571,48 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
         const refused = e.type === 'invalid_input' && e.code === 422;
         const known = (STAGE_ERROR_CODES as readonly string[]).includes(e.type ?? '');
         await this.applyTransition({
-          campaign_id: campaignId, to: 'failed',
+          campaign_id: campaignId,
+          to: 'failed',
           error_code: refused ? 'capture_failed' : known ? e.type : 'internal',
           error_message: refused || known ? e.message : 'A generation step failed.',
         }).catch((inner: Error) => this.logger.error(`campaign ${campaignId}: could not record failure`, inner.message));
       } finally {
         clearInterval(renew);
         this.running.delete(campaignId);
-        await this.db.models.Campaign.update({ lease_owner: null, lease_expires_at: null }, { where: { id: campaignId, lease_owner: this.broker.nodeID } })
-          .catch(() => undefined);
+        await this.db.models.Campaign.update(
+          { lease_owner: null, lease_expires_at: null },
+          { where: { id: campaignId, lease_owner: this.broker.nodeID } },
+        ).catch(() => undefined);
+      }
+    },
+
+    /** The videos' part of a stage's result (lib/stages.ts), recorded by their owner. */
+    async recordStageResult(state: CampaignState, result: unknown, transaction: Transaction) {
+      const { Video: Videos } = this.db.models;
+      if (state === 'scripting') {
+        const { campaign_id: campaignId, script_sources: sources } = result as ScriptingResult;
+        for (const { language, script_source: source } of sources) {
+          await Videos.update({ script_source: source }, { where: { campaign_id: campaignId, language }, transaction });
+        }
+      } else if (state === 'voiceover') {
+        const { campaign_id: campaignId, captions } = result as VoiceoverResult;
+        for (const { video_id: videoId, captions_key: captionsKey } of captions) {
+          await Videos.update({ captions_key: captionsKey }, { where: { id: videoId, campaign_id: campaignId }, transaction });
+        }
       }
     },
 
     /** Takes (or renews) the campaign's lease for this node; false while another live actor holds it. */
-    async takeLease(this: any, campaignId: string) {
+    async takeLease(campaignId: string) {
       const now = new Date();
       const [taken] = await this.db.models.Campaign.update(
         { lease_owner: this.broker.nodeID, lease_expires_at: new Date(now.getTime() + configOf(this.broker).campaignLeaseMs) },
-        { where: { id: campaignId, [Op.or]: [{ lease_owner: null }, { lease_owner: this.broker.nodeID }, { lease_expires_at: { [Op.lt]: now } }] } },
+        {
+          where: {
+            id: campaignId,
+            [Op.or]: [{ lease_owner: null }, { lease_owner: this.broker.nodeID }, { lease_expires_at: { [Op.lt]: now } }],
+          },
+        },
       );
       return taken === 1;
     },
@@ -352,37 +621,50 @@ const CampaignsService: ServiceSchema<{}, Methods> = {
      * The reaper: a campaign past its deadline fails with `timeout`; a generating campaign whose actor is
      * gone (no live lease) is taken over, and a stalled step thereby retried.
      */
-    async sweep(this: any) {
+    async sweep() {
       const config = configOf(this.broker);
       if (config.pipelinePaused) return;
       const { Campaign: Campaigns } = this.db.models;
       const now = new Date();
-      const generating = ['collecting', 'processing', 'scripting', 'voiceover', 'rendering'];
-      const late = await Campaigns.findAll({ where: { status: generating, deadline_at: { [Op.lt]: now } }, attributes: ['id'], limit: 100 });
+      const generating = [...GENERATING_STATES];
+      const late = await Campaigns.findAll({
+        where: { status: generating, deadline_at: { [Op.lt]: now } },
+        attributes: ['id'],
+        limit: 100,
+      });
       for (const { id } of late) {
         const minutes = Math.round(config.campaignMaxDurationMs / 60_000);
-        await this.applyTransition({ campaign_id: id, to: 'failed', error_code: 'timeout', error_message: `The campaign did not finish within ${minutes} minutes.` })
-          .catch((err: Error) => this.logger.warn(`campaign ${id}: timeout not recorded: ${err.message}`));
+        await this.applyTransition({
+          campaign_id: id,
+          to: 'failed',
+          error_code: 'timeout',
+          error_message: `The campaign did not finish within ${minutes} minutes.`,
+        }).catch((err: Error) => this.logger.warn(`campaign ${id}: timeout not recorded: ${err.message}`));
       }
       const orphaned = await Campaigns.findAll({
-        where: { status: generating, [Op.or]: [{ lease_owner: null }, { lease_expires_at: { [Op.lt]: now } }] }, attributes: ['id'], limit: 100,
+        where: { status: generating, [Op.or]: [{ lease_owner: null }, { lease_expires_at: { [Op.lt]: now } }] },
+        attributes: ['id'],
+        limit: 100,
       });
       for (const { id } of orphaned) this.advance(id).catch(() => undefined);
     },
 
-    async resumeWaiting(this: any) {
+    async resumeWaiting() {
       if (configOf(this.broker).pipelinePaused) return;
-      const waiting = await this.db.models.Campaign.findAll({ where: { status: ['collecting', 'processing', 'scripting', 'voiceover', 'rendering'] }, attributes: ['id'], limit: 500 });
+      const waiting = await this.db.models.Campaign.findAll({ where: { status: [...GENERATING_STATES] }, attributes: ['id'], limit: 500 });
       for (const { id } of waiting) this.advance(id).catch(() => undefined);
     },
-  } as any,
+  } satisfies Omit<CampaignsMethods, keyof DbMethods> & ThisType<CampaignsThis>,
 };
 
 /** Key order does not change the meaning of a JSON body, so it must not change its idempotency hash. */
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((value as any)[k])}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value);
 }

@@ -3,30 +3,89 @@
  *   capture.check   — the first load and check that POST /campaigns waits for (422 when the page cannot be captured)
  *   capture.collect — the stage: screenshots (desktop and mobile), text, brand, and the hreflang versions of the page
  */
-import { Errors, type Context, type ServiceSchema } from 'moleculer';
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import type { Page } from 'puppeteer-core';
-import path from 'node:path';
+import type { Transaction } from 'sequelize';
 import { configOf } from '../config';
 import { BrowserPool } from '../lib/capture/browser-pool';
 import { dropNearDuplicates, palette } from '../lib/capture/images';
-import { DESKTOP, MOBILE, makePresentable, openPage, readText, shootScreens, type PageText, type Presentation, type Viewport } from '../lib/capture/page-reader';
+import {
+  DESKTOP,
+  MOBILE,
+  makePresentable,
+  openPage,
+  readText,
+  shootScreens,
+  type PageText,
+  type Presentation,
+  type Viewport,
+} from '../lib/capture/page-reader';
 import { refusalReason } from '../lib/capture/refusal';
-import type { ScreenshotRef } from '../lib/db/models';
+import type { PageCapture, ScreenshotRef } from '../lib/db/models';
 import { hostResolver } from '../lib/dns-resolver';
 import { EgressProxy, type EgressDecision } from '../lib/egress-proxy';
-import { invalidInput, notFound } from '../lib/errors';
+import { invalidInput, StageInterruptedError } from '../lib/errors';
+import { STAGE_PARAMS_SCHEMA, type CapturedPage, type StageInput, type StageParams } from '../lib/stages';
+import { storageKeys } from '../lib/storage-keys';
 import { storageFor, type FileStorage } from '../lib/storage';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 
-export interface CheckParams { url: string }
-export interface CheckResult { final_url: string; status: number; title: string }
-export interface CollectParams { campaign_id: string }
+export interface CheckParams {
+  url: string;
+}
+export interface CheckResult {
+  final_url: string;
+  status: number;
+  title: string;
+}
+/** capture.collect's answer. */
+export interface CollectResult {
+  campaign_id: string;
+  variants: string[];
+  screenshots: number;
+}
+/** capture.health's answer. */
+export interface CaptureHealth {
+  browser_launches: number;
+  blocked_connections: number;
+  check_browser_pid: number | null;
+}
 
-type Methods = DbMethods & {
-  collectCampaign(campaignId: string): Promise<{ campaign_id: string; variants: string[]; screenshots: number }>;
-  loadChecked(page: Page, url: string, viewport: Viewport): Promise<{ finalUrl: string; status: number; title: string }>;
-  captureVariant(campaignId: string, variant: string, url: string, withMobile: boolean): Promise<{ text: PageText; shots: Buffer[]; refs: ScreenshotRef[]; finalUrl: string; presentation: Presentation }>;
+/** What loadChecked saw of a page that can be captured. */
+interface LoadedPage {
+  finalUrl: string;
+  status: number;
+  title: string;
+}
+/** One captured version of the page, before it is stored. */
+interface VariantCapture {
+  text: PageText;
+  shots: Buffer[];
+  refs: ScreenshotRef[];
+  finalUrl: string;
+  presentation: Presentation;
+}
+
+type CaptureMethods = DbMethods & {
+  collectCampaign(campaignId: string): Promise<CollectResult>;
+  loadChecked(page: Page, url: string, viewport: Viewport): Promise<LoadedPage>;
+  captureVariant(campaignId: string, variant: string, url: string, withMobile: boolean): Promise<VariantCapture>;
 };
+
+interface CaptureLocalVars {
+  /** Browser connections the egress proxy refused (set at start). */
+  blockedConnections: number;
+  storage: FileStorage;
+  proxy: EgressProxy;
+  /** capture.check's pool: a customer waiting on POST /campaigns never queues behind collections. */
+  checkPool: BrowserPool;
+  /** capture.collect's pool. */
+  collectPool: BrowserPool;
+  /** Set when the node stops: a collection failing then is interrupted, not failed. */
+  stopping?: boolean;
+}
+
+export type CaptureThis = Service<ServiceSettingSchema> & CaptureMethods & CaptureLocalVars;
 
 /** Why Chromium could not load a page, in words a customer can act on. */
 function describeLoadError(err: unknown): string {
@@ -43,11 +102,11 @@ function describeLoadError(err: unknown): string {
   return 'The page could not be loaded.';
 }
 
-const CaptureService: ServiceSchema<{}, Methods> = {
+const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, CaptureLocalVars> = {
   name: 'capture',
   mixins: [DbMixin({ model: 'PageCapture' })],
 
-  async started(this: any) {
+  async started() {
     const config = configOf(this.broker);
     this.blockedConnections = 0;
     this.storage = storageFor(this.broker);
@@ -79,7 +138,7 @@ const CaptureService: ServiceSchema<{}, Methods> = {
     await Promise.all([this.checkPool.start(), this.collectPool.start()]);
   },
 
-  async stopped(this: any) {
+  async stopped() {
     this.stopping = true;
     await Promise.all([this.checkPool?.stop(), this.collectPool?.stop()]);
     await this.proxy?.stop();
@@ -89,7 +148,7 @@ const CaptureService: ServiceSchema<{}, Methods> = {
     /** For operators and tests: how the pool is doing. */
     health: {
       visibility: 'public',
-      handler(this: any) {
+      handler(): CaptureHealth {
         return {
           browser_launches: this.checkPool.browserLaunches + this.collectPool.browserLaunches,
           blocked_connections: this.blockedConnections,
@@ -101,7 +160,7 @@ const CaptureService: ServiceSchema<{}, Methods> = {
     check: {
       visibility: 'public',
       params: { type: 'object', additionalProperties: false, required: ['url'], properties: { url: { type: 'string', maxLength: 2048 } } },
-      async handler(this: any, ctx: Context<CheckParams>): Promise<CheckResult> {
+      async handler(ctx: Context<CheckParams>): Promise<CheckResult> {
         const result = await this.checkPool.run((page: Page) => this.loadChecked(page, ctx.params.url, DESKTOP));
         return { final_url: result.finalUrl, status: result.status, title: result.title };
       },
@@ -109,29 +168,46 @@ const CaptureService: ServiceSchema<{}, Methods> = {
 
     collect: {
       visibility: 'public',
-      params: { type: 'object', additionalProperties: false, required: ['campaign_id'], properties: { campaign_id: { type: 'string', maxLength: 64 } } },
-      async handler(this: any, ctx: Context<CollectParams>) {
+      params: STAGE_PARAMS_SCHEMA,
+      async handler(ctx: Context<StageParams>): Promise<CollectResult> {
         try {
           return await this.collectCampaign(ctx.params.campaign_id);
         } catch (err) {
           // A node going down is not the campaign's fault: the actor keeps it waiting and resumes it elsewhere.
-          if (this.stopping) throw new Errors.MoleculerRetryableError('capture interrupted: node stopping', 503, 'STAGE_INTERRUPTED');
+          if (this.stopping) throw new StageInterruptedError('capture interrupted: node stopping');
           throw err;
         }
+      },
+    },
+
+    /** The processing and scripting stages' input: every captured version of the campaign's page. */
+    pages: {
+      visibility: 'public',
+      params: STAGE_PARAMS_SCHEMA,
+      async handler(ctx: Context<StageParams>): Promise<CapturedPage[]> {
+        const rows: PageCapture[] = await this.db.models.PageCapture.findAll({ where: { campaign_id: ctx.params.campaign_id } });
+        return rows.map((row) => ({
+          variant: row.variant,
+          url: row.url,
+          final_url: row.final_url,
+          language: row.language,
+          text: row.text,
+          brand: row.brand,
+          screenshots: row.screenshots,
+        }));
       },
     },
   },
 
   methods: {
-    async collectCampaign(this: any, campaignId: string) {
+    async collectCampaign(campaignId: string): Promise<CollectResult> {
       const { models, sequelize } = this.db;
-      const campaign = await models.Campaign.findByPk(campaignId);
-      if (!campaign) throw notFound();
+      const campaign = await this.broker.call<StageInput, StageParams>('campaigns.stageInput', { campaign_id: campaignId });
       // Redone from scratch when retried: same keys, rows replaced in one transaction.
       const source = await this.captureVariant(campaign.id, 'source', campaign.url, true);
       const variants = [{ variant: 'source', url: campaign.url, ...source }];
       const sourceLanguage = (source.text.language ?? '').toLowerCase().split('-')[0];
-      for (const language of campaign.languages as string[]) {
+      for (const language of campaign.languages) {
         if (language === sourceLanguage) continue;
         const alternate = source.text.alternates.find((a: { hreflang: string; href: string }) => a.hreflang.split('-')[0] === language);
         if (!alternate) continue;
@@ -144,30 +220,50 @@ const CaptureService: ServiceSchema<{}, Methods> = {
       }
       const colours = await palette(source.shots.slice(0, 3));
       const now = new Date();
-      await sequelize.transaction(async (transaction: any) => {
+      await sequelize.transaction(async (transaction: Transaction) => {
         await models.PageCapture.destroy({ where: { campaign_id: campaign.id }, transaction });
         for (const v of variants) {
-          await models.PageCapture.create({
-            campaign_id: campaign.id, variant: v.variant, url: v.url, final_url: v.finalUrl ?? v.url, language: v.text.language,
-            text: {
-              title: v.text.title, description: v.text.description, open_graph: v.text.openGraph, headings: v.text.headings,
-              main_text: v.text.mainText, alternates: v.text.alternates, actions: v.text.actions,
+          await models.PageCapture.create(
+            {
+              campaign_id: campaign.id,
+              variant: v.variant,
+              url: v.url,
+              final_url: v.finalUrl ?? v.url,
+              language: v.text.language,
+              text: {
+                title: v.text.title,
+                description: v.text.description,
+                open_graph: v.text.openGraph,
+                headings: v.text.headings,
+                main_text: v.text.mainText,
+                alternates: v.text.alternates,
+                actions: v.text.actions,
+              },
+              brand: v.variant === 'source' ? { theme_color: v.text.themeColor, icon_urls: v.text.iconUrls, palette: colours } : {},
+              screenshots: v.refs,
+              created_at: now,
+              updated_at: now,
+              presentation: {
+                consent_dismissed: v.presentation.consentDismissed,
+                hidden_overlays: v.presentation.hiddenOverlays,
+                images_loaded: v.presentation.imagesLoaded,
+                images_total: v.presentation.imagesTotal,
+              },
             },
-            brand: v.variant === 'source' ? { theme_color: v.text.themeColor, icon_urls: v.text.iconUrls, palette: colours } : {},
-            screenshots: v.refs, created_at: now, updated_at: now,
-            presentation: {
-              consent_dismissed: v.presentation.consentDismissed, hidden_overlays: v.presentation.hiddenOverlays,
-              images_loaded: v.presentation.imagesLoaded, images_total: v.presentation.imagesTotal,
-            },
-          }, { transaction });
+            { transaction },
+          );
         }
       });
-      return { campaign_id: campaign.id, variants: variants.map((v) => v.variant), screenshots: variants.reduce((n, v) => n + v.refs.length, 0) };
+      return {
+        campaign_id: campaign.id,
+        variants: variants.map((v) => v.variant),
+        screenshots: variants.reduce((n, v) => n + v.refs.length, 0),
+      };
     },
 
-    async loadChecked(this: any, page: Page, url: string, viewport: Viewport) {
+    async loadChecked(page: Page, url: string, viewport: Viewport): Promise<LoadedPage> {
       const timeout = configOf(this.broker).capturePageTimeoutMs;
-      let opened;
+      let opened: Awaited<ReturnType<typeof openPage>>;
       try {
         opened = await openPage(page, url, viewport, timeout);
       } catch (err) {
@@ -178,7 +274,7 @@ const CaptureService: ServiceSchema<{}, Methods> = {
       return { finalUrl: opened.signals.finalUrl, status: opened.signals.status, title: opened.signals.title };
     },
 
-    async captureVariant(this: any, campaignId: string, variant: string, url: string, withMobile: boolean) {
+    async captureVariant(campaignId: string, variant: string, url: string, withMobile: boolean): Promise<VariantCapture> {
       const maxShots = configOf(this.broker).captureMaxShots;
       const viewports = withMobile ? [DESKTOP, MOBILE] : [DESKTOP];
       let text: PageText | undefined;
@@ -199,15 +295,21 @@ const CaptureService: ServiceSchema<{}, Methods> = {
         });
         const keep = await dropNearDuplicates(shots);
         for (const [n, index] of keep.entries()) {
-          const key = `campaigns/${campaignId}/capture/${variant}-${viewport.name}-${n}.png`;
+          const key = storageKeys.screenshot(campaignId, variant, viewport.name, n);
           await this.storage.put(key, shots[index]);
-          refs.push({ key, viewport: viewport.name, index: n, width: viewport.width * viewport.deviceScaleFactor, height: viewport.height * viewport.deviceScaleFactor });
+          refs.push({
+            key,
+            viewport: viewport.name,
+            index: n,
+            width: viewport.width * viewport.deviceScaleFactor,
+            height: viewport.height * viewport.deviceScaleFactor,
+          });
           if (viewport === DESKTOP) kept.push(shots[index]);
         }
       }
       return { text: text!, shots: kept, refs, finalUrl, presentation: presentation! };
     },
-  } as any,
+  },
 };
 
 export default CaptureService;

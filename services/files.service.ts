@@ -3,26 +3,52 @@
  * no disk with it (render nodes, capture nodes) through Moleculer streams. Run it on one node, or on
  * several that mount the same directory. lib/storage.ts is its only client.
  */
-import type { Readable } from 'node:stream';
-import type { Context, ServiceSchema } from 'moleculer';
-import { LocalFileStorage, localFilesRoot } from '../lib/storage';
+import { Readable } from 'node:stream';
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
+import { LocalFileStorage, localFilesRoot, type FileStat } from '../lib/storage';
 import { notFound } from '../lib/errors';
 
-interface KeyParams { key: string; start?: number; end?: number }
+export interface KeyParams {
+  key: string;
+  start?: number;
+  end?: number;
+}
+/** files.write's answer. */
+export interface WriteResult {
+  key: string;
+}
+/** files.removePrefix's answer. */
+export interface RemovePrefixResult {
+  removed: string;
+}
 
 const KEY_PARAMS = {
-  type: 'object', additionalProperties: false, required: ['key'],
-  properties: { key: { type: 'string', minLength: 1, maxLength: 500 }, start: { type: 'integer', minimum: 0 }, end: { type: 'integer', minimum: 0 } },
+  type: 'object',
+  additionalProperties: false,
+  required: ['key'],
+  properties: {
+    key: { type: 'string', minLength: 1, maxLength: 500 },
+    start: { type: 'integer', minimum: 0 },
+    end: { type: 'integer', minimum: 0 },
+  },
 };
 /** Partial files older than this, left by a writer that died, are swept at start. */
 const PARTIAL_MAX_AGE_MS = 60 * 60_000;
 
-type Methods = { store(): LocalFileStorage };
+/** No methods of its own. */
+type FilesMethods = Record<never, never>;
 
-const FilesService: ServiceSchema<{}, Methods> = {
+interface FilesLocalVars {
+  /** The directory this node serves (set at start). */
+  local: LocalFileStorage;
+}
+
+export type FilesThis = Service<ServiceSettingSchema> & FilesMethods & FilesLocalVars;
+
+const FilesService: ServiceSchema<ServiceSettingSchema, FilesMethods, FilesLocalVars> = {
   name: 'files',
 
-  async started(this: any) {
+  async started() {
     this.local = new LocalFileStorage(localFilesRoot(this.broker));
     const removed = await this.local.sweepPartials(PARTIAL_MAX_AGE_MS);
     if (removed) this.logger.info(`removed ${removed} partial file(s) left by interrupted writes`);
@@ -32,7 +58,7 @@ const FilesService: ServiceSchema<{}, Methods> = {
     stat: {
       visibility: 'public',
       params: KEY_PARAMS,
-      async handler(this: any, ctx: Context<KeyParams>) {
+      async handler(ctx: Context<KeyParams>): Promise<FileStat | null> {
         return this.local.stat(ctx.params.key);
       },
     },
@@ -40,7 +66,7 @@ const FilesService: ServiceSchema<{}, Methods> = {
     read: {
       visibility: 'public',
       params: KEY_PARAMS,
-      async handler(this: any, ctx: Context<KeyParams>): Promise<Readable> {
+      async handler(ctx: Context<KeyParams>): Promise<Readable> {
         const { key, start, end } = ctx.params;
         if (!(await this.local.exists(key))) throw notFound(`No stored file ${key}.`);
         return this.local.createReadStream(key, start !== undefined && end !== undefined ? { start, end } : undefined);
@@ -51,9 +77,10 @@ const FilesService: ServiceSchema<{}, Methods> = {
     write: {
       visibility: 'public',
       params: KEY_PARAMS,
-      async handler(this: any, ctx: Context<KeyParams>) {
-        const source = (ctx as unknown as { stream?: Readable }).stream;
-        if (!source) throw new Error('files.write needs a stream');
+      async handler(ctx: Context<KeyParams>): Promise<WriteResult> {
+        const source = ctx.stream;
+        // Moleculer hands the call's stream over as a Readable (the caller's own, or the transit's Transform).
+        if (!(source instanceof Readable)) throw new Error('files.write needs a stream');
         await this.local.writeStream(ctx.params.key, source);
         return { key: ctx.params.key };
       },
@@ -62,7 +89,7 @@ const FilesService: ServiceSchema<{}, Methods> = {
     removePrefix: {
       visibility: 'public',
       params: KEY_PARAMS,
-      async handler(this: any, ctx: Context<KeyParams>) {
+      async handler(ctx: Context<KeyParams>): Promise<RemovePrefixResult> {
         await this.local.removePrefix(ctx.params.key);
         return { removed: ctx.params.key };
       },

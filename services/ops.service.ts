@@ -3,47 +3,79 @@
  * its webhook deliveries, and the render nodes with the queue. Internal only (the REPL commands in
  * lib/repl-commands.ts and the gateway's /metrics call it); reads, never writes.
  */
-import type { Context, ServiceSchema } from 'moleculer';
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import { CAMPAIGN_STATES, type CampaignState } from '../lib/campaign-states';
 import { notFound, serviceUnavailable } from '../lib/errors';
 import type { OpsMetrics, RenderNodeSlots } from '../lib/metrics';
 import {
-  campaignDeliveries, campaignStateCounts, campaignTimeline, recentCampaigns, renderQueueDepth, stageDurations, webhookOutcomes,
-  type RenderNodeView, type RenderNodesView, type StateOverview,
+  campaignDeliveries,
+  campaignStateCounts,
+  campaignTimeline,
+  recentCampaigns,
+  renderQueueDepth,
+  stageDurations,
+  webhookOutcomes,
+  type CampaignTimeline,
+  type RenderNodeView,
+  type RenderNodesView,
+  type StateOverview,
+  type WebhookDeliveryView,
 } from '../lib/ops-queries';
-import type { SlotReport } from '../lib/render/slots';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
+import type { RendererStatusResult } from './renderer.service';
+import type { RenderNodeSlotsView } from './rendering.service';
 
-const CAMPAIGN_ID = { type: 'object', additionalProperties: false, required: ['campaign_id'], properties: { campaign_id: { type: 'string', format: 'uuid' } } };
-
-export interface CampaignsByStateParams { state?: CampaignState; limit?: number }
-interface RendererStatus { node_id: string; slots: number; busy: number; videos: string[] }
-/** A render node as the rendering stage sees it (rendering.nodes). */
-type DispatcherView = SlotReport & { reserved: number };
-
-type Methods = DbMethods & {
-  fromDatabase<T>(read: () => Promise<T>): Promise<T>;
-  dispatcherSlots(ctx: Context): Promise<DispatcherView[] | null>;
+const CAMPAIGN_ID = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['campaign_id'],
+  properties: { campaign_id: { type: 'string', format: 'uuid' } },
 };
 
-const OpsService: ServiceSchema<{}, Methods> = {
+/** The params of ops.metrics and ops.renderNodes: none. */
+export type NoParams = Record<string, never>;
+export interface CampaignsByStateParams {
+  state?: CampaignState;
+  limit?: number;
+}
+/** ops.timeline's and ops.webhookDeliveries' params. */
+export interface CampaignIdParams {
+  campaign_id: string;
+}
+/** A render node as the rendering stage sees it (rendering.nodes). */
+type DispatcherView = RenderNodeSlotsView;
+
+type OpsMethods = DbMethods & {
+  fromDatabase<T>(read: () => Promise<T>): Promise<T>;
+  dispatcherSlots(ctx: Context<NoParams>): Promise<DispatcherView[] | null>;
+};
+
+/** Nothing kept on `this`: every read goes to the database or to the render nodes. */
+type OpsLocalVars = Record<never, never>;
+
+export type OpsThis = Service<ServiceSettingSchema> & OpsMethods & OpsLocalVars;
+
+const OpsService: ServiceSchema<ServiceSettingSchema, OpsMethods, OpsLocalVars> = {
   name: 'ops',
   mixins: [DbMixin({ model: 'Campaign' })],
-  // moleculer-db's reads would list every organization's campaigns: operators use the actions below.
+  // Operators' reads across every organization (named and documented as such); DbMixin turns moleculer-db's own off.
   actions: {
-    find: false, list: false, count: false,
-
     metrics: {
       visibility: 'public',
-      async handler(this: any, ctx: Context): Promise<OpsMetrics> {
-        const [campaignsByState, durations, queueDepth, webhooks] = await this.fromDatabase(() => Promise.all([
-          campaignStateCounts(this.db), stageDurations(this.db), renderQueueDepth(this.db), webhookOutcomes(this.db),
-        ]));
+      async handler(ctx: Context<NoParams>): Promise<OpsMetrics> {
+        const [campaignsByState, durations, queueDepth, webhooks] = await this.fromDatabase(() =>
+          Promise.all([campaignStateCounts(this.db), stageDurations(this.db), renderQueueDepth(this.db), webhookOutcomes(this.db)]),
+        );
         const slots = await this.dispatcherSlots(ctx);
-        const renderSlots: RenderNodeSlots[] | null = slots && slots.map((n: DispatcherView) => ({ node: n.nodeID, busy: n.busy, free: Math.max(0, n.slots - n.busy) }));
+        const renderSlots: RenderNodeSlots[] | null =
+          slots && slots.map((n) => ({ node: n.nodeID, busy: n.busy, free: Math.max(0, n.slots - n.busy) }));
         return {
-          campaignsByState, stageDurations: durations, renderQueueDepth: queueDepth, renderSlots,
-          webhookDeliveries: webhooks.deliveries, webhookAttempts: webhooks.attempts,
+          campaignsByState,
+          stageDurations: durations,
+          renderQueueDepth: queueDepth,
+          renderSlots,
+          webhookDeliveries: webhooks.deliveries,
+          webhookAttempts: webhooks.attempts,
         };
       },
     },
@@ -51,15 +83,18 @@ const OpsService: ServiceSchema<{}, Methods> = {
     campaignsByState: {
       visibility: 'public',
       params: {
-        type: 'object', additionalProperties: false,
+        type: 'object',
+        additionalProperties: false,
         properties: { state: { type: 'string', enum: [...CAMPAIGN_STATES] }, limit: { type: 'integer', minimum: 1, maximum: 100 } },
       },
-      async handler(this: any, ctx: Context<CampaignsByStateParams>): Promise<StateOverview[]> {
+      async handler(ctx: Context<CampaignsByStateParams>): Promise<StateOverview[]> {
         const limit = ctx.params.limit ?? 5;
         const states = ctx.params.state ? [ctx.params.state] : [...CAMPAIGN_STATES];
         return this.fromDatabase(async () => {
           const counts = await campaignStateCounts(this.db);
-          return Promise.all(states.map(async (state) => ({ state, count: counts[state], recent: await recentCampaigns(this.db, state, limit) })));
+          return Promise.all(
+            states.map(async (state) => ({ state, count: counts[state], recent: await recentCampaigns(this.db, state, limit) })),
+          );
         });
       },
     },
@@ -67,7 +102,7 @@ const OpsService: ServiceSchema<{}, Methods> = {
     timeline: {
       visibility: 'public',
       params: CAMPAIGN_ID,
-      async handler(this: any, ctx: Context<{ campaign_id: string }>) {
+      async handler(ctx: Context<CampaignIdParams>): Promise<CampaignTimeline> {
         const timeline = await this.fromDatabase(() => campaignTimeline(this.db, ctx.params.campaign_id));
         if (!timeline) throw notFound();
         return timeline;
@@ -77,7 +112,7 @@ const OpsService: ServiceSchema<{}, Methods> = {
     webhookDeliveries: {
       visibility: 'public',
       params: CAMPAIGN_ID,
-      async handler(this: any, ctx: Context<{ campaign_id: string }>) {
+      async handler(ctx: Context<CampaignIdParams>): Promise<WebhookDeliveryView[]> {
         return this.fromDatabase(() => campaignDeliveries(this.db, ctx.params.campaign_id));
       },
     },
@@ -85,30 +120,38 @@ const OpsService: ServiceSchema<{}, Methods> = {
     /** Every render node: the rendering stage's view of its slots, and the node's own answer to renderer.status. */
     renderNodes: {
       visibility: 'public',
-      async handler(this: any, ctx: Context): Promise<RenderNodesView> {
+      async handler(ctx: Context<NoParams>): Promise<RenderNodesView> {
         const dispatcherViews: DispatcherView[] = (await this.dispatcherSlots(ctx)) ?? [];
         const seen = new Map(dispatcherViews.map((n) => [n.nodeID, n]));
         const offering: string[] = (this.broker.registry.getActionEndpoints('renderer.status')?.endpoints ?? [])
-          .filter((endpoint: any) => endpoint.isAvailable).map((endpoint: any) => endpoint.id);
+          .filter((endpoint) => endpoint.isAvailable)
+          .map((endpoint) => endpoint.id);
         const nodeIds = [...new Set([...seen.keys(), ...offering])].sort();
-        const nodes = await Promise.all(nodeIds.map(async (nodeId): Promise<RenderNodeView> => {
-          const dispatcher = seen.get(nodeId);
-          const view: RenderNodeView = {
-            node_id: nodeId, slots: dispatcher?.slots ?? null, busy: dispatcher?.busy ?? null, free: null, reserved: dispatcher?.reserved ?? 0, videos: [],
-          };
-          if (offering.includes(nodeId)) {
-            try {
-              const status = await ctx.call<RendererStatus, {}>('renderer.status', {}, { nodeID: nodeId });
-              Object.assign(view, { slots: status.slots, busy: status.busy, videos: status.videos });
-            } catch (err) {
-              view.error = (err as Error).message;
+        const nodes = await Promise.all(
+          nodeIds.map(async (nodeId): Promise<RenderNodeView> => {
+            const dispatcher = seen.get(nodeId);
+            const view: RenderNodeView = {
+              node_id: nodeId,
+              slots: dispatcher?.slots ?? null,
+              busy: dispatcher?.busy ?? null,
+              free: null,
+              reserved: dispatcher?.reserved ?? 0,
+              videos: [],
+            };
+            if (offering.includes(nodeId)) {
+              try {
+                const status = await ctx.call<RendererStatusResult, NoParams>('renderer.status', {}, { nodeID: nodeId });
+                Object.assign(view, { slots: status.slots, busy: status.busy, videos: status.videos });
+              } catch (err) {
+                view.error = (err as Error).message;
+              }
+            } else {
+              view.error = 'no longer offers renderer.status';
             }
-          } else {
-            view.error = 'no longer offers renderer.status';
-          }
-          if (view.slots !== null && view.busy !== null) view.free = Math.max(0, view.slots - view.busy);
-          return view;
-        }));
+            if (view.slots !== null && view.busy !== null) view.free = Math.max(0, view.slots - view.busy);
+            return view;
+          }),
+        );
         const queue_depth = await this.fromDatabase(() => renderQueueDepth(this.db));
         return { nodes, queue_depth };
       },
@@ -117,7 +160,7 @@ const OpsService: ServiceSchema<{}, Methods> = {
 
   methods: {
     /** Any database failure becomes a retryable 503: operators' reads never crash a node. */
-    async fromDatabase<T>(this: any, read: () => Promise<T>): Promise<T> {
+    async fromDatabase<T>(read: () => Promise<T>): Promise<T> {
       try {
         return await read();
       } catch (err) {
@@ -127,16 +170,16 @@ const OpsService: ServiceSchema<{}, Methods> = {
     },
 
     /** null when no rendering stage runs; a failing stage is reported, not fatal to the caller. */
-    async dispatcherSlots(this: any, ctx: Context) {
+    async dispatcherSlots(ctx: Context<NoParams>): Promise<DispatcherView[] | null> {
       if (!this.broker.registry.getActionEndpoints('rendering.nodes')?.hasAvailable()) return null;
       try {
-        return await ctx.call('rendering.nodes');
+        return await ctx.call<DispatcherView[]>('rendering.nodes');
       } catch (err) {
         this.logger.warn(`ops: rendering.nodes failed: ${(err as Error).message}`);
         return null;
       }
     },
-  } as any,
+  },
 };
 
 export default OpsService;

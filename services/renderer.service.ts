@@ -9,18 +9,35 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Errors, type Context, type ServiceSchema } from 'moleculer';
+import { Errors, type Context, type Service, type ServiceSchema, type ServiceSettingSchema } from 'moleculer';
 import { configOf } from '../config';
 import { RenderAbortedError, renderVideo } from '../lib/render/render-video';
-import { RENDER_STRATEGY } from '../lib/render/slots';
 import { acquireDisplay, releaseDisplay } from '../lib/render/xvfb';
+import type { RenderMeta, SlotReport } from '../lib/render/slots';
 import { storageFor, type FileStorage } from '../lib/storage';
 import type { Storyboard } from '../lib/storyboard';
 
-export interface RenderVideoParams { video_id: string; output_key: string; storyboard: Storyboard }
+export interface RenderVideoParams {
+  video_id: string;
+  output_key: string;
+  storyboard: Storyboard;
+}
 export interface RenderVideoResult {
-  video_id: string; file_key: string; duration_seconds: number; width: number; height: number;
-  node_id: string; wall_ms: number; peak_rss_bytes: number;
+  video_id: string;
+  file_key: string;
+  duration_seconds: number;
+  width: number;
+  height: number;
+  node_id: string;
+  wall_ms: number;
+  peak_rss_bytes: number;
+}
+/** renderer.status's answer: this node's slots and the videos it renders now. */
+export interface RendererStatusResult {
+  node_id: string;
+  slots: number;
+  busy: number;
+  videos: string[];
 }
 
 /** Refused because every slot is taken; the caller waits for a free slot (not a failed attempt). */
@@ -37,7 +54,9 @@ export class RenderInterruptedError extends Errors.MoleculerRetryableError {
 }
 
 const RENDER_PARAMS = {
-  type: 'object', additionalProperties: false, required: ['video_id', 'output_key', 'storyboard'],
+  type: 'object',
+  additionalProperties: false,
+  required: ['video_id', 'output_key', 'storyboard'],
   properties: {
     video_id: { type: 'string', maxLength: 64 },
     output_key: { type: 'string', maxLength: 500 },
@@ -54,20 +73,38 @@ async function removeDeadRendersWorkDirs(): Promise<void> {
     const pid = Number(pattern.exec(name)?.[1]);
     if (!pid || pid === process.pid) continue;
     let alive = true;
-    try { process.kill(pid, 0); } catch (err) { alive = (err as NodeJS.ErrnoException).code === 'EPERM'; }
+    try {
+      process.kill(pid, 0);
+    } catch (err) {
+      alive = (err as NodeJS.ErrnoException).code === 'EPERM';
+    }
     if (!alive) await fs.rm(path.join(os.tmpdir(), name), { recursive: true, force: true });
   }
 }
 
-type Methods = {
+type RendererMethods = {
   announce(): void;
   render(params: RenderVideoParams, signal: AbortSignal): Promise<RenderVideoResult>;
 };
 
-const RendererService: ServiceSchema<{}, Methods> = {
+interface RendererLocalVars {
+  /** RENDER_CONCURRENCY: renders this node takes at once (also in its service metadata). */
+  slots: number;
+  /** Renders in progress, by `<video_id>:<context id>`, each with the controller that aborts it. */
+  active: Map<string, AbortController>;
+  /** Set once the node stops: new renders are refused, running ones aborted. */
+  stopping: boolean;
+  storage: FileStorage;
+  /** The X display (lib/render/xvfb.ts) this node's renders share. */
+  display: string;
+}
+
+export type RendererThis = Service<ServiceSettingSchema> & RendererMethods & RendererLocalVars;
+
+const RendererService: ServiceSchema<ServiceSettingSchema, RendererMethods, RendererLocalVars> = {
   name: 'renderer',
 
-  created(this: any) {
+  created() {
     const config = configOf(this.broker);
     this.slots = config.renderConcurrency;
     this.metadata = { ...this.metadata, renderSlots: this.slots };
@@ -75,14 +112,14 @@ const RendererService: ServiceSchema<{}, Methods> = {
     this.stopping = false;
   },
 
-  async started(this: any) {
+  async started() {
     await removeDeadRendersWorkDirs();
-    this.storage = storageFor(this.broker) as FileStorage;
+    this.storage = storageFor(this.broker);
     this.display = await acquireDisplay();
     this.announce();
   },
 
-  async stopped(this: any) {
+  stopped() {
     this.stopping = true;
     for (const controller of this.active.values()) controller.abort();
     releaseDisplay();
@@ -91,9 +128,8 @@ const RendererService: ServiceSchema<{}, Methods> = {
   actions: {
     renderVideo: {
       visibility: 'public',
-      strategy: RENDER_STRATEGY,
       params: RENDER_PARAMS,
-      async handler(this: any, ctx: Context<RenderVideoParams>): Promise<RenderVideoResult> {
+      async handler(ctx: Context<RenderVideoParams, RenderMeta>): Promise<RenderVideoResult> {
         if (this.stopping) throw new RenderInterruptedError(this.broker.nodeID);
         if (this.active.size >= this.slots) throw new RendererBusyError(this.broker.nodeID);
         const controller = new AbortController();
@@ -117,39 +153,55 @@ const RendererService: ServiceSchema<{}, Methods> = {
     /** Slots of this node, for operators and for callers that just joined. */
     status: {
       visibility: 'public',
-      handler(this: any) {
-        return { node_id: this.broker.nodeID, slots: this.slots, busy: this.active.size, videos: [...this.active.keys()].map((k: string) => k.split(':')[0]) };
+      handler(): RendererStatusResult {
+        return {
+          node_id: this.broker.nodeID,
+          slots: this.slots,
+          busy: this.active.size,
+          videos: [...this.active.keys()].map((k) => k.split(':')[0]),
+        };
       },
     },
   },
 
   events: {
     /** A caller joined and asks for the slots of every render node. */
-    'renderer.announce'(this: any) {
+    'renderer.announce'() {
       this.announce();
     },
   },
 
   methods: {
-    announce(this: any) {
-      this.broker.broadcast('renderer.slots', { nodeID: this.broker.nodeID, slots: this.slots, busy: this.active.size });
+    announce() {
+      void this.broker.broadcast<SlotReport>('renderer.slots', { nodeID: this.broker.nodeID, slots: this.slots, busy: this.active.size });
     },
 
-    async render(this: any, params: RenderVideoParams, signal: AbortSignal): Promise<RenderVideoResult> {
+    async render(params: RenderVideoParams, signal: AbortSignal): Promise<RenderVideoResult> {
       const config = configOf(this.broker);
       const started = Date.now();
       const workDir = await fs.mkdtemp(path.join(os.tmpdir(), `${WORK_DIR_PREFIX}${process.pid}-${params.video_id}-`));
       try {
         const { outputPath, probe, peakRssBytes } = await renderVideo({
-          storyboard: params.storyboard, workDir, quality: config.renderQuality, display: this.display, signal,
+          storyboard: params.storyboard,
+          workDir,
+          quality: config.renderQuality,
+          display: this.display,
+          signal,
           fetchInput: (key, localPath) => this.storage.getFile(key, localPath),
-          memoryLimitBytes: config.renderMemoryLimitBytes, timeoutMs: config.renderTimeoutMs,
+          memoryLimitBytes: config.renderMemoryLimitBytes,
+          timeoutMs: config.renderTimeoutMs,
         });
         // Same key every time: a re-render replaces the file whole, only once it passed the check.
         await this.storage.putFile(params.output_key, outputPath);
         return {
-          video_id: params.video_id, file_key: params.output_key, duration_seconds: Math.round(probe.durationSeconds * 1000) / 1000,
-          width: probe.width, height: probe.height, node_id: this.broker.nodeID, wall_ms: Date.now() - started, peak_rss_bytes: peakRssBytes,
+          video_id: params.video_id,
+          file_key: params.output_key,
+          duration_seconds: Math.round(probe.durationSeconds * 1000) / 1000,
+          width: probe.width,
+          height: probe.height,
+          node_id: this.broker.nodeID,
+          wall_ms: Date.now() - started,
+          peak_rss_bytes: peakRssBytes,
         };
       } catch (err) {
         if (err instanceof RenderAbortedError) throw new RenderInterruptedError(this.broker.nodeID);
@@ -158,7 +210,7 @@ const RendererService: ServiceSchema<{}, Methods> = {
         await fs.rm(workDir, { recursive: true, force: true });
       }
     },
-  } as any,
+  },
 };
 
 export default RendererService;

@@ -5,12 +5,13 @@
  * stopped, unreachable) is redone elsewhere without counting as a failure. Any video that still fails
  * fails the stage (decisions §3). It runs beside the campaign actor; render nodes hold no database.
  */
-import { Errors, type Context, type ServiceSchema } from 'moleculer';
+import { Errors, type Context, type Service, type ServiceSchema, type ServiceSettingSchema } from 'moleculer';
 import { configOf } from '../config';
-import { PROGRESS_ON_ENTRY } from '../lib/campaign-states';
-import type { Video } from '../lib/db/models';
-import { stageFailure } from '../lib/errors';
-import { chooseRenderNode, slotTableOf, type RenderMeta, type SlotReport } from '../lib/render/slots';
+import type { RenderAttempt } from '../lib/db/models';
+import { stageFailure, StageInterruptedError } from '../lib/errors';
+import { slotTableOf, takeRenderNode, type RenderMeta, type SlotReport } from '../lib/render/slots';
+import { STAGE_PARAMS_SCHEMA, type RecordVideoParams, type StageInput, type StageParams } from '../lib/stages';
+import { storageKeys } from '../lib/storage-keys';
 import type { Storyboard } from '../lib/storyboard';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 import type { RenderVideoParams, RenderVideoResult } from './renderer.service';
@@ -20,51 +21,89 @@ const RENDER_ACTION = 'renderer.renderVideo';
 const NO_NODE_GRACE_MS = 30_000;
 /** Renders lost with their node before the video is given up (a guard against a node that always dies). */
 const MAX_LOST_RENDERS = 6;
-const LOST = new Set(['REQUEST_REJECTED', 'RENDER_INTERRUPTED', 'REQUEST_TIMEOUT', 'SERVICE_NOT_AVAILABLE', 'SERVICE_NOT_FOUND', 'STAGE_INTERRUPTED']);
+const LOST = new Set([
+  'REQUEST_REJECTED',
+  'RENDER_INTERRUPTED',
+  'REQUEST_TIMEOUT',
+  'SERVICE_NOT_AVAILABLE',
+  'SERVICE_NOT_FOUND',
+  StageInterruptedError.TYPE,
+]);
 
-interface StageParams { campaign_id: string }
+type StageVideo = StageInput['videos'][number];
 
-type Methods = DbMethods & {
-  renderOne(video: Video, storyboard: Storyboard): Promise<void>;
-  sendToFreeNode(params: RenderVideoParams, meta: RenderMeta): Promise<RenderVideoResult>;
-  markProgress(campaignId: string, done: number, total: number): Promise<void>;
-};
-
-export function outputKeyOf(video: { campaign_id: string; id: string }): string {
-  return `campaigns/${video.campaign_id}/videos/${video.id}.mp4`;
+/** rendering.renderCampaign's answer. */
+export interface RenderCampaignResult {
+  campaign_id: string;
+  videos: number;
+}
+/** A render node as this node sees it (rendering.nodes): its report, and calls sent but not yet reported. */
+export type RenderNodeSlotsView = SlotReport & { reserved: number };
+/** voice.storyboards' answer. */
+type StoryboardsResult = Array<{ video_id: string; document: Storyboard }>;
+/** campaigns.recordRenderProgress's params. */
+interface RenderProgressParams {
+  campaign_id: string;
+  done: number;
+  total: number;
+}
+/** Moleculer's `$node.disconnected` event (only the field read here). */
+interface NodeDisconnectedPayload {
+  node: { id: string };
 }
 
-const RenderingService: ServiceSchema<{}, Methods> = {
-  name: 'rendering',
-  mixins: [DbMixin({ model: 'Video' })],
+type RenderingMethods = DbMethods & {
+  renderOne(video: StageVideo, storyboard: Storyboard): Promise<void>;
+  sendToFreeNode(params: RenderVideoParams, meta: RenderMeta): Promise<RenderVideoResult>;
+  markProgress(campaignId: string, done: number, total: number): Promise<void>;
+  recordVideo(report: RecordVideoParams): Promise<void>;
+};
 
-  started(this: any) {
+interface RenderingLocalVars {
+  /** Round-robin turn among equally free render nodes (lib/render/slots.ts); unset until the first render. */
+  turn?: number;
+}
+
+export type RenderingThis = Service<ServiceSettingSchema> & RenderingMethods & RenderingLocalVars;
+
+const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, RenderingLocalVars> = {
+  name: 'rendering',
+  mixins: [DbMixin({ model: 'RenderAttempt' })],
+
+  started() {
     // Render nodes already running tell us their slots.
-    this.broker.broadcast('renderer.announce', {});
+    void this.broker.broadcast('renderer.announce', {});
   },
 
   actions: {
     renderCampaign: {
       visibility: 'public',
-      params: { type: 'object', additionalProperties: false, required: ['campaign_id'], properties: { campaign_id: { type: 'string', maxLength: 64 } } },
-      async handler(this: any, ctx: Context<StageParams>) {
-        const { models } = this.db;
+      params: STAGE_PARAMS_SCHEMA,
+      async handler(ctx: Context<StageParams>): Promise<RenderCampaignResult> {
         const campaignId = ctx.params.campaign_id;
-        const videos: Video[] = await models.Video.findAll({ where: { campaign_id: campaignId } });
-        const rows = await models.Storyboard.findAll({ where: { campaign_id: campaignId } });
-        const storyboards = new Map<string, Storyboard>(rows.map((row: any) => [row.video_id, row.document as Storyboard]));
-        if (videos.some((video) => !storyboards.has(video.id))) throw stageFailure('render_failed', 'Storyboards are missing; the voiceover must run again.', false);
+        const { videos } = await ctx.call<StageInput, StageParams>('campaigns.stageInput', { campaign_id: campaignId });
+        // The storyboards are the voiceover stage's: it is asked for them.
+        const rows = await ctx.call<StoryboardsResult, StageParams>('voice.storyboards', { campaign_id: campaignId });
+        const storyboards = new Map<string, Storyboard>(rows.map((row) => [row.video_id, row.document]));
+        if (videos.some((video) => !storyboards.has(video.id)))
+          throw stageFailure('render_failed', 'Storyboards are missing; the voiceover must run again.', false);
         let done = videos.filter((video) => video.status === 'ready' && video.file_key).length;
         const pending = videos.filter((video) => !(video.status === 'ready' && video.file_key));
-        const outcomes = await Promise.allSettled(pending.map(async (video) => {
-          await this.renderOne(video, storyboards.get(video.id)!);
-          done += 1;
-          await this.markProgress(campaignId, done, videos.length);
-        }));
+        const outcomes = await Promise.allSettled(
+          pending.map(async (video) => {
+            await this.renderOne(video, storyboards.get(video.id)!);
+            done += 1;
+            await this.markProgress(campaignId, done, videos.length);
+          }),
+        );
         const lostNodes = outcomes.find((o) => o.status === 'rejected' && LOST.has((o.reason as { type?: string }).type ?? ''));
         const failed = outcomes.filter((o) => o.status === 'rejected' && !LOST.has((o.reason as { type?: string }).type ?? ''));
         if (failed.length) {
-          throw stageFailure('render_failed', `${failed.length} of ${videos.length} videos could not be rendered: ${((failed[0] as PromiseRejectedResult).reason as Error).message}`, false);
+          throw stageFailure(
+            'render_failed',
+            `${failed.length} of ${videos.length} videos could not be rendered: ${((failed[0] as PromiseRejectedResult).reason as Error).message}`,
+            false,
+          );
         }
         // No render node left to finish the rest: the campaign waits in rendering until one joins.
         if (lostNodes) throw (lostNodes as PromiseRejectedResult).reason;
@@ -75,23 +114,23 @@ const RenderingService: ServiceSchema<{}, Methods> = {
     /** The render nodes as this node sees them: slots, busy, and calls sent but not yet reported. */
     nodes: {
       visibility: 'public',
-      handler(this: any) {
+      handler(): RenderNodeSlotsView[] {
         return slotTableOf(this.broker).snapshot();
       },
     },
   },
 
   events: {
-    'renderer.slots'(this: any, ctx: Context<SlotReport>) {
+    'renderer.slots'(ctx: Context<SlotReport>) {
       slotTableOf(this.broker).report(ctx.params);
     },
-    '$node.disconnected'(this: any, ctx: Context<{ node: { id: string } }>) {
+    '$node.disconnected'(ctx: Context<NodeDisconnectedPayload>) {
       slotTableOf(this.broker).forget(ctx.params.node.id);
     },
   },
 
   methods: {
-    async renderOne(this: any, video: Video, storyboard: Storyboard) {
+    async renderOne(video: StageVideo, storyboard: Storyboard) {
       const { models } = this.db;
       const config = configOf(this.broker);
       const avoid: string[] = [];
@@ -99,18 +138,39 @@ const RenderingService: ServiceSchema<{}, Methods> = {
       let lost = 0;
       for (;;) {
         const startedAt = new Date();
-        const attempt = await models.RenderAttempt.create({ video_id: video.id, campaign_id: video.campaign_id, node_id: null, outcome: 'rendering', started_at: startedAt });
-        await models.Video.update({ status: 'rendering', error_code: null, error_message: null }, { where: { id: video.id } });
+        const attempt = await models.RenderAttempt.create({
+          video_id: video.id,
+          campaign_id: video.campaign_id,
+          node_id: null,
+          outcome: 'rendering',
+          started_at: startedAt,
+        });
+        await this.recordVideo({ video_id: video.id, status: 'rendering', error_code: null, error_message: null });
         try {
-          const result = await this.sendToFreeNode({ video_id: video.id, output_key: outputKeyOf(video), storyboard }, { renderAvoidNodes: avoid });
-          await attempt.update({ node_id: result.node_id, outcome: 'ready', wall_ms: result.wall_ms, peak_rss_bytes: result.peak_rss_bytes, finished_at: new Date() });
-          await models.Video.update({ status: 'ready', file_key: result.file_key, duration_seconds: result.duration_seconds }, { where: { id: video.id } });
+          const result = await this.sendToFreeNode(
+            { video_id: video.id, output_key: storageKeys.video(video.campaign_id, video.id), storyboard },
+            { renderAvoidNodes: avoid },
+          );
+          await attempt.update({
+            node_id: result.node_id,
+            outcome: 'ready',
+            wall_ms: result.wall_ms,
+            peak_rss_bytes: result.peak_rss_bytes,
+            finished_at: new Date(),
+          });
+          await this.recordVideo({
+            video_id: video.id,
+            status: 'ready',
+            file_key: result.file_key,
+            duration_seconds: result.duration_seconds,
+          });
           return;
         } catch (err) {
           const e = err as Error & { type?: string; nodeID?: string; data?: { nodeID?: string } };
           const nodeID = e.data?.nodeID ?? e.nodeID ?? null;
           if (nodeID) slotTableOf(this.broker).settle(nodeID);
-          const finish = (outcome: string) => attempt.update({ node_id: nodeID, outcome, error_message: e.message, finished_at: new Date() });
+          const finish = (outcome: RenderAttempt['outcome']) =>
+            attempt.update({ node_id: nodeID, outcome, error_message: e.message, finished_at: new Date() });
           if (e.type === 'RENDERER_BUSY') {
             await finish('busy');
             await slotTableOf(this.broker).changed(1000);
@@ -121,15 +181,22 @@ const RenderingService: ServiceSchema<{}, Methods> = {
             lost += 1;
             this.logger.warn(`video ${video.id}: render lost (${e.message}); sending it to another node`);
             if (lost < MAX_LOST_RENDERS && e.type !== 'SERVICE_NOT_AVAILABLE') continue;
-            await models.Video.update({ status: 'queued' }, { where: { id: video.id } });
+            await this.recordVideo({ video_id: video.id, status: 'queued' });
             throw err;
           }
           await finish('failed');
           failures += 1;
           if (nodeID && !avoid.includes(nodeID)) avoid.push(nodeID);
-          this.logger.warn(`video ${video.id}: render failed on ${nodeID ?? 'a node'} (${failures}/${config.renderAttempts}): ${e.message}`);
+          this.logger.warn(
+            `video ${video.id}: render failed on ${nodeID ?? 'a node'} (${failures}/${config.renderAttempts}): ${e.message}`,
+          );
           if (failures < config.renderAttempts) continue;
-          await models.Video.update({ status: 'failed', error_code: 'render_failed', error_message: e.message }, { where: { id: video.id } });
+          await this.recordVideo({
+            video_id: video.id,
+            status: 'failed',
+            error_code: 'render_failed',
+            error_message: e.message.slice(0, 2000),
+          });
           throw err;
         }
       }
@@ -140,16 +207,20 @@ const RenderingService: ServiceSchema<{}, Methods> = {
      * this video failed). Choice and call happen in one tick, so concurrent renders never take the same slot;
      * the node is named in the call because Moleculer's preferLocal would otherwise bypass the balancing.
      */
-    async sendToFreeNode(this: any, params: RenderVideoParams, meta: RenderMeta) {
+    async sendToFreeNode(params: RenderVideoParams, meta: RenderMeta): Promise<RenderVideoResult> {
       const table = slotTableOf(this.broker);
       const config = configOf(this.broker);
       let noNodeSince: number | null = null;
       for (;;) {
-        const endpoints = (this.broker.registry.getActionEndpoints(RENDER_ACTION)?.endpoints ?? []).filter((ep: any) => ep.isAvailable);
-        const chosen = chooseRenderNode(endpoints, table, meta.renderAvoidNodes ?? [], this.turn = (this.turn ?? 0) + 1, true);
+        const endpoints = (this.broker.registry.getActionEndpoints(RENDER_ACTION)?.endpoints ?? []).filter((ep) => ep.isAvailable);
+        const chosen = takeRenderNode(endpoints, table, meta.renderAvoidNodes ?? [], (this.turn = (this.turn ?? 0) + 1));
         if (chosen) {
-          table.reserve(chosen.id);
-          return this.broker.call(RENDER_ACTION, params, { nodeID: chosen.id, meta, retries: 0, timeout: config.renderTimeoutMs + 60_000 });
+          return this.broker.call<RenderVideoResult, RenderVideoParams>(RENDER_ACTION, params, {
+            nodeID: chosen.id,
+            meta,
+            retries: 0,
+            timeout: config.renderTimeoutMs + 60_000,
+          });
         }
         if (endpoints.length === 0) {
           noNodeSince ??= Date.now();
@@ -161,12 +232,15 @@ const RenderingService: ServiceSchema<{}, Methods> = {
       }
     },
 
-    async markProgress(this: any, campaignId: string, done: number, total: number) {
-      const band = PROGRESS_ON_ENTRY.review - PROGRESS_ON_ENTRY.rendering;
-      const progress = PROGRESS_ON_ENTRY.rendering + Math.floor((band * done) / Math.max(1, total));
-      await this.db.models.Campaign.update({ progress: Math.min(99, progress) }, { where: { id: campaignId, status: 'rendering' } });
+    /** Videos and campaigns are the campaign actor's: it records what this stage reports. */
+    async markProgress(campaignId: string, done: number, total: number) {
+      await this.broker.call<void, RenderProgressParams>('campaigns.recordRenderProgress', { campaign_id: campaignId, done, total });
     },
-  } as any,
+
+    async recordVideo(report: RecordVideoParams) {
+      await this.broker.call<void, RecordVideoParams>('campaigns.recordVideo', report);
+    },
+  },
 };
 
 export default RenderingService;

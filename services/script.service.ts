@@ -1,29 +1,49 @@
 /**
  * Stages `processing` (script.analyze: scenes and key facts) and `scripting` (script.write: one
- * narration script per language, with its script_source recorded on the videos).
+ * narration script per language; it returns each language's script_source for the campaign actor to record).
  */
-import path from 'node:path';
-import type { Context, ServiceSchema } from 'moleculer';
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
+import type { Transaction } from 'sequelize';
 import { configOf } from '../config';
-import { isSupportedLanguage, type LanguageCode } from '../config/catalog';
-import type { PageCapture, ScreenshotRef } from '../lib/db/models';
-import { notFound, stageFailure } from '../lib/errors';
+import { isSupportedLanguage } from '../config/catalog';
+import type { CampaignPlan, CampaignScript, ScreenshotRef } from '../lib/db/models';
+import { stageFailure } from '../lib/errors';
 import { chooseScreens, keyFacts, type CampaignPlanDocument, type CapturedText } from '../lib/script/analyze';
 import { writeScript, type CapturedVariant, type ScriptDocument } from '../lib/script/writer';
-import { storageFor } from '../lib/storage';
-import { createTranslator, TranslationError } from '../lib/translate';
+import {
+  STAGE_PARAMS_SCHEMA,
+  type CapturedPage,
+  type ScriptingResult,
+  type ScriptOutputs,
+  type StageInput,
+  type StageParams,
+} from '../lib/stages';
+import { storageFor, type FileStorage } from '../lib/storage';
+import { createTranslator, TranslationError, type Translator } from '../lib/translate';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 
-interface StageParams { campaign_id: string }
-const stageParams = { type: 'object', additionalProperties: false, required: ['campaign_id'], properties: { campaign_id: { type: 'string', maxLength: 64 } } };
+/** script.analyze's answer. */
+export interface AnalyzeResult {
+  campaign_id: string;
+  scenes: number;
+  features: number;
+}
 
-type Methods = DbMethods & { captures(campaignId: string): Promise<PageCapture[]> };
+type ScriptMethods = DbMethods & { captures(campaignId: string): Promise<CapturedPage[]> };
 
-const ScriptService: ServiceSchema<{}, Methods> = {
+interface ScriptLocalVars {
+  storage: FileStorage;
+  /** Undefined when no translation provider is configured (lib/translate.ts). */
+  translator: Translator | undefined;
+}
+
+export type ScriptThis = Service<ServiceSettingSchema> & ScriptMethods & ScriptLocalVars;
+
+const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLocalVars> = {
   name: 'script',
   mixins: [DbMixin({ model: 'CampaignPlan' })],
 
-  created(this: any) {
+  created() {
     const config = configOf(this.broker);
     this.storage = storageFor(this.broker);
     this.translator = createTranslator(config.translation);
@@ -32,12 +52,11 @@ const ScriptService: ServiceSchema<{}, Methods> = {
   actions: {
     analyze: {
       visibility: 'public',
-      params: stageParams,
-      async handler(this: any, ctx: Context<StageParams>) {
+      params: STAGE_PARAMS_SCHEMA,
+      async handler(ctx: Context<StageParams>): Promise<AnalyzeResult> {
         const { models } = this.db;
-        const campaign = await models.Campaign.findByPk(ctx.params.campaign_id);
-        if (!campaign) throw notFound();
-        const captures: PageCapture[] = await this.captures(campaign.id);
+        const campaign = await ctx.call<StageInput, StageParams>('campaigns.stageInput', { campaign_id: ctx.params.campaign_id });
+        const captures: CapturedPage[] = await this.captures(campaign.id);
         const source = captures.find((c) => c.variant === 'source');
         if (!source) throw stageFailure('capture_failed', 'The page capture is missing; it must be collected again.', false);
         const desktop = source.screenshots.filter((s: ScreenshotRef) => s.viewport === 'desktop');
@@ -70,22 +89,24 @@ const ScriptService: ServiceSchema<{}, Methods> = {
 
     write: {
       visibility: 'public',
-      params: stageParams,
-      async handler(this: any, ctx: Context<StageParams>) {
+      params: STAGE_PARAMS_SCHEMA,
+      async handler(ctx: Context<StageParams>): Promise<ScriptingResult> {
         const { models, sequelize } = this.db;
-        const campaign = await models.Campaign.findByPk(ctx.params.campaign_id);
-        if (!campaign) throw notFound();
+        const campaign = await ctx.call<StageInput, StageParams>('campaigns.stageInput', { campaign_id: ctx.params.campaign_id });
         const planRow = await models.CampaignPlan.findByPk(campaign.id);
         if (!planRow) throw stageFailure('capture_failed', 'The campaign plan is missing; processing must run again.', false);
-        const plan = planRow.plan as CampaignPlanDocument;
-        const variants: CapturedVariant[] = (await this.captures(campaign.id)).map((c: PageCapture) => ({
-          variant: c.variant, url: c.final_url || c.url, language: c.language, text: c.text as unknown as CapturedText,
+        const plan = planRow.plan;
+        const variants: CapturedVariant[] = (await this.captures(campaign.id)).map((c: CapturedPage) => ({
+          variant: c.variant,
+          url: c.final_url || c.url,
+          language: c.language,
+          text: c.text as unknown as CapturedText,
         }));
         const scripts: ScriptDocument[] = [];
-        for (const language of campaign.languages as string[]) {
+        for (const language of campaign.languages) {
           if (!isSupportedLanguage(language)) continue;
           try {
-            scripts.push(await writeScript(language as LanguageCode, plan, variants, this.translator));
+            scripts.push(await writeScript(language, plan, variants, this.translator));
           } catch (err) {
             if (err instanceof TranslationError) {
               throw stageFailure('translation_failed', `Translation to ${language} failed: ${err.message}`, err.retryable);
@@ -93,23 +114,42 @@ const ScriptService: ServiceSchema<{}, Methods> = {
             throw err;
           }
         }
-        await sequelize.transaction(async (transaction: any) => {
+        await sequelize.transaction(async (transaction: Transaction) => {
           await models.CampaignScript.destroy({ where: { campaign_id: campaign.id }, transaction });
           for (const script of scripts) {
-            await models.CampaignScript.create({ campaign_id: campaign.id, language: script.language, script_source: script.source, script }, { transaction });
-            await models.Video.update({ script_source: script.source }, { where: { campaign_id: campaign.id, language: script.language }, transaction });
+            await models.CampaignScript.create(
+              { campaign_id: campaign.id, language: script.language, script_source: script.source, script },
+              { transaction },
+            );
           }
         });
-        return { campaign_id: campaign.id, scripts: scripts.map((s) => ({ language: s.language, source: s.source })) };
+        // The videos' script_source is the campaign actor's to record (lib/stages.ts).
+        return { campaign_id: campaign.id, script_sources: scripts.map((s) => ({ language: s.language, script_source: s.source })) };
+      },
+    },
+
+    /** The voiceover stage's input: the plan and each language's script (this stage owns both tables). */
+    outputs: {
+      visibility: 'public',
+      params: STAGE_PARAMS_SCHEMA,
+      async handler(ctx: Context<StageParams>): Promise<ScriptOutputs> {
+        const { models } = this.db;
+        const planRow: CampaignPlan | null = await models.CampaignPlan.findByPk(ctx.params.campaign_id);
+        const rows: CampaignScript[] = await models.CampaignScript.findAll({ where: { campaign_id: ctx.params.campaign_id } });
+        return {
+          plan: planRow?.plan ?? null,
+          scripts: rows.map((row) => ({ language: row.language, script_source: row.script_source, script: row.script })),
+        };
       },
     },
   },
 
   methods: {
-    async captures(this: any, campaignId: string) {
-      return this.db.models.PageCapture.findAll({ where: { campaign_id: campaignId } });
+    /** The page captures are the capture stage's: it is asked for them. */
+    async captures(campaignId: string): Promise<CapturedPage[]> {
+      return this.broker.call<CapturedPage[], StageParams>('capture.pages', { campaign_id: campaignId });
     },
-  } as any,
+  },
 };
 
 export default ScriptService;

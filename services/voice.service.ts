@@ -6,24 +6,23 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Context, ServiceSchema } from 'moleculer';
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
+import type { Transaction } from 'sequelize';
 import { configOf } from '../config';
-import { PLATFORMS, type LanguageCode, type PlatformName } from '../config/catalog';
+import type { LanguageCode, PlatformName } from '../config/catalog';
 import { buildCues, toWebVtt } from '../lib/captions';
-import type { CampaignScript, Video } from '../lib/db/models';
-import { notFound, stageFailure } from '../lib/errors';
-import { CLOSING_SECONDS, TITLE_SECONDS, type CampaignPlanDocument } from '../lib/script/analyze';
-import { PHRASES } from '../lib/script/phrases';
-import { HERO_NARRATION_SECONDS, SCREEN_NARRATION_SECONDS, shortenNarration, type ScriptDocument, type ScriptScene } from '../lib/script/writer';
-import { luminance } from '../lib/color';
-import { storageFor } from '../lib/storage';
-import { fontFor, type Storyboard, type StoryboardScene } from '../lib/storyboard';
+import type { StoryboardRow } from '../lib/db/models';
+import { stageFailure } from '../lib/errors';
+import { CLOSING_SECONDS, TITLE_SECONDS } from '../lib/script/analyze';
+import { HERO_NARRATION_SECONDS, SCREEN_NARRATION_SECONDS, shortenNarration, type ScriptScene } from '../lib/script/writer';
+import { STAGE_PARAMS_SCHEMA, type ScriptOutputs, type StageInput, type StageParams, type VoiceoverResult } from '../lib/stages';
+import { storageFor, type FileStorage } from '../lib/storage';
+import { storageKeys } from '../lib/storage-keys';
+import { buildStoryboard, type Storyboard, type StoryboardScene } from '../lib/storyboard';
 import { concatAudio, measureDuration, normalizeAudio } from '../lib/voice/audio';
 import { run } from '../lib/voice/exec';
 import { createSpeechProvider, SpeechProviderError, type SpeechProvider } from '../lib/voice/tts';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
-
-interface StageParams { campaign_id: string }
 
 /** The pause after each scene's last word, so scenes do not run into each other. */
 const SCENE_PAUSE_MS = 450;
@@ -31,41 +30,69 @@ const MIN_SCREEN_SECONDS = 3;
 /** Longest speech per scene kind. A voice slower than the reading rate the script assumed is re-fitted to this. */
 const MAX_SPOKEN_SECONDS: Record<StoryboardScene['kind'], number> = { title: 4, screen: SCREEN_NARRATION_SECONDS + 1, closing: 5 };
 
-interface SpokenScene { kind: StoryboardScene['kind']; script: ScriptScene; audioKey: string; durationSeconds: number }
+interface SpokenScene {
+  kind: StoryboardScene['kind'];
+  script: ScriptScene;
+  audioKey: string;
+  durationSeconds: number;
+}
 
-type Methods = DbMethods & {
-  speakScene(campaignId: string, language: LanguageCode, index: number, scene: ScriptScene, minSeconds: number, maxSeconds: number, workDir: string): Promise<{ file: string; durationSeconds: number; narration: ScriptScene['narration'] }>;
+/** voice.storyboards' answer: each video's storyboard. */
+export type StoryboardsResult = Array<{ video_id: string; document: Storyboard }>;
+
+/** One scene's audio file, its length, and the narration it actually says (perhaps shortened). */
+interface SceneSpeech {
+  file: string;
+  durationSeconds: number;
+  narration: ScriptScene['narration'];
+}
+
+type VoiceMethods = DbMethods & {
+  speakScene(
+    campaignId: string,
+    language: LanguageCode,
+    index: number,
+    scene: ScriptScene,
+    minSeconds: number,
+    maxSeconds: number,
+    workDir: string,
+  ): Promise<SceneSpeech>;
 };
 
-const VoiceService: ServiceSchema<{}, Methods> = {
+interface VoiceLocalVars {
+  storage: FileStorage;
+  /** The speech provider, its voices checked at start. */
+  speech: SpeechProvider;
+}
+
+export type VoiceThis = Service<ServiceSettingSchema> & VoiceMethods & VoiceLocalVars;
+
+const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocalVars> = {
   name: 'voice',
   mixins: [DbMixin({ model: 'Storyboard' })],
 
-  async started(this: any) {
+  async started() {
     const config = configOf(this.broker);
     this.storage = storageFor(this.broker);
-    this.speech = createSpeechProvider(config.speech) as SpeechProvider;
+    this.speech = createSpeechProvider(config.speech);
     await this.speech.verify();
   },
 
   actions: {
     speak: {
       visibility: 'public',
-      params: { type: 'object', additionalProperties: false, required: ['campaign_id'], properties: { campaign_id: { type: 'string', maxLength: 64 } } },
-      async handler(this: any, ctx: Context<StageParams>) {
+      params: STAGE_PARAMS_SCHEMA,
+      async handler(ctx: Context<StageParams>): Promise<VoiceoverResult> {
         const { models, sequelize } = this.db;
-        const campaign = await models.Campaign.findByPk(ctx.params.campaign_id);
-        if (!campaign) throw notFound();
-        const planRow = await models.CampaignPlan.findByPk(campaign.id);
-        const scripts: CampaignScript[] = await models.CampaignScript.findAll({ where: { campaign_id: campaign.id } });
-        if (!planRow || scripts.length === 0) throw stageFailure('speech_failed', 'The scripts are missing; scripting must run again.', false);
-        const plan = planRow.plan as CampaignPlanDocument;
-        const videos: Video[] = await models.Video.findAll({ where: { campaign_id: campaign.id } });
+        // The campaign and its videos are the campaign actor's; the plan and scripts are the script stage's.
+        const campaign = await ctx.call<StageInput, StageParams>('campaigns.stageInput', { campaign_id: ctx.params.campaign_id });
+        const { plan, scripts } = await ctx.call<ScriptOutputs, StageParams>('script.outputs', { campaign_id: campaign.id });
+        if (!plan || scripts.length === 0) throw stageFailure('speech_failed', 'The scripts are missing; scripting must run again.', false);
         const workDir = await fs.mkdtemp(path.join(os.tmpdir(), `voice-${campaign.id}-`));
-        const storyboards: Array<{ video: Video; document: Storyboard }> = [];
+        const storyboards: Array<{ videoId: string; document: Storyboard }> = [];
         try {
           for (const row of scripts) {
-            const script = row.script as ScriptDocument;
+            const script = row.script;
             const language = script.language;
             const parts: Array<{ kind: StoryboardScene['kind']; scene: ScriptScene; min: number }> = [
               { kind: 'title', scene: script.title, min: TITLE_SECONDS },
@@ -77,15 +104,23 @@ const VoiceService: ServiceSchema<{}, Methods> = {
             for (const [index, part] of parts.entries()) {
               // Scene 1 is the hero screen, whose script may run longer (HERO_NARRATION_SECONDS).
               const maxSeconds = index === 1 ? HERO_NARRATION_SECONDS + 1 : MAX_SPOKEN_SECONDS[part.kind];
-              const { file, durationSeconds, narration } = await this.speakScene(campaign.id, language, index, part.scene, part.min, maxSeconds, workDir);
-              const audioKey = `campaigns/${campaign.id}/voice/${language}/scene-${index}.wav`;
+              const { file, durationSeconds, narration } = await this.speakScene(
+                campaign.id,
+                language,
+                index,
+                part.scene,
+                part.min,
+                maxSeconds,
+                workDir,
+              );
+              const audioKey = storageKeys.sceneAudio(campaign.id, language, index);
               await this.storage.put(audioKey, await fs.readFile(file));
               files.push(file);
               spoken.push({ kind: part.kind, script: { ...part.scene, narration }, audioKey, durationSeconds });
             }
             const trackFile = path.join(workDir, `${language}-narration.wav`);
             await concatAudio(files, trackFile);
-            const narrationKey = `campaigns/${campaign.id}/voice/${language}/narration.wav`;
+            const narrationKey = storageKeys.narration(campaign.id, language);
             await this.storage.put(narrationKey, await fs.readFile(trackFile));
 
             let start = 0;
@@ -94,52 +129,76 @@ const VoiceService: ServiceSchema<{}, Methods> = {
               // Starts add up the rounded durations, so scenes meet exactly (no 1 ms overlaps or gaps).
               const durationSeconds = round(s.durationSeconds);
               const scene: StoryboardScene = {
-                index, kind: s.kind, screenshotKey: screen?.screenshotKey ?? null, onScreenText: s.script.onScreenText,
-                narration: s.script.narration, audioKey: s.audioKey, startSeconds: start, durationSeconds,
+                index,
+                kind: s.kind,
+                screenshotKey: screen?.screenshotKey ?? null,
+                onScreenText: s.script.onScreenText,
+                narration: s.script.narration,
+                audioKey: s.audioKey,
+                startSeconds: start,
+                durationSeconds,
               };
               start = round(start + durationSeconds);
               return scene;
             });
-            const cues = buildCues(scenes.map((s) => ({ text: s.narration.map((n) => n.text).join(' '), startSeconds: s.startSeconds, durationSeconds: s.durationSeconds })), language);
-            const captionsKey = `campaigns/${campaign.id}/voice/${language}/captions.vtt`;
+            const cues = buildCues(
+              scenes.map((s) => ({
+                text: s.narration.map((n) => n.text).join(' '),
+                startSeconds: s.startSeconds,
+                durationSeconds: s.durationSeconds,
+              })),
+              language,
+            );
+            const captionsKey = storageKeys.captions(campaign.id, language);
             await this.storage.put(captionsKey, Buffer.from(toWebVtt(cues), 'utf8'));
 
-            const palette = plan.brand.palette;
-            for (const video of videos.filter((v) => v.language === language)) {
-              const platform = video.platform as PlatformName;
-              const vertical = PLATFORMS[platform].height > PLATFORMS[platform].width;
+            for (const video of campaign.videos.filter((v) => v.language === language)) {
               storyboards.push({
-                video,
-                document: {
-                  version: 1, campaignId: campaign.id, videoId: video.id, language, platform, frame: { ...PLATFORMS[platform] },
-                  direction: PHRASES[language].direction, font: fontFor(language),
-                  brand: {
-                    name: plan.facts.name, domain: plan.facts.domain, primary: plan.brand.themeColor ?? palette[0] ?? '#1f2937',
-                    background: palette.find((c) => isLight(c)) ?? '#ffffff', text: '#111827', palette, logoUrl: plan.brand.iconUrls[0] ?? null,
-                  },
+                videoId: video.id,
+                document: buildStoryboard({
+                  campaignId: campaign.id,
+                  videoId: video.id,
+                  language,
+                  platform: video.platform as PlatformName,
+                  plan,
                   scriptSource: row.script_source as Storyboard['scriptSource'],
-                  // Vertical frames show the mobile screenshots where the page had them.
-                  scenes: scenes.map((s) => (s.kind === 'screen' && vertical ? { ...s, screenshotKey: plan.scenes[s.index - 1].mobileScreenshotKey ?? s.screenshotKey } : s)),
-                  narrationKey, captionsKey, totalSeconds: round(start),
-                  closing: { ctaLabel: script.closing.ctaLabel, domain: plan.facts.domain },
-                },
+                  scenes,
+                  narrationKey,
+                  captionsKey,
+                  totalSeconds: round(start),
+                  ctaLabel: script.closing.ctaLabel,
+                }),
               });
             }
           }
         } catch (err) {
-          if (err instanceof SpeechProviderError) throw stageFailure('speech_failed', `Speech synthesis failed: ${err.message}`, err.retryable);
+          if (err instanceof SpeechProviderError)
+            throw stageFailure('speech_failed', `Speech synthesis failed: ${err.message}`, err.retryable);
           throw err;
         } finally {
           await fs.rm(workDir, { recursive: true, force: true });
         }
-        await sequelize.transaction(async (transaction: any) => {
+        await sequelize.transaction(async (transaction: Transaction) => {
           await models.Storyboard.destroy({ where: { campaign_id: campaign.id }, transaction });
-          for (const { video, document } of storyboards) {
-            await models.Storyboard.create({ video_id: video.id, campaign_id: campaign.id, document }, { transaction });
-            await models.Video.update({ captions_key: document.captionsKey }, { where: { id: video.id }, transaction });
+          for (const { videoId, document } of storyboards) {
+            await models.Storyboard.create({ video_id: videoId, campaign_id: campaign.id, document }, { transaction });
           }
         });
-        return { campaign_id: campaign.id, storyboards: storyboards.length };
+        // Each video's captions file is the campaign actor's to record (lib/stages.ts).
+        return {
+          campaign_id: campaign.id,
+          captions: storyboards.map(({ videoId, document }) => ({ video_id: videoId, captions_key: document.captionsKey })),
+        };
+      },
+    },
+
+    /** The rendering stage's input: each video's storyboard (this stage owns the storyboards table). */
+    storyboards: {
+      visibility: 'public',
+      params: STAGE_PARAMS_SCHEMA,
+      async handler(ctx: Context<StageParams>): Promise<StoryboardsResult> {
+        const rows: StoryboardRow[] = await this.db.models.Storyboard.findAll({ where: { campaign_id: ctx.params.campaign_id } });
+        return rows.map((row) => ({ video_id: row.video_id, document: row.document }));
       },
     },
   },
@@ -149,7 +208,15 @@ const VoiceService: ServiceSchema<{}, Methods> = {
      * One scene: each narration segment in its own voice, normalized, joined, padded to at least `minSeconds`.
      * Speech longer than `maxSeconds` is re-fitted to the voice's measured pace and spoken again (twice at most).
      */
-    async speakScene(this: any, campaignId: string, language: LanguageCode, index: number, scene: ScriptScene, minSeconds: number, maxSeconds: number, workDir: string) {
+    async speakScene(
+      campaignId: string,
+      language: LanguageCode,
+      index: number,
+      scene: ScriptScene,
+      minSeconds: number,
+      maxSeconds: number,
+      workDir: string,
+    ): Promise<SceneSpeech> {
       let narration = scene.narration.filter((segment) => segment.text.trim());
       let joined = path.join(workDir, `${language}-${index}.joined.wav`);
       let spokenSeconds = 0;
@@ -178,7 +245,7 @@ const VoiceService: ServiceSchema<{}, Methods> = {
       else await silence(file, Math.max(minSeconds, padMs / 1000));
       return { file, durationSeconds: await measureDuration(file), narration };
     },
-  } as any,
+  },
 };
 
 const LATIN_RUN = /[A-Za-z][A-Za-z0-9+&'’.-]*(?:\s+[A-Za-z0-9][A-Za-z0-9+&'’.-]*)*/g;
@@ -195,7 +262,7 @@ export function speechRuns(text: string, language: LanguageCode): Array<{ text: 
     const before = text.slice(last, match.index);
     if (/[^\s\p{P}]/u.test(before)) runs.push({ text: before, language });
     runs.push({ text: match[0], language: 'en' });
-    last = match.index! + match[0].length;
+    last = match.index + match[0].length;
   }
   const rest = text.slice(last);
   if (/[^\s\p{P}]/u.test(rest)) runs.push({ text: rest, language });
@@ -206,13 +273,13 @@ function round(seconds: number): number {
   return Math.round(seconds * 1000) / 1000;
 }
 
-function isLight(hex: string): boolean {
-  return luminance(hex) > 200;
-}
-
 /** A scene with nothing to say still lasts: silence of the right format. */
 async function silence(file: string, seconds: number): Promise<void> {
-  await run('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'anullsrc=r=48000:cl=mono', '-t', String(seconds), '-c:a', 'pcm_s16le', file], { timeoutMs: 30_000 });
+  await run(
+    'ffmpeg',
+    ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'anullsrc=r=48000:cl=mono', '-t', String(seconds), '-c:a', 'pcm_s16le', file],
+    { timeoutMs: 30_000 },
+  );
 }
 
 export default VoiceService;

@@ -6,13 +6,14 @@
  * dispatchers (or a restarted one) never send the same attempt twice, and a crash loses none.
  */
 import { Op } from 'sequelize';
-import type { Context, ServiceSchema } from 'moleculer';
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import { configOf } from '../config';
 import type { WebhookDelivery } from '../lib/db/models';
 import { conflict, notFound } from '../lib/errors';
 import { hostResolver } from '../lib/dns-resolver';
 import { attemptDelivery, webhookHeaders } from '../lib/webhooks';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
+import type { WebhookSecretParams } from './accounts.service';
 
 export const WEBHOOK_MAX_ATTEMPTS = 3;
 const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -21,27 +22,53 @@ const MAX_RESPONSE_BYTES = 16 * 1024;
 const CLAIM_MS = ATTEMPT_TIMEOUT_MS + 20_000;
 const BATCH = 20;
 
-type Methods = DbMethods & {
+/** webhooks.retry's params and answer. */
+export interface RetryParams {
+  delivery_id: string;
+}
+export interface RetryResult {
+  delivery_id: string;
+  status: 'pending';
+}
+/** accounts.webhookSecret's answer. */
+interface WebhookSecretResult {
+  secret: string;
+}
+
+type WebhooksMethods = DbMethods & {
   dispatchDue(): Promise<number>;
   deliver(delivery: WebhookDelivery): Promise<void>;
 };
 
-const WebhooksService: ServiceSchema<{}, Methods> = {
+interface WebhooksLocalVars {
+  /** Deliveries this dispatcher is sending now: a poll that finds one again skips it. */
+  inFlight: Set<string>;
+  /** The next poll. */
+  timer: NodeJS.Timeout;
+  /** Set once the service stops: no further poll is scheduled. */
+  stopping?: boolean;
+}
+
+export type WebhooksThis = Service<ServiceSettingSchema> & WebhooksMethods & WebhooksLocalVars;
+
+const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksMethods, WebhooksLocalVars> = {
   name: 'webhooks',
   mixins: [DbMixin({ model: 'WebhookDelivery' })],
 
-  started(this: any) {
+  started() {
     const poll = configOf(this.broker).webhookPollMs;
     this.inFlight = new Set<string>();
     const tick = () => {
-      this.dispatchDue().catch((err: Error) => this.logger.warn(`webhook dispatch failed: ${err.message}`)).finally(() => {
-        if (!this.stopping) this.timer = setTimeout(tick, poll);
-      });
+      this.dispatchDue()
+        .catch((err: Error) => this.logger.warn(`webhook dispatch failed: ${err.message}`))
+        .finally(() => {
+          if (!this.stopping) this.timer = setTimeout(tick, poll);
+        });
     };
     this.timer = setTimeout(tick, 0);
   },
 
-  stopped(this: any) {
+  stopped() {
     this.stopping = true;
     clearTimeout(this.timer);
   },
@@ -50,8 +77,13 @@ const WebhooksService: ServiceSchema<{}, Methods> = {
     /** Operators: send a failed delivery again (one more attempt, same event id). */
     retry: {
       visibility: 'public',
-      params: { type: 'object', additionalProperties: false, required: ['delivery_id'], properties: { delivery_id: { type: 'string', maxLength: 64 } } },
-      async handler(this: any, ctx: Context<{ delivery_id: string }>) {
+      params: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['delivery_id'],
+        properties: { delivery_id: { type: 'string', maxLength: 64 } },
+      },
+      async handler(ctx: Context<RetryParams>): Promise<RetryResult> {
         const delivery: WebhookDelivery | null = await this.db.models.WebhookDelivery.findByPk(ctx.params.delivery_id);
         if (!delivery) throw notFound('No such webhook delivery.');
         if (delivery.status !== 'failed') throw conflict(`The delivery is ${delivery.status}; only a failed delivery can be retried.`);
@@ -64,66 +96,100 @@ const WebhooksService: ServiceSchema<{}, Methods> = {
 
   events: {
     /** The campaign actor wrote an outbox row: send it now rather than at the next poll. */
-    'webhooks.enqueued'(this: any) {
+    'webhooks.enqueued'() {
       this.dispatchDue().catch(() => undefined);
     },
   },
 
   methods: {
-    async dispatchDue(this: any) {
+    async dispatchDue() {
       const { WebhookDelivery: Deliveries } = this.db.models;
       const now = new Date();
       const due: WebhookDelivery[] = await Deliveries.findAll({
-        where: { status: 'pending', next_attempt_at: { [Op.lte]: now }, [Op.or]: [{ locked_until: null }, { locked_until: { [Op.lt]: now } }] },
+        where: {
+          status: 'pending',
+          next_attempt_at: { [Op.lte]: now },
+          [Op.or]: [{ locked_until: null }, { locked_until: { [Op.lt]: now } }],
+        },
         order: [['next_attempt_at', 'ASC']],
         limit: BATCH,
       });
       let sent = 0;
-      await Promise.all(due.map(async (delivery) => {
-        if (this.inFlight.has(delivery.id)) return;
-        // Claim: only the dispatcher whose conditional update matched sends this attempt.
-        const [claimed] = await Deliveries.update({ locked_until: new Date(Date.now() + CLAIM_MS) }, {
-          where: { id: delivery.id, status: 'pending', attempts: delivery.attempts, [Op.or]: [{ locked_until: null }, { locked_until: { [Op.lt]: new Date() } }] },
-        });
-        if (claimed !== 1) return;
-        this.inFlight.add(delivery.id);
-        try {
-          await this.deliver(delivery);
-          sent += 1;
-        } finally {
-          this.inFlight.delete(delivery.id);
-        }
-      }));
+      await Promise.all(
+        due.map(async (delivery) => {
+          if (this.inFlight.has(delivery.id)) return;
+          // Claim: only the dispatcher whose conditional update matched sends this attempt.
+          const [claimed] = await Deliveries.update(
+            { locked_until: new Date(Date.now() + CLAIM_MS) },
+            {
+              where: {
+                id: delivery.id,
+                status: 'pending',
+                attempts: delivery.attempts,
+                [Op.or]: [{ locked_until: null }, { locked_until: { [Op.lt]: new Date() } }],
+              },
+            },
+          );
+          if (claimed !== 1) return;
+          this.inFlight.add(delivery.id);
+          try {
+            await this.deliver(delivery);
+            sent += 1;
+          } finally {
+            this.inFlight.delete(delivery.id);
+          }
+        }),
+      );
       return sent;
     },
 
-    async deliver(this: any, delivery: WebhookDelivery) {
+    async deliver(delivery: WebhookDelivery) {
       const config = configOf(this.broker);
       const { models } = this.db;
-      const { secret } = await this.broker.call('accounts.webhookSecret', { org_id: delivery.org_id });
+      const { secret } = await this.broker.call<WebhookSecretResult, WebhookSecretParams>('accounts.webhookSecret', {
+        org_id: delivery.org_id,
+      });
       const attempt = delivery.attempts + 1;
       const timestamp = Math.floor(Date.now() / 1000);
-      const result = await attemptDelivery(delivery.url, webhookHeaders(secret, delivery.event_id, delivery.body, timestamp), delivery.body, {
-        guard: { allowLoopback: config.allowPrivateNetwork, resolve: hostResolver(config.dns).resolve }, timeoutMs: ATTEMPT_TIMEOUT_MS, maxResponseBytes: MAX_RESPONSE_BYTES,
-      });
+      const result = await attemptDelivery(
+        delivery.url,
+        webhookHeaders(secret, delivery.event_id, delivery.body, timestamp),
+        delivery.body,
+        {
+          guard: { allowLoopback: config.allowPrivateNetwork, resolve: hostResolver(config.dns).resolve },
+          timeoutMs: ATTEMPT_TIMEOUT_MS,
+          maxResponseBytes: MAX_RESPONSE_BYTES,
+        },
+      );
       await models.WebhookAttempt.create({
-        delivery_id: delivery.id, attempt, signed_timestamp: timestamp, status_code: result.statusCode, duration_ms: result.durationMs, error: result.error, created_at: new Date(),
+        delivery_id: delivery.id,
+        attempt,
+        signed_timestamp: timestamp,
+        status_code: result.statusCode,
+        duration_ms: result.durationMs,
+        error: result.error,
+        created_at: new Date(),
       });
       const last = attempt >= WEBHOOK_MAX_ATTEMPTS;
       const delay = config.webhookRetryDelaysMs[Math.min(attempt - 1, config.webhookRetryDelaysMs.length - 1)] ?? 0;
       // A class-level update: the instance was read before the claim, so it would skip `locked_until: null` as unchanged.
-      await models.WebhookDelivery.update({
-        attempts: attempt,
-        status: result.delivered ? 'delivered' : last ? 'failed' : 'pending',
-        delivered_at: result.delivered ? new Date() : null,
-        next_attempt_at: result.delivered || last ? null : new Date(Date.now() + delay),
-        locked_until: null,
-        last_error: result.error,
-      }, { where: { id: delivery.id } });
+      await models.WebhookDelivery.update(
+        {
+          attempts: attempt,
+          status: result.delivered ? 'delivered' : last ? 'failed' : 'pending',
+          delivered_at: result.delivered ? new Date() : null,
+          next_attempt_at: result.delivered || last ? null : new Date(Date.now() + delay),
+          locked_until: null,
+          last_error: result.error,
+        },
+        { where: { id: delivery.id } },
+      );
       const outcome = result.delivered ? 'delivered' : last ? 'failed for good' : `failed, next attempt in ${Math.round(delay / 1000)} s`;
-      this.logger.info(`webhook ${delivery.event_type} ${delivery.event_id} attempt ${attempt}: ${result.statusCode ?? result.error} — ${outcome}`);
+      this.logger.info(
+        `webhook ${delivery.event_type} ${delivery.event_id} attempt ${attempt}: ${result.statusCode ?? result.error} — ${outcome}`,
+      );
     },
-  } as any,
+  },
 };
 
 export default WebhooksService;

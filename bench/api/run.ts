@@ -12,14 +12,13 @@ import os from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import pg from 'pg';
 import autocannon from 'autocannon';
-import { presentCampaign } from '../../lib/campaign-view';
+import { presentCampaign, type CampaignRow, type VideoRow } from '../../lib/campaign-view';
 import { startHarness, TEST_DATABASE_URL, type Harness } from '../../test/support/harness';
 import { hashApiKey } from '../../lib/auth';
 import { positiveInteger } from '../support';
 
 const UNLIMITED = 10_000_000;
 const WARMUP_SECONDS = 2;
-
 
 const connections = positiveInteger('BENCH_CONNECTIONS', 20);
 const duration = positiveInteger('BENCH_DURATION', 10);
@@ -73,19 +72,25 @@ async function startBareServer(schema: string): Promise<{ url: string; pool: pg.
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
     if (!bearer) return send(res, 401, { success: false, error: { code: 'unauthorized', message: 'Missing API key.' } });
     const keys = await pool.query<{ org_id: string; scopes: string }>(
-      'SELECT org_id, scopes FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL', [hashApiKey(bearer[1]!)]);
+      'SELECT org_id, scopes FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
+      [hashApiKey(bearer[1])],
+    );
     const key = keys.rows[0];
     if (!key) return send(res, 401, { success: false, error: { code: 'unauthorized', message: 'Invalid or revoked API key.' } });
-    if (!key.scopes.split(',').includes('campaigns:read')) return send(res, 403, { success: false, error: { code: 'forbidden', message: 'Scope.' } });
-    const id = match[1]!;
+    if (!key.scopes.split(',').includes('campaigns:read'))
+      return send(res, 403, { success: false, error: { code: 'forbidden', message: 'Scope.' } });
+    const id = match[1];
     if (!UUID.test(id)) return send(res, 404, { success: false, error: { code: 'not_found', message: 'Not found.' } });
-    const campaigns = await pool.query(
+    const campaigns = await pool.query<CampaignRow>(
       'SELECT id, status, url, title, languages, platforms, progress, created_at, error_code, error_message FROM campaigns WHERE id = $1 AND org_id = $2',
-      [id.toLowerCase(), key.org_id]);
+      [id.toLowerCase(), key.org_id],
+    );
     const campaign = campaigns.rows[0];
     if (!campaign) return send(res, 404, { success: false, error: { code: 'not_found', message: 'Not found.' } });
-    const videos = await pool.query(
-      'SELECT id, platform, language, status, duration_seconds, published_at, script_source FROM videos WHERE campaign_id = $1', [campaign.id]);
+    const videos = await pool.query<VideoRow>(
+      'SELECT id, platform, language, status, duration_seconds, published_at, script_source FROM videos WHERE campaign_id = $1',
+      [campaign.id],
+    );
     const body = presentCampaign(campaign, videos.rows);
     send(res, 200, body);
   };
@@ -108,7 +113,10 @@ async function startBareServer(schema: string): Promise<{ url: string; pool: pg.
   };
 }
 
-interface Row { label: string; result: autocannon.Result }
+interface Row {
+  label: string;
+  result: autocannon.Result;
+}
 
 async function measure(label: string, url: string, key: string): Promise<Row> {
   process.stdout.write(`${label}: warm-up ${WARMUP_SECONDS} s … `);
@@ -125,12 +133,18 @@ function printTable(rows: [Row, Row]): void {
   const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
   const header = ['', 'req/s (avg)', 'p50 ms', 'p99 ms', 'requests'];
   const body = rows.map(({ label, result }) => [
-    label, fmt(result.requests.average, 1), fmt(result.latency.p50), fmt(result.latency.p99), fmt(result.requests.total),
+    label,
+    fmt(result.requests.average, 1),
+    fmt(result.latency.p50),
+    fmt(result.latency.p99),
+    fmt(result.requests.total),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   console.log('');
-  console.log(`node ${process.version}, ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${connections} connections, ${duration} s per run (after a ${WARMUP_SECONDS} s warm-up)`);
+  console.log(
+    `node ${process.version}, ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${connections} connections, ${duration} s per run (after a ${WARMUP_SECONDS} s warm-up)`,
+  );
   console.log('GET /api/v1/campaigns/{id}, Authorization: Bearer <key>, PostgreSQL; autocannon clients in a worker thread');
   console.log('');
   console.log(line(header));
@@ -138,7 +152,9 @@ function printTable(rows: [Row, Row]): void {
   for (const row of body) console.log(line(row));
   console.log('');
   const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : 'n/a');
-  console.log(`product / bare  req/s: ${ratio(product.result.requests.average, bare.result.requests.average)}×   p99: ${ratio(product.result.latency.p99, bare.result.latency.p99)}×`);
+  console.log(
+    `product / bare  req/s: ${ratio(product.result.requests.average, bare.result.requests.average)}×   p99: ${ratio(product.result.latency.p99, bare.result.latency.p99)}×`,
+  );
 }
 
 async function main(): Promise<number> {
@@ -157,16 +173,23 @@ async function main(): Promise<number> {
     await h.call('accounts.setPlan', { org_id: customer.orgId, plan: 'enterprise', rate: UNLIMITED });
     const created = await h.request('POST', '/api/v1/campaigns', { key: customer.key, body: { url: h.pageUrl } });
     if (created.status !== 201) throw new Error(`POST /api/v1/campaigns answered ${created.status}: ${JSON.stringify(created.body)}`);
-    const route = `/api/v1/campaigns/${created.body.campaign_id}`;
+    const route = `/api/v1/campaigns/${(created.body as { campaign_id: string }).campaign_id}`;
 
     bare = await startBareServer(h.config.databaseSchema!);
 
     // Both must answer the same body, or the comparison is meaningless.
     const fromProduct = await h.request('GET', route, { key: customer.key });
     const fromBare = await fetch(`${bare.url}${route}`, { headers: { authorization: `Bearer ${customer.key}` } });
-    const bareBody = await fromBare.json();
+    const bareBody: unknown = await fromBare.json();
     if (fromProduct.status !== 200 || fromBare.status !== 200 || !isDeepStrictEqual(fromProduct.body, bareBody)) {
-      console.error('product and bare server disagree:\n', fromProduct.status, JSON.stringify(fromProduct.body), '\n', fromBare.status, JSON.stringify(bareBody));
+      console.error(
+        'product and bare server disagree:\n',
+        fromProduct.status,
+        JSON.stringify(fromProduct.body),
+        '\n',
+        fromBare.status,
+        JSON.stringify(bareBody),
+      );
       return 1;
     }
 
@@ -183,4 +206,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then((code) => process.exit(code));
+void main().then((code) => process.exit(code));

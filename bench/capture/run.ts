@@ -27,35 +27,42 @@ const SCROLL_PAUSE_MS = 60; // makePresentable: setTimeout(60) per scroll step
 const PRESENT_IDLE_MS = 300; // makePresentable: waitForNetworkIdle({ idleTime: 300 })
 const SHOT_PAUSE_MS = 120; // shootScreens: setTimeout(120) before each shot
 
-
 const N = positiveInteger('BENCH_PAGES', 15);
 
 class BenchFailure extends Error {}
 
 function fail(label: string, run: string, err: unknown): never {
   const message = err instanceof Error ? err.message : String(err);
-  console.error([
-    '',
-    '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!',
-    `!!! ${label}, ${run}: RUN FAILED — the figures are not valid`,
-    `!!!   ${message}`,
-    '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!',
-    '',
-  ].join('\n'));
+  console.error(
+    [
+      '',
+      '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!',
+      `!!! ${label}, ${run}: RUN FAILED — the figures are not valid`,
+      `!!!   ${message}`,
+      '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!',
+      '',
+    ].join('\n'),
+  );
   throw new BenchFailure(`${label} ${run}: ${message}`);
 }
 
 // ---------------------------------------------------------------- statistics
 
-interface Stats { p50: number; mean: number; p95: number; min: number; max: number }
+interface Stats {
+  p50: number;
+  mean: number;
+  p95: number;
+  min: number;
+  max: number;
+}
 
 /** Percentile with linear interpolation between closest ranks (p in 0..1). */
 function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 1) return sorted[0]!;
+  if (sorted.length === 1) return sorted[0];
   const rank = p * (sorted.length - 1);
   const lo = Math.floor(rank);
   const hi = Math.ceil(rank);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (rank - lo);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo);
 }
 
 function stats(samples: number[]): Stats {
@@ -64,8 +71,8 @@ function stats(samples: number[]): Stats {
     p50: percentile(sorted, 0.5),
     mean: sorted.reduce((s, x) => s + x, 0) / sorted.length,
     p95: percentile(sorted, 0.95),
-    min: sorted[0]!,
-    max: sorted[sorted.length - 1]!,
+    min: sorted[0],
+    max: sorted[sorted.length - 1],
   };
 }
 
@@ -74,14 +81,20 @@ const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : 'n/
 const pct = (a: number, b: number) => (b > 0 ? `${((a / b) * 100).toFixed(0)}%` : 'n/a');
 
 function table(header: string[], rows: string[][], leftColumns = 1): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i < leftColumns ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i < leftColumns ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
 // ---------------------------------------------------------------- the three measured tasks
 
-interface FullTimes { openPage: number; makePresentable: number; readText: number; shootScreens: number; shots: number }
+interface FullTimes {
+  openPage: number;
+  makePresentable: number;
+  readText: number;
+  shootScreens: number;
+  shots: number;
+}
 
 /** "check": what POST /campaigns waits for (capture.check → loadChecked → openPage). */
 async function runCheck(pool: BrowserPool, url: string): Promise<{ total: number; inside: number }> {
@@ -112,13 +125,19 @@ async function runFull(pool: BrowserPool, url: string): Promise<{ total: number;
     const t3 = performance.now();
     const shots = await shootScreens(page, MAX_SHOTS);
     const t4 = performance.now();
-    return { opened, text, shots, steps: { openPage: t1 - t0, makePresentable: t2 - t1, readText: t3 - t2, shootScreens: t4 - t3, shots: shots.length } };
+    return {
+      opened,
+      text,
+      shots,
+      steps: { openPage: t1 - t0, makePresentable: t2 - t1, readText: t3 - t2, shootScreens: t4 - t3, shots: shots.length },
+    };
   });
   const total = performance.now() - start;
   if (result.opened.signals.status !== 200) throw new Error(`status ${result.opened.signals.status}`);
   const refused = refusalReason(result.opened.signals);
   if (refused) throw new Error(`refused: ${refused}`);
-  if (result.shots.length === 0 || result.shots.some((s) => !s.subarray(0, 4).equals(PNG_MAGIC))) throw new Error('screenshots missing or not PNG');
+  if (result.shots.length === 0 || result.shots.some((s) => !s.subarray(0, 4).equals(PNG_MAGIC)))
+    throw new Error('screenshots missing or not PNG');
   if (result.text.mainText.length < 200) throw new Error(`main text too short (${result.text.mainText.length} characters)`);
   return { total, steps: result.steps };
 }
@@ -139,7 +158,14 @@ async function runBare(browser: Browser, url: string): Promise<number> {
   return performance.now() - start;
 }
 
-interface Probe { scrollHeight: number; innerHeight: number; scrollBehavior: string; scrollToMs: number; lazyLeft: number; lazyTotal: number }
+interface Probe {
+  scrollHeight: number;
+  innerHeight: number;
+  scrollBehavior: string;
+  scrollToMs: number;
+  lazyLeft: number;
+  lazyTotal: number;
+}
 
 /**
  * One extra, untimed page: its geometry after presentation (to count the scroll steps and shots the fixed
@@ -164,16 +190,22 @@ async function probe(pool: BrowserPool, url: string): Promise<Probe> {
 }
 
 /** Runs `task` `count` times with `parallel` in flight; returns pages per second. */
-async function throughput(count: number, parallel: number, task: (i: number) => Promise<unknown>): Promise<{ seconds: number; perSecond: number }> {
+async function throughput(
+  count: number,
+  parallel: number,
+  task: (i: number) => Promise<unknown>,
+): Promise<{ seconds: number; perSecond: number }> {
   let next = 0;
   const start = performance.now();
-  await Promise.all(Array.from({ length: parallel }, async () => {
-    while (next < count) {
-      const i = next;
-      next += 1;
-      await task(i);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: parallel }, async () => {
+      while (next < count) {
+        const i = next;
+        next += 1;
+        await task(i);
+      }
+    }),
+  );
   const seconds = (performance.now() - start) / 1000;
   return { seconds, perSecond: count / seconds };
 }
@@ -250,7 +282,8 @@ async function main(): Promise<number> {
       process.stdout.write('.');
     }
     console.log(' done');
-    if (pool.browserLaunches !== 1) throw new BenchFailure(`the pool launched ${pool.browserLaunches} browsers: not a warm-pool measurement`);
+    if (pool.browserLaunches !== 1)
+      throw new BenchFailure(`the pool launched ${pool.browserLaunches} browsers: not a warm-pool measurement`);
     await pool.stop();
     pool = undefined;
 
@@ -277,11 +310,16 @@ async function main(): Promise<number> {
     const sBare = stats(floor);
     console.log('Per-page latency, warm browser, one page at a time (ms)');
     console.log('');
-    console.log(table(['', 'p50', 'mean', 'p95', 'min', 'max'], [
-      ['check           (ours: openPage)', ...[sCheck.p50, sCheck.mean, sCheck.p95, sCheck.min, sCheck.max].map(ms)],
-      ['full page       (ours: open+present+text+6 shots)', ...[sFull.p50, sFull.mean, sFull.p95, sFull.min, sFull.max].map(ms)],
-      ['bare goto+shot  (puppeteer-core, load, 1 shot)', ...[sBare.p50, sBare.mean, sBare.p95, sBare.min, sBare.max].map(ms)],
-    ]));
+    console.log(
+      table(
+        ['', 'p50', 'mean', 'p95', 'min', 'max'],
+        [
+          ['check           (ours: openPage)', ...[sCheck.p50, sCheck.mean, sCheck.p95, sCheck.min, sCheck.max].map(ms)],
+          ['full page       (ours: open+present+text+6 shots)', ...[sFull.p50, sFull.mean, sFull.p95, sFull.min, sFull.max].map(ms)],
+          ['bare goto+shot  (puppeteer-core, load, 1 shot)', ...[sBare.p50, sBare.mean, sBare.p95, sBare.min, sBare.max].map(ms)],
+        ],
+      ),
+    );
     console.log('');
     console.log(`check / bare   p50: ${ratio(sCheck.p50, sBare.p50)}   mean: ${ratio(sCheck.mean, sBare.mean)}`);
     console.log(`full  / bare   p50: ${ratio(sFull.p50, sBare.p50)}   mean: ${ratio(sFull.mean, sBare.mean)}`);
@@ -290,31 +328,54 @@ async function main(): Promise<number> {
     // ---- throughput
     console.log('Throughput, 2 pages in flight (pool concurrency 2 vs 2 parallel pages on the bare browser)');
     console.log('');
-    console.log(table(['', 'pages/s', 'pages', 'seconds'], [
-      ['check, pool concurrency 2', tputCheck.perSecond.toFixed(2), String(M), tputCheck.seconds.toFixed(1)],
-      ['bare goto+shot, 2 parallel', tputBare.perSecond.toFixed(2), String(M), tputBare.seconds.toFixed(1)],
-    ]));
+    console.log(
+      table(
+        ['', 'pages/s', 'pages', 'seconds'],
+        [
+          ['check, pool concurrency 2', tputCheck.perSecond.toFixed(2), String(M), tputCheck.seconds.toFixed(1)],
+          ['bare goto+shot, 2 parallel', tputBare.perSecond.toFixed(2), String(M), tputBare.seconds.toFixed(1)],
+        ],
+      ),
+    );
     console.log('');
     console.log(`check / bare  pages/s: ${ratio(tputCheck.perSecond, tputBare.perSecond)}`);
     console.log('');
 
     // ---- what the extra work is
     console.log('What ours does that the bare script does not:');
-    console.log('  egress proxy hop   every request goes Chromium → EgressProxy (DNS + address check) → site, one extra loopback hop per connection');
-    console.log('  fresh context      puppeteer-cluster opens an incognito browser context per task and closes it after (bare reuses the default context)');
+    console.log(
+      '  egress proxy hop   every request goes Chromium → EgressProxy (DNS + address check) → site, one extra loopback hop per connection',
+    );
+    console.log(
+      '  fresh context      puppeteer-cluster opens an incognito browser context per task and closes it after (bare reuses the default context)',
+    );
     console.log('  page setup         setBypassCSP, evaluateOnNewDocument, setViewport: three CDP round trips before the navigation');
-    console.log('  interception       setRequestInterception(true): every request pauses for a CDP round trip to Node (continue/abort by scheme)');
-    console.log('  network idle       openPage waits for DOMContentLoaded, then for 300 ms without requests (up to 5 s); one in-page evaluate of signals');
-    console.log('  consent            makePresentable tries up to 15 consent selectors ($ + isVisible per selector) and clicks the first visible one');
-    console.log('  scroll-through     scrolls the whole page in 0.8-screen steps with 60 ms pauses so lazy images load, then waits for network idle again');
-    console.log('  overlays           walks every element under body (getComputedStyle) to hide fixed/sticky banners, bubbles and modals; counts images');
-    console.log('  Readability        readText injects Mozilla Readability (~90 KB of source) on a clone of the DOM, then reads meta, headings, hreflang');
-    console.log(`  ${MAX_SHOTS} shots            shootScreens scrolls one screen at a time (page.evaluate(scrollTo)), waits 120 ms, and takes a PNG per screen (at most ${MAX_SHOTS}) instead of one`);
+    console.log(
+      '  interception       setRequestInterception(true): every request pauses for a CDP round trip to Node (continue/abort by scheme)',
+    );
+    console.log(
+      '  network idle       openPage waits for DOMContentLoaded, then for 300 ms without requests (up to 5 s); one in-page evaluate of signals',
+    );
+    console.log(
+      '  consent            makePresentable tries up to 15 consent selectors ($ + isVisible per selector) and clicks the first visible one',
+    );
+    console.log(
+      '  scroll-through     scrolls the whole page in 0.8-screen steps with 60 ms pauses so lazy images load, then waits for network idle again',
+    );
+    console.log(
+      '  overlays           walks every element under body (getComputedStyle) to hide fixed/sticky banners, bubbles and modals; counts images',
+    );
+    console.log(
+      '  Readability        readText injects Mozilla Readability (~90 KB of source) on a clone of the DOM, then reads meta, headings, hreflang',
+    );
+    console.log(
+      `  ${MAX_SHOTS} shots            shootScreens scrolls one screen at a time (page.evaluate(scrollTo)), waits 120 ms, and takes a PNG per screen (at most ${MAX_SHOTS}) instead of one`,
+    );
     console.log('');
 
     // ---- where full page spends its time
     const pick = (k: keyof FullTimes) => steps.map((s) => s[k]);
-    const poolOverhead = full.map((t, i) => t - (steps[i]!.openPage + steps[i]!.makePresentable + steps[i]!.readText + steps[i]!.shootScreens));
+    const poolOverhead = full.map((t, i) => t - (steps[i].openPage + steps[i].makePresentable + steps[i].readText + steps[i].shootScreens));
     const scrollSteps = Math.ceil(Math.min(geo.scrollHeight, 30_000) / Math.max(200, Math.floor(geo.innerHeight * 0.8)));
     const shotsTaken = stats(pick('shots')).mean;
     const fixed: Record<string, number> = {
@@ -331,24 +392,39 @@ async function main(): Promise<number> {
       ['readText', pick('readText')],
       ['shootScreens', pick('shootScreens')],
     ];
-    console.log(`Where "full page" spends its time (ms; page ${geo.scrollHeight} px tall, ${scrollSteps} scroll steps, ${shotsTaken} shots of ${geo.innerHeight} px)`);
+    console.log(
+      `Where "full page" spends its time (ms; page ${geo.scrollHeight} px tall, ${scrollSteps} scroll steps, ${shotsTaken} shots of ${geo.innerHeight} px)`,
+    );
     console.log('');
-    console.log(table(['step', 'p50', 'mean', 'p95', 'share of mean', 'fixed sleeps (min)'], [
-      ...rows.map(([name, samples]) => {
-        const s = stats(samples);
-        return [name, ms(s.p50), ms(s.mean), ms(s.p95), pct(s.mean, sFull.mean), fixed[name] ? ms(fixed[name]!) : '-'];
-      }),
-      ['total', ms(sFull.p50), ms(sFull.mean), ms(sFull.p95), '100%', ms(Object.values(fixed).reduce((a, b) => a + b, 0))],
-    ]));
+    console.log(
+      table(
+        ['step', 'p50', 'mean', 'p95', 'share of mean', 'fixed sleeps (min)'],
+        [
+          ...rows.map(([name, samples]) => {
+            const s = stats(samples);
+            return [name, ms(s.p50), ms(s.mean), ms(s.p95), pct(s.mean, sFull.mean), fixed[name] ? ms(fixed[name]) : '-'];
+          }),
+          ['total', ms(sFull.p50), ms(sFull.mean), ms(sFull.p95), '100%', ms(Object.values(fixed).reduce((a, b) => a + b, 0))],
+        ],
+      ),
+    );
     console.log('');
-    console.log(`page probe: CSS scroll-behavior "${geo.scrollBehavior}"; one page.evaluate(scrollTo) as shootScreens makes it: ${ms(geo.scrollToMs)} ms; ` +
-      `lazy images still unloaded after makePresentable: ${geo.lazyLeft} of ${geo.lazyTotal}`);
+    console.log(
+      `page probe: CSS scroll-behavior "${geo.scrollBehavior}"; one page.evaluate(scrollTo) as shootScreens makes it: ${ms(geo.scrollToMs)} ms; ` +
+        `lazy images still unloaded after makePresentable: ${geo.lazyLeft} of ${geo.lazyTotal}`,
+    );
     const sInside = stats(checkInside);
     console.log('');
-    console.log(`check: openPage itself p50 ${ms(sInside.p50)} ms (of which ≥ ${OPEN_IDLE_MS} ms is the network-idle wait), pool context + page + close p50 ${ms(stats(check.map((t, i) => t - checkInside[i]!)).p50)} ms`);
-    console.log(`egress proxy: ${decisions.length} connection decisions, ${refused.length} refused${refused.length ? ` (${[...new Set(refused.map((d) => `${d.host}:${d.port} ${d.reason}`))].join('; ')})` : ''}`);
+    console.log(
+      `check: openPage itself p50 ${ms(sInside.p50)} ms (of which ≥ ${OPEN_IDLE_MS} ms is the network-idle wait), pool context + page + close p50 ${ms(stats(check.map((t, i) => t - checkInside[i])).p50)} ms`,
+    );
+    console.log(
+      `egress proxy: ${decisions.length} connection decisions, ${refused.length} refused${refused.length ? ` (${[...new Set(refused.map((d) => `${d.host}:${d.port} ${d.reason}`))].join('; ')})` : ''}`,
+    );
     console.log('');
-    console.log(`All runs succeeded: ${N + WARMUP_RUNS} check, ${N + WARMUP_RUNS} full page (+1 probe), ${N + WARMUP_RUNS} bare; throughput ${M + 2} + ${M + 2}.`);
+    console.log(
+      `All runs succeeded: ${N + WARMUP_RUNS} check, ${N + WARMUP_RUNS} full page (+1 probe), ${N + WARMUP_RUNS} bare; throughput ${M + 2} + ${M + 2}.`,
+    );
     return 0;
   } catch (err) {
     console.error(err instanceof BenchFailure ? `\nBENCH FAILED: ${err.message}` : err);
@@ -362,4 +438,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then((code) => process.exit(code));
+void main().then((code) => process.exit(code));

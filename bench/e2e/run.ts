@@ -36,7 +36,14 @@ const CONFIG: ConfigOverrides = {
 
 class BenchFailure extends Error {}
 
-interface Attempt { video: string; videoSeconds: number | null; node: string; outcome: string; wallSeconds: number | null; peakRssBytes: number | null }
+interface Attempt {
+  video: string;
+  videoSeconds: number | null;
+  node: string;
+  outcome: string;
+  wallSeconds: number | null;
+  peakRssBytes: number | null;
+}
 interface Result {
   setup: string;
   round: number;
@@ -73,13 +80,16 @@ const SETUPS: Setup[] = [
       const h = await startHarness(options);
       const nodes: RenderNode[] = [];
       try {
-        for (const suffix of ['render-a', 'render-b']) nodes.push(startRenderNode(h, `${h.config.namespace}-${suffix}`, { RENDER_QUALITY: 'full' }));
+        for (const suffix of ['render-a', 'render-b'])
+          nodes.push(startRenderNode(h, `${h.config.namespace}-${suffix}`, { RENDER_QUALITY: 'full' }));
         const deadline = Date.now() + NODES_TIMEOUT_MS;
         for (;;) {
           const count = h.worker.registry.getActionEndpoints('renderer.renderVideo')?.count() ?? 0;
           if (count >= 2) break;
           if (Date.now() > deadline) {
-            throw new BenchFailure(`only ${count} of 2 render nodes offer renderer.renderVideo after ${NODES_TIMEOUT_MS / 1000} s\n${nodes.map((n) => `--- ${n.nodeID}\n${n.output()}`).join('\n')}`);
+            throw new BenchFailure(
+              `only ${count} of 2 render nodes offer renderer.renderVideo after ${NODES_TIMEOUT_MS / 1000} s\n${nodes.map((n) => `--- ${n.nodeID}\n${n.output()}`).join('\n')}`,
+            );
           }
           await sleep(200);
         }
@@ -108,7 +118,12 @@ function nodeLabel(h: Harness, nodeID: string | null): string {
   return nodeID.replace(`-${ns}`, '').replace(`${ns}-`, '');
 }
 
-interface ForeignCpu { coreSeconds: number; wallSeconds: number; busiest: string; ownCoreSeconds: number }
+interface ForeignCpu {
+  coreSeconds: number;
+  wallSeconds: number;
+  busiest: string;
+  ownCoreSeconds: number;
+}
 
 /**
  * Samples /proc every second: CPU time (utime + stime) of every process that is not this one or a
@@ -132,8 +147,14 @@ function watchForeignCpu(): () => ForeignCpu {
         const text = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
         const close = text.lastIndexOf(')');
         const fields = text.slice(close + 2).split(' ');
-        procs.set(Number(entry), { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]), name: text.slice(text.indexOf('(') + 1, close) });
-      } catch { /* gone meanwhile */ }
+        procs.set(Number(entry), {
+          ppid: Number(fields[1]),
+          ticks: Number(fields[11]) + Number(fields[12]),
+          name: text.slice(text.indexOf('(') + 1, close),
+        });
+      } catch {
+        /* gone meanwhile */
+      }
     }
     const ours = (pid: number): boolean => {
       for (let p = pid, hops = 0; p > 1 && hops < 64; hops += 1) {
@@ -161,9 +182,16 @@ function watchForeignCpu(): () => ForeignCpu {
   return () => {
     clearInterval(timer);
     sample();
-    const busiest = [...byProcess].sort((a, b) => b[1] - a[1]).slice(0, 3)
+    const busiest = [...byProcess]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 3)
       .map(([pid, ticks]) => `${(ticks / ticksPerSecond).toFixed(1)} s pid ${pid} \`${commands.get(pid)}\``);
-    return { coreSeconds: coreTicks / ticksPerSecond, ownCoreSeconds: ownTicks / ticksPerSecond, wallSeconds: (performance.now() - started) / 1000, busiest: busiest.join(', ') || 'none' };
+    return {
+      coreSeconds: coreTicks / ticksPerSecond,
+      ownCoreSeconds: ownTicks / ticksPerSecond,
+      wallSeconds: (performance.now() - started) / 1000,
+      busiest: busiest.join(', ') || 'none',
+    };
   };
 }
 
@@ -190,46 +218,65 @@ async function runCampaign(h: Harness, key: string, setup: string, round: number
 
 async function timeCampaign(h: Harness, key: string, setup: string, round: number): Promise<Omit<Result, 'foreign'>> {
   const submitted = performance.now();
-  const created = await h.request('POST', '/api/v1/campaigns', { key, body: { url: h.pageUrl, languages: LANGUAGES, platforms: PLATFORMS } });
+  const created = await h.request('POST', '/api/v1/campaigns', {
+    key,
+    body: { url: h.pageUrl, languages: LANGUAGES, platforms: PLATFORMS },
+  });
   const createSeconds = (performance.now() - submitted) / 1000;
   if (created.status !== 201) throw new BenchFailure(`create answered ${created.status}: ${JSON.stringify(created.body)}`);
-  const id: string = created.body.campaign_id;
+  const id = (created.body as { campaign_id: string }).campaign_id;
 
   const deadline = Date.now() + CAMPAIGN_TIMEOUT_MS;
   let totalSeconds: number;
   for (;;) {
     const res = await h.request('GET', `/api/v1/campaigns/${id}`, { key });
     if (res.status !== 200) throw new BenchFailure(`GET campaign answered ${res.status}: ${JSON.stringify(res.body)}`);
-    if (res.body.status === 'review') {
+    const campaign = res.body as { status: string; error?: unknown };
+    if (campaign.status === 'review') {
       totalSeconds = (performance.now() - submitted) / 1000;
       break;
     }
-    if (res.body.status === 'failed') throw new BenchFailure(`campaign ${id} failed: ${JSON.stringify(res.body.error)}`);
-    if (Date.now() > deadline) throw new BenchFailure(`campaign ${id} still ${res.body.status} after ${CAMPAIGN_TIMEOUT_MS / 60_000} min`);
+    if (campaign.status === 'failed') throw new BenchFailure(`campaign ${id} failed: ${JSON.stringify(campaign.error)}`);
+    if (Date.now() > deadline) throw new BenchFailure(`campaign ${id} still ${campaign.status} after ${CAMPAIGN_TIMEOUT_MS / 60_000} min`);
     await sleep(POLL_MS);
   }
 
-  const events = await h.sql<{ to_status: string; created_at: Date }>('SELECT to_status, created_at FROM campaign_events WHERE campaign_id = $1 ORDER BY id', [id]);
+  const events = await h.sql<{ to_status: string; created_at: Date }>(
+    'SELECT to_status, created_at FROM campaign_events WHERE campaign_id = $1 ORDER BY id',
+    [id],
+  );
   const entered = (status: string): number => {
     const event = events.find((e) => e.to_status === status);
     if (!event) throw new BenchFailure(`campaign ${id}: no event into ${status} (${events.map((e) => e.to_status).join(' → ')})`);
     return new Date(event.created_at).getTime();
   };
   const order = [...STAGES, 'review'];
-  const stages = Object.fromEntries(STAGES.map((stage, i) => [stage, seconds(entered(stage), entered(order[i + 1]!))])) as Result['stages'];
+  const stages = Object.fromEntries(STAGES.map((stage, i) => [stage, seconds(entered(stage), entered(order[i + 1]))])) as Result['stages'];
 
-  const rows = await h.sql<{ language: string; platform: string; duration_seconds: number | null; node_id: string | null; outcome: string; wall_ms: number | null; peak_rss_bytes: string | null }>(
+  const rows = await h.sql<{
+    language: string;
+    platform: string;
+    duration_seconds: number | null;
+    node_id: string | null;
+    outcome: string;
+    wall_ms: number | null;
+    peak_rss_bytes: string | null;
+  }>(
     `SELECT v.language, v.platform, v.duration_seconds, a.node_id, a.outcome, a.wall_ms, a.peak_rss_bytes
        FROM render_attempts a JOIN videos v ON v.id = a.video_id
-      WHERE a.campaign_id = $1 ORDER BY a.id`, [id]);
-  const attempts = rows.filter((r) => r.outcome !== 'busy').map((r) => ({
-    video: `${r.language}/${r.platform}`,
-    videoSeconds: r.duration_seconds,
-    node: nodeLabel(h, r.node_id),
-    outcome: r.outcome,
-    wallSeconds: r.wall_ms === null ? null : r.wall_ms / 1000,
-    peakRssBytes: r.peak_rss_bytes === null ? null : Number(r.peak_rss_bytes),
-  }));
+      WHERE a.campaign_id = $1 ORDER BY a.id`,
+    [id],
+  );
+  const attempts = rows
+    .filter((r) => r.outcome !== 'busy')
+    .map((r) => ({
+      video: `${r.language}/${r.platform}`,
+      videoSeconds: r.duration_seconds,
+      node: nodeLabel(h, r.node_id),
+      outcome: r.outcome,
+      wallSeconds: r.wall_ms === null ? null : r.wall_ms / 1000,
+      peakRssBytes: r.peak_rss_bytes === null ? null : Number(r.peak_rss_bytes),
+    }));
   return { setup, round, totalSeconds, createSeconds, stages, attempts, busyRefusals: rows.length - attempts.length };
 }
 
@@ -249,16 +296,20 @@ function printTables(results: Result[]): void {
   for (const r of results) {
     const label = results.some((o) => o.setup === r.setup && o.round !== r.round) ? `${r.setup}, round ${r.round}` : r.setup;
     for (const a of r.attempts) {
-      console.log(`| ${label} | ${a.video} | ${fmt(a.videoSeconds)} | ${a.node} | ${a.outcome} | ${fmt(a.wallSeconds)} | ${a.peakRssBytes === null ? '—' : `${Math.round(a.peakRssBytes / MiB)} MiB`} |`);
+      console.log(
+        `| ${label} | ${a.video} | ${fmt(a.videoSeconds)} | ${a.node} | ${a.outcome} | ${fmt(a.wallSeconds)} | ${a.peakRssBytes === null ? '—' : `${Math.round(a.peakRssBytes / MiB)} MiB`} |`,
+      );
     }
   }
   console.log('');
   for (const r of results) {
     const sum = r.attempts.reduce((total, a) => total + (a.wallSeconds ?? 0), 0);
-    console.log(`${r.setup}, round ${r.round}: rendering stage ${fmt(r.stages.rendering)}, sum of render wall times ${fmt(sum)} ` +
-      `(overlap ${(sum / r.stages.rendering).toFixed(2)}×), ${r.busyRefusals} busy refusal(s); ` +
-      `the bench's processes used ${r.foreign.ownCoreSeconds.toFixed(1)} core-seconds (${(r.foreign.ownCoreSeconds / r.foreign.wallSeconds).toFixed(2)} cores on average); ` +
-      `other processes used ${r.foreign.coreSeconds.toFixed(1)} core-seconds meanwhile (${foreignShare(r).toFixed(1)} % of the machine; most: ${r.foreign.busiest})`);
+    console.log(
+      `${r.setup}, round ${r.round}: rendering stage ${fmt(r.stages.rendering)}, sum of render wall times ${fmt(sum)} ` +
+        `(overlap ${(sum / r.stages.rendering).toFixed(2)}×), ${r.busyRefusals} busy refusal(s); ` +
+        `the bench's processes used ${r.foreign.ownCoreSeconds.toFixed(1)} core-seconds (${(r.foreign.ownCoreSeconds / r.foreign.wallSeconds).toFixed(2)} cores on average); ` +
+        `other processes used ${r.foreign.coreSeconds.toFixed(1)} core-seconds meanwhile (${foreignShare(r).toFixed(1)} % of the machine; most: ${r.foreign.busiest})`,
+    );
   }
 }
 
@@ -267,8 +318,10 @@ async function main(): Promise<void> {
   const wanted = (process.env.BENCH_SETUPS || 'single,nodes').split(',').map((name) => name.trim());
   const unknown = wanted.filter((name) => !SETUPS.some((setup) => setup.id === name));
   if (unknown.length) throw new BenchFailure(`BENCH_SETUPS: unknown ${unknown.join(', ')} (single, nodes)`);
-  console.log(`bench/e2e: ${new Date().toISOString()}, ${rounds} round(s) per setup, ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), ` +
-    `${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, DISPLAY=${process.env.DISPLAY ?? 'unset'}`);
+  console.log(
+    `bench/e2e: ${new Date().toISOString()}, ${rounds} round(s) per setup, ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), ` +
+      `${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, DISPLAY=${process.env.DISPLAY ?? 'unset'}`,
+  );
   console.log(`campaign: ${LANGUAGES.join(', ')} × ${PLATFORMS.join(', ')}, RENDER_QUALITY=full, VIDEO_TARGET_SECONDS default`);
   const results: Result[] = [];
   for (const setup of SETUPS.filter((s) => wanted.includes(s.id))) {
@@ -288,7 +341,9 @@ async function main(): Promise<void> {
   }
   printTables(results);
   if (results.some((r) => foreignShare(r) > FOREIGN_LIMIT_PERCENT)) {
-    console.log(`\nWARNING: other processes used more than ${FOREIGN_LIMIT_PERCENT} % of the machine during a campaign: the times are not valid.`);
+    console.log(
+      `\nWARNING: other processes used more than ${FOREIGN_LIMIT_PERCENT} % of the machine during a campaign: the times are not valid.`,
+    );
     process.exitCode = 2;
   }
 }

@@ -24,21 +24,26 @@ const JA_FRAME_PATH = '/tmp/bench-render-ja.png';
 /** The middle of the first caption shown over a screenshot (the busiest picture). */
 async function captionMoment({ storyboard, files }: BenchFixture): Promise<number> {
   const cues = parseWebVtt(await fs.readFile(files.resolve(storyboard.captionsKey), 'utf8'));
-  const screen = storyboard.scenes.find((s) => s.kind === 'screen') ?? storyboard.scenes[0]!;
+  const screen = storyboard.scenes.find((s) => s.kind === 'screen') ?? storyboard.scenes[0];
   const cue = cues.find((c) => c.start >= screen.startSeconds) ?? cues[0];
   if (!cue) throw new Error('the fixture has no captions');
   return (cue.start + cue.end) / 2;
 }
 
 async function extractFrame(video: string, atSeconds: number, outFile: string): Promise<void> {
-  await run('ffmpeg', ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', '-ss', atSeconds.toFixed(3), '-i', video, '-frames:v', '1', outFile],
-    { timeoutMs: 30_000 });
+  await run(
+    'ffmpeg',
+    ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', '-ss', atSeconds.toFixed(3), '-i', video, '-frames:v', '1', outFile],
+    { timeoutMs: 30_000 },
+  );
 }
 
 async function main(): Promise<void> {
   const keep = process.env.BENCH_KEEP === '1';
   let failures = 0;
-  console.log(`node ${process.version}, ${os.cpus().length} CPUs; ffmpeg baseline, preset ${ENCODING.preset}, crf ${ENCODING.crf}, ${ENCODING.fps} fps\n`);
+  console.log(
+    `node ${process.version}, ${os.cpus().length} CPUs; ffmpeg baseline, preset ${ENCODING.preset}, crf ${ENCODING.crf}, ${ENCODING.fps} fps\n`,
+  );
   for (const { language, width, height } of CASES) {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), `bench-render-${language}-`));
     try {
@@ -47,10 +52,14 @@ async function main(): Promise<void> {
       const stats = await renderWithFfmpeg(fixture.storyboard, fixture.files, outPath, { ...ENCODING, width, height });
       const probed = await probeVideo(outPath);
       const problems = deliverableProblems(probed, { width, height, durationSeconds: fixture.storyboard.totalSeconds });
-      console.log(`${language} ${width}x${height}: ${fixture.storyboard.totalSeconds.toFixed(2)} s of video in ${stats.wallSeconds.toFixed(2)} s wall`
-        + ` (${(fixture.storyboard.totalSeconds / stats.wallSeconds).toFixed(2)}x realtime), ffmpeg peak RSS ${(stats.peakRssBytes / 2 ** 20).toFixed(0)} MiB`);
-      console.log(`  ffprobe: ${probed.videoCodec} ${probed.pixelFormat} ${probed.width}x${probed.height}, audio ${probed.audioCodec ?? 'none'},`
-        + ` faststart ${probed.faststart}, duration ${probed.durationSeconds.toFixed(3)} s (storyboard ${fixture.storyboard.totalSeconds.toFixed(3)} s)`);
+      console.log(
+        `${language} ${width}x${height}: ${fixture.storyboard.totalSeconds.toFixed(2)} s of video in ${stats.wallSeconds.toFixed(2)} s wall` +
+          ` (${(fixture.storyboard.totalSeconds / stats.wallSeconds).toFixed(2)}x realtime), ffmpeg peak RSS ${(stats.peakRssBytes / 2 ** 20).toFixed(0)} MiB`,
+      );
+      console.log(
+        `  ffprobe: ${probed.videoCodec} ${probed.pixelFormat} ${probed.width}x${probed.height}, audio ${probed.audioCodec ?? 'none'},` +
+          ` faststart ${probed.faststart}, duration ${probed.durationSeconds.toFixed(3)} s (storyboard ${fixture.storyboard.totalSeconds.toFixed(3)} s)`,
+      );
       console.log(`  ${problems.length ? `FAIL: ${problems.join('; ')}` : 'ok'}`);
       failures += problems.length ? 1 : 0;
       if (language === 'ja') {

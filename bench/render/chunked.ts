@@ -32,7 +32,12 @@ type Resolve = (key: string) => string;
 async function render(storyboard: Storyboard, resolve: Resolve, display: string, workDir: string) {
   await fs.mkdir(workDir, { recursive: true });
   return renderVideo({
-    storyboard, workDir, quality: 'full', display, memoryLimitBytes: 8 * 2 ** 30, timeoutMs: 15 * 60_000,
+    storyboard,
+    workDir,
+    quality: 'full',
+    display,
+    memoryLimitBytes: 8 * 2 ** 30,
+    timeoutMs: 15 * 60_000,
     fetchInput: (key, localPath) => fs.copyFile(resolve(key), localPath),
   });
 }
@@ -41,12 +46,30 @@ async function render(storyboard: Storyboard, resolve: Resolve, display: string,
 async function chunk(fixture: BenchFixture, from: number, to: number, dir: string): Promise<{ storyboard: Storyboard; resolve: Resolve }> {
   const { storyboard, files } = fixture;
   const scenes = storyboard.scenes.slice(from, to);
-  const start = scenes[0]!.startSeconds;
+  const start = scenes[0].startSeconds;
   const end = scenes.at(-1)!.startSeconds + scenes.at(-1)!.durationSeconds;
   await fs.mkdir(dir, { recursive: true });
   const narrationPath = path.join(dir, 'narration.wav');
-  await run('ffmpeg', ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', '-i', files.resolve(storyboard.narrationKey),
-    '-ss', start.toFixed(3), '-t', (end - start).toFixed(3), '-c:a', 'pcm_s16le', narrationPath], { timeoutMs: 60_000 });
+  await run(
+    'ffmpeg',
+    [
+      '-hide_banner',
+      '-nostdin',
+      '-loglevel',
+      'error',
+      '-y',
+      '-i',
+      files.resolve(storyboard.narrationKey),
+      '-ss',
+      start.toFixed(3),
+      '-t',
+      (end - start).toFixed(3),
+      '-c:a',
+      'pcm_s16le',
+      narrationPath,
+    ],
+    { timeoutMs: 60_000 },
+  );
   const cues = parseWebVtt(await fs.readFile(files.resolve(storyboard.captionsKey), 'utf8'))
     .map((cue) => ({ ...cue, start: Math.max(0, cue.start - start), end: Math.min(end, cue.end) - start }))
     .filter((cue) => cue.end - cue.start >= 0.01); // cues of the other chunk (or a sliver of one at the cut)
@@ -76,25 +99,54 @@ async function chunked(fixture: BenchFixture, display: string, dir: string) {
   const scenes = fixture.storyboard.scenes;
   const middle = fixture.storyboard.totalSeconds / 2;
   // The scene boundary nearest the middle of the video.
-  const split = scenes.slice(1).reduce((best, scene, i) => (Math.abs(scene.startSeconds - middle) < Math.abs(scenes[best]!.startSeconds - middle) ? i + 1 : best), 1);
+  const split = scenes
+    .slice(1)
+    .reduce((best, scene, i) => (Math.abs(scene.startSeconds - middle) < Math.abs(scenes[best].startSeconds - middle) ? i + 1 : best), 1);
   const started = process.hrtime.bigint();
-  const parts = await Promise.all([chunk(fixture, 0, split, path.join(dir, 'chunk-0')), chunk(fixture, split, scenes.length, path.join(dir, 'chunk-1'))]);
-  const rendered = await Promise.all(parts.map((part, i) => render(part.storyboard, part.resolve, display, path.join(dir, `chunk-${i}`, 'work'))));
+  const parts = await Promise.all([
+    chunk(fixture, 0, split, path.join(dir, 'chunk-0')),
+    chunk(fixture, split, scenes.length, path.join(dir, 'chunk-1')),
+  ]);
+  const rendered = await Promise.all(
+    parts.map((part, i) => render(part.storyboard, part.resolve, display, path.join(dir, `chunk-${i}`, 'work'))),
+  );
   const list = path.join(dir, 'concat.txt');
   await fs.writeFile(list, rendered.map((r) => `file '${r.outputPath}'`).join('\n'));
   const outputPath = path.join(dir, 'joined.mp4');
-  await run('ffmpeg', ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', '-f', 'concat', '-safe', '0', '-i', list, '-c', 'copy', '-movflags', '+faststart', outputPath], { timeoutMs: 120_000 });
+  await run(
+    'ffmpeg',
+    [
+      '-hide_banner',
+      '-nostdin',
+      '-loglevel',
+      'error',
+      '-y',
+      '-f',
+      'concat',
+      '-safe',
+      '0',
+      '-i',
+      list,
+      '-c',
+      'copy',
+      '-movflags',
+      '+faststart',
+      outputPath,
+    ],
+    { timeoutMs: 120_000 },
+  );
   const wallSeconds = Number(process.hrtime.bigint() - started) / 1e9;
   return { wallSeconds, peakRssBytes: rendered.reduce((sum, r) => sum + r.peakRssBytes, 0), outputPath, split };
 }
-
 
 async function main(): Promise<void> {
   const rounds = positiveInteger('BENCH_ROUNDS', 1);
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-chunked-'));
   const display = await acquireDisplay();
   console.log(`bench/render/chunked: ${rounds} round(s), ${os.cpus().length} cores, DISPLAY=${display}\n`);
-  console.log('| frame | whole, 1 process (s) | 2 chunks at once + join (s) | speed-up | peak RSS whole | peak RSS chunks (sum) | checks |');
+  console.log(
+    '| frame | whole, 1 process (s) | 2 chunks at once + join (s) | speed-up | peak RSS whole | peak RSS chunks (sum) | checks |',
+  );
   console.log('|---|---|---|---|---|---|---|');
   try {
     for (const { language, width, height } of CASES) {
@@ -115,7 +167,9 @@ async function main(): Promise<void> {
       }
       const w = median(wholeRuns.map((r) => r.wallSeconds));
       const c = median(chunkRuns.map((r) => r.wallSeconds));
-      console.log(`| ${width}×${height} ${language}, ${fixture.storyboard.totalSeconds.toFixed(1)} s (split before scene ${chunkRuns[0]!.split}) | ${w.toFixed(2)} | ${c.toFixed(2)} | ${(w / c).toFixed(2)}× | ${peakMiB(wholeRuns)} | ${peakMiB(chunkRuns)} | ${problems.length ? problems.join('; ') : 'both pass'} |`);
+      console.log(
+        `| ${width}×${height} ${language}, ${fixture.storyboard.totalSeconds.toFixed(1)} s (split before scene ${chunkRuns[0].split}) | ${w.toFixed(2)} | ${c.toFixed(2)} | ${(w / c).toFixed(2)}× | ${peakMiB(wholeRuns)} | ${peakMiB(chunkRuns)} | ${problems.length ? problems.join('; ') : 'both pass'} |`,
+      );
     }
   } finally {
     releaseDisplay();

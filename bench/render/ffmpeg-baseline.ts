@@ -30,7 +30,9 @@ export interface FfmpegBaselineOptions {
   transitionSeconds?: number;
 }
 
-export interface StoryboardFiles { resolve(key: string): string }
+export interface StoryboardFiles {
+  resolve: (key: string) => string;
+}
 
 export const DEFAULT_TRANSITION_SECONDS = 0.5;
 const ZOOM_END = 1.1;
@@ -84,9 +86,9 @@ export async function buildFfmpegArgs(
     const label = `scene${i}`;
     if (scene.kind === 'screen' && scene.screenshotKey) {
       const input = inputs.push(files.resolve(scene.screenshotKey)) - 1;
-      graph.push(...screenClip(`${input}:v`, label, scene, timings[i]!.frames, storyboard, fonts, opts));
+      graph.push(...screenClip(`${input}:v`, label, scene, timings[i].frames, storyboard, fonts, opts));
     } else {
-      graph.push(cardClip(label, scene, timings[i]!.frames, storyboard, fonts, opts));
+      graph.push(cardClip(label, scene, timings[i].frames, storyboard, fonts, opts));
     }
   });
   const joined = crossfades(timings, fps);
@@ -94,15 +96,39 @@ export async function buildFfmpegArgs(
   const narrationInput = inputs.length;
 
   return [
-    '-hide_banner', '-nostdin', '-nostats', '-loglevel', 'error', '-y',
+    '-hide_banner',
+    '-nostdin',
+    '-nostats',
+    '-loglevel',
+    'error',
+    '-y',
     ...inputs.flatMap((file) => ['-i', file]),
-    '-i', files.resolve(storyboard.narrationKey),
-    '-filter_complex', graph.join(';\n'),
-    '-map', '[video]', '-map', `${narrationInput}:a`,
-    '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-preset', opts.preset, '-crf', String(opts.crf),
-    '-c:a', 'aac', '-b:a', '128k',
-    '-r', String(fps), '-t', storyboard.totalSeconds.toFixed(3),
-    '-movflags', '+faststart',
+    '-i',
+    files.resolve(storyboard.narrationKey),
+    '-filter_complex',
+    graph.join(';\n'),
+    '-map',
+    '[video]',
+    '-map',
+    `${narrationInput}:a`,
+    '-c:v',
+    'libx264',
+    '-pix_fmt',
+    'yuv420p',
+    '-preset',
+    opts.preset,
+    '-crf',
+    String(opts.crf),
+    '-c:a',
+    'aac',
+    '-b:a',
+    '128k',
+    '-r',
+    String(fps),
+    '-t',
+    storyboard.totalSeconds.toFixed(3),
+    '-movflags',
+    '+faststart',
     outPath,
   ];
 }
@@ -138,16 +164,18 @@ export function clipTimings(scenes: StoryboardScene[], fps: number, transitionSe
 function crossfades(timings: ClipTiming[], fps: number): { filters: string[]; label: string } {
   const filters: string[] = [];
   let label = 'scene0';
-  let joinedFrames = timings[0]!.frames;
+  let joinedFrames = timings[0].frames;
   for (let i = 1; i < timings.length; i++) {
-    const overlapFrames = timings[i - 1]!.transitionFrames;
+    const overlapFrames = timings[i - 1].transitionFrames;
     const offsetFrames = joinedFrames - overlapFrames;
     const next = `joined${i}`;
-    filters.push(overlapFrames > 0
-      ? `[${label}][scene${i}]xfade=transition=fade:duration=${seconds(overlapFrames, fps)}:offset=${seconds(offsetFrames, fps)}[${next}]`
-      : `[${label}][scene${i}]concat=n=2:v=1:a=0[${next}]`);
+    filters.push(
+      overlapFrames > 0
+        ? `[${label}][scene${i}]xfade=transition=fade:duration=${seconds(overlapFrames, fps)}:offset=${seconds(offsetFrames, fps)}[${next}]`
+        : `[${label}][scene${i}]concat=n=2:v=1:a=0[${next}]`,
+    );
     label = next;
-    joinedFrames = offsetFrames + timings[i]!.frames;
+    joinedFrames = offsetFrames + timings[i].frames;
   }
   return { filters, label };
 }
@@ -157,7 +185,10 @@ const seconds = (frames: number, fps: number): string => (frames / fps).toFixed(
 // ---------------------------------------------------------------------------------------------------------
 // Clips
 
-interface SceneFonts { regular: FontRef; bold: FontRef }
+interface SceneFonts {
+  regular: FontRef;
+  bold: FontRef;
+}
 
 /** Sizes from lib/render/editly-child.ts, as fractions of the frame's shorter side. */
 function layout(width: number, height: number) {
@@ -172,13 +203,21 @@ function layout(width: number, height: number) {
 }
 
 /** Title (brand name + headline) or closing (call to action + domain): brand colour, two centered lines, an accent bar between. */
-function cardClip(label: string, scene: StoryboardScene, frames: number, storyboard: Storyboard, fonts: SceneFonts, opts: FfmpegBaselineOptions): string {
+function cardClip(
+  label: string,
+  scene: StoryboardScene,
+  frames: number,
+  storyboard: Storyboard,
+  fonts: SceneFonts,
+  opts: FfmpegBaselineOptions,
+): string {
   const { width, height, fps } = opts;
   const { min, titleSize, subtitleSize } = layout(width, height);
   const ink = contrastInk(storyboard.brand.primary);
-  const [main, sub] = scene.kind === 'title'
-    ? [storyboard.brand.name, scene.onScreenText]
-    : [storyboard.closing.ctaLabel || scene.onScreenText, storyboard.closing.domain];
+  const [main, sub] =
+    scene.kind === 'title'
+      ? [storyboard.brand.name, scene.onScreenText]
+      : [storyboard.closing.ctaLabel || scene.onScreenText, storyboard.closing.domain];
   const mainTop = Math.round(height * 0.36);
   const accentTop = Math.round(mainTop + titleSize * 1.16 + min * 0.03);
   const accent = { w: Math.round(min * 0.16), h: Math.max(2, Math.round(min * 0.008)) };
@@ -199,7 +238,13 @@ function cardClip(label: string, scene: StoryboardScene, frames: number, storybo
  * after the zoom so it stays still.
  */
 function screenClip(
-  input: string, label: string, scene: StoryboardScene, frames: number, storyboard: Storyboard, fonts: SceneFonts, opts: FfmpegBaselineOptions,
+  input: string,
+  label: string,
+  scene: StoryboardScene,
+  frames: number,
+  storyboard: Storyboard,
+  fonts: SceneFonts,
+  opts: FfmpegBaselineOptions,
 ): string[] {
   const { width, height, fps } = opts;
   const { min, headlineSize } = layout(width, height);
@@ -301,7 +346,10 @@ function assText(text: string): string {
 /** &HAABBGGRR, alpha 00 = opaque. */
 function assColor(hex: string, opacity = 1): string {
   const [r, g, b] = rgb(hex).map((v) => v.toString(16).padStart(2, '0').toUpperCase());
-  const alpha = Math.round((1 - opacity) * 255).toString(16).padStart(2, '0').toUpperCase();
+  const alpha = Math.round((1 - opacity) * 255)
+    .toString(16)
+    .padStart(2, '0')
+    .toUpperCase();
   return `&H${alpha}${b}${g}${r}`;
 }
 
@@ -311,12 +359,14 @@ function assColor(hex: string, opacity = 1): string {
 function rgb(hex: string): [number, number, number] {
   const m = /^#?([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(hex.trim());
   if (!m) throw new Error(`not a hex colour: "${hex}"`);
-  const digits = m[1]!.length === 3 ? [...m[1]!].map((d) => d + d).join('') : m[1]!;
+  const digits = m[1].length === 3 ? [...m[1]].map((d) => d + d).join('') : m[1];
   return [0, 2, 4].map((i) => parseInt(digits.slice(i, i + 2), 16)) as [number, number, number];
 }
 
 function ffmpegColor(hex: string, opacity?: number): string {
-  const value = `0x${rgb(hex).map((v) => v.toString(16).padStart(2, '0')).join('')}`;
+  const value = `0x${rgb(hex)
+    .map((v) => v.toString(16).padStart(2, '0'))
+    .join('')}`;
   return opacity === undefined ? value : `${value}@${opacity}`;
 }
 
@@ -327,7 +377,11 @@ function contrastInk(backgroundHex: string): string {
 }
 
 /** A font as fontconfig resolves it; `index` is the face inside a collection (.ttc). */
-export interface FontRef { family: string; file: string; index: number }
+export interface FontRef {
+  family: string;
+  file: string;
+  index: number;
+}
 
 const execFileAsync = promisify(execFile);
 

@@ -13,7 +13,10 @@ import { filterValue, resolveFont, type StoryboardFiles } from './ffmpeg-baselin
 
 export type BenchLanguage = 'en' | 'ja';
 
-export interface BenchFixture { storyboard: Storyboard; files: StoryboardFiles }
+export interface BenchFixture {
+  storyboard: Storyboard;
+  files: StoryboardFiles;
+}
 
 interface SceneScript {
   kind: StoryboardScene['kind'];
@@ -35,10 +38,26 @@ const SCRIPTS: Record<BenchLanguage, LanguageScript> = {
     brandName: 'Acme Analytics',
     ctaLabel: 'Start your free trial',
     scenes: [
-      { kind: 'title', onScreenText: 'Live dashboards in minutes', text: 'Meet Acme Analytics: live dashboards from your product data in minutes.' },
-      { kind: 'screen', onScreenText: 'Connect your data', text: 'Connect product, billing and CRM data with a few clicks. No engineers needed.' },
-      { kind: 'screen', onScreenText: 'Share insights', text: 'Share insights where your team already works, in chat, email or the browser.' },
-      { kind: 'screen', onScreenText: 'Secure by default', text: 'Single sign-on, audit logs and encryption keep your data safe by default.' },
+      {
+        kind: 'title',
+        onScreenText: 'Live dashboards in minutes',
+        text: 'Meet Acme Analytics: live dashboards from your product data in minutes.',
+      },
+      {
+        kind: 'screen',
+        onScreenText: 'Connect your data',
+        text: 'Connect product, billing and CRM data with a few clicks. No engineers needed.',
+      },
+      {
+        kind: 'screen',
+        onScreenText: 'Share insights',
+        text: 'Share insights where your team already works, in chat, email or the browser.',
+      },
+      {
+        kind: 'screen',
+        onScreenText: 'Secure by default',
+        text: 'Single sign-on, audit logs and encryption keep your data safe by default.',
+      },
       { kind: 'closing', onScreenText: 'Start free', text: 'Start your free trial today at acme dot example.' },
     ],
   },
@@ -47,27 +66,32 @@ const SCRIPTS: Record<BenchLanguage, LanguageScript> = {
     ctaLabel: '無料で始める',
     scenes: [
       {
-        kind: 'title', onScreenText: '数分でライブダッシュボード',
+        kind: 'title',
+        onScreenText: '数分でライブダッシュボード',
         text: 'アクメ・アナリティクスなら、製品データから数分でライブのダッシュボードを作れます。',
         spoken: 'あくめ あなりてぃくすなら、せいひんでーたから すうふんで らいぶの だっしゅぼーどを つくれます。',
       },
       {
-        kind: 'screen', onScreenText: 'データをつなぐ',
+        kind: 'screen',
+        onScreenText: 'データをつなぐ',
         text: '製品、請求、顧客管理のデータを数クリックでつなげます。エンジニアは不要です。',
         spoken: 'せいひん、せいきゅう、こきゃくかんりの でーたを すうくりっくで つなげます。えんじにあは ふようです。',
       },
       {
-        kind: 'screen', onScreenText: 'インサイトを共有',
+        kind: 'screen',
+        onScreenText: 'インサイトを共有',
         text: 'チームが普段使うチャットやメールで、そのまま分析を共有できます。',
         spoken: 'ちーむが ふだん つかう ちゃっとや めーるで、そのまま ぶんせきを きょうゆうできます。',
       },
       {
-        kind: 'screen', onScreenText: '標準で安全',
+        kind: 'screen',
+        onScreenText: '標準で安全',
         text: 'シングルサインオン、監査ログ、暗号化で、データを標準で守ります。',
         spoken: 'しんぐるさいんおん、かんさろぐ、あんごうかで、でーたを ひょうじゅんで まもります。',
       },
       {
-        kind: 'closing', onScreenText: '無料で始める',
+        kind: 'closing',
+        onScreenText: '無料で始める',
         text: '今すぐ無料トライアルを始めましょう。',
         spoken: 'いますぐ むりょう とらいあるを はじめましょう。',
       },
@@ -75,7 +99,13 @@ const SCRIPTS: Record<BenchLanguage, LanguageScript> = {
   },
 };
 
-const BRAND = { domain: 'acme.example', primary: '#4f46e5', background: '#ffffff', text: '#111827', palette: ['#4f46e5', '#22d3ee', '#f59e0b'] };
+const BRAND = {
+  domain: 'acme.example',
+  primary: '#4f46e5',
+  background: '#ffffff',
+  text: '#111827',
+  palette: ['#4f46e5', '#22d3ee', '#f59e0b'],
+};
 const SCREENSHOT_SIZE = '1440x900';
 /** Silence after each scene's speech, as the voiceover stage adds. */
 const PAUSE_SECONDS = 0.4;
@@ -106,21 +136,33 @@ export async function makeBenchStoryboard(
       await makeScreenshot(screenNumber, files.resolve(screenshotKey));
     }
     scenes.push({
-      index, kind: scene.kind, screenshotKey, onScreenText: scene.onScreenText,
+      index,
+      kind: scene.kind,
+      screenshotKey,
+      onScreenText: scene.onScreenText,
       narration: [{ text: scene.text, language: opts.language }],
-      audioKey, startSeconds, durationSeconds,
+      audioKey,
+      startSeconds,
+      durationSeconds,
     });
     startSeconds += durationSeconds;
   }
 
   const narrationKey = 'narration.wav';
-  await concatAudio(scenes.map((s) => files.resolve(s.audioKey)), files.resolve(narrationKey));
+  await concatAudio(
+    scenes.map((s) => files.resolve(s.audioKey)),
+    files.resolve(narrationKey),
+  );
   const totalSeconds = startSeconds;
   const joinedSeconds = await measureDuration(files.resolve(narrationKey));
-  if (Math.abs(joinedSeconds - totalSeconds) > 0.01) throw new Error(`joined narration is ${joinedSeconds} s, scenes add up to ${totalSeconds} s`);
+  if (Math.abs(joinedSeconds - totalSeconds) > 0.01)
+    throw new Error(`joined narration is ${joinedSeconds} s, scenes add up to ${totalSeconds} s`);
 
   const captionsKey = 'captions.vtt';
-  const cues = buildCues(scenes.map((s) => ({ text: s.narration[0]!.text, startSeconds: s.startSeconds, durationSeconds: s.durationSeconds })), opts.language);
+  const cues = buildCues(
+    scenes.map((s) => ({ text: s.narration[0].text, startSeconds: s.startSeconds, durationSeconds: s.durationSeconds })),
+    opts.language,
+  );
   await fs.writeFile(files.resolve(captionsKey), toWebVtt(cues));
 
   const storyboard: Storyboard = {
@@ -147,8 +189,24 @@ export async function makeBenchStoryboard(
 async function speak(text: string, language: BenchLanguage, outFile: string): Promise<void> {
   const raw = `${outFile}.espeak.wav`;
   await run('espeak-ng', ['-v', language, '-w', raw, text], { timeoutMs: TIMEOUT_MS });
-  await run('ffmpeg', [...FFMPEG, '-i', raw, '-af', `aresample=48000,apad=pad_dur=${PAUSE_SECONDS}`,
-    '-ar', '48000', '-ac', '1', '-c:a', 'pcm_s16le', outFile], { timeoutMs: TIMEOUT_MS });
+  await run(
+    'ffmpeg',
+    [
+      ...FFMPEG,
+      '-i',
+      raw,
+      '-af',
+      `aresample=48000,apad=pad_dur=${PAUSE_SECONDS}`,
+      '-ar',
+      '48000',
+      '-ac',
+      '1',
+      '-c:a',
+      'pcm_s16le',
+      outFile,
+    ],
+    { timeoutMs: TIMEOUT_MS },
+  );
   await fs.rm(raw);
 }
 
@@ -160,8 +218,12 @@ async function makeScreenshot(screenNumber: number, outFile: string): Promise<vo
     `gradients=s=${SCREENSHOT_SIZE}:r=1:n=2:c0=0x4f46e5:c1=0x22d3ee:x0=0:y0=0:x1=1440:y1=900`,
   ];
   const font = await resolveFont('Noto Sans', true);
-  const label = `drawtext=fontfile=${filterValue(font.file)}:text=${filterValue(`Screen ${screenNumber}`)}:fontsize=120:fontcolor=white`
-    + ':borderw=6:bordercolor=black:x=(w-text_w)/2:y=(h-text_h)/2';
-  await run('ffmpeg', [...FFMPEG, '-f', 'lavfi', '-i', sources[(screenNumber - 1) % sources.length]!, '-vf', label, '-frames:v', '1', outFile],
-    { timeoutMs: TIMEOUT_MS });
+  const label =
+    `drawtext=fontfile=${filterValue(font.file)}:text=${filterValue(`Screen ${screenNumber}`)}:fontsize=120:fontcolor=white` +
+    ':borderw=6:bordercolor=black:x=(w-text_w)/2:y=(h-text_h)/2';
+  await run(
+    'ffmpeg',
+    [...FFMPEG, '-f', 'lavfi', '-i', sources[(screenNumber - 1) % sources.length], '-vf', label, '-frames:v', '1', outFile],
+    { timeoutMs: TIMEOUT_MS },
+  );
 }

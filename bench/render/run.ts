@@ -26,12 +26,17 @@ const VARIANTS: Array<{ name: string; encoding: RenderEncoding }> = [
   { name: '25 fps', encoding: { ...ENCODING.full, fps: 25 } },
 ];
 
-
 async function ours(fixture: BenchFixture, encoding: RenderEncoding, display: string, dir: string) {
   const workDir = await fs.mkdtemp(path.join(dir, 'ours-'));
   const started = process.hrtime.bigint();
   const { peakRssBytes } = await renderVideo({
-    storyboard: fixture.storyboard, workDir, quality: 'full', encoding, display, memoryLimitBytes: 8 * 2 ** 30, timeoutMs: 15 * 60_000,
+    storyboard: fixture.storyboard,
+    workDir,
+    quality: 'full',
+    encoding,
+    display,
+    memoryLimitBytes: 8 * 2 ** 30,
+    timeoutMs: 15 * 60_000,
     fetchInput: (key, localPath) => fs.copyFile(fixture.files.resolve(key), localPath),
   });
   const wallSeconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -65,7 +70,9 @@ async function main(): Promise<void> {
         const oursSeconds = median(ourRuns.map((r) => r.wallSeconds));
         const floorSeconds = median(floorRuns.map((r) => r.wallSeconds));
         const e = variant.encoding;
-        console.log(`| ${width}×${height} ${language}, ${fixture.storyboard.totalSeconds.toFixed(1)} s | ${variant.name} (${e.preset}, crf ${e.crf}, ${e.fps} fps) | ${oursSeconds.toFixed(2)} | ${floorSeconds.toFixed(2)} | ${(oursSeconds / floorSeconds).toFixed(2)}× | ${peakMiB(ourRuns)} | ${peakMiB(floorRuns)} |`);
+        console.log(
+          `| ${width}×${height} ${language}, ${fixture.storyboard.totalSeconds.toFixed(1)} s | ${variant.name} (${e.preset}, crf ${e.crf}, ${e.fps} fps) | ${oursSeconds.toFixed(2)} | ${floorSeconds.toFixed(2)} | ${(oursSeconds / floorSeconds).toFixed(2)}× | ${peakMiB(ourRuns)} | ${peakMiB(floorRuns)} |`,
+        );
       }
     }
   } finally {

@@ -46,9 +46,14 @@ async function main(): Promise<void> {
   console.log(`node ${process.version}, ${os.cpus().length} CPUs, ${rounds} rounds per language (synthesize + normalize + measure)\n`);
   console.log('language  audio s  wall s  audio s per wall s');
   console.log('--------  -------  ------  ------------------');
-  for (const r of rows) console.log(`${r.language.padEnd(8)}  ${r.audio.toFixed(1).padStart(7)}  ${r.wall.toFixed(2).padStart(6)}  ${(r.audio / r.wall).toFixed(1).padStart(18)}`);
+  for (const r of rows)
+    console.log(
+      `${r.language.padEnd(8)}  ${r.audio.toFixed(1).padStart(7)}  ${r.wall.toFixed(2).padStart(6)}  ${(r.audio / r.wall).toFixed(1).padStart(18)}`,
+    );
   const total = rows.reduce((acc, r) => ({ audio: acc.audio + r.audio, wall: acc.wall + r.wall }), { audio: 0, wall: 0 });
-  console.log(`${'all'.padEnd(8)}  ${total.audio.toFixed(1).padStart(7)}  ${total.wall.toFixed(2).padStart(6)}  ${(total.audio / total.wall).toFixed(1).padStart(18)}`);
+  console.log(
+    `${'all'.padEnd(8)}  ${total.audio.toFixed(1).padStart(7)}  ${total.wall.toFixed(2).padStart(6)}  ${(total.audio / total.wall).toFixed(1).padStart(18)}`,
+  );
 }
 
 main().catch((err) => {

@@ -4,13 +4,10 @@
  * A crashed browser is relaunched by puppeteer-cluster's own repair; we also request that repair
  * after `pagesPerBrowser` pages, so a leaking browser never lives long.
  */
-import type { LaunchOptions, Page } from 'puppeteer-core';
+import type { Browser, LaunchOptions, Page } from 'puppeteer-core';
+import { Cluster } from 'puppeteer-cluster';
+import ContextConcurrency from 'puppeteer-cluster/dist/concurrency/built-in/Context';
 import { chromiumProxyArgs } from '../egress-proxy';
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { Cluster } = require('puppeteer-cluster') as { Cluster: any };
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const ContextConcurrency = require('puppeteer-cluster/dist/concurrency/built-in/Context').default;
 
 export interface BrowserPoolOptions {
   executablePath: string;
@@ -30,7 +27,10 @@ export interface BrowserPoolOptions {
  * signal, and the start is tried once more before the error is raised.
  */
 export async function launchWithDeadline<B>(
-  launch: (opts: LaunchOptions) => Promise<B>, opts: LaunchOptions, deadlineMs = 30_000, attempts = 2,
+  launch: (opts: LaunchOptions) => Promise<B>,
+  opts: LaunchOptions,
+  deadlineMs = 30_000,
+  attempts = 2,
 ): Promise<B> {
   for (let attempt = 1; ; attempt += 1) {
     const deadline = new AbortController();
@@ -47,15 +47,37 @@ export async function launchWithDeadline<B>(
 }
 
 export const CHROMIUM_BASE_ARGS = [
-  '--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-component-update',
-  '--disable-sync', '--disable-extensions', '--mute-audio', '--hide-scrollbars', '--disable-default-apps', '--disable-domain-reliability',
-  '--disable-features=Translate,MediaRouter,OptimizationHints', '--lang=en-US',
+  '--headless=new',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-extensions',
+  '--mute-audio',
+  '--hide-scrollbars',
+  '--disable-default-apps',
+  '--disable-domain-reliability',
+  '--disable-features=Translate,MediaRouter,OptimizationHints',
+  '--lang=en-US',
 ];
+
+/** puppeteer-cluster's private state used here: the repair flag of its single-browser concurrency and the browser it holds. */
+interface SingleBrowserInternals {
+  repairRequested: boolean;
+  browser: Browser | null;
+}
+
+/** The cluster keeps its concurrency implementation in a private `browser` field. */
+interface ClusterInternals {
+  browser?: SingleBrowserInternals;
+}
 
 function recyclingConcurrency(pagesPerBrowser: number) {
   return class RecyclingContext extends ContextConcurrency {
     private pagesServed = 0;
-    async workerInstance() {
+    override async workerInstance() {
       const instance = await super.workerInstance();
       const jobInstance = instance.jobInstance;
       instance.jobInstance = async () => {
@@ -66,7 +88,7 @@ function recyclingConcurrency(pagesPerBrowser: number) {
           // Picked up by SingleBrowserImplementation once no page is open: the browser is relaunched.
           if (this.pagesServed >= pagesPerBrowser) {
             this.pagesServed = 0;
-            (this as any).repairRequested = true;
+            (this as unknown as SingleBrowserInternals).repairRequested = true;
           }
           await close();
         };
@@ -78,7 +100,7 @@ function recyclingConcurrency(pagesPerBrowser: number) {
 }
 
 export class BrowserPool {
-  private cluster?: any;
+  private cluster?: Cluster<undefined, unknown>;
   private launches = 0;
 
   constructor(private readonly options: BrowserPoolOptions) {}
@@ -87,11 +109,19 @@ export class BrowserPool {
     const puppeteer = (await import('puppeteer-core')).default;
     const counting = {
       ...puppeteer,
-      launch: (opts: LaunchOptions) => launchWithDeadline((o) => { this.launches += 1; return puppeteer.launch(o); }, opts, this.options.launchDeadlineMs),
+      launch: (opts: LaunchOptions) =>
+        launchWithDeadline(
+          (o) => {
+            this.launches += 1;
+            return puppeteer.launch(o);
+          },
+          opts,
+          this.options.launchDeadlineMs,
+        ),
     };
     this.cluster = await Cluster.launch({
       puppeteer: counting,
-      concurrency: recyclingConcurrency(this.options.pagesPerBrowser) as any,
+      concurrency: recyclingConcurrency(this.options.pagesPerBrowser),
       maxConcurrency: this.options.concurrency,
       timeout: this.options.taskTimeoutMs,
       retryLimit: 0,
@@ -102,7 +132,7 @@ export class BrowserPool {
         // Over a pipe, Chromium exits when this process dies (even by SIGKILL); over a WebSocket it would outlive it.
         pipe: true,
         args: [...CHROMIUM_BASE_ARGS, ...chromiumProxyArgs(this.options.proxyUrl)],
-      } as any,
+      },
     });
     // Errors reach the caller of run(); the cluster's own event would only log them twice.
     this.cluster.on('taskerror', () => undefined);
@@ -111,7 +141,8 @@ export class BrowserPool {
   /** Runs `task` on a fresh page in an incognito context of the pooled browser. */
   async run<T>(task: (page: Page) => Promise<T>): Promise<T> {
     if (!this.cluster) throw new Error('browser pool is not started');
-    return this.cluster.execute(undefined, async ({ page }: { page: Page }) => task(page));
+    // One cluster serves tasks of every result type: what execute resolves with is this task's own result.
+    return (await this.cluster.execute(undefined, async ({ page }: { page: Page }) => task(page))) as T;
   }
 
   /** How many browsers were launched so far (first start, crash repairs and recycling). */
@@ -121,7 +152,7 @@ export class BrowserPool {
 
   /** The browser process of the pool, for tests that kill it. */
   currentBrowserPid(): number | undefined {
-    const impl = (this.cluster as any)?.browser;
+    const impl = (this.cluster as unknown as ClusterInternals | undefined)?.browser;
     return impl?.browser?.process()?.pid;
   }
 

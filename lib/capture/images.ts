@@ -52,7 +52,10 @@ export async function palette(pngs: Buffer[], size = 5): Promise<string[]> {
     for (let i = 0; i < data.length; i += 4) {
       const key = ((data[i] >> 4) << 8) | ((data[i + 1] >> 4) << 4) | (data[i + 2] >> 4);
       const bucket = counts.get(key) ?? { n: 0, r: 0, g: 0, b: 0 };
-      bucket.n += 1; bucket.r += data[i]; bucket.g += data[i + 1]; bucket.b += data[i + 2];
+      bucket.n += 1;
+      bucket.r += data[i];
+      bucket.g += data[i + 1];
+      bucket.b += data[i + 2];
       counts.set(key, bucket);
     }
   }

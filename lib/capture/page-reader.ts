@@ -9,7 +9,13 @@ import type { HTTPResponse, Page } from 'puppeteer-core';
 import type { PageSignals } from './refusal';
 import { EGRESS_REFUSED_HEADER } from '../egress-proxy';
 
-export interface Viewport { name: 'desktop' | 'mobile'; width: number; height: number; deviceScaleFactor: number; isMobile: boolean }
+export interface Viewport {
+  name: 'desktop' | 'mobile';
+  width: number;
+  height: number;
+  deviceScaleFactor: number;
+  isMobile: boolean;
+}
 export const DESKTOP: Viewport = { name: 'desktop', width: 1440, height: 900, deviceScaleFactor: 1, isMobile: false };
 export const MOBILE: Viewport = { name: 'mobile', width: 390, height: 844, deviceScaleFactor: 2, isMobile: true };
 
@@ -31,11 +37,22 @@ export interface PageText {
 const ALLOWED_SCHEMES = /^(https?|data|blob|about):/i;
 
 /** Loads `url` (http/https only; every other scheme a page asks for is aborted) and reports what it saw. */
-export async function openPage(page: Page, url: string, viewport: Viewport, timeoutMs: number): Promise<{ response: HTTPResponse | null; signals: PageSignals }> {
+export async function openPage(
+  page: Page,
+  url: string,
+  viewport: Viewport,
+  timeoutMs: number,
+): Promise<{ response: HTTPResponse | null; signals: PageSignals }> {
   await page.setBypassCSP(true);
   // tsx/esbuild (keepNames) wraps functions we send to the page in __name(); give the page a no-op one.
   await page.evaluateOnNewDocument('globalThis.__name = globalThis.__name || ((fn) => fn);');
-  await page.setViewport({ width: viewport.width, height: viewport.height, deviceScaleFactor: viewport.deviceScaleFactor, isMobile: viewport.isMobile, hasTouch: viewport.isMobile });
+  await page.setViewport({
+    width: viewport.width,
+    height: viewport.height,
+    deviceScaleFactor: viewport.deviceScaleFactor,
+    isMobile: viewport.isMobile,
+    hasTouch: viewport.isMobile,
+  });
   await page.setRequestInterception(true);
   page.on('request', (request) => {
     if (request.isInterceptResolutionHandled()) return;
@@ -54,9 +71,14 @@ export async function openPage(page: Page, url: string, viewport: Viewport, time
     };
     const markers: string[] = [];
     const selectors: Record<string, string> = {
-      '#challenge-form': 'challenge form', '#cf-challenge-running': 'Cloudflare challenge', '.cf-browser-verification': 'Cloudflare browser check',
-      'iframe[src*="recaptcha"]': 'reCAPTCHA', 'iframe[src*="hcaptcha"]': 'hCaptcha', 'iframe[src*="challenges.cloudflare.com"]': 'Turnstile',
-      '.g-recaptcha': 'reCAPTCHA', '.h-captcha': 'hCaptcha',
+      '#challenge-form': 'challenge form',
+      '#cf-challenge-running': 'Cloudflare challenge',
+      '.cf-browser-verification': 'Cloudflare browser check',
+      'iframe[src*="recaptcha"]': 'reCAPTCHA',
+      'iframe[src*="hcaptcha"]': 'hCaptcha',
+      'iframe[src*="challenges.cloudflare.com"]': 'Turnstile',
+      '.g-recaptcha': 'reCAPTCHA',
+      '.h-captcha': 'hCaptcha',
     };
     for (const [selector, name] of Object.entries(selectors)) if (document.querySelector(selector)) markers.push(name);
     return {
@@ -72,20 +94,36 @@ export async function openPage(page: Page, url: string, viewport: Viewport, time
 
 /** Well-known "accept" buttons of consent tools (OneTrust, Cookiebot, Didomi, Quantcast, Osano, CookieYes, Complianz, generic). */
 const CONSENT_ACCEPT = [
-  '#onetrust-accept-btn-handler', '#CybotCookiebotDialogBodyLevelButtonLevelOptinAllowAll', '#CybotCookiebotDialogBodyButtonAccept',
-  '#didomi-notice-agree-button', '.qc-cmp2-summary-buttons button[mode="primary"]', '.osano-cm-accept-all', '.cky-btn-accept',
-  '.cmplz-accept', '.cc-allow', '.cc-accept', '#cookie-accept', '#accept-cookies', '[data-testid="cookie-accept"]',
-  'button[aria-label*="accept" i]', 'button[id*="accept" i][id*="cookie" i]',
+  '#onetrust-accept-btn-handler',
+  '#CybotCookiebotDialogBodyLevelButtonLevelOptinAllowAll',
+  '#CybotCookiebotDialogBodyButtonAccept',
+  '#didomi-notice-agree-button',
+  '.qc-cmp2-summary-buttons button[mode="primary"]',
+  '.osano-cm-accept-all',
+  '.cky-btn-accept',
+  '.cmplz-accept',
+  '.cc-allow',
+  '.cc-accept',
+  '#cookie-accept',
+  '#accept-cookies',
+  '[data-testid="cookie-accept"]',
+  'button[aria-label*="accept" i]',
+  'button[id*="accept" i][id*="cookie" i]',
 ];
 
 /** Accepts consent banners, scrolls through so lazy content loads, then hides what would cover every shot. */
-export interface Presentation { consentDismissed: boolean; hiddenOverlays: number; imagesLoaded: number; imagesTotal: number }
+export interface Presentation {
+  consentDismissed: boolean;
+  hiddenOverlays: number;
+  imagesLoaded: number;
+  imagesTotal: number;
+}
 
 export async function makePresentable(page: Page, maxScrollPx = 30_000): Promise<Presentation> {
   let consentDismissed = false;
   for (const selector of CONSENT_ACCEPT) {
     const button = await page.$(selector).catch(() => null);
-    if (button && await button.isVisible().catch(() => false)) {
+    if (button && (await button.isVisible().catch(() => false))) {
       await button.click().catch(() => undefined);
       consentDismissed = true;
       break;
@@ -93,11 +131,21 @@ export async function makePresentable(page: Page, maxScrollPx = 30_000): Promise
   }
   if (!consentDismissed) {
     consentDismissed = await page.evaluate(() => {
-      const words = /^(accept( all)?( cookies)?|allow all|i agree|agree|got it|ok(ay)?|alle akzeptieren|tout accepter|aceptar( todo)?|同意する|동의)$/i;
-      const containers = [...document.querySelectorAll('[id*="cookie" i],[class*="cookie" i],[id*="consent" i],[class*="consent" i],[id*="gdpr" i],[class*="gdpr" i]')];
+      const words =
+        /^(accept( all)?( cookies)?|allow all|i agree|agree|got it|ok(ay)?|alle akzeptieren|tout accepter|aceptar( todo)?|同意する|동의)$/i;
+      const containers = [
+        ...document.querySelectorAll(
+          '[id*="cookie" i],[class*="cookie" i],[id*="consent" i],[class*="consent" i],[id*="gdpr" i],[class*="gdpr" i]',
+        ),
+      ];
       for (const container of containers) {
-        const button = [...container.querySelectorAll('button,a,[role="button"]')].find((b) => words.test((b as HTMLElement).innerText.trim()));
-        if (button) { (button as HTMLElement).click(); return true; }
+        const button = [...container.querySelectorAll('button,a,[role="button"]')].find((b) =>
+          words.test((b as HTMLElement).innerText.trim()),
+        );
+        if (button) {
+          (button as HTMLElement).click();
+          return true;
+        }
       }
       return false;
     });
@@ -155,13 +203,13 @@ let readabilitySource: string | undefined;
 
 export async function readText(page: Page): Promise<PageText> {
   readabilitySource ??= fs.readFileSync(require.resolve('@mozilla/readability/Readability.js'), 'utf8');
-  const article = await page.evaluate(`(() => {
+  const article = (await page.evaluate(`(() => {
     ${readabilitySource}
     try {
       const parsed = new Readability(document.cloneNode(true), { charThreshold: 200 }).parse();
       return parsed ? { text: parsed.textContent, lang: parsed.lang } : null;
     } catch (e) { return null; }
-  })()`) as { text: string; lang: string } | null;
+  })()`)) as { text: string; lang: string } | null;
   const meta = await page.evaluate(() => {
     const content = (selector: string) => document.querySelector(selector)?.getAttribute('content')?.trim() || null;
     const openGraph: Record<string, string> = {};
@@ -170,32 +218,64 @@ export async function readText(page: Page): Promise<PageText> {
       const value = el.getAttribute('content');
       if (value && !(key in openGraph)) openGraph[key] = value.trim();
     }
-    const absolute = (href: string | null) => { try { return href ? new URL(href, location.href).href : null; } catch { return null; } };
+    const absolute = (href: string | null) => {
+      try {
+        return href ? new URL(href, location.href).href : null;
+      } catch {
+        return null;
+      }
+    };
     const icons = [
       ...[...document.querySelectorAll('link[rel~="icon"],link[rel="apple-touch-icon"]')].map((l) => absolute(l.getAttribute('href'))),
-      ...[...document.querySelectorAll('header img, img[class*="logo" i], img[alt*="logo" i], img[src*="logo" i]')].map((i) => absolute(i.getAttribute('src'))),
+      ...[...document.querySelectorAll('header img, img[class*="logo" i], img[alt*="logo" i], img[src*="logo" i]')].map((i) =>
+        absolute(i.getAttribute('src')),
+      ),
     ].filter((u): u is string => !!u);
     return {
       title: document.title.trim(),
       description: content('meta[name="description"]'),
       openGraph,
-      headings: [...document.querySelectorAll('h1,h2,h3')].map((h) => ({ level: Number(h.tagName[1]), text: (h as HTMLElement).innerText.replace(/\s+/g, ' ').trim() }))
-        .filter((h) => h.text).slice(0, 40),
-      bodyText: (document.body?.innerText ?? '').replace(/[ \t]+/g, ' ').replace(/\n{3,}/g, '\n\n').trim(),
+      headings: [...document.querySelectorAll('h1,h2,h3')]
+        .map((h) => ({ level: Number(h.tagName[1]), text: (h as HTMLElement).innerText.replace(/\s+/g, ' ').trim() }))
+        .filter((h) => h.text)
+        .slice(0, 40),
+      bodyText: (document.body?.innerText ?? '')
+        .replace(/[ \t]+/g, ' ')
+        .replace(/\n{3,}/g, '\n\n')
+        .trim(),
       language: document.documentElement.getAttribute('lang') || content('meta[http-equiv="content-language"]') || null,
       themeColor: content('meta[name="theme-color"]'),
       iconUrls: [...new Set(icons)].slice(0, 8),
-      actions: [...new Set([...document.querySelectorAll('a[class*="btn" i],a[class*="button" i],a[class*="cta" i],button:not([aria-label]),[role="button"]')]
-        .filter((el) => { const r = el.getBoundingClientRect(); return r.width > 40 && r.height > 20 && !el.closest('nav,footer,form,[id*="cookie" i],[class*="cookie" i],[id*="consent" i],[class*="consent" i]'); })
-        .sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)
-        .map((el) => (el as HTMLElement).innerText.replace(/\s+/g, ' ').trim())
-        .filter((t) => t.length >= 3 && t.length <= 40))].slice(0, 6),
+      actions: [
+        ...new Set(
+          [
+            ...document.querySelectorAll(
+              'a[class*="btn" i],a[class*="button" i],a[class*="cta" i],button:not([aria-label]),[role="button"]',
+            ),
+          ]
+            .filter((el) => {
+              const r = el.getBoundingClientRect();
+              return (
+                r.width > 40 &&
+                r.height > 20 &&
+                !el.closest('nav,footer,form,[id*="cookie" i],[class*="cookie" i],[id*="consent" i],[class*="consent" i]')
+              );
+            })
+            .sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)
+            .map((el) => (el as HTMLElement).innerText.replace(/\s+/g, ' ').trim())
+            .filter((t) => t.length >= 3 && t.length <= 40),
+        ),
+      ].slice(0, 6),
       alternates: [...document.querySelectorAll('link[rel="alternate"][hreflang]')]
         .map((l) => ({ hreflang: l.getAttribute('hreflang')!.toLowerCase(), href: absolute(l.getAttribute('href')) }))
         .filter((a): a is { hreflang: string; href: string } => !!a.href),
     };
   });
-  const mainText = (article?.text ?? meta.bodyText).replace(/[ \t]+/g, ' ').replace(/\s*\n\s*\n\s*/g, '\n\n').trim().slice(0, 20_000);
+  const mainText = (article?.text ?? meta.bodyText)
+    .replace(/[ \t]+/g, ' ')
+    .replace(/\s*\n\s*\n\s*/g, '\n\n')
+    .trim()
+    .slice(0, 20_000);
   const { bodyText: _unused, ...rest } = meta;
   return { ...rest, mainText, language: meta.language ?? article?.lang ?? null };
 }

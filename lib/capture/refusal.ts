@@ -16,7 +16,8 @@ export interface PageSignals {
 }
 
 const LOGIN_PATH = /\/(log-?in|sign-?in|signon|auth|sso|session\/new|account\/login)(\/|$|\?)/i;
-const CHALLENGE_TITLE = /just a moment|attention required|checking your browser|verify you are human|are you a robot|access denied|captcha|ddos protection/i;
+const CHALLENGE_TITLE =
+  /just a moment|attention required|checking your browser|verify you are human|are you a robot|access denied|captcha|ddos protection/i;
 
 export function refusalReason(signals: PageSignals): string | undefined {
   const { status } = signals;
@@ -28,7 +29,11 @@ export function refusalReason(signals: PageSignals): string | undefined {
     return `The page shows a bot check (${signals.challengeMarkers[0] ?? `title "${signals.title}"`}) instead of its content.`;
   }
   let path = '';
-  try { path = new URL(signals.finalUrl).pathname; } catch { /* keep empty */ }
+  try {
+    path = new URL(signals.finalUrl).pathname;
+  } catch {
+    /* keep empty */
+  }
   if (LOGIN_PATH.test(path)) return `The page redirects to a sign-in page (${path}).`;
   if (signals.visiblePasswordFields > 0 && signals.visibleTextLength < 800) return 'The page is a sign-in form.';
   if (signals.visibleTextLength < 20 && signals.imageCount === 0) return 'The page is empty.';

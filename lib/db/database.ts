@@ -18,7 +18,10 @@ export interface Database {
   dialect: 'postgres' | 'sqlite';
 }
 
-interface Entry { db: Promise<Database>; users: number }
+interface Entry {
+  db: Promise<Database>;
+  users: number;
+}
 const open = new Map<string, Entry>();
 
 /** Arbitrary constant (the lock's first key): serialises migrations when several nodes start at once. */
@@ -137,11 +140,11 @@ async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T
  */
 function sqliteWaitingOnLocks(): unknown {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const sqlite3 = require('sqlite3');
+  const sqlite3 = require('sqlite3') as typeof import('sqlite3');
   class Database extends sqlite3.Database {
     constructor(file: string, mode: number, callback?: (err: Error | null) => void) {
       super(file, mode, (err: Error | null) => {
-        if (!err) (this as any).configure('busyTimeout', 10_000);
+        if (!err) this.configure('busyTimeout', 10_000);
         callback?.(err);
       });
     }

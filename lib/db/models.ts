@@ -1,5 +1,8 @@
 /** Sequelize models over the tables created by migrations/ (the migrations own the schema; nothing here syncs). */
 import { DataTypes, Model, type InferAttributes, type InferCreationAttributes, type CreationOptional, type Sequelize } from 'sequelize';
+import type { CampaignPlanDocument } from '../script/analyze';
+import type { ScriptDocument } from '../script/writer';
+import type { Storyboard } from '../storyboard';
 
 const common = { underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' } as const;
 const uuidPk = { type: DataTypes.UUID, primaryKey: true, defaultValue: DataTypes.UUIDV4 };
@@ -111,7 +114,13 @@ export class IdempotencyRecord extends Model<InferAttributes<IdempotencyRecord>,
   declare created_at: CreationOptional<Date>;
 }
 
-export interface ScreenshotRef { key: string; viewport: 'desktop' | 'mobile'; index: number; width: number; height: number }
+export interface ScreenshotRef {
+  key: string;
+  viewport: 'desktop' | 'mobile';
+  index: number;
+  width: number;
+  height: number;
+}
 
 export class PageCapture extends Model<InferAttributes<PageCapture>, InferCreationAttributes<PageCapture>> {
   declare id: CreationOptional<string>;
@@ -130,7 +139,7 @@ export class PageCapture extends Model<InferAttributes<PageCapture>, InferCreati
 
 export class CampaignPlan extends Model<InferAttributes<CampaignPlan>, InferCreationAttributes<CampaignPlan>> {
   declare campaign_id: string;
-  declare plan: Record<string, any>;
+  declare plan: CampaignPlanDocument;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
 }
@@ -140,7 +149,7 @@ export class CampaignScript extends Model<InferAttributes<CampaignScript>, Infer
   declare campaign_id: string;
   declare language: string;
   declare script_source: string;
-  declare script: Record<string, any>;
+  declare script: ScriptDocument;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
 }
@@ -148,7 +157,7 @@ export class CampaignScript extends Model<InferAttributes<CampaignScript>, Infer
 export class StoryboardRow extends Model<InferAttributes<StoryboardRow>, InferCreationAttributes<StoryboardRow>> {
   declare video_id: string;
   declare campaign_id: string;
-  declare document: Record<string, any>;
+  declare document: Storyboard;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
 }
@@ -219,95 +228,244 @@ export interface Models {
  * get their own subclasses so that their databases never mix.
  */
 export function defineModels(sequelize: Sequelize): Models {
-  const fresh = <T,>(base: T): T => class extends (base as any) {} as unknown as T;
+  const fresh = <T>(base: T): T => class extends (base as typeof Model) {} as unknown as T;
   const models = {
-    Organization: fresh(Organization), User: fresh(User), ApiKey: fresh(ApiKey), WebhookSecret: fresh(WebhookSecret),
-    Campaign: fresh(Campaign), Video: fresh(Video), CampaignEvent: fresh(CampaignEvent), UsageCounter: fresh(UsageCounter),
-    IdempotencyRecord: fresh(IdempotencyRecord), PageCapture: fresh(PageCapture),
-    CampaignPlan: fresh(CampaignPlan), CampaignScript: fresh(CampaignScript), Storyboard: fresh(StoryboardRow),
+    Organization: fresh(Organization),
+    User: fresh(User),
+    ApiKey: fresh(ApiKey),
+    WebhookSecret: fresh(WebhookSecret),
+    Campaign: fresh(Campaign),
+    Video: fresh(Video),
+    CampaignEvent: fresh(CampaignEvent),
+    UsageCounter: fresh(UsageCounter),
+    IdempotencyRecord: fresh(IdempotencyRecord),
+    PageCapture: fresh(PageCapture),
+    CampaignPlan: fresh(CampaignPlan),
+    CampaignScript: fresh(CampaignScript),
+    Storyboard: fresh(StoryboardRow),
     RenderAttempt: fresh(RenderAttempt),
-    WebhookDelivery: fresh(WebhookDelivery), WebhookAttempt: fresh(WebhookAttempt),
+    WebhookDelivery: fresh(WebhookDelivery),
+    WebhookAttempt: fresh(WebhookAttempt),
   };
-  models.Organization.init({
-    id: uuidPk,
-    name: DataTypes.STRING(200),
-    plan: DataTypes.STRING(20),
-    campaigns_per_month: DataTypes.INTEGER,
-    languages_per_campaign: DataTypes.INTEGER,
-    rate_per_minute: DataTypes.INTEGER,
-    max_api_keys: DataTypes.INTEGER,
-    created_at: DataTypes.DATE,
-    updated_at: DataTypes.DATE,
-  }, { sequelize, tableName: 'organizations', modelName: 'Organization', ...common });
-  models.User.init({
-    id: uuidPk, org_id: DataTypes.UUID, email: DataTypes.STRING(320), role: DataTypes.STRING(10),
-    created_at: DataTypes.DATE, updated_at: DataTypes.DATE,
-  }, { sequelize, tableName: 'users', modelName: 'User', ...common });
-  models.ApiKey.init({
-    id: uuidPk, org_id: DataTypes.UUID, created_by: DataTypes.UUID, name: DataTypes.STRING(100),
-    key_hash: DataTypes.STRING(64), display_prefix: DataTypes.STRING(16), scopes: DataTypes.STRING(200),
-    revoked_at: DataTypes.DATE, last_used_at: DataTypes.DATE, created_at: DataTypes.DATE, updated_at: DataTypes.DATE,
-  }, { sequelize, tableName: 'api_keys', modelName: 'ApiKey', ...common });
-  models.WebhookSecret.init({
-    org_id: { type: DataTypes.UUID, primaryKey: true }, secret: DataTypes.STRING(80),
-    created_at: DataTypes.DATE, updated_at: DataTypes.DATE,
-  }, { sequelize, tableName: 'webhook_secrets', modelName: 'WebhookSecret', ...common });
-  models.Campaign.init({
-    id: uuidPk, org_id: DataTypes.UUID, job_id: DataTypes.UUID, status: DataTypes.STRING(20), url: DataTypes.STRING(2048),
-    title: DataTypes.STRING(200), languages: DataTypes.JSON, platforms: DataTypes.JSON, webhook_url: DataTypes.STRING(2048),
-    progress: DataTypes.INTEGER, error_code: DataTypes.STRING(40), error_message: DataTypes.TEXT,
-    quota_period: DataTypes.STRING(7), status_changed_at: DataTypes.DATE, deadline_at: DataTypes.DATE,
-    lease_owner: DataTypes.STRING(200), lease_expires_at: DataTypes.DATE,
-    created_at: DataTypes.DATE, updated_at: DataTypes.DATE,
-  }, { sequelize, tableName: 'campaigns', modelName: 'Campaign', ...common });
-  models.Video.init({
-    id: uuidPk, campaign_id: DataTypes.UUID, language: DataTypes.STRING(5), platform: DataTypes.STRING(30),
-    status: DataTypes.STRING(12), file_key: DataTypes.STRING(500), captions_key: DataTypes.STRING(500),
-    duration_seconds: DataTypes.FLOAT, script_source: DataTypes.STRING(20), published_at: DataTypes.DATE,
-    error_code: DataTypes.STRING(40), error_message: DataTypes.TEXT, created_at: DataTypes.DATE, updated_at: DataTypes.DATE,
-  }, { sequelize, tableName: 'videos', modelName: 'Video', ...common });
-  models.CampaignEvent.init({
-    id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true }, campaign_id: DataTypes.UUID,
-    from_status: DataTypes.STRING(20), to_status: DataTypes.STRING(20), detail: DataTypes.TEXT, created_at: DataTypes.DATE,
-  }, { sequelize, tableName: 'campaign_events', modelName: 'CampaignEvent', ...common, updatedAt: false });
-  models.UsageCounter.init({
-    org_id: { type: DataTypes.UUID, primaryKey: true }, period: { type: DataTypes.STRING(7), primaryKey: true }, used: DataTypes.INTEGER,
-  }, { sequelize, tableName: 'usage_counters', modelName: 'UsageCounter', underscored: true, timestamps: false });
-  models.IdempotencyRecord.init({
-    org_id: { type: DataTypes.UUID, primaryKey: true }, key: { type: DataTypes.STRING(255), primaryKey: true },
-    request_hash: DataTypes.STRING(64), status_code: DataTypes.INTEGER, response_body: DataTypes.JSON, created_at: DataTypes.DATE,
-  }, { sequelize, tableName: 'idempotency_records', modelName: 'IdempotencyRecord', ...common, updatedAt: false });
-  models.PageCapture.init({
-    id: uuidPk, campaign_id: DataTypes.UUID, variant: DataTypes.STRING(10), url: DataTypes.STRING(2048), final_url: DataTypes.STRING(2048),
-    language: DataTypes.STRING(35), text: DataTypes.JSON, brand: DataTypes.JSON, screenshots: DataTypes.JSON, presentation: DataTypes.JSON,
-    created_at: DataTypes.DATE, updated_at: DataTypes.DATE,
-  }, { sequelize, tableName: 'page_captures', modelName: 'PageCapture', ...common });
-  models.CampaignPlan.init({
-    campaign_id: { type: DataTypes.UUID, primaryKey: true }, plan: DataTypes.JSON, created_at: DataTypes.DATE, updated_at: DataTypes.DATE,
-  }, { sequelize, tableName: 'campaign_plans', modelName: 'CampaignPlan', ...common });
-  models.CampaignScript.init({
-    id: uuidPk, campaign_id: DataTypes.UUID, language: DataTypes.STRING(5), script_source: DataTypes.STRING(20), script: DataTypes.JSON,
-    created_at: DataTypes.DATE, updated_at: DataTypes.DATE,
-  }, { sequelize, tableName: 'campaign_scripts', modelName: 'CampaignScript', ...common });
-  models.Storyboard.init({
-    video_id: { type: DataTypes.UUID, primaryKey: true }, campaign_id: DataTypes.UUID, document: DataTypes.JSON,
-    created_at: DataTypes.DATE, updated_at: DataTypes.DATE,
-  }, { sequelize, tableName: 'storyboards', modelName: 'Storyboard', ...common });
-  models.RenderAttempt.init({
-    id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true }, video_id: DataTypes.UUID, campaign_id: DataTypes.UUID,
-    node_id: DataTypes.STRING(200), outcome: DataTypes.STRING(12), error_message: DataTypes.TEXT, wall_ms: DataTypes.INTEGER,
-    peak_rss_bytes: DataTypes.BIGINT, started_at: DataTypes.DATE, finished_at: DataTypes.DATE,
-  }, { sequelize, tableName: 'render_attempts', modelName: 'RenderAttempt', ...common, createdAt: false, updatedAt: false });
-  models.WebhookDelivery.init({
-    id: uuidPk, event_id: DataTypes.STRING(40), event_type: DataTypes.STRING(40), campaign_id: DataTypes.UUID, org_id: DataTypes.UUID,
-    url: DataTypes.STRING(2048), body: DataTypes.TEXT, status: DataTypes.STRING(12), attempts: DataTypes.INTEGER,
-    next_attempt_at: DataTypes.DATE, locked_until: DataTypes.DATE, last_error: DataTypes.TEXT, delivered_at: DataTypes.DATE,
-    created_at: DataTypes.DATE, updated_at: DataTypes.DATE,
-  }, { sequelize, tableName: 'webhook_deliveries', modelName: 'WebhookDelivery', ...common });
-  models.WebhookAttempt.init({
-    id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true }, delivery_id: DataTypes.UUID, attempt: DataTypes.INTEGER,
-    signed_timestamp: DataTypes.BIGINT, status_code: DataTypes.INTEGER, duration_ms: DataTypes.INTEGER, error: DataTypes.TEXT, created_at: DataTypes.DATE,
-  }, { sequelize, tableName: 'webhook_attempts', modelName: 'WebhookAttempt', ...common, updatedAt: false });
+  models.Organization.init(
+    {
+      id: uuidPk,
+      name: DataTypes.STRING(200),
+      plan: DataTypes.STRING(20),
+      campaigns_per_month: DataTypes.INTEGER,
+      languages_per_campaign: DataTypes.INTEGER,
+      rate_per_minute: DataTypes.INTEGER,
+      max_api_keys: DataTypes.INTEGER,
+      created_at: DataTypes.DATE,
+      updated_at: DataTypes.DATE,
+    },
+    { sequelize, tableName: 'organizations', modelName: 'Organization', ...common },
+  );
+  models.User.init(
+    {
+      id: uuidPk,
+      org_id: DataTypes.UUID,
+      email: DataTypes.STRING(320),
+      role: DataTypes.STRING(10),
+      created_at: DataTypes.DATE,
+      updated_at: DataTypes.DATE,
+    },
+    { sequelize, tableName: 'users', modelName: 'User', ...common },
+  );
+  models.ApiKey.init(
+    {
+      id: uuidPk,
+      org_id: DataTypes.UUID,
+      created_by: DataTypes.UUID,
+      name: DataTypes.STRING(100),
+      key_hash: DataTypes.STRING(64),
+      display_prefix: DataTypes.STRING(16),
+      scopes: DataTypes.STRING(200),
+      revoked_at: DataTypes.DATE,
+      last_used_at: DataTypes.DATE,
+      created_at: DataTypes.DATE,
+      updated_at: DataTypes.DATE,
+    },
+    { sequelize, tableName: 'api_keys', modelName: 'ApiKey', ...common },
+  );
+  models.WebhookSecret.init(
+    {
+      org_id: { type: DataTypes.UUID, primaryKey: true },
+      secret: DataTypes.STRING(80),
+      created_at: DataTypes.DATE,
+      updated_at: DataTypes.DATE,
+    },
+    { sequelize, tableName: 'webhook_secrets', modelName: 'WebhookSecret', ...common },
+  );
+  models.Campaign.init(
+    {
+      id: uuidPk,
+      org_id: DataTypes.UUID,
+      job_id: DataTypes.UUID,
+      status: DataTypes.STRING(20),
+      url: DataTypes.STRING(2048),
+      title: DataTypes.STRING(200),
+      languages: DataTypes.JSON,
+      platforms: DataTypes.JSON,
+      webhook_url: DataTypes.STRING(2048),
+      progress: DataTypes.INTEGER,
+      error_code: DataTypes.STRING(40),
+      error_message: DataTypes.TEXT,
+      quota_period: DataTypes.STRING(7),
+      status_changed_at: DataTypes.DATE,
+      deadline_at: DataTypes.DATE,
+      lease_owner: DataTypes.STRING(200),
+      lease_expires_at: DataTypes.DATE,
+      created_at: DataTypes.DATE,
+      updated_at: DataTypes.DATE,
+    },
+    { sequelize, tableName: 'campaigns', modelName: 'Campaign', ...common },
+  );
+  models.Video.init(
+    {
+      id: uuidPk,
+      campaign_id: DataTypes.UUID,
+      language: DataTypes.STRING(5),
+      platform: DataTypes.STRING(30),
+      status: DataTypes.STRING(12),
+      file_key: DataTypes.STRING(500),
+      captions_key: DataTypes.STRING(500),
+      duration_seconds: DataTypes.FLOAT,
+      script_source: DataTypes.STRING(20),
+      published_at: DataTypes.DATE,
+      error_code: DataTypes.STRING(40),
+      error_message: DataTypes.TEXT,
+      created_at: DataTypes.DATE,
+      updated_at: DataTypes.DATE,
+    },
+    { sequelize, tableName: 'videos', modelName: 'Video', ...common },
+  );
+  models.CampaignEvent.init(
+    {
+      id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true },
+      campaign_id: DataTypes.UUID,
+      from_status: DataTypes.STRING(20),
+      to_status: DataTypes.STRING(20),
+      detail: DataTypes.TEXT,
+      created_at: DataTypes.DATE,
+    },
+    { sequelize, tableName: 'campaign_events', modelName: 'CampaignEvent', ...common, updatedAt: false },
+  );
+  models.UsageCounter.init(
+    {
+      org_id: { type: DataTypes.UUID, primaryKey: true },
+      period: { type: DataTypes.STRING(7), primaryKey: true },
+      used: DataTypes.INTEGER,
+    },
+    { sequelize, tableName: 'usage_counters', modelName: 'UsageCounter', underscored: true, timestamps: false },
+  );
+  models.IdempotencyRecord.init(
+    {
+      org_id: { type: DataTypes.UUID, primaryKey: true },
+      key: { type: DataTypes.STRING(255), primaryKey: true },
+      request_hash: DataTypes.STRING(64),
+      status_code: DataTypes.INTEGER,
+      response_body: DataTypes.JSON,
+      created_at: DataTypes.DATE,
+    },
+    { sequelize, tableName: 'idempotency_records', modelName: 'IdempotencyRecord', ...common, updatedAt: false },
+  );
+  models.PageCapture.init(
+    {
+      id: uuidPk,
+      campaign_id: DataTypes.UUID,
+      variant: DataTypes.STRING(10),
+      url: DataTypes.STRING(2048),
+      final_url: DataTypes.STRING(2048),
+      language: DataTypes.STRING(35),
+      text: DataTypes.JSON,
+      brand: DataTypes.JSON,
+      screenshots: DataTypes.JSON,
+      presentation: DataTypes.JSON,
+      created_at: DataTypes.DATE,
+      updated_at: DataTypes.DATE,
+    },
+    { sequelize, tableName: 'page_captures', modelName: 'PageCapture', ...common },
+  );
+  models.CampaignPlan.init(
+    {
+      campaign_id: { type: DataTypes.UUID, primaryKey: true },
+      plan: DataTypes.JSON,
+      created_at: DataTypes.DATE,
+      updated_at: DataTypes.DATE,
+    },
+    { sequelize, tableName: 'campaign_plans', modelName: 'CampaignPlan', ...common },
+  );
+  models.CampaignScript.init(
+    {
+      id: uuidPk,
+      campaign_id: DataTypes.UUID,
+      language: DataTypes.STRING(5),
+      script_source: DataTypes.STRING(20),
+      script: DataTypes.JSON,
+      created_at: DataTypes.DATE,
+      updated_at: DataTypes.DATE,
+    },
+    { sequelize, tableName: 'campaign_scripts', modelName: 'CampaignScript', ...common },
+  );
+  models.Storyboard.init(
+    {
+      video_id: { type: DataTypes.UUID, primaryKey: true },
+      campaign_id: DataTypes.UUID,
+      document: DataTypes.JSON,
+      created_at: DataTypes.DATE,
+      updated_at: DataTypes.DATE,
+    },
+    { sequelize, tableName: 'storyboards', modelName: 'Storyboard', ...common },
+  );
+  models.RenderAttempt.init(
+    {
+      id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true },
+      video_id: DataTypes.UUID,
+      campaign_id: DataTypes.UUID,
+      node_id: DataTypes.STRING(200),
+      outcome: DataTypes.STRING(12),
+      error_message: DataTypes.TEXT,
+      wall_ms: DataTypes.INTEGER,
+      peak_rss_bytes: DataTypes.BIGINT,
+      started_at: DataTypes.DATE,
+      finished_at: DataTypes.DATE,
+    },
+    { sequelize, tableName: 'render_attempts', modelName: 'RenderAttempt', ...common, createdAt: false, updatedAt: false },
+  );
+  models.WebhookDelivery.init(
+    {
+      id: uuidPk,
+      event_id: DataTypes.STRING(40),
+      event_type: DataTypes.STRING(40),
+      campaign_id: DataTypes.UUID,
+      org_id: DataTypes.UUID,
+      url: DataTypes.STRING(2048),
+      body: DataTypes.TEXT,
+      status: DataTypes.STRING(12),
+      attempts: DataTypes.INTEGER,
+      next_attempt_at: DataTypes.DATE,
+      locked_until: DataTypes.DATE,
+      last_error: DataTypes.TEXT,
+      delivered_at: DataTypes.DATE,
+      created_at: DataTypes.DATE,
+      updated_at: DataTypes.DATE,
+    },
+    { sequelize, tableName: 'webhook_deliveries', modelName: 'WebhookDelivery', ...common },
+  );
+  models.WebhookAttempt.init(
+    {
+      id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true },
+      delivery_id: DataTypes.UUID,
+      attempt: DataTypes.INTEGER,
+      signed_timestamp: DataTypes.BIGINT,
+      status_code: DataTypes.INTEGER,
+      duration_ms: DataTypes.INTEGER,
+      error: DataTypes.TEXT,
+      created_at: DataTypes.DATE,
+    },
+    { sequelize, tableName: 'webhook_attempts', modelName: 'WebhookAttempt', ...common, updatedAt: false },
+  );
   // Associations let the hot paths read a key with its organization, and a campaign with its videos, in one query each.
   models.ApiKey.belongsTo(models.Organization, { foreignKey: 'org_id', as: 'organization' });
   models.Campaign.hasMany(models.Video, { foreignKey: 'campaign_id', as: 'videos' });

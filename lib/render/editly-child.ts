@@ -10,8 +10,32 @@ import path from 'node:path';
 import { luminance } from '../color';
 import { breakForBox, captionAt, type PlannedClip, type RenderPlan } from './plan';
 
-type Fabric = any;
-interface FabricArgs { width: number; height: number; fabric: Fabric }
+/** The part of fabric 5 used here: editly hands its fabric module to a fabric layer, and fabric 5 ships no types. */
+interface FabricObject {
+  width: number;
+  height: number;
+  set(options: Record<string, unknown>): void;
+  /** A node-canvas canvas holding the object's bitmap. */
+  toCanvasElement(): unknown;
+}
+interface FabricText extends FabricObject {
+  calcTextWidth(): number;
+}
+interface Fabric {
+  Text: new (text: string, options: Record<string, unknown>) => FabricText;
+  Textbox: new (text: string, options: Record<string, unknown>) => FabricText;
+  Rect: new (options: Record<string, unknown>) => FabricObject;
+  Group: new (objects: FabricObject[], options: Record<string, unknown>) => FabricObject;
+  Image: new (element: unknown, options: Record<string, unknown>) => FabricObject;
+}
+interface FabricCanvas {
+  add(object: FabricObject): void;
+}
+interface FabricArgs {
+  width: number;
+  height: number;
+  fabric: Fabric;
+}
 
 function contrastText(hex: string): string {
   return luminance(hex) > 150 ? '#111827' : '#ffffff';
@@ -31,14 +55,23 @@ function textbox(fabric: Fabric, plan: RenderPlan, text: string, options: Record
  * Text is laid out once and drawn from its bitmap on every frame: fabric's text layout (per-glyph
  * measuring) is the costliest part of a frame, and the words of a card, headline or cue do not change.
  */
-function bakedText(fabric: Fabric, plan: RenderPlan, text: string, options: Record<string, unknown>, box?: { fill: string; pad: number; radius: number; fullWidth?: number }, keepLines = false) {
+function bakedText(
+  fabric: Fabric,
+  plan: RenderPlan,
+  text: string,
+  options: Record<string, unknown>,
+  box?: { fill: string; pad: number; radius: number; fullWidth?: number },
+  keepLines = false,
+) {
   if (plan.wrapAnywhere && !keepLines) {
     const { width, fontSize } = options as { width: number; fontSize: number };
     text = breakForBox(text, plan.language, width, fontSize);
     keepLines = true;
   }
-  const label = keepLines ? linesAsGiven(fabric, plan, text, options) : textbox(fabric, plan, text, { ...options, left: 0, top: 0, originX: 'left', originY: 'top' });
-  if (!box) return { element: label.toCanvasElement(), width: label.width as number, height: label.height as number };
+  const label = keepLines
+    ? linesAsGiven(fabric, plan, text, options)
+    : textbox(fabric, plan, text, { ...options, left: 0, top: 0, originX: 'left', originY: 'top' });
+  if (!box) return { element: label.toCanvasElement(), width: label.width, height: label.height };
   const width = box.fullWidth ?? (keepLines ? label.width + box.pad * 2 : Math.min(label.width, label.calcTextWidth() + box.pad * 3));
   const height = label.height + box.pad * 2;
   const back = new fabric.Rect({ left: 0, top: 0, width, height, rx: box.radius, ry: box.radius, fill: box.fill });
@@ -53,7 +86,16 @@ function bakedText(fabric: Fabric, plan: RenderPlan, text: string, options: Reco
  */
 function linesAsGiven(fabric: Fabric, plan: RenderPlan, text: string, options: Record<string, unknown>) {
   const { width: maxWidth, fontSize, ...rest } = options as { width: number; fontSize: number };
-  const make = (size: number) => new fabric.Text(text, { fontFamily: plan.font, textAlign: 'center', direction: plan.direction, ...rest, fontSize: size, left: 0, top: 0 });
+  const make = (size: number) =>
+    new fabric.Text(text, {
+      fontFamily: plan.font,
+      textAlign: 'center',
+      direction: plan.direction,
+      ...rest,
+      fontSize: size,
+      left: 0,
+      top: 0,
+    });
   const label = make(fontSize);
   return label.width > maxWidth ? make(Math.floor((fontSize * maxWidth) / label.width)) : label;
 }
@@ -66,25 +108,41 @@ function placed(fabric: Fabric, baked: { element: unknown }, options: Record<str
 function cardLayer(plan: RenderPlan, clip: PlannedClip) {
   const background = plan.brand.primary;
   const ink = contrastText(background);
-  const [main, sub] = clip.kind === 'title'
-    ? [plan.brand.name, clip.headline]
-    : [plan.closing.ctaLabel || clip.headline, plan.closing.domain];
+  const [main, sub] =
+    clip.kind === 'title' ? [plan.brand.name, clip.headline] : [plan.closing.ctaLabel || clip.headline, plan.closing.domain];
   // A title scene whose headline is the brand's name says it once.
   const subLine = sub && sub.trim() !== main.trim() ? sub : '';
   return {
     type: 'fabric',
     func: ({ width, height, fabric }: FabricArgs) => {
       const min = Math.min(width, height);
-      const title = bakedText(fabric, plan, main, { fill: ink, fontSize: Math.round(min * 0.085), fontWeight: 'bold', width: width * 0.84 });
-      const subtitle = subLine ? bakedText(fabric, plan, subLine, { fill: ink, fontSize: Math.round(min * 0.045), width: width * 0.84 }) : null;
+      const title = bakedText(fabric, plan, main, {
+        fill: ink,
+        fontSize: Math.round(min * 0.085),
+        fontWeight: 'bold',
+        width: width * 0.84,
+      });
+      const subtitle = subLine
+        ? bakedText(fabric, plan, subLine, { fill: ink, fontSize: Math.round(min * 0.045), width: width * 0.84 })
+        : null;
       return {
-        onRender(progress: number, canvas: any) {
+        onRender(progress: number, canvas: FabricCanvas) {
           const rise = (1 - Math.min(1, progress * 4)) * min * 0.03;
           canvas.add(new fabric.Rect({ left: 0, top: 0, width, height, fill: background }));
           const top = height * 0.36 + rise;
           canvas.add(placed(fabric, title, { left: width / 2, top }));
           const accentTop = top + title.height + min * 0.03;
-          canvas.add(new fabric.Rect({ left: width / 2, originX: 'center', top: accentTop, width: min * 0.16, height: Math.max(2, min * 0.008), fill: ink, opacity: 0.7 }));
+          canvas.add(
+            new fabric.Rect({
+              left: width / 2,
+              originX: 'center',
+              top: accentTop,
+              width: min * 0.16,
+              height: Math.max(2, min * 0.008),
+              fill: ink,
+              opacity: 0.7,
+            }),
+          );
           if (subtitle) canvas.add(placed(fabric, subtitle, { left: width / 2, top: accentTop + min * 0.05, opacity: 0.92 }));
         },
       };
@@ -100,11 +158,18 @@ function headlineLayer(plan: RenderPlan, clip: PlannedClip) {
       const min = Math.min(width, height);
       const pad = min * 0.025;
       const band = clip.headline
-        ? bakedText(fabric, plan, clip.headline, { fill: contrastText(plan.brand.primary), fontSize: Math.round(min * 0.042), fontWeight: 'bold', width: width * 0.86 }, { fill: plan.brand.primary, pad, radius: pad, fullWidth: width * 0.92 })
+        ? bakedText(
+            fabric,
+            plan,
+            clip.headline,
+            { fill: contrastText(plan.brand.primary), fontSize: Math.round(min * 0.042), fontWeight: 'bold', width: width * 0.86 },
+            { fill: plan.brand.primary, pad, radius: pad, fullWidth: width * 0.92 },
+          )
         : null;
       return {
-        onRender(progress: number, canvas: any) {
-          if (band) canvas.add(placed(fabric, band, { left: width / 2, top: height * 0.05 - pad, opacity: 0.9 * Math.min(1, progress * 6) }));
+        onRender(progress: number, canvas: FabricCanvas) {
+          if (band)
+            canvas.add(placed(fabric, band, { left: width / 2, top: height * 0.05 - pad, opacity: 0.9 * Math.min(1, progress * 6) }));
         },
       };
     },
@@ -121,10 +186,21 @@ function captionsLayer(plan: RenderPlan, clip: PlannedClip) {
       const baked = new Map<string, ReturnType<typeof bakedText>>();
       const bottom = height * (height > width ? 0.78 : 0.9) + pad;
       return {
-        onRender(progress: number, canvas: any) {
+        onRender(progress: number, canvas: FabricCanvas) {
           const cue = captionAt(clip.captions, clip.start + progress * clip.duration);
           if (!cue) return;
-          if (!baked.has(cue.text)) baked.set(cue.text, bakedText(fabric, plan, cue.text, { fill: '#ffffff', fontSize: Math.round(min * 0.046), width: width * 0.86 }, { fill: 'rgba(0,0,0,0.72)', pad, radius: pad }, true));
+          if (!baked.has(cue.text))
+            baked.set(
+              cue.text,
+              bakedText(
+                fabric,
+                plan,
+                cue.text,
+                { fill: '#ffffff', fontSize: Math.round(min * 0.046), width: width * 0.86 },
+                { fill: 'rgba(0,0,0,0.72)', pad, radius: pad },
+                true,
+              ),
+            );
           canvas.add(placed(fabric, baked.get(cue.text)!, { left: width / 2, top: bottom, originY: 'bottom' }));
         },
       };
@@ -134,9 +210,13 @@ function captionsLayer(plan: RenderPlan, clip: PlannedClip) {
 
 export function editlyConfig(plan: RenderPlan): Record<string, unknown> {
   const clips = plan.clips.map((clip) => {
-    const layers: Array<Record<string, unknown>> = clip.kind === 'screen' && clip.imagePath
-      ? [{ type: 'image', path: clip.imagePath, resizeMode: 'cover', zoomDirection: clip.zoom, zoomAmount: 0.08 }, headlineLayer(plan, clip)]
-      : [cardLayer(plan, clip)];
+    const layers: Array<Record<string, unknown>> =
+      clip.kind === 'screen' && clip.imagePath
+        ? [
+            { type: 'image', path: clip.imagePath, resizeMode: 'cover', zoomDirection: clip.zoom, zoomAmount: 0.08 },
+            headlineLayer(plan, clip),
+          ]
+        : [cardLayer(plan, clip)];
     if (clip.captions.length) layers.push(captionsLayer(plan, clip));
     return { duration: clip.duration, layers };
   });
@@ -149,7 +229,21 @@ export function editlyConfig(plan: RenderPlan): Record<string, unknown> {
     defaults: { transition: { name: 'fade', duration: plan.transitionSeconds } },
     clips,
     keepSourceAudio: false,
-    customOutputArgs: ['-an', '-vf', 'format=yuv420p', '-c:v', 'libx264', '-profile:v', 'high', '-preset:v', preset, '-crf', String(crf), '-movflags', '+faststart'],
+    customOutputArgs: [
+      '-an',
+      '-vf',
+      'format=yuv420p',
+      '-c:v',
+      'libx264',
+      '-profile:v',
+      'high',
+      '-preset:v',
+      preset,
+      '-crf',
+      String(crf),
+      '-movflags',
+      '+faststart',
+    ],
   };
 }
 

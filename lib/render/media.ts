@@ -15,11 +15,34 @@ export interface ProbedVideo {
 
 /** The picture as editly encoded it, the narration as AAC; the picture is copied, not re-encoded. */
 export async function muxNarration(videoOnly: string, narration: string, output: string): Promise<void> {
-  await run('ffmpeg', [
-    '-v', 'error', '-y', '-i', videoOnly, '-i', narration,
-    '-map', '0:v:0', '-map', '1:a:0', '-c:v', 'copy', '-c:a', 'aac', '-b:a', '128k', '-ar', '48000',
-    '-movflags', '+faststart', output,
-  ], { timeoutMs: 120_000 });
+  await run(
+    'ffmpeg',
+    [
+      '-v',
+      'error',
+      '-y',
+      '-i',
+      videoOnly,
+      '-i',
+      narration,
+      '-map',
+      '0:v:0',
+      '-map',
+      '1:a:0',
+      '-c:v',
+      'copy',
+      '-c:a',
+      'aac',
+      '-b:a',
+      '128k',
+      '-ar',
+      '48000',
+      '-movflags',
+      '+faststart',
+      output,
+    ],
+    { timeoutMs: 120_000 },
+  );
 }
 
 /** Top-level MP4 boxes in order, read from the file's head (moov first means faststart). */
@@ -45,9 +68,19 @@ async function moovBeforeMdat(file: string): Promise<boolean> {
   }
 }
 
+/** The fields of `ffprobe -of json` read here (ffprobe omits a field it cannot tell). */
+interface FfprobeStream {
+  codec_type?: string;
+  codec_name: string;
+  pix_fmt: string;
+  width: number;
+  height: number;
+  duration?: string;
+}
+
 export async function probeVideo(file: string): Promise<ProbedVideo> {
   const { stdout } = await run('ffprobe', ['-v', 'error', '-show_streams', '-show_format', '-of', 'json', file], { timeoutMs: 30_000 });
-  const info = JSON.parse(stdout) as { streams?: Array<Record<string, any>>; format?: { duration?: string } };
+  const info = JSON.parse(stdout) as { streams?: FfprobeStream[]; format?: { duration?: string } };
   const video = info.streams?.find((s) => s.codec_type === 'video');
   const audio = info.streams?.find((s) => s.codec_type === 'audio');
   if (!video) throw new Error('no video stream');
@@ -67,9 +100,11 @@ export function deliverableProblems(probe: ProbedVideo, expected: { width: numbe
   const problems: string[] = [];
   if (probe.videoCodec !== 'h264') problems.push(`video codec ${probe.videoCodec}, not h264`);
   if (probe.pixelFormat !== 'yuv420p') problems.push(`pixel format ${probe.pixelFormat}, not yuv420p`);
-  if (probe.width !== expected.width || probe.height !== expected.height) problems.push(`frame ${probe.width}×${probe.height}, not ${expected.width}×${expected.height}`);
+  if (probe.width !== expected.width || probe.height !== expected.height)
+    problems.push(`frame ${probe.width}×${probe.height}, not ${expected.width}×${expected.height}`);
   if (probe.audioCodec !== 'aac') problems.push(`audio ${probe.audioCodec ?? 'missing'}, not aac`);
-  if (!(Math.abs(probe.durationSeconds - expected.durationSeconds) <= 0.2)) problems.push(`duration ${probe.durationSeconds.toFixed(2)} s, not ${expected.durationSeconds.toFixed(2)} s`);
+  if (!(Math.abs(probe.durationSeconds - expected.durationSeconds) <= 0.2))
+    problems.push(`duration ${probe.durationSeconds.toFixed(2)} s, not ${expected.durationSeconds.toFixed(2)} s`);
   if (!probe.faststart) problems.push('moov atom after mdat (no faststart)');
   return problems;
 }
@@ -77,7 +112,11 @@ export function deliverableProblems(probe: ProbedVideo, expected: { width: numbe
 /** A screenshot the renderer can draw: it has a size and ffmpeg decodes it without error. */
 export async function isReadableImage(file: string): Promise<boolean> {
   try {
-    const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', file], { timeoutMs: 30_000 });
+    const { stdout } = await run(
+      'ffprobe',
+      ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', file],
+      { timeoutMs: 30_000 },
+    );
     const [width, height] = stdout.trim().split(',').map(Number);
     if (!(width > 0 && height > 0)) return false;
     const decoded = await run('ffmpeg', ['-v', 'error', '-xerror', '-i', file, '-frames:v', '1', '-f', 'null', '-'], { timeoutMs: 30_000 });
@@ -93,10 +132,21 @@ export async function isReadableImage(file: string): Promise<boolean> {
  */
 export async function composeForFrame(input: string, output: string, width: number, height: number): Promise<void> {
   const sigma = Math.max(2, Math.round(Math.min(width, height) * 0.03));
-  await run('ffmpeg', [
-    '-v', 'error', '-y', '-i', input, '-filter_complex',
-    `[0:v]split[a][b];[a]scale=${width}:${height}:force_original_aspect_ratio=increase,crop=${width}:${height},gblur=sigma=${sigma},eq=brightness=-0.08[bg];`
-    + `[b]scale=${width}:${height}:force_original_aspect_ratio=decrease[fg];[bg][fg]overlay=(W-w)/2:(H-h)/2`,
-    '-frames:v', '1', output,
-  ], { timeoutMs: 60_000 });
+  await run(
+    'ffmpeg',
+    [
+      '-v',
+      'error',
+      '-y',
+      '-i',
+      input,
+      '-filter_complex',
+      `[0:v]split[a][b];[a]scale=${width}:${height}:force_original_aspect_ratio=increase,crop=${width}:${height},gblur=sigma=${sigma},eq=brightness=-0.08[bg];` +
+        `[b]scale=${width}:${height}:force_original_aspect_ratio=decrease[fg];[bg][fg]overlay=(W-w)/2:(H-h)/2`,
+      '-frames:v',
+      '1',
+      output,
+    ],
+    { timeoutMs: 60_000 },
+  );
 }

@@ -6,13 +6,18 @@
  * starts exactly at its scene's start, and the video lasts exactly the storyboard's totalSeconds, which
  * is the narration's length.
  */
-import { breakLines, type Cue } from '../captions';
+import type { Cue } from '../captions';
+import { breakLines } from '../text';
 import type { LanguageCode } from '../../config/catalog';
 import type { Storyboard, StoryboardScene } from '../storyboard';
 
 export type RenderQuality = 'full' | 'draft';
 
-export interface RenderEncoding { preset: string; crf: number; fps: number }
+export interface RenderEncoding {
+  preset: string;
+  crf: number;
+  fps: number;
+}
 
 export const ENCODING: Record<RenderQuality, RenderEncoding> = {
   full: { preset: 'veryfast', crf: 20, fps: 30 },
@@ -20,7 +25,11 @@ export const ENCODING: Record<RenderQuality, RenderEncoding> = {
 };
 export const TRANSITION_SECONDS = 0.4;
 
-export interface PlannedCaption { start: number; end: number; text: string }
+export interface PlannedCaption {
+  start: number;
+  end: number;
+  text: string;
+}
 
 export interface PlannedClip {
   kind: StoryboardScene['kind'];
@@ -56,7 +65,9 @@ export interface RenderPlan {
 /** decisions §4: draft renders a quarter of the frame area (half each side), even dimensions for x264. */
 export function frameFor(frame: { width: number; height: number }, quality: RenderQuality): { width: number; height: number } {
   const even = (n: number) => Math.max(2, Math.round(n / 2) * 2);
-  return quality === 'draft' ? { width: even(frame.width / 2), height: even(frame.height / 2) } : { width: even(frame.width), height: even(frame.height) };
+  return quality === 'draft'
+    ? { width: even(frame.width / 2), height: even(frame.height / 2) }
+    : { width: even(frame.width), height: even(frame.height) };
 }
 
 export function buildRenderPlan(
@@ -105,12 +116,14 @@ const EMS_PER_CHARACTER: Partial<Record<LanguageCode, number>> = { th: 0.6 };
 
 /**
  * A title or headline of a script without spaces, broken into lines for a box `boxWidth` wide at `fontSize`:
- * between phrases and after punctuation (the captions' line breaker, lib/captions.ts), never inside a word
+ * between phrases and after punctuation (the captions' line breaker, lib/text.ts), never inside a word
  * such as a katakana name, as a text box breaking wherever it is full would.
  */
 export function breakForBox(text: string, language: LanguageCode, boxWidth: number, fontSize: number): string {
   const fits = Math.max(1, Math.floor(boxWidth / (fontSize * (EMS_PER_CHARACTER[language] ?? 1))));
-  const wordEnds = new Set(Array.from(new Intl.Segmenter(language, { granularity: 'word' }).segment(text), (s) => s.index + s.segment.length));
+  const wordEnds = new Set(
+    Array.from(new Intl.Segmenter(language, { granularity: 'word' }).segment(text), (s) => s.index + s.segment.length),
+  );
   // A word longer than a line (アカウントマネージャー) stays whole: longer lines are allowed until no line
   // ends inside a word, and the renderer draws the widest line smaller to fit.
   for (let perLine = fits; ; perLine += 1) {

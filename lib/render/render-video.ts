@@ -46,12 +46,16 @@ export async function renderVideo(options: RenderVideoOptions): Promise<{ output
   for (const scene of storyboard.scenes) {
     if (!scene.screenshotKey) continue;
     // editly would draw an unreadable image as nothing at all: refuse it instead.
-    if (!(await isReadableImage(await fetch(scene.screenshotKey)))) throw stageFailure('render_failed', `Input file ${scene.screenshotKey} is not a readable image.`, true);
+    if (!(await isReadableImage(await fetch(scene.screenshotKey))))
+      throw stageFailure('render_failed', `Input file ${scene.screenshotKey} is not a readable image.`, true);
   }
   const narration = await fetch(storyboard.narrationKey);
   const cues = parseWebVtt((await fs.readFile(await fetch(storyboard.captionsKey))).toString('utf8'));
   const plan = buildRenderPlan(storyboard, cues, (key) => inputs.get(key)!, {
-    quality: options.quality, encoding: options.encoding, transitionSeconds: options.transitionSeconds, videoOnlyPath: path.join(workDir, 'picture.mp4'),
+    quality: options.quality,
+    encoding: options.encoding,
+    transitionSeconds: options.transitionSeconds,
+    videoOnlyPath: path.join(workDir, 'picture.mp4'),
   });
   for (const [index, clip] of plan.clips.entries()) {
     if (!clip.imagePath) continue;
@@ -64,7 +68,12 @@ export async function renderVideo(options: RenderVideoOptions): Promise<{ output
 
   let peakRssBytes = 0;
   try {
-    ({ peakRssBytes } = await runEditly(planPath, { display: options.display, memoryLimitBytes: options.memoryLimitBytes, timeoutMs: options.timeoutMs, signal: options.signal }));
+    ({ peakRssBytes } = await runEditly(planPath, {
+      display: options.display,
+      memoryLimitBytes: options.memoryLimitBytes,
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+    }));
   } catch (err) {
     if (options.signal?.aborted) throw new RenderAbortedError('render aborted');
     throw stageFailure('render_failed', (err as Error).message, err instanceof RenderProcessError ? err.retryable : true);

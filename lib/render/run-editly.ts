@@ -15,7 +15,10 @@ export interface EditlyRunOptions {
 }
 
 export class RenderProcessError extends Error {
-  constructor(message: string, readonly retryable: boolean) {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+  ) {
     super(message);
   }
 }
@@ -52,19 +55,30 @@ export async function runEditly(planPath: string, options: EditlyRunOptions): Pr
     env: { ...process.env, DISPLAY: options.display, NODE_OPTIONS: '' },
   });
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
   let peakRssBytes = 0;
-  let killedFor: string | null = null;
+  // Set from the timers' callbacks: declared wide so the checks below are not narrowed to null.
+  let killedFor = null as string | null;
   const killGroup = (reason: string) => {
     if (killedFor) return;
     killedFor = reason;
-    try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* already gone */ }
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
   };
   const watch = setInterval(() => {
-    treeRssBytes(child.pid!).then((rss) => {
-      peakRssBytes = Math.max(peakRssBytes, rss);
-      if (rss > options.memoryLimitBytes) killGroup(`used ${Math.round(rss / 2 ** 20)} MiB, over the limit of ${Math.round(options.memoryLimitBytes / 2 ** 20)} MiB`);
-    }, () => undefined);
+    treeRssBytes(child.pid!).then(
+      (rss) => {
+        peakRssBytes = Math.max(peakRssBytes, rss);
+        if (rss > options.memoryLimitBytes)
+          killGroup(`used ${Math.round(rss / 2 ** 20)} MiB, over the limit of ${Math.round(options.memoryLimitBytes / 2 ** 20)} MiB`);
+      },
+      () => undefined,
+    );
   }, 200);
   const timer = setTimeout(() => killGroup(`took longer than ${Math.round(options.timeoutMs / 1000)} s`), options.timeoutMs);
   const onAbort = () => killGroup('aborted');
@@ -85,6 +99,10 @@ export async function runEditly(planPath: string, options: EditlyRunOptions): Pr
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);
     // Stray grandchildren (ffmpeg) never outlive the render.
-    try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* none left */ }
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      /* none left */
+    }
   }
 }

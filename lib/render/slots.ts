@@ -1,21 +1,25 @@
 /**
- * Render slots across the cluster, and the Moleculer strategy that balances `renderer.renderVideo` by them.
+ * Render slots across the cluster, and the one choice of the node for each `renderer.renderVideo` call.
  *
  * Each render node announces its slots (RENDER_CONCURRENCY, in its service metadata) and how many are
  * busy (the `renderer.slots` event, sent on every change). The caller's table adds the calls it has just
- * sent a node that the node has not yet reported. The strategy sends a render to the node with the most
- * free slots, skipping nodes the caller asked to avoid (where this video already failed), round-robin
- * among equals. A node that is full anyway (a race with another caller) refuses with RENDERER_BUSY, and
+ * sent a node that the node has not yet reported. A render goes to the node with the most free slots,
+ * skipping nodes the caller asked to avoid (where this video already failed), round-robin among equals. A node that is full anyway (a race with another caller) refuses with RENDERER_BUSY, and
  * the caller waits for a free slot.
  */
-import { Strategies, type ServiceBroker } from 'moleculer';
+import type { ServiceBroker } from 'moleculer';
 
-export const RENDER_STRATEGY = 'RenderSlots';
 /** A reservation not confirmed by a node's report within this time is dropped. */
 const RESERVATION_TTL_MS = 10_000;
 
-export interface SlotReport { nodeID: string; slots: number; busy: number }
-export interface RenderMeta { renderAvoidNodes?: string[] }
+export interface SlotReport {
+  nodeID: string;
+  slots: number;
+  busy: number;
+}
+export interface RenderMeta {
+  renderAvoidNodes?: string[];
+}
 
 export class RenderSlotTable {
   private readonly reports = new Map<string, { slots: number; busy: number; receivedAt: number }>();
@@ -26,7 +30,10 @@ export class RenderSlotTable {
     const receivedAt = Date.now();
     this.reports.set(nodeID, { slots, busy, receivedAt });
     // The node's report counts every call it had received by then; ours made before it are in it.
-    this.reservations.set(nodeID, (this.reservations.get(nodeID) ?? []).filter((at) => at > receivedAt));
+    this.reservations.set(
+      nodeID,
+      (this.reservations.get(nodeID) ?? []).filter((at) => at > receivedAt),
+    );
     this.notify();
   }
 
@@ -57,14 +64,22 @@ export class RenderSlotTable {
   }
 
   snapshot(): Array<SlotReport & { reserved: number }> {
-    return [...this.reports].map(([nodeID, r]) => ({ nodeID, slots: r.slots, busy: r.busy, reserved: this.reservations.get(nodeID)?.length ?? 0 }));
+    return [...this.reports].map(([nodeID, r]) => ({
+      nodeID,
+      slots: r.slots,
+      busy: r.busy,
+      reserved: this.reservations.get(nodeID)?.length ?? 0,
+    }));
   }
 
   /** Resolves on the next change of any node's slots, or after `ms`. */
   changed(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
-      function done() { clearTimeout(timer); resolve(); }
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
       this.waiters.push(done);
     });
   }
@@ -87,7 +102,10 @@ export function slotTableOf(broker: ServiceBroker): RenderSlotTable {
   return table;
 }
 
-interface EndpointLike { id: string; service?: { metadata?: Record<string, unknown> } }
+interface EndpointLike {
+  id: string;
+  service?: { metadata?: Record<string, unknown> };
+}
 
 export function declaredSlots(endpoint: EndpointLike): number {
   const slots = Number(endpoint.service?.metadata?.renderSlots);
@@ -98,8 +116,18 @@ export function declaredSlots(endpoint: EndpointLike): number {
  * The node for the next render: the most free slots among nodes not to avoid, round-robin among equals;
  * nodes to avoid only when no other has a free slot. With `requireFree`, null when no node has one.
  */
-export function chooseRenderNode<E extends EndpointLike>(list: E[], table: RenderSlotTable, avoid: string[], turn: number, requireFree: boolean): E | null {
-  const scored = list.map((endpoint) => ({ endpoint, free: table.free(endpoint.id, declaredSlots(endpoint)), avoided: avoid.includes(endpoint.id) }));
+export function chooseRenderNode<E extends EndpointLike>(
+  list: E[],
+  table: RenderSlotTable,
+  avoid: string[],
+  turn: number,
+  requireFree: boolean,
+): E | null {
+  const scored = list.map((endpoint) => ({
+    endpoint,
+    free: table.free(endpoint.id, declaredSlots(endpoint)),
+    avoided: avoid.includes(endpoint.id),
+  }));
   const rank = (s: { free: number; avoided: boolean }) => (s.free > 0 ? (s.avoided ? 1 : 2) : 0);
   const bestRank = Math.max(...scored.map(rank));
   if (requireFree && bestRank === 0) return null;
@@ -109,16 +137,13 @@ export function chooseRenderNode<E extends EndpointLike>(list: E[], table: Rende
   return equals.length ? equals[turn % equals.length].endpoint : null;
 }
 
-/** The balancing strategy of renderer.renderVideo for any caller (the rendering stage picks its node the same way). */
-export class RenderSlotStrategy extends Strategies.Base {
-  private turn = 0;
-
-  select(list: any[], ctx?: any): any {
-    const table = slotTableOf(this.broker);
-    const chosen = chooseRenderNode(list as EndpointLike[], table, (ctx?.meta as RenderMeta | undefined)?.renderAvoidNodes ?? [], this.turn++, false) ?? list[0];
-    table.reserve(chosen.id);
-    return chosen;
-  }
+/**
+ * The one way a render node is chosen (the rendering stage calls it, then names the node in its call):
+ * the freest node with a free slot, as chooseRenderNode decides, reserved at once so that the next choice
+ * in the same tick goes elsewhere. Null while no node has a free slot.
+ */
+export function takeRenderNode<E extends EndpointLike>(list: E[], table: RenderSlotTable, avoid: string[], turn: number): E | null {
+  const chosen = chooseRenderNode(list, table, avoid, turn, true);
+  if (chosen) table.reserve(chosen.id);
+  return chosen;
 }
-
-Strategies.register(RENDER_STRATEGY, RenderSlotStrategy as any);

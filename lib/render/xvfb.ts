@@ -15,14 +15,25 @@ function startXvfb(): Promise<{ display: string; process: ChildProcess }> {
       stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
-    child.stderr!.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-2000); });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error('Xvfb did not start within 10 s')); }, 10_000);
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-2000);
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('Xvfb did not start within 10 s'));
+    }, 10_000);
     (child.stdio[3] as NodeJS.ReadableStream).on('data', (chunk: Buffer) => {
       clearTimeout(timer);
       resolve({ display: `:${chunk.toString().trim()}`, process: child });
     });
-    child.once('error', (err) => { clearTimeout(timer); reject(new Error(`Xvfb could not start: ${err.message} (is the xvfb package installed?)`)); });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`Xvfb exited (${code}): ${stderr.trim()}`)); });
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(new Error(`Xvfb could not start: ${err.message} (is the xvfb package installed?)`));
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`Xvfb exited (${code}): ${stderr.trim()}`));
+    });
   });
 }
 
@@ -41,7 +52,9 @@ export async function acquireDisplay(): Promise<string> {
       shared = { ...started, users: 0 };
     }
     return shared.display;
-  })().finally(() => { starting = null; });
+  })().finally(() => {
+    starting = null;
+  });
   const display = await starting;
   shared!.users += 1;
   return display;

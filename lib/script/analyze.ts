@@ -22,7 +22,11 @@ export interface KeyFacts {
   callToAction: string | null;
 }
 
-export interface PlannedScene { screenshotKey: string; mobileScreenshotKey: string | null; feature: number | null }
+export interface PlannedScene {
+  screenshotKey: string;
+  mobileScreenshotKey: string | null;
+  feature: number | null;
+}
 
 export interface CampaignPlanDocument {
   facts: KeyFacts;
@@ -34,7 +38,8 @@ export interface CampaignPlanDocument {
 }
 
 /** Headings that belong to page furniture, not to the product. */
-const FURNITURE = /^(product|company|legal|resources|support|contact|about( us)?|pricing|privacy|cookies?|terms|blog|careers|menu|navigation|we value your privacy|cookie (settings|preferences)|sign in|log in)$/i;
+const FURNITURE =
+  /^(product|company|legal|resources|support|contact|about( us)?|pricing|privacy|cookies?|terms|blog|careers|menu|navigation|we value your privacy|cookie (settings|preferences)|sign in|log in)$/i;
 
 export const SECONDS_PER_SCREEN = 6;
 export const TITLE_SECONDS = 3;
@@ -42,7 +47,10 @@ export const CLOSING_SECONDS = 3.5;
 
 export function sentences(text: string): string[] {
   // CJK full stops end a sentence with no space after them.
-  return text.split(/(?<=[.!?])\s+|(?<=[。！？])|\n+/).map((s) => s.replace(/\s+/g, ' ').trim()).filter((s) => s.length > 1);
+  return text
+    .split(/(?<=[.!?])\s+|(?<=[。！？])|\n+/)
+    .map((s) => s.replace(/\s+/g, ' ').trim())
+    .filter((s) => s.length > 1);
 }
 
 /** The sentence after a heading in the main text: what the section says about itself. */
@@ -81,7 +89,10 @@ export async function chooseScreens(desktop: Array<{ key: string; png: Buffer }>
     for (let i = 1; i < desktop.length; i += 1) {
       if (chosen.includes(i)) continue;
       const distance = Math.min(...chosen.map((c) => difference(prints[c], prints[i])));
-      if (distance > bestDistance) { best = i; bestDistance = distance; }
+      if (distance > bestDistance) {
+        best = i;
+        bestDistance = distance;
+      }
     }
     chosen.push(best);
   }

@@ -6,10 +6,15 @@
 import type { LanguageCode } from '../../config/catalog';
 import type { NarrationSegment, ScriptSource } from '../storyboard';
 import type { Translator } from '../translate';
-import { estimateSeconds, fitToSeconds, phrase, splitSentences, wholeSentencesWithin } from './phrases';
+import { splitSentences } from '../text';
+import { phrase } from './phrases';
+import { estimateSeconds, fitToSeconds, wholeSentencesWithin } from './reading-rate';
 import { keyFacts, SECONDS_PER_SCREEN, type CampaignPlanDocument, type CapturedText, type KeyFacts } from './analyze';
 
-export interface ScriptScene { onScreenText: string; narration: NarrationSegment[] }
+export interface ScriptScene {
+  onScreenText: string;
+  narration: NarrationSegment[];
+}
 
 export interface ScriptDocument {
   language: LanguageCode;
@@ -20,7 +25,12 @@ export interface ScriptDocument {
   closing: ScriptScene & { ctaLabel: string };
 }
 
-export interface CapturedVariant { variant: string; url: string; language: string | null; text: CapturedText }
+export interface CapturedVariant {
+  variant: string;
+  url: string;
+  language: string | null;
+  text: CapturedText;
+}
 
 /** A screen's narration is written for this long (at the language's reading rate); the voice stage enforces it on the real audio. */
 export const SCREEN_NARRATION_SECONDS = SECONDS_PER_SCREEN + 0.5;
@@ -32,12 +42,20 @@ export const HERO_NARRATION_SECONDS = SCREEN_NARRATION_SECONDS + 2;
  * (on-screen text), so the voice prefers what it does not: the value proposition on the hero, a feature's
  * detail after; the headline itself is the fallback when those do not fit the scene whole.
  */
-function screenTexts(plan: CampaignPlanDocument, facts: KeyFacts, language: LanguageCode): Array<{ onScreen: string; candidates: string[]; seconds: number }> {
+function screenTexts(
+  plan: CampaignPlanDocument,
+  facts: KeyFacts,
+  language: LanguageCode,
+): Array<{ onScreen: string; candidates: string[]; seconds: number }> {
   const firstSentence = (text: string) => splitSentences(text, language)[0] ?? text;
   return plan.scenes.map((scene) => {
     const feature = scene.feature === null ? undefined : facts.features[scene.feature];
     if (!feature) {
-      return { onScreen: facts.headline, candidates: [facts.valueProposition, firstSentence(facts.valueProposition), facts.headline].filter(Boolean), seconds: HERO_NARRATION_SECONDS };
+      return {
+        onScreen: facts.headline,
+        candidates: [facts.valueProposition, firstSentence(facts.valueProposition), facts.headline].filter(Boolean),
+        seconds: HERO_NARRATION_SECONDS,
+      };
     }
     return { onScreen: feature.title, candidates: [feature.detail, feature.title].filter(Boolean), seconds: SCREEN_NARRATION_SECONDS };
   });
@@ -56,14 +74,17 @@ function fitting(candidates: string[], language: LanguageCode, seconds: number):
  * to the headline; only when neither fits is a sentence cut short, at its best break.
  */
 export function shortenNarration(scene: ScriptScene, share: number): ScriptScene['narration'] {
-  return scene.narration.map((segment) => {
-    const seconds = estimateSeconds(segment.text, segment.language) * share;
-    const whole = wholeSentencesWithin(segment.text, segment.language, seconds);
-    if (whole) return { ...segment, text: whole };
-    const headline = tidy(scene.onScreenText);
-    if (scene.narration.length === 1 && headline && estimateSeconds(headline, segment.language) <= seconds) return { ...segment, text: headline };
-    return { ...segment, text: fitToSeconds(segment.text, segment.language, seconds) };
-  }).filter((segment) => segment.text.trim());
+  return scene.narration
+    .map((segment) => {
+      const seconds = estimateSeconds(segment.text, segment.language) * share;
+      const whole = wholeSentencesWithin(segment.text, segment.language, seconds);
+      if (whole) return { ...segment, text: whole };
+      const headline = tidy(scene.onScreenText);
+      if (scene.narration.length === 1 && headline && estimateSeconds(headline, segment.language) <= seconds)
+        return { ...segment, text: headline };
+      return { ...segment, text: fitToSeconds(segment.text, segment.language, seconds) };
+    })
+    .filter((segment) => segment.text.trim());
 }
 
 function tidy(text: string): string {
@@ -81,7 +102,10 @@ export async function writeScript(
   const localized = variants.find((v) => v.variant === language) ?? (sourceLanguage === language ? source : undefined);
   const name = plan.facts.name;
   const domain = plan.facts.domain;
-  const say = (text: string, lang: LanguageCode, seconds = SCREEN_NARRATION_SECONDS): NarrationSegment => ({ text: fitToSeconds(tidy(text), lang, seconds), language: lang });
+  const say = (text: string, lang: LanguageCode, seconds = SCREEN_NARRATION_SECONDS): NarrationSegment => ({
+    text: fitToSeconds(tidy(text), lang, seconds),
+    language: lang,
+  });
 
   const intro = { onScreenText: name, narration: [say(phrase(language, 'intro', { name }), language, 4)] };
   const closingNarration = [say(phrase(language, 'callToAction', { domain }), language, 5)];
@@ -91,8 +115,13 @@ export async function writeScript(
     const facts = keyFacts(localized.text, localized.url);
     const texts = screenTexts(plan, { ...facts, features: facts.features.length ? facts.features : plan.facts.features }, language);
     return {
-      language, source: 'localized_page', title: intro,
-      screens: texts.map((t) => ({ onScreenText: t.onScreen, narration: [say(fitting(t.candidates, language, t.seconds), language, t.seconds)] })),
+      language,
+      source: 'localized_page',
+      title: intro,
+      screens: texts.map((t) => ({
+        onScreenText: t.onScreen,
+        narration: [say(fitting(t.candidates, language, t.seconds), language, t.seconds)],
+      })),
       closing: { onScreenText: facts.callToAction ?? ctaLabel, ctaLabel: facts.callToAction ?? ctaLabel, narration: closingNarration },
     };
   }
@@ -102,7 +131,9 @@ export async function writeScript(
     const flat = texts.flatMap((t) => [t.onScreen, fitting(t.candidates, sourceLanguage, t.seconds)]);
     const translated = await translator.translate(flat, sourceLanguage, language);
     return {
-      language, source: 'translated', title: intro,
+      language,
+      source: 'translated',
+      title: intro,
       screens: texts.map((t, i) => ({ onScreenText: translated[i * 2], narration: [say(translated[i * 2 + 1], language, t.seconds)] })),
       closing: { onScreenText: ctaLabel, ctaLabel, narration: closingNarration },
     };
@@ -111,8 +142,13 @@ export async function writeScript(
   // No version of the page in this language and no translator: the page's own words, framed by phrases in the
   // target language, each spoken by its own language's voice. script_source says so.
   return {
-    language, source: 'source_text', title: intro,
-    screens: texts.map((t) => ({ onScreenText: t.onScreen, narration: [say(fitting(t.candidates, sourceLanguage, t.seconds), sourceLanguage, t.seconds)] })),
+    language,
+    source: 'source_text',
+    title: intro,
+    screens: texts.map((t) => ({
+      onScreenText: t.onScreen,
+      narration: [say(fitting(t.candidates, sourceLanguage, t.seconds), sourceLanguage, t.seconds)],
+    })),
     closing: { onScreenText: ctaLabel, ctaLabel, narration: closingNarration },
   };
 }

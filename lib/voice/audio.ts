@@ -26,7 +26,16 @@ export async function normalizeAudio(input: string, output: string, opts: { padE
 
 /** Samples in the decoded audio at 48 kHz mono (counted by decoding, not read from a header). */
 async function decodedSamples(file: string): Promise<number> {
-  const { stderr } = await ffmpeg(['-i', file, '-vn', '-af', `aresample=${RATE},aformat=channel_layouts=mono,volumedetect`, '-f', 'null', '-']);
+  const { stderr } = await ffmpeg([
+    '-i',
+    file,
+    '-vn',
+    '-af',
+    `aresample=${RATE},aformat=channel_layouts=mono,volumedetect`,
+    '-f',
+    'null',
+    '-',
+  ]);
   const samples = Number(/n_samples: (\d+)/.exec(stderr)?.[1] ?? 0);
   if (!samples) throw new Error(`no audio samples in ${file}`);
   return samples;
@@ -34,8 +43,11 @@ async function decodedSamples(file: string): Promise<number> {
 
 /** Duration in seconds measured by ffprobe (from the stream, not guessed). */
 export async function measureDuration(file: string): Promise<number> {
-  const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', 'a:0', '-show_entries',
-    'stream=duration:format=duration', '-of', 'json', file], { timeoutMs: 30_000 });
+  const { stdout } = await run(
+    'ffprobe',
+    ['-v', 'error', '-select_streams', 'a:0', '-show_entries', 'stream=duration:format=duration', '-of', 'json', file],
+    { timeoutMs: 30_000 },
+  );
   const info = JSON.parse(stdout) as { streams?: { duration?: string }[]; format?: { duration?: string } };
   const seconds = Number(info.streams?.[0]?.duration ?? info.format?.duration);
   if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`ffprobe found no audio duration in ${file}`);
@@ -46,8 +58,16 @@ export async function measureDuration(file: string): Promise<number> {
 export async function concatAudio(inputs: string[], output: string): Promise<void> {
   if (!inputs.length) throw new Error('concatAudio: no inputs');
   const labels = inputs.map((_, i) => `[${i}:a]`).join('');
-  await ffmpeg(['-y', ...inputs.flatMap((f) => ['-i', f]),
-    '-filter_complex', `${labels}concat=n=${inputs.length}:v=0:a=1[out]`, '-map', '[out]', ...WAV_OUT, output]);
+  await ffmpeg([
+    '-y',
+    ...inputs.flatMap((f) => ['-i', f]),
+    '-filter_complex',
+    `${labels}concat=n=${inputs.length}:v=0:a=1[out]`,
+    '-map',
+    '[out]',
+    ...WAV_OUT,
+    output,
+  ]);
 }
 
 /** Integrated loudness (LUFS, EBU R128) and mean volume (dB) via ffmpeg's ebur128 and volumedetect. */

@@ -2,11 +2,17 @@
  * exit status and the tail of its stderr, or with a timeout. */
 import { execFile } from 'node:child_process';
 
-export interface RunOptions { input?: string; timeoutMs: number }
+export interface RunOptions {
+  input?: string;
+  timeoutMs: number;
+}
 
 export function run(cmd: string, args: string[], opts: RunOptions): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = execFile(cmd, args, { timeout: opts.timeoutMs, killSignal: 'SIGKILL', maxBuffer: 16 * 1024 * 1024 },
+    const child = execFile(
+      cmd,
+      args,
+      { timeout: opts.timeoutMs, killSignal: 'SIGKILL', maxBuffer: 16 * 1024 * 1024 },
       (err, stdout, stderr) => {
         if (!err) return resolve({ stdout, stderr });
         const e = err as NodeJS.ErrnoException & { killed?: boolean; code?: number | string };
@@ -14,8 +20,11 @@ export function run(cmd: string, args: string[], opts: RunOptions): Promise<{ st
         if (e.code === 'ENOENT') return reject(new Error(`${cmd} not found (is it installed and on PATH?)`));
         if (e.killed) return reject(new Error(`${cmd} timed out after ${opts.timeoutMs} ms`));
         reject(new Error(`${cmd} failed (exit ${e.code ?? 'unknown'}): ${tail || e.message}`));
-      });
-    child.stdin?.on('error', () => { /* the exit callback reports the failure */ });
+      },
+    );
+    child.stdin?.on('error', () => {
+      /* the exit callback reports the failure */
+    });
     child.stdin?.end(opts.input ?? '');
   });
 }

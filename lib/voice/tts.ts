@@ -6,7 +6,11 @@ import { SUPPORTED_LANGUAGES, type LanguageCode } from '../../config/catalog';
 import { run } from './exec';
 import { toKana } from './japanese';
 
-export interface SpeechRequest { text: string; language: LanguageCode; /** absolute path of the WAV to write */ outFile: string }
+export interface SpeechRequest {
+  text: string;
+  language: LanguageCode;
+  /** absolute path of the WAV to write */ outFile: string;
+}
 
 export interface SpeechProvider {
   readonly name: string;
@@ -16,7 +20,10 @@ export interface SpeechProvider {
 }
 
 export class SpeechProviderError extends Error {
-  constructor(message: string, readonly retryable: boolean) {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+  ) {
     super(message);
     this.name = 'SpeechProviderError';
   }
@@ -25,8 +32,26 @@ export class SpeechProviderError extends Error {
 /** espeak-ng voice per supported language (names as listed by `espeak-ng --voices`). */
 export const ESPEAK_VOICES: Record<LanguageCode, string> = {
   // zh: plain `cmn` in espeak-ng 1.51 reads its own pinyin as English ("hao three"; espeak-ng #1028, #1236).
-  en: 'en-us', ja: 'ja', ko: 'ko', zh: 'cmn-latn-pinyin', es: 'es', fr: 'fr-fr', de: 'de', pt: 'pt-br', it: 'it',
-  nl: 'nl', pl: 'pl', ru: 'ru', tr: 'tr', ar: 'ar', hi: 'hi', id: 'id', vi: 'vi', th: 'th', sv: 'sv', uk: 'uk',
+  en: 'en-us',
+  ja: 'ja',
+  ko: 'ko',
+  zh: 'cmn-latn-pinyin',
+  es: 'es',
+  fr: 'fr-fr',
+  de: 'de',
+  pt: 'pt-br',
+  it: 'it',
+  nl: 'nl',
+  pl: 'pl',
+  ru: 'ru',
+  tr: 'tr',
+  ar: 'ar',
+  hi: 'hi',
+  id: 'id',
+  vi: 'vi',
+  th: 'th',
+  sv: 'sv',
+  uk: 'uk',
 };
 
 export interface EspeakOptions {
@@ -61,25 +86,34 @@ export class EspeakProvider implements SpeechProvider {
     const known = new Set<string>();
     for (const line of stdout.split('\n').slice(1)) {
       const cols = line.trim().split(/\s+/);
-      if (cols.length >= 5) { known.add(cols[1].toLowerCase()); known.add(cols[4].toLowerCase()); }
+      if (cols.length >= 5) {
+        known.add(cols[1].toLowerCase());
+        known.add(cols[4].toLowerCase());
+      }
     }
     const missing = SUPPORTED_LANGUAGES.filter((lang) => !known.has(this.voices[lang].toLowerCase()));
     if (missing.length) {
       const list = missing.map((lang) => `${lang} (voice "${this.voices[lang]}")`).join(', ');
-      throw new Error(`espeak-ng has no voice for ${missing.length} supported language(s): ${list}. Install espeak-ng-data or fix the voice map.`);
+      throw new Error(
+        `espeak-ng has no voice for ${missing.length} supported language(s): ${list}. Install espeak-ng-data or fix the voice map.`,
+      );
     }
   }
 
   async synthesize(req: SpeechRequest): Promise<void> {
-    await run(this.binary, [...this.args(req.language), '-w', req.outFile, '--stdin'],
-      { input: await this.prepare(req.text, req.language), timeoutMs: this.timeoutMs });
+    await run(this.binary, [...this.args(req.language), '-w', req.outFile, '--stdin'], {
+      input: await this.prepare(req.text, req.language),
+      timeoutMs: this.timeoutMs,
+    });
   }
 
   /** espeak-ng's phoneme trace (`-x`) of what synthesize would say; a `(en)` switch inside a
    * non-English text means espeak fell back to reading English words (e.g. "Chinese letter"). */
   async phonemes(text: string, language: LanguageCode): Promise<string> {
-    const { stdout } = await run(this.binary, [...this.args(language), '-q', '-x', '--stdin'],
-      { input: await this.prepare(text, language), timeoutMs: this.timeoutMs });
+    const { stdout } = await run(this.binary, [...this.args(language), '-q', '-x', '--stdin'], {
+      input: await this.prepare(text, language),
+      timeoutMs: this.timeoutMs,
+    });
     return stdout.trim();
   }
 
@@ -127,8 +161,9 @@ export class OpenAISpeechProvider implements SpeechProvider {
   }
 
   /** The API's voices are multilingual: checks the configuration only (no network call at start-up). */
-  async verify(): Promise<void> {
-    if (!this.model || !this.voice) throw new Error('openai speech: model and voice must be set');
+  verify(): Promise<void> {
+    if (!this.model || !this.voice) return Promise.reject(new Error('openai speech: model and voice must be set'));
+    return Promise.resolve();
   }
 
   async synthesize(req: SpeechRequest): Promise<void> {
@@ -148,7 +183,10 @@ export class OpenAISpeechProvider implements SpeechProvider {
       if (e.name === 'TimeoutError' || e.name === 'AbortError') {
         throw new SpeechProviderError(`openai speech: ${this.url} did not answer within ${this.timeoutMs} ms`, true);
       }
-      throw new SpeechProviderError(`openai speech: network error calling ${this.url}: ${this.redact(e.cause?.code ?? e.cause?.message ?? e.message)}`, true);
+      throw new SpeechProviderError(
+        `openai speech: network error calling ${this.url}: ${this.redact(e.cause?.code ?? e.cause?.message ?? e.message)}`,
+        true,
+      );
     }
     if (!res.ok) {
       const retryable = res.status === 429 || res.status >= 500;
@@ -182,10 +220,16 @@ export interface SpeechSettings {
 
 export function createSpeechProvider(settings: SpeechSettings): SpeechProvider {
   switch (settings.provider) {
-    case 'espeak': return new EspeakProvider();
-    case 'openai': return new OpenAISpeechProvider({
-      baseUrl: settings.baseUrl ?? '', apiKey: settings.apiKey ?? '', model: settings.model, voice: settings.voice,
-    });
-    default: throw new Error(`unknown speech provider "${(settings as { provider: string }).provider}"`);
+    case 'espeak':
+      return new EspeakProvider();
+    case 'openai':
+      return new OpenAISpeechProvider({
+        baseUrl: settings.baseUrl ?? '',
+        apiKey: settings.apiKey ?? '',
+        model: settings.model,
+        voice: settings.voice,
+      });
+    default:
+      throw new Error(`unknown speech provider "${(settings as { provider: string }).provider}"`);
   }
 }

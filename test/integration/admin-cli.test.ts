@@ -15,18 +15,27 @@ const DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0
 const SCHEMA = `cli_${crypto.randomBytes(6).toString('hex')}`;
 const ROOT = path.resolve(__dirname, '../..');
 
-interface Run { code: number; stdout: string; stderr: string }
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 function admin(...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile('npm', ['run', '-s', 'admin', '--', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL, DATABASE_SCHEMA: SCHEMA },
-      timeout: 60_000,
-    }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as any).code === 'number' ? (err as any).code : -1) : 0;
-      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-    });
+    execFile(
+      'npm',
+      ['run', '-s', 'admin', '--', ...args],
+      {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL, DATABASE_SCHEMA: SCHEMA },
+        timeout: 60_000,
+      },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof (err as any).code === 'number' ? (err as any).code : -1) : 0;
+        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+      },
+    );
   });
 }
 
@@ -86,7 +95,10 @@ describe('admin CLI', () => {
     expect(ok(owner)).toEqual({ user_id: expect.stringMatching(UUID) });
     expect(ok(member)).toEqual({ user_id: expect.stringMatching(UUID) });
     const rows = await sql('SELECT email, role FROM users WHERE org_id = $1 ORDER BY email', [orgId]);
-    expect(rows).toEqual([{ email: MEMBER, role: 'member' }, { email: OWNER, role: 'owner' }]);
+    expect(rows).toEqual([
+      { email: MEMBER, role: 'member' },
+      { email: OWNER, role: 'owner' },
+    ]);
     const [orgRow] = await sql('SELECT name, plan FROM organizations WHERE id = $1', [orgId]);
     expect(orgRow).toEqual({ name: 'Acme', plan: 'growth' });
   });
@@ -102,7 +114,11 @@ describe('admin CLI', () => {
     const rows = await sql('SELECT id, name, scopes, key_hash, display_prefix, revoked_at FROM api_keys WHERE org_id = $1', [orgId]);
     const byId = new Map(rows.map((r) => [r.id, r]));
     expect(byId.get(first.key_id)).toMatchObject({ name: 'ci', scopes: 'campaigns:create', key_hash: sha256(first.key), revoked_at: null });
-    expect(byId.get(second.key_id)).toMatchObject({ name: null, scopes: 'campaigns:create,campaigns:read,reports:read', key_hash: sha256(second.key) });
+    expect(byId.get(second.key_id)).toMatchObject({
+      name: null,
+      scopes: 'campaigns:create,campaigns:read,reports:read',
+      key_hash: sha256(second.key),
+    });
     for (const { key_id, key } of keys) {
       const row = byId.get(key_id);
       expect(row.display_prefix).toHaveLength(12);
@@ -155,10 +171,40 @@ describe('admin CLI', () => {
   });
 
   test('plan set stores the plan and its overrides; a free org cannot get a key', async () => {
-    const set = ok(await admin('plan', 'set', '--org', orgId, '--plan', 'enterprise', '--campaigns', '7', '--languages', '3', '--rate', '9', '--keys', '4'));
-    expect(set).toMatchObject({ org_id: orgId, plan: 'enterprise', limits: { campaignsPerMonth: 7, languagesPerCampaign: 3, ratePerMinute: 9, maxApiKeys: 4 } });
-    const [enterprise] = await sql('SELECT plan, campaigns_per_month, languages_per_campaign, rate_per_minute, max_api_keys FROM organizations WHERE id = $1', [orgId]);
-    expect(enterprise).toEqual({ plan: 'enterprise', campaigns_per_month: 7, languages_per_campaign: 3, rate_per_minute: 9, max_api_keys: 4 });
+    const set = ok(
+      await admin(
+        'plan',
+        'set',
+        '--org',
+        orgId,
+        '--plan',
+        'enterprise',
+        '--campaigns',
+        '7',
+        '--languages',
+        '3',
+        '--rate',
+        '9',
+        '--keys',
+        '4',
+      ),
+    );
+    expect(set).toMatchObject({
+      org_id: orgId,
+      plan: 'enterprise',
+      limits: { campaignsPerMonth: 7, languagesPerCampaign: 3, ratePerMinute: 9, maxApiKeys: 4 },
+    });
+    const [enterprise] = await sql(
+      'SELECT plan, campaigns_per_month, languages_per_campaign, rate_per_minute, max_api_keys FROM organizations WHERE id = $1',
+      [orgId],
+    );
+    expect(enterprise).toEqual({
+      plan: 'enterprise',
+      campaigns_per_month: 7,
+      languages_per_campaign: 3,
+      rate_per_minute: 9,
+      max_api_keys: 4,
+    });
 
     ok(await admin('plan', 'set', '--org', orgId, '--plan', 'free'));
     const [free] = await sql('SELECT plan, campaigns_per_month, max_api_keys FROM organizations WHERE id = $1', [orgId]);
@@ -179,8 +225,20 @@ describe('admin CLI', () => {
     );
     const tables = new Set(columns.map((c) => c.table_name));
     // Every table is read (later migrations add more); these must be among them.
-    expect([...tables]).toEqual(expect.arrayContaining(['organizations', 'users', 'api_keys', 'webhook_secrets', 'campaigns', 'videos',
-      'campaign_events', 'usage_counters', 'idempotency_records', 'schema_migrations']));
+    expect([...tables]).toEqual(
+      expect.arrayContaining([
+        'organizations',
+        'users',
+        'api_keys',
+        'webhook_secrets',
+        'campaigns',
+        'videos',
+        'campaign_events',
+        'usage_counters',
+        'idempotency_records',
+        'schema_migrations',
+      ]),
+    );
     // Every column, whatever its type, read as text.
     const values: string[] = [];
     for (const { table_name, column_name } of columns) {

@@ -11,9 +11,13 @@ const { createCanvas, loadImage } = require('canvas') as typeof import('canvas')
 // Generous: these tests are about the pipeline, not the limiter (whose Redis deadline a loaded CI machine can miss).
 const limits = { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000, redisTimeoutMs: 10_000 };
 
-
 /** Pixels within `tolerance` of an RGB colour in a region of a PNG. */
-async function countPixels(png: Buffer, [r, g, b]: [number, number, number], region: { x: number; y: number; w: number; h: number }, tolerance = 16): Promise<number> {
+async function countPixels(
+  png: Buffer,
+  [r, g, b]: [number, number, number],
+  region: { x: number; y: number; w: number; h: number },
+  tolerance = 16,
+): Promise<number> {
   const image = await loadImage(png);
   const canvas = createCanvas(image.width, image.height);
   const context = canvas.getContext('2d');
@@ -29,7 +33,11 @@ async function countPixels(png: Buffer, [r, g, b]: [number, number, number], reg
 /** The page as a browser shows it with nothing done to it: the control for the overlay checks. */
 async function plainScreenshot(url: string): Promise<Buffer> {
   const puppeteer = (await import('puppeteer-core')).default;
-  const browser = await puppeteer.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--hide-scrollbars'] });
+  const browser = await puppeteer.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--hide-scrollbars'],
+  });
   try {
     const page = await browser.newPage();
     await page.setViewport({ width: 1440, height: 900 });
@@ -52,7 +60,10 @@ describe('capturing the fixture site', () => {
   test('the product page: screens, text, brand, hreflang versions; consent banner and chat bubble gone from the shots', async () => {
     const created = await h.request('POST', '/api/v1/campaigns', { key, body: { url: h.pageUrl, languages: ['en', 'ja', 'ko', 'fr'] } });
     expect(created.status).toBe(201);
-    const done = await waitFor(() => h.request('GET', `/api/v1/campaigns/${created.body.campaign_id}`, { key }), (r) => r.body.status !== 'collecting');
+    const done = await waitFor(
+      () => h.request('GET', `/api/v1/campaigns/${created.body.campaign_id}`, { key }),
+      (r) => r.body.status !== 'collecting',
+    );
     // Collected: later stages may already have moved it further along.
     expect(['processing', 'scripting', 'voiceover', 'rendering']).toContain(done.body.status);
 
@@ -66,17 +77,25 @@ describe('capturing the fixture site', () => {
     expect(source.text.title).toMatch(/^Acme Analytics/);
     expect(source.text.description).toMatch(/dashboards/i);
     expect(source.text.open_graph).toMatchObject({ site_name: 'Acme Analytics', title: expect.any(String), image: expect.any(String) });
-    expect(source.text.headings.map((x: { text: string }) => x.text)).toEqual(expect.arrayContaining([
-      'Dashboards your team will actually read', 'Connect every source in minutes', 'Dashboards that explain themselves',
-      'Share insights where your team already works', 'Enterprise-grade security by default',
-    ]));
+    expect(source.text.headings.map((x: { text: string }) => x.text)).toEqual(
+      expect.arrayContaining([
+        'Dashboards your team will actually read',
+        'Connect every source in minutes',
+        'Dashboards that explain themselves',
+        'Share insights where your team already works',
+        'Enterprise-grade security by default',
+      ]),
+    );
     expect(source.text.main_text).toMatch(/Connect every source in minutes/);
     expect(source.text.main_text.length).toBeGreaterThan(400);
     expect(source.text.alternates.map((a: { hreflang: string }) => a.hreflang)).toEqual(expect.arrayContaining(['en', 'ja', 'ko']));
     expect(source.brand.theme_color).toBe('#3a5bd9');
     expect(source.brand.icon_urls).toContain(h.site.url('/logo.svg'));
     expect(source.brand.palette.length).toBeGreaterThanOrEqual(3);
-    const blue = source.brand.palette.find((hex: string) => { const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)); return b > 150 && b > r + 60 && b > g + 40; });
+    const blue = source.brand.palette.find((hex: string) => {
+      const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+      return b > 150 && b > r + 60 && b > g + 40;
+    });
     expect(blue).toBeDefined();
     expect(byVariant.ja.language).toBe('ja');
     expect(byVariant.ja.text.headings[0].text).toBe('チームが本当に読むダッシュボード');
@@ -117,21 +136,31 @@ describe('capturing the fixture site', () => {
     ['/status/429', /HTTP 429/],
     ['/empty', /empty/],
     ['/slow', /did not load in time/],
-  ])('%s is refused with 422 and a reason, creating nothing', async (route, reason) => {
-    const res = await h.request('POST', '/api/v1/campaigns', { key, body: { url: h.site.url(route), title: `refused ${route}` } });
-    expect(res.status).toBe(422);
-    expect(res.body).toEqual({ success: false, error: { code: 'invalid_input', message: expect.stringMatching(reason) } });
-    const rows = await h.sql('SELECT count(*)::int AS n FROM campaigns WHERE title = $1', [`refused ${route}`]);
-    expect(rows[0].n).toBe(0);
-  }, 30_000);
+  ])(
+    '%s is refused with 422 and a reason, creating nothing',
+    async (route, reason) => {
+      const res = await h.request('POST', '/api/v1/campaigns', { key, body: { url: h.site.url(route), title: `refused ${route}` } });
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({ success: false, error: { code: 'invalid_input', message: expect.stringMatching(reason) } });
+      const rows = await h.sql('SELECT count(*)::int AS n FROM campaigns WHERE title = $1', [`refused ${route}`]);
+      expect(rows[0].n).toBe(0);
+    },
+    30_000,
+  );
 
   test('a huge page is shot within the bound', async () => {
     const created = await h.request('POST', '/api/v1/campaigns', { key, body: { url: h.site.url('/huge'), languages: ['en'] } });
     expect(created.status).toBe(201);
-    const done = await waitFor(() => h.request('GET', `/api/v1/campaigns/${created.body.campaign_id}`, { key }), (r) => r.body.status !== 'collecting');
+    const done = await waitFor(
+      () => h.request('GET', `/api/v1/campaigns/${created.body.campaign_id}`, { key }),
+      (r) => r.body.status !== 'collecting',
+    );
     // Collected: later stages may already have moved it further along.
     expect(['processing', 'scripting', 'voiceover', 'rendering']).toContain(done.body.status);
-    const [row] = await h.sql('SELECT screenshots FROM page_captures WHERE campaign_id = $1 AND variant = $2', [created.body.campaign_id, 'source']);
+    const [row] = await h.sql('SELECT screenshots FROM page_captures WHERE campaign_id = $1 AND variant = $2', [
+      created.body.campaign_id,
+      'source',
+    ]);
     expect(row.screenshots.filter((s: { viewport: string }) => s.viewport === 'desktop').length).toBeLessThanOrEqual(5);
   }, 120_000);
 
@@ -154,7 +183,9 @@ describe('attack table: the browser reaches no private address (ALLOW_PRIVATE_NE
   let key: string;
   beforeAll(async () => {
     sink = await startSink();
-    h = await startHarness({ config: { rateLimits: limits, allowPrivateNetwork: false, pipelinePaused: true, capturePageTimeoutMs: 5000 } });
+    h = await startHarness({
+      config: { rateLimits: limits, allowPrivateNetwork: false, pipelinePaused: true, capturePageTimeoutMs: 5000 },
+    });
     ({ key } = await h.newCustomer('business'));
   });
   afterAll(async () => {
@@ -191,7 +222,8 @@ describe('attack table: the browser reaches no private address (ALLOW_PRIVATE_NE
     await expect(h.call('capture.check', { url: url() })).rejects.toMatchObject({ code: 422, type: 'invalid_input' });
   });
 
-  const page = (body: string) => `data:text/html,${encodeURIComponent(`<!doctype html><html><body><h1>Hello there, a normal page</h1>${body}</body></html>`)}`;
+  const page = (body: string) =>
+    `data:text/html,${encodeURIComponent(`<!doctype html><html><body><h1>Hello there, a normal page</h1>${body}</body></html>`)}`;
   const embeds: Array<[string, () => string]> = [
     ['a redirect to loopback (script)', () => page(`<script>location.href='http://127.0.0.1:${port()}/redirected'</script>`)],
     ['a redirect to loopback (meta refresh)', () => page(`<meta http-equiv="refresh" content="0;url=http://localhost:${port()}/meta">`)],

@@ -9,10 +9,13 @@ import { waitFor } from '../support/wait';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ transport: 'redis', capture: 'own-node', config: { rateLimits: { ipUnauthenticated: 1000, ipAuthenticated: 1000, windowMs: 60_000, redisTimeoutMs: 10_000 } } });
+  h = await startHarness({
+    transport: 'redis',
+    capture: 'own-node',
+    config: { rateLimits: { ipUnauthenticated: 1000, ipAuthenticated: 1000, windowMs: 60_000, redisTimeoutMs: 10_000 } },
+  });
 });
 afterAll(async () => h?.stop());
-
 
 test('a campaign goes from collecting to processing with screens and text stored; the capture runs on its own node', async () => {
   expect(h.api.getLocalService('campaigns')).toBeUndefined();
@@ -25,9 +28,17 @@ test('a campaign goes from collecting to processing with screens and text stored
   expect(['processing', 'scripting', 'voiceover', 'rendering']).toContain(after.body.status);
   expect(after.body.progress).toBeGreaterThanOrEqual(15);
 
-  const events = await h.sql('SELECT from_status, to_status FROM campaign_events WHERE campaign_id = $1 ORDER BY id', [created.body.campaign_id]);
-  expect(events.slice(0, 2)).toEqual([{ from_status: null, to_status: 'collecting' }, { from_status: 'collecting', to_status: 'processing' }]);
-  const captures = await h.sql('SELECT variant, language, text, brand, screenshots FROM page_captures WHERE campaign_id = $1 ORDER BY variant', [created.body.campaign_id]);
+  const events = await h.sql('SELECT from_status, to_status FROM campaign_events WHERE campaign_id = $1 ORDER BY id', [
+    created.body.campaign_id,
+  ]);
+  expect(events.slice(0, 2)).toEqual([
+    { from_status: null, to_status: 'collecting' },
+    { from_status: 'collecting', to_status: 'processing' },
+  ]);
+  const captures = await h.sql(
+    'SELECT variant, language, text, brand, screenshots FROM page_captures WHERE campaign_id = $1 ORDER BY variant',
+    [created.body.campaign_id],
+  );
   expect(captures.map((c) => c.variant)).toEqual(['ja', 'source']);
   const [ja, source] = captures;
   expect(source.language).toBe('en');

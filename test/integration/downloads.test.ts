@@ -19,7 +19,21 @@ const queuedVideoId = crypto.randomUUID();
 function makeMp4(): Buffer {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cv-downloads-'));
   const file = path.join(dir, 'out.mp4');
-  execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=64x64:rate=10', '-t', '1', '-pix_fmt', 'yuv420p', '-movflags', '+faststart', file]);
+  execFileSync('ffmpeg', [
+    '-v',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=size=64x64:rate=10',
+    '-t',
+    '1',
+    '-pix_fmt',
+    'yuv420p',
+    '-movflags',
+    '+faststart',
+    file,
+  ]);
   const bytes = fs.readFileSync(file);
   fs.rmSync(dir, { recursive: true, force: true });
   return bytes;
@@ -86,8 +100,12 @@ afterAll(async () => h?.stop());
 describe('links in GET /api/v1/campaigns/{id}', () => {
   test('a ready video has absolute signed video and captions links; a queued one has none', async () => {
     const { ready, queued } = await links();
-    expect(ready.file_url).toMatch(new RegExp(`^${h.config.publicBaseUrl}/files/videos/${readyVideoId}\\.mp4\\?expires=\\d+&signature=[0-9a-f]{64}$`));
-    expect(ready.captions_url).toMatch(new RegExp(`^${h.config.publicBaseUrl}/files/captions/${readyVideoId}\\.vtt\\?expires=\\d+&signature=[0-9a-f]{64}$`));
+    expect(ready.file_url).toMatch(
+      new RegExp(`^${h.config.publicBaseUrl}/files/videos/${readyVideoId}\\.mp4\\?expires=\\d+&signature=[0-9a-f]{64}$`),
+    );
+    expect(ready.captions_url).toMatch(
+      new RegExp(`^${h.config.publicBaseUrl}/files/captions/${readyVideoId}\\.vtt\\?expires=\\d+&signature=[0-9a-f]{64}$`),
+    );
     const expires = Number(new URL(ready.file_url).searchParams.get('expires'));
     expect(expires * 1000).toBeGreaterThan(Date.now() + h.config.fileUrlTtlMs - 60_000);
     expect(expires * 1000).toBeLessThanOrEqual(Date.now() + h.config.fileUrlTtlMs);
@@ -165,7 +183,10 @@ describe('a client that goes away mid-download', () => {
     const bigVideoId = crypto.randomUUID();
     const { fileKey } = await insertVideo(bigVideoId, 'ready', 'en', 'youtube');
     storeFile(fileKey!, crypto.randomBytes(16 * 1024 * 1024));
-    const link = signFileLink({ kind: 'video', videoId: bigVideoId, expiresAt: Math.floor(Date.now() / 1000) + 60 }, loadSigningKey(h.config));
+    const link = signFileLink(
+      { kind: 'video', videoId: bigVideoId, expiresAt: Math.floor(Date.now() / 1000) + 60 },
+      loadSigningKey(h.config),
+    );
     const abort = new AbortController();
     const res = await fetch(`${h.baseUrl}${link}`, { signal: abort.signal });
     expect(res.status).toBe(200);
@@ -204,7 +225,8 @@ describe('refused links', () => {
   });
 
   test('an expired link → 403 forbidden', async () => {
-    const sign = (expiresAt: number) => `${h.baseUrl}${signFileLink({ kind: 'video', videoId: readyVideoId, expiresAt }, loadSigningKey(h.config))}`;
+    const sign = (expiresAt: number) =>
+      `${h.baseUrl}${signFileLink({ kind: 'video', videoId: readyVideoId, expiresAt }, loadSigningKey(h.config))}`;
     const now = Math.floor(Date.now() / 1000);
     expect((await fetch(sign(now + 60), { method: 'HEAD' })).status).toBe(200);
     await expectForbidden(sign(now - 1));

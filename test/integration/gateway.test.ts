@@ -5,7 +5,9 @@ let h: Harness;
 let business: { orgId: string; key: string; keyId: string };
 
 beforeAll(async () => {
-  h = await startHarness({ config: { pipelinePaused: true, rateLimits: { ipUnauthenticated: 1000, ipAuthenticated: 1000, windowMs: 60_000 } } });
+  h = await startHarness({
+    config: { pipelinePaused: true, rateLimits: { ipUnauthenticated: 1000, ipAuthenticated: 1000, windowMs: 60_000 } },
+  });
   business = await h.newCustomer('business');
   page = h.pageUrl;
 });
@@ -34,27 +36,45 @@ describe('POST /api/v1/campaigns', () => {
 
   test('normalizes url, title, languages and platforms as decided', async () => {
     const created = await h.request('POST', '/api/v1/campaigns', {
-      key: business.key, body: { url: h.pageUrl.replace('127.0.0.1', 'localhost'), languages: ['EN', 'ja', 'en', 'Ko'], platforms: ['youtube', 'tiktok'] },
+      key: business.key,
+      body: { url: h.pageUrl.replace('127.0.0.1', 'localhost'), languages: ['EN', 'ja', 'en', 'Ko'], platforms: ['youtube', 'tiktok'] },
     });
     expect(created.status).toBe(201);
     const res = await h.request('GET', `/api/v1/campaigns/${created.body.campaign_id}`, { key: business.key });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
-      success: true, status: 'collecting', url: h.pageUrl.replace('127.0.0.1', 'localhost'), title: 'localhost',
-      languages: ['en', 'ja', 'ko'], platforms: ['youtube', 'tiktok'], progress: 0,
+      success: true,
+      status: 'collecting',
+      url: h.pageUrl.replace('127.0.0.1', 'localhost'),
+      title: 'localhost',
+      languages: ['en', 'ja', 'ko'],
+      platforms: ['youtube', 'tiktok'],
+      progress: 0,
     });
     expect(new Date(res.body.created_at).toISOString()).toBe(res.body.created_at);
     expect(res.body.videos).toHaveLength(6);
     expect(res.body.videos[0]).toEqual({
-      id: expect.any(String), platform: 'youtube', language: 'en', status: 'queued', file_url: null, captions_url: null,
-      duration_seconds: null, published_at: null, script_source: null,
+      id: expect.any(String),
+      platform: 'youtube',
+      language: 'en',
+      status: 'queued',
+      file_url: null,
+      captions_url: null,
+      duration_seconds: null,
+      published_at: null,
+      script_source: null,
     });
   });
 
   test('title defaults to the host name; an explicit title is trimmed', async () => {
-    const a = await h.request('POST', '/api/v1/campaigns', { key: business.key, body: { url: h.pageUrl.replace('127.0.0.1', 'localhost') } });
+    const a = await h.request('POST', '/api/v1/campaigns', {
+      key: business.key,
+      body: { url: h.pageUrl.replace('127.0.0.1', 'localhost') },
+    });
     const b = await h.request('POST', '/api/v1/campaigns', { key: business.key, body: { url: page, title: '  Launch  ' } });
-    const [ga, gb] = await Promise.all([a, b].map((r) => h.request('GET', `/api/v1/campaigns/${r.body.campaign_id}`, { key: business.key })));
+    const [ga, gb] = await Promise.all(
+      [a, b].map((r) => h.request('GET', `/api/v1/campaigns/${r.body.campaign_id}`, { key: business.key })),
+    );
     expect(ga.body.title).toBe('localhost');
     expect(gb.body.title).toBe('Launch');
   });
@@ -78,16 +98,27 @@ describe('POST /api/v1/campaigns', () => {
     ['webhook_url not a URL', { url: PAGE, webhook_url: 'not a url' }, /webhook_url/],
     ['blank title', { url: PAGE, title: '   ' }, /title/],
   ])('400 invalid_input: %s', async (_name, body, message) => {
-    const res = await h.request('POST', '/api/v1/campaigns', { key: business.key, body: JSON.parse(JSON.stringify(body).replace(PAGE, page)) });
+    const res = await h.request('POST', '/api/v1/campaigns', {
+      key: business.key,
+      body: JSON.parse(JSON.stringify(body).replace(PAGE, page)),
+    });
     expect(res.status).toBe(400);
     expectErrorBody(res, 'invalid_input');
     expect(res.body.error.message).toMatch(message);
   });
 
   test('400 for a body that is not JSON, not an object, or not application/json', async () => {
-    const notJson = await h.request('POST', '/api/v1/campaigns', { key: business.key, body: '{"url":', headers: { 'Content-Type': 'application/json' } });
+    const notJson = await h.request('POST', '/api/v1/campaigns', {
+      key: business.key,
+      body: '{"url":',
+      headers: { 'Content-Type': 'application/json' },
+    });
     const array = await h.request('POST', '/api/v1/campaigns', { key: business.key, body: '[1,2]' });
-    const text = await h.request('POST', '/api/v1/campaigns', { key: business.key, body: 'url=x', headers: { 'Content-Type': 'text/plain' } });
+    const text = await h.request('POST', '/api/v1/campaigns', {
+      key: business.key,
+      body: 'url=x',
+      headers: { 'Content-Type': 'text/plain' },
+    });
     for (const res of [notJson, array, text]) {
       expect(res.status).toBe(400);
       expectErrorBody(res, 'invalid_input');
@@ -107,13 +138,19 @@ describe('POST /api/v1/campaigns', () => {
     const nine = [...six, 'de', 'pt', 'it'];
     const growthFive = await h.request('POST', '/api/v1/campaigns', { key: growth.key, body: { url: page, languages: six.slice(0, 5) } });
     const growthSix = await h.request('POST', '/api/v1/campaigns', { key: growth.key, body: { url: page, languages: six } });
-    const businessEight = await h.request('POST', '/api/v1/campaigns', { key: business.key, body: { url: page, languages: nine.slice(0, 8) } });
+    const businessEight = await h.request('POST', '/api/v1/campaigns', {
+      key: business.key,
+      body: { url: page, languages: nine.slice(0, 8) },
+    });
     const businessNine = await h.request('POST', '/api/v1/campaigns', { key: business.key, body: { url: page, languages: nine } });
     expect([growthFive.status, growthSix.status, businessEight.status, businessNine.status]).toEqual([201, 400, 201, 400]);
     expect(growthSix.body.error.message).toMatch(/at most 5/);
     expect(businessNine.body.error.message).toMatch(/at most 8/);
     // Duplicates are removed before the cap is applied.
-    const dupes = await h.request('POST', '/api/v1/campaigns', { key: growth.key, body: { url: page, languages: ['en', 'EN', 'ja', 'ko', 'zh', 'es', 'es'] } });
+    const dupes = await h.request('POST', '/api/v1/campaigns', {
+      key: growth.key,
+      body: { url: page, languages: ['en', 'EN', 'ja', 'ko', 'zh', 'es', 'es'] },
+    });
     expect(dupes.status).toBe(201);
   });
 
@@ -134,7 +171,11 @@ describe('POST /api/v1/campaigns', () => {
 
   test('concurrent requests with one Idempotency-Key create one campaign', async () => {
     const headers = { 'Idempotency-Key': 'burst-1' };
-    const results = await Promise.all(Array.from({ length: 8 }, () => h.request('POST', '/api/v1/campaigns', { key: business.key, body: { url: page, title: 'Burst' }, headers })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        h.request('POST', '/api/v1/campaigns', { key: business.key, body: { url: page, title: 'Burst' }, headers }),
+      ),
+    );
     const ids = new Set(results.filter((r) => r.status === 201).map((r) => r.body.campaign_id));
     expect(ids.size).toBe(1);
     for (const r of results) expect([201, 409]).toContain(r.status);
@@ -145,8 +186,14 @@ describe('POST /api/v1/campaigns', () => {
 
 describe('authentication and authorization', () => {
   test('both key headers work; Authorization wins when both are sent', async () => {
-    const bearer = await h.request('GET', '/api/v1/campaigns/00000000-0000-4000-8000-000000000000', { key: business.key, header: 'bearer' });
-    const xApiKey = await h.request('GET', '/api/v1/campaigns/00000000-0000-4000-8000-000000000000', { key: business.key, header: 'x-api-key' });
+    const bearer = await h.request('GET', '/api/v1/campaigns/00000000-0000-4000-8000-000000000000', {
+      key: business.key,
+      header: 'bearer',
+    });
+    const xApiKey = await h.request('GET', '/api/v1/campaigns/00000000-0000-4000-8000-000000000000', {
+      key: business.key,
+      header: 'x-api-key',
+    });
     expect(bearer.status).toBe(404);
     expect(xApiKey.status).toBe(404);
     const both = await h.request('GET', '/api/v1/campaigns/00000000-0000-4000-8000-000000000000', {

@@ -35,22 +35,33 @@ afterAll(async () => {
   await dnsServer?.close();
 });
 
-interface RawResponse { status: number; headers: http.IncomingHttpHeaders; body: any }
+interface RawResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: any;
+}
 
 /** A request with the path sent byte for byte as given (fetch would normalize it). */
 function raw(method: string, path: string, init: { headers?: Record<string, string>; body?: Buffer | string } = {}): Promise<RawResponse> {
   const { port, hostname } = new URL(h.baseUrl);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: hostname, port, method, path, headers: { 'X-Forwarded-For': newClientIp(), ...init.headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let body: unknown = text;
-        try { body = JSON.parse(text); } catch { /* not JSON */ }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
-      });
-    });
+    const req = http.request(
+      { host: hostname, port, method, path, headers: { 'X-Forwarded-For': newClientIp(), ...init.headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let body: unknown = text;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            /* not JSON */
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(init.body);
   });
@@ -88,10 +99,14 @@ describe('1. malformed percent-encoding in a path', () => {
   });
 
   test('a download path that does not decode: 400 invalid_input on GET and HEAD, and no log line holds the signature', async () => {
-    const api = h.api.getLocalService('api') as unknown as { logger: Record<string, (...args: unknown[]) => void>; settings: Record<string, unknown> };
+    const api = h.api.getLocalService('api') as unknown as {
+      logger: Record<string, (...args: unknown[]) => void>;
+      settings: Record<string, unknown>;
+    };
     const lines: string[] = [];
     const saved = { ...api.logger };
-    for (const level of ['trace', 'debug', 'info', 'warn', 'error', 'fatal']) api.logger[level] = (...args: unknown[]) => lines.push(args.map(String).join(' '));
+    for (const level of ['trace', 'debug', 'info', 'warn', 'error', 'fatal'])
+      api.logger[level] = (...args: unknown[]) => lines.push(args.map(String).join(' '));
     const query = '?expires=9999999999&signature=feedfacecafe0123456789';
     let answers: RawResponse[];
     try {
@@ -116,9 +131,11 @@ describe('1. malformed percent-encoding in a path', () => {
 
 describe('2. compressed request bodies', () => {
   const body = () => JSON.stringify({ url: h.pageUrl, title: 'Compressed' });
-  const post = (encoding: string, payload: Buffer) => raw('POST', '/api/v1/campaigns', {
-    headers: { ...auth(), 'Content-Type': 'application/json', 'Content-Encoding': encoding }, body: payload,
-  });
+  const post = (encoding: string, payload: Buffer) =>
+    raw('POST', '/api/v1/campaigns', {
+      headers: { ...auth(), 'Content-Type': 'application/json', 'Content-Encoding': encoding },
+      body: payload,
+    });
 
   test('gzip, deflate, br and zstd bodies are accepted', async () => {
     const results = await Promise.all([
@@ -163,17 +180,21 @@ describe("3. one tenant's hanging DNS", () => {
     const other = await h.newCustomer('business');
     const order: string[] = [];
     const started = Date.now();
-    const hanging = Array.from({ length: 40 }, (_, i) => raw('POST', '/api/v1/campaigns', {
-      headers: { ...auth(), 'Content-Type': 'application/json' }, body: JSON.stringify({ url: `https://site${i}.hang.test/` }),
-    }).then((res) => {
-      order.push('hanging answered');
-      return { res, ms: Date.now() - started };
-    }));
+    const hanging = Array.from({ length: 40 }, (_, i) =>
+      raw('POST', '/api/v1/campaigns', {
+        headers: { ...auth(), 'Content-Type': 'application/json' },
+        body: JSON.stringify({ url: `https://site${i}.hang.test/` }),
+      }).then((res) => {
+        order.push('hanging answered');
+        return { res, ms: Date.now() - started };
+      }),
+    );
     // Give the 40 a head start: their lookups are under way before the other organization asks.
     await new Promise((resolve) => setTimeout(resolve, 300));
     const localhostPage = h.pageUrl.replace('127.0.0.1', 'localhost'); // a name, resolved through the hosts file
     const own = await raw('POST', '/api/v1/campaigns', {
-      headers: { Authorization: `Bearer ${other.key}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ url: localhostPage }),
+      headers: { Authorization: `Bearer ${other.key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ url: localhostPage }),
     });
     order.push('other answered');
     expect(own.status).toBe(201);
@@ -181,7 +202,11 @@ describe("3. one tenant's hanging DNS", () => {
     expect(order[0]).toBe('other answered');
     for (const { res, ms } of results) {
       expect(res.status).toBe(422);
-      expectErrorBody(res, 'invalid_input', /^url host name site\d+\.hang\.test did not resolve within 6 s; check the name, or retry later$/);
+      expectErrorBody(
+        res,
+        'invalid_input',
+        /^url host name site\d+\.hang\.test did not resolve within 6 s; check the name, or retry later$/,
+      );
       expect(ms).toBeGreaterThanOrEqual(DNS_DEADLINE_MS - 100);
     }
     // One query per name (A and AAAA), never one per waiting request.
@@ -204,7 +229,8 @@ describe('4. an over-long id', () => {
 describe('5. query parameters on POST', () => {
   test('never override the body: 400 naming them, and nothing is created', async () => {
     const res = await raw('POST', '/api/v1/campaigns?title=FromQuery&languages[]=ko', {
-      headers: { ...auth(), 'Content-Type': 'application/json' }, body: JSON.stringify({ url: h.pageUrl, title: 'FromBody', languages: ['en'] }),
+      headers: { ...auth(), 'Content-Type': 'application/json' },
+      body: JSON.stringify({ url: h.pageUrl, title: 'FromBody', languages: ['en'] }),
     });
     expect(res.status).toBe(400);
     expectErrorBody(res, 'invalid_input', /Query parameters are not accepted on POST.*\(got: title, languages\[\]\)/);
@@ -223,7 +249,8 @@ describe.each(['postgres', 'sqlite'] as const)('6 and 7. titles on %s', (dialect
   let db: Harness;
   let owner: { key: string };
   beforeAll(async () => {
-    db = dialect === 'postgres' ? h : await startHarness({ dialect, config: { pipelinePaused: true, rateLimits: { ipAuthenticated: 1000 } } });
+    db =
+      dialect === 'postgres' ? h : await startHarness({ dialect, config: { pipelinePaused: true, rateLimits: { ipAuthenticated: 1000 } } });
     owner = await db.newCustomer('business');
   });
   afterAll(async () => {

@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ServiceBroker } from 'moleculer';
-import { brokerOptions } from '../../config/broker';
+import { brokerOptions } from '../../broker-options';
 import type { CampaignState } from '../../lib/campaign-states';
 import type { CampaignTimeline } from '../../lib/ops-queries';
 import { replCommands } from '../../lib/repl-commands';
@@ -28,7 +28,8 @@ let renderNode: ServiceBroker;
 let orgId: string;
 
 /** One exposition line: `name{label="value",...} value` (text format 0.0.4). */
-const SAMPLE_LINE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*",?)*\})? (NaN|[+-]Inf|[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)$/;
+const SAMPLE_LINE =
+  /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*",?)*\})? (NaN|[+-]Inf|[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)$/;
 const COMMENT_LINE = /^# (?:HELP [a-zA-Z_:][a-zA-Z0-9_:]* .*|TYPE [a-zA-Z_:][a-zA-Z0-9_:]* (?:counter|gauge|histogram|summary|untyped))$/;
 
 /** Every line must be a sample, a HELP/TYPE comment or empty; returns the samples by `name{labels}`. */
@@ -56,37 +57,65 @@ async function scrape(): Promise<Map<string, number>> {
 
 async function insertCampaign(status: CampaignState): Promise<string> {
   const id = crypto.randomUUID();
-  await h.sql(`INSERT INTO campaigns (id, org_id, job_id, status, url, title, languages, platforms, progress, quota_period, status_changed_at, deadline_at, created_at, updated_at)
-    VALUES ($1, $2, $1, $3, 'https://shop.example/', 'Shop', '["en"]', '["youtube"]', 10, '2025-03', now(), now() + interval '1 day', now(), now())`, [id, orgId, status]);
+  await h.sql(
+    `INSERT INTO campaigns (id, org_id, job_id, status, url, title, languages, platforms, progress, quota_period, status_changed_at, deadline_at, created_at, updated_at)
+    VALUES ($1, $2, $1, $3, 'https://shop.example/', 'Shop', '["en"]', '["youtube"]', 10, '2025-03', now(), now() + interval '1 day', now(), now())`,
+    [id, orgId, status],
+  );
   return id;
 }
 
 /** [from, to, seconds after T0] per event, inserted in the order given. */
 async function insertEvents(campaignId: string, events: Array<[string | null, string, number]>): Promise<void> {
   for (const [from, to, seconds] of events) {
-    await h.sql('INSERT INTO campaign_events (campaign_id, from_status, to_status, detail, created_at) VALUES ($1, $2, $3, $4, $5)', [campaignId, from, to, `to ${to}`, at(seconds)]);
+    await h.sql('INSERT INTO campaign_events (campaign_id, from_status, to_status, detail, created_at) VALUES ($1, $2, $3, $4, $5)', [
+      campaignId,
+      from,
+      to,
+      `to ${to}`,
+      at(seconds),
+    ]);
   }
 }
 
 async function insertVideo(campaignId: string, status: string, language = 'en', platform = 'youtube'): Promise<string> {
   const id = crypto.randomUUID();
-  await h.sql('INSERT INTO videos (id, campaign_id, language, platform, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, now(), now())', [id, campaignId, language, platform, status]);
+  await h.sql(
+    'INSERT INTO videos (id, campaign_id, language, platform, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, now(), now())',
+    [id, campaignId, language, platform, status],
+  );
   return id;
 }
 
 /** A delivery and its attempts (status codes; null = a network error). Pending ones are due in an hour, so no dispatcher sends them. */
-async function insertDelivery(campaignId: string, status: 'pending' | 'delivered' | 'failed', attempts: Array<number | null>, url = 'https://hooks.example/cv'): Promise<string> {
+async function insertDelivery(
+  campaignId: string,
+  status: 'pending' | 'delivered' | 'failed',
+  attempts: Array<number | null>,
+  url = 'https://hooks.example/cv',
+): Promise<string> {
   const id = crypto.randomUUID();
-  await h.sql(`INSERT INTO webhook_deliveries (id, event_id, event_type, campaign_id, org_id, url, body, status, attempts, next_attempt_at, last_error, delivered_at, created_at, updated_at)
-    VALUES ($1, $2, 'campaign.completed', $3, $4, $5, '{}', $6, $7, $8, $9, $10, now(), now())`, [
-    id, `evt_${crypto.randomUUID()}`, campaignId, orgId, url, status, attempts.length,
-    status === 'pending' ? new Date(Date.now() + 3_600_000) : null,
-    status === 'delivered' ? null : 'HTTP 500', status === 'delivered' ? new Date() : null,
-  ]);
+  await h.sql(
+    `INSERT INTO webhook_deliveries (id, event_id, event_type, campaign_id, org_id, url, body, status, attempts, next_attempt_at, last_error, delivered_at, created_at, updated_at)
+    VALUES ($1, $2, 'campaign.completed', $3, $4, $5, '{}', $6, $7, $8, $9, $10, now(), now())`,
+    [
+      id,
+      `evt_${crypto.randomUUID()}`,
+      campaignId,
+      orgId,
+      url,
+      status,
+      attempts.length,
+      status === 'pending' ? new Date(Date.now() + 3_600_000) : null,
+      status === 'delivered' ? null : 'HTTP 500',
+      status === 'delivered' ? new Date() : null,
+    ],
+  );
   for (const [i, code] of attempts.entries()) {
-    await h.sql('INSERT INTO webhook_attempts (delivery_id, attempt, signed_timestamp, status_code, duration_ms, error, created_at) VALUES ($1, $2, $3, $4, 120, $5, $6)', [
-      id, i + 1, Math.floor(T0 / 1000) + i, code, code === null ? 'connect ECONNREFUSED 203.0.113.9:443' : null, at(i),
-    ]);
+    await h.sql(
+      'INSERT INTO webhook_attempts (delivery_id, attempt, signed_timestamp, status_code, duration_ms, error, created_at) VALUES ($1, $2, $3, $4, 120, $5, $6)',
+      [id, i + 1, Math.floor(T0 / 1000) + i, code, code === null ? 'connect ECONNREFUSED 203.0.113.9:443' : null, at(i)],
+    );
   }
   return id;
 }
@@ -97,13 +126,23 @@ beforeAll(async () => {
   const suffix = crypto.randomBytes(3).toString('hex');
   ops = new ServiceBroker({ ...brokerOptions(h.config), nodeID: `ops-${suffix}`, transporter: 'Fake', logger: false });
   ops.createService(OpsService);
-  renderNode = new ServiceBroker({ ...brokerOptions({ ...h.config, renderConcurrency: 2 }), nodeID: `render-${suffix}`, transporter: 'Fake', logger: false });
+  renderNode = new ServiceBroker({
+    ...brokerOptions({ ...h.config, renderConcurrency: 2 }),
+    nodeID: `render-${suffix}`,
+    transporter: 'Fake',
+    logger: false,
+  });
   renderNode.createService(RendererService);
   await Promise.all([ops.start(), renderNode.start()]);
   await Promise.all([h.api.waitForServices(['ops']), ops.waitForServices(['rendering', 'renderer', 'accounts', 'webhooks'])]);
   // The rendering stage learns of render nodes from their slot reports; ask for them, as a joining stage does.
-  h.worker.broadcast('renderer.announce', {});
-  await waitFor(() => ops.call<Array<{ nodeID: string }>>('rendering.nodes'), (nodes) => nodes.some((n) => n.nodeID === renderNode.nodeID), 10_000, 100);
+  void h.worker.broadcast('renderer.announce', {});
+  await waitFor(
+    () => ops.call<Array<{ nodeID: string }>>('rendering.nodes'),
+    (nodes) => nodes.some((n) => n.nodeID === renderNode.nodeID),
+    10_000,
+    100,
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -117,9 +156,17 @@ describe('GET /metrics', () => {
   beforeAll(async () => {
     for (let i = 0; i < 3; i += 1) await insertCampaign('collecting');
     voiceover = await insertCampaign('voiceover');
-    await insertEvents(voiceover, [[null, 'collecting', 0], ['collecting', 'processing', 10], ['processing', 'scripting', 40], ['scripting', 'voiceover', 100]]);
+    await insertEvents(voiceover, [
+      [null, 'collecting', 0],
+      ['collecting', 'processing', 10],
+      ['processing', 'scripting', 40],
+      ['scripting', 'voiceover', 100],
+    ]);
     const failed = await insertCampaign('failed');
-    await insertEvents(failed, [[null, 'collecting', 0], ['collecting', 'failed', 2]]);
+    await insertEvents(failed, [
+      [null, 'collecting', 0],
+      ['collecting', 'failed', 2],
+    ]);
     const rendering = await insertCampaign('rendering');
     await insertVideo(rendering, 'queued', 'en');
     await insertVideo(rendering, 'rendering', 'ja');
@@ -132,8 +179,12 @@ describe('GET /metrics', () => {
 
   test('parses as Prometheus text; campaigns per state, the render queue and slots, webhooks match the rows', async () => {
     const m = await scrape();
-    const byState = Object.fromEntries(['collecting', 'processing', 'scripting', 'voiceover', 'rendering', 'review', 'published', 'failed']
-      .map((state) => [state, m.get(`campaign_video_campaigns_by_state{state="${state}"}`)]));
+    const byState = Object.fromEntries(
+      ['collecting', 'processing', 'scripting', 'voiceover', 'rendering', 'review', 'published', 'failed'].map((state) => [
+        state,
+        m.get(`campaign_video_campaigns_by_state{state="${state}"}`),
+      ]),
+    );
     expect(byState).toEqual({ collecting: 3, processing: 0, scripting: 0, voiceover: 1, rendering: 1, review: 0, published: 0, failed: 1 });
     // Only videos of campaigns in rendering count: the voiceover campaign's queued video does not.
     expect(m.get('campaign_video_render_queue_depth')).toBe(2);
@@ -146,14 +197,19 @@ describe('GET /metrics', () => {
     expect(m.get('campaign_video_webhook_attempts_total{result="error"}')).toBe(4);
   });
 
-  test('stage durations: a histogram per stage from the time between a campaign\'s events', async () => {
+  test("stage durations: a histogram per stage from the time between a campaign's events", async () => {
     const m = await scrape();
     const series = (stage: string, suffix: string, le?: string) =>
       m.get(`campaign_video_campaign_stage_duration_seconds${suffix}{stage="${stage}"${le ? `,le="${le}"` : ''}}`);
     // collecting: 10 s (voiceover campaign) and 2 s (failed campaign).
     expect(series('collecting', '_count')).toBe(2);
     expect(series('collecting', '_sum')).toBeCloseTo(12, 3);
-    expect([series('collecting', '_bucket', '1'), series('collecting', '_bucket', '5'), series('collecting', '_bucket', '15'), series('collecting', '_bucket', '+Inf')]).toEqual([0, 1, 2, 2]);
+    expect([
+      series('collecting', '_bucket', '1'),
+      series('collecting', '_bucket', '5'),
+      series('collecting', '_bucket', '15'),
+      series('collecting', '_bucket', '+Inf'),
+    ]).toEqual([0, 1, 2, 2]);
     expect(series('processing', '_sum')).toBeCloseTo(30, 3);
     expect([series('scripting', '_count'), series('scripting', '_bucket', '30'), series('scripting', '_bucket', '60')]).toEqual([1, 0, 1]);
     // A stage not left yet (voiceover) has no completed stay; stages never entered are present with zeros.
@@ -161,11 +217,13 @@ describe('GET /metrics', () => {
     expect(series('review', '_count')).toBe(0);
   });
 
-  test('figures are read at scrape time; Moleculer\'s own metrics are included', async () => {
+  test("figures are read at scrape time; Moleculer's own metrics are included", async () => {
     const before = await scrape();
     await insertCampaign('collecting');
     const after = await scrape();
-    expect(after.get('campaign_video_campaigns_by_state{state="collecting"}')).toBe(before.get('campaign_video_campaigns_by_state{state="collecting"}')! + 1);
+    expect(after.get('campaign_video_campaigns_by_state{state="collecting"}')).toBe(
+      before.get('campaign_video_campaigns_by_state{state="collecting"}')! + 1,
+    );
     const requests = [...after.keys()].filter((name) => name.startsWith('moleculer_request_total{'));
     expect(requests.some((name) => name.includes('action="api.metrics"') && name.includes(`nodeID="${h.api.nodeID}"`))).toBe(true);
   });
@@ -188,10 +246,19 @@ describe('ops actions', () => {
   test('timeline: the campaign, its transitions in time order, videos, render attempts, deliveries with attempts', async () => {
     const id = await insertCampaign('rendering');
     // Inserted out of order: the timeline orders by time, not by insertion.
-    await insertEvents(id, [['voiceover', 'rendering', 90], [null, 'collecting', 0], ['scripting', 'voiceover', 60], ['collecting', 'processing', 20], ['processing', 'scripting', 30]]);
+    await insertEvents(id, [
+      ['voiceover', 'rendering', 90],
+      [null, 'collecting', 0],
+      ['scripting', 'voiceover', 60],
+      ['collecting', 'processing', 20],
+      ['processing', 'scripting', 30],
+    ]);
     const video = await insertVideo(id, 'rendering');
-    await h.sql(`INSERT INTO render_attempts (video_id, campaign_id, node_id, outcome, error_message, wall_ms, peak_rss_bytes, started_at, finished_at) VALUES
-      ($1, $2, 'render-a', 'failed', 'ffprobe: duration off', 5000, 900000000, $3, $4), ($1, $2, 'render-b', 'rendering', NULL, NULL, NULL, $4, NULL)`, [video, id, at(91), at(96)]);
+    await h.sql(
+      `INSERT INTO render_attempts (video_id, campaign_id, node_id, outcome, error_message, wall_ms, peak_rss_bytes, started_at, finished_at) VALUES
+      ($1, $2, 'render-a', 'failed', 'ffprobe: duration off', 5000, 900000000, $3, $4), ($1, $2, 'render-b', 'rendering', NULL, NULL, NULL, $4, NULL)`,
+      [video, id, at(91), at(96)],
+    );
     const delivery = await insertDelivery(id, 'failed', [500, null, 503]);
 
     const timeline = await ops.call<CampaignTimeline, { campaign_id: string }>('ops.timeline', { campaign_id: id });
@@ -200,7 +267,13 @@ describe('ops actions', () => {
     expect(timeline.events[4]).toEqual({ at: at(90), from: 'voiceover', to: 'rendering', detail: 'to rendering' });
     expect(timeline.videos).toEqual([expect.objectContaining({ id: video, status: 'rendering' })]);
     expect(timeline.render_attempts).toEqual([
-      expect.objectContaining({ node_id: 'render-a', outcome: 'failed', wall_ms: 5000, peak_rss_bytes: 900000000, error_message: 'ffprobe: duration off' }),
+      expect.objectContaining({
+        node_id: 'render-a',
+        outcome: 'failed',
+        wall_ms: 5000,
+        peak_rss_bytes: 900000000,
+        error_message: 'ffprobe: duration off',
+      }),
       expect.objectContaining({ node_id: 'render-b', outcome: 'rendering', finished_at: null }),
     ]);
     expect(timeline.webhook_deliveries).toEqual([expect.objectContaining({ id: delivery, status: 'failed', attempts: 3 })]);
@@ -228,11 +301,18 @@ describe('REPL commands', () => {
   }
 
   test('the broker options carry the commands for npm run repl', () => {
-    expect(brokerOptions(h.config).replOptions?.customCommands?.map((c) => c.command))
-      .toEqual(['campaigns [state]', 'timeline <campaignId>', 'render-nodes', 'deliveries <campaignId>', 'retry-delivery <deliveryId>']);
+    expect(brokerOptions(h.config).replOptions?.customCommands?.map((c) => c.command)).toEqual([
+      'campaigns [state]',
+      'timeline <campaignId>',
+      'render-nodes',
+      'deliveries <campaignId>',
+      'retry-delivery <deliveryId>',
+    ]);
   });
 
-  test('no command is shadowed by one of moleculer-repl\'s own (it skips a custom command of the same name)', () => {
+  test("no command is shadowed by one of moleculer-repl's own (it skips a custom command of the same name)", () => {
+    // moleculer-repl's own copies of its dependencies, loaded as it loads them (CommonJS, resolved from its folder).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const fromRepl = (id: string) => require(require.resolve(id, { paths: [require.resolve('moleculer-repl')] }));
     const program = new (fromRepl('commander').Command)();
     fromRepl('moleculer-repl/src/commands')(program, ops);
@@ -251,16 +331,23 @@ describe('REPL commands', () => {
     expect(review).toMatch(/^review\s+1$/m);
     expect(review).not.toMatch(/^collecting/m);
     expect(review).toContain(`review: the latest 1 of 1`);
-    expect((await run('campaigns nosuchstate'))).toMatch(/^campaigns: state must be one of/);
+    expect(await run('campaigns nosuchstate')).toMatch(/^campaigns: state must be one of/);
   });
 
   test('timeline and deliveries print the transitions in order, the attempts, and each delivery attempt', async () => {
     const id = await insertCampaign('voiceover');
-    await insertEvents(id, [['scripting', 'voiceover', 50], [null, 'collecting', 0], ['collecting', 'processing', 5], ['processing', 'scripting', 20]]);
+    await insertEvents(id, [
+      ['scripting', 'voiceover', 50],
+      [null, 'collecting', 0],
+      ['collecting', 'processing', 5],
+      ['processing', 'scripting', 20],
+    ]);
     const delivery = await insertDelivery(id, 'failed', [500, null, 503]);
     const timeline = await run(`timeline ${id}`);
     expect(timeline).toContain(`Campaign ${id} (org ${orgId}): voiceover`);
-    const rows = ['collecting', 'processing', 'scripting', 'voiceover'].map((to) => timeline.search(new RegExp(`^${at(0).slice(0, 10)}\\S+\\s+\\S+\\s+${to}\\s`, 'm')));
+    const rows = ['collecting', 'processing', 'scripting', 'voiceover'].map((to) =>
+      timeline.search(new RegExp(`^${at(0).slice(0, 10)}\\S+\\s+\\S+\\s+${to}\\s`, 'm')),
+    );
     expect(rows.every((index) => index >= 0)).toBe(true);
     expect([...rows].sort((a, b) => a - b)).toEqual(rows);
     expect(timeline).toContain(delivery);
@@ -281,19 +368,29 @@ describe('REPL commands', () => {
   });
 
   test('retry-delivery sends a failed delivery again; a delivered one is refused', async () => {
-    const receiver = http.createServer((req, res) => { req.resume(); req.on('end', () => res.writeHead(204).end()); });
+    const receiver = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(204).end());
+    });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     try {
       const id = await insertCampaign('review');
       const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
       const failed = await insertDelivery(id, 'failed', [500, 500, 500], url);
       expect(await run(`retry-delivery ${failed}`)).toBe(`Delivery ${failed} is pending again; the dispatcher sends it now.`);
-      const [row] = await waitFor(() => h.sql('SELECT status, attempts FROM webhook_deliveries WHERE id = $1', [failed]), ([r]) => r.status === 'delivered', 15_000, 100);
+      const [row] = await waitFor(
+        () => h.sql('SELECT status, attempts FROM webhook_deliveries WHERE id = $1', [failed]),
+        ([r]) => r.status === 'delivered',
+        15_000,
+        100,
+      );
       expect(row).toEqual({ status: 'delivered', attempts: 4 });
 
       const delivered = await insertDelivery(id, 'delivered', [200]);
       expect(await run(`retry-delivery ${delivered}`)).toMatch(/^retry-delivery: .*delivered/);
-      expect(await h.sql('SELECT status, attempts FROM webhook_deliveries WHERE id = $1', [delivered])).toEqual([{ status: 'delivered', attempts: 1 }]);
+      expect(await h.sql('SELECT status, attempts FROM webhook_deliveries WHERE id = $1', [delivered])).toEqual([
+        { status: 'delivered', attempts: 1 },
+      ]);
     } finally {
       receiver.close();
     }

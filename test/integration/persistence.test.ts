@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ServiceBroker } from 'moleculer';
 import type { AppConfig } from '../../config';
-import { brokerOptions } from '../../config/broker';
+import { brokerOptions } from '../../broker-options';
 import AccountsService from '../../services/accounts.service';
 import CampaignsService from '../../services/campaigns.service';
 import pg from 'pg';
@@ -27,7 +27,10 @@ let page: string;
 function otherAddressOf(config: AppConfig): AppConfig {
   if (config.databaseUrl) {
     const url = config.databaseUrl;
-    return { ...config, databaseUrl: url.startsWith('postgresql:') ? url.replace(/^postgresql:/, 'postgres:') : url.replace(/^postgres:/, 'postgresql:') };
+    return {
+      ...config,
+      databaseUrl: url.startsWith('postgresql:') ? url.replace(/^postgresql:/, 'postgres:') : url.replace(/^postgres:/, 'postgresql:'),
+    };
   }
   const link = path.join(os.tmpdir(), `cv-link-${crypto.randomBytes(5).toString('hex')}`);
   fs.symlinkSync(config.dataDir, link, 'dir');
@@ -35,7 +38,9 @@ function otherAddressOf(config: AppConfig): AppConfig {
   return { ...config, dataDir: link };
 }
 const links: string[] = [];
-afterAll(() => { for (const link of links) fs.rmSync(link, { force: true }); });
+afterAll(() => {
+  for (const link of links) fs.rmSync(link, { force: true });
+});
 
 function currentPeriod(): string {
   return new Date().toISOString().slice(0, 7);
@@ -51,7 +56,10 @@ describe.each(['postgres', 'sqlite'] as const)('persistence on %s', (dialect) =>
   let customer: { orgId: string; key: string; keyId: string };
 
   beforeAll(async () => {
-    h = await startHarness({ dialect, config: { pipelinePaused: true, rateLimits: { ipUnauthenticated: 1000, ipAuthenticated: 1000, windowMs: 60_000 } } });
+    h = await startHarness({
+      dialect,
+      config: { pipelinePaused: true, rateLimits: { ipUnauthenticated: 1000, ipAuthenticated: 1000, windowMs: 60_000 } },
+    });
     page = h.pageUrl;
     customer = await h.newCustomer('business');
   });
@@ -71,13 +79,18 @@ describe.each(['postgres', 'sqlite'] as const)('persistence on %s', (dialect) =>
     }
   }
 
-  const used = (orgId: string) => withDb(async (db) => {
-    const row = await db.models.UsageCounter.findOne({ where: { org_id: orgId, period: currentPeriod() } });
-    return row ? Number(row.used) : 0;
-  });
+  const used = (orgId: string) =>
+    withDb(async (db) => {
+      const row = await db.models.UsageCounter.findOne({ where: { org_id: orgId, period: currentPeriod() } });
+      return row ? Number(row.used) : 0;
+    });
 
   async function create(key: string, body: Record<string, unknown> = {}, headers?: Record<string, string>) {
-    return h.request('POST', '/api/v1/campaigns', { key, body: { url: page, languages: ['en'], platforms: ['youtube'], ...body }, headers });
+    return h.request('POST', '/api/v1/campaigns', {
+      key,
+      body: { url: page, languages: ['en'], platforms: ['youtube'], ...body },
+      headers,
+    });
   }
 
   async function createOk(key = customer.key, body: Record<string, unknown> = {}): Promise<string> {
@@ -90,7 +103,10 @@ describe.each(['postgres', 'sqlite'] as const)('persistence on %s', (dialect) =>
     let state: CampaignState = 'collecting';
     while (state !== target) {
       state = nextState(state)!;
-      await expect(h.call('campaigns.transition', { campaign_id: campaignId, to: state })).resolves.toEqual({ campaign_id: campaignId, status: state });
+      await expect(h.call('campaigns.transition', { campaign_id: campaignId, to: state })).resolves.toEqual({
+        campaign_id: campaignId,
+        status: state,
+      });
     }
   }
 
@@ -137,15 +153,27 @@ describe.each(['postgres', 'sqlite'] as const)('persistence on %s', (dialect) =>
         const campaign = await models.Campaign.findByPk(id);
         expect(campaign).not.toBeNull();
         expect(campaign!.toJSON()).toMatchObject({
-          org_id: orgId, job_id: res.body.job_id, status: 'collecting', title: 'Persisted', url: page,
-          languages: ['en', 'ja'], platforms: ['youtube', 'tiktok'], progress: 0, error_code: null, error_message: null,
+          org_id: orgId,
+          job_id: res.body.job_id,
+          status: 'collecting',
+          title: 'Persisted',
+          url: page,
+          languages: ['en', 'ja'],
+          platforms: ['youtube', 'tiktok'],
+          progress: 0,
+          error_code: null,
+          error_message: null,
           quota_period: currentPeriod(),
         });
         expect(new Date(campaign!.deadline_at).getTime()).toBeGreaterThan(Date.now());
 
         const videos = await models.Video.findAll({ where: { campaign_id: id } });
-        expect(videos.map((v) => `${v.language}/${v.platform}/${v.status}`).sort())
-          .toEqual(['en/tiktok/queued', 'en/youtube/queued', 'ja/tiktok/queued', 'ja/youtube/queued']);
+        expect(videos.map((v) => `${v.language}/${v.platform}/${v.status}`).sort()).toEqual([
+          'en/tiktok/queued',
+          'en/youtube/queued',
+          'ja/tiktok/queued',
+          'ja/youtube/queued',
+        ]);
 
         const events = await models.CampaignEvent.findAll({ where: { campaign_id: id } });
         expect(events.map((e) => ({ from: e.from_status, to: e.to_status }))).toEqual([{ from: null, to: 'collecting' }]);
@@ -161,7 +189,9 @@ describe.each(['postgres', 'sqlite'] as const)('persistence on %s', (dialect) =>
       expect(await used(orgId)).toBe(1);
       const { models } = await acquireDatabase(h.config);
       // The last-but-one write of the transaction fails.
-      models.Video.addHook('beforeBulkCreate', 'injectedFailure', () => { throw new Error('injected failure'); });
+      models.Video.addHook('beforeBulkCreate', 'injectedFailure', () => {
+        throw new Error('injected failure');
+      });
       let res;
       try {
         res = await create(key, { title: 'Doomed' }, { 'Idempotency-Key': 'doomed-1' });
@@ -187,15 +217,25 @@ describe.each(['postgres', 'sqlite'] as const)('persistence on %s', (dialect) =>
   describe('campaigns.transition follows the state table', () => {
     test('collecting → processing is allowed and recorded; processing → review is refused and changes nothing', async () => {
       const id = await createOk();
-      await expect(h.call('campaigns.transition', { campaign_id: id, to: 'processing' })).resolves.toEqual({ campaign_id: id, status: 'processing' });
-      await expect(h.call('campaigns.transition', { campaign_id: id, to: 'review' })).rejects.toThrow(/cannot go from processing to review/);
-      await expect(h.call('campaigns.transition', { campaign_id: id, to: 'collecting' })).rejects.toThrow(/cannot go from processing to collecting/);
+      await expect(h.call('campaigns.transition', { campaign_id: id, to: 'processing' })).resolves.toEqual({
+        campaign_id: id,
+        status: 'processing',
+      });
+      await expect(h.call('campaigns.transition', { campaign_id: id, to: 'review' })).rejects.toThrow(
+        /cannot go from processing to review/,
+      );
+      await expect(h.call('campaigns.transition', { campaign_id: id, to: 'collecting' })).rejects.toThrow(
+        /cannot go from processing to collecting/,
+      );
       await withDb(async ({ models }) => {
         const campaign = await models.Campaign.findByPk(id);
         expect(campaign!.status).toBe('processing');
         expect(campaign!.progress).toBe(15);
         const events = await models.CampaignEvent.findAll({ where: { campaign_id: id }, order: [['id', 'ASC']] });
-        expect(events.map((e) => [e.from_status, e.to_status])).toEqual([[null, 'collecting'], ['collecting', 'processing']]);
+        expect(events.map((e) => [e.from_status, e.to_status])).toEqual([
+          [null, 'collecting'],
+          ['collecting', 'processing'],
+        ]);
       });
       const res = await h.request('GET', `/api/v1/campaigns/${id}`, { key: customer.key });
       expect(res.body).toMatchObject({ status: 'processing', progress: 15 });
@@ -207,8 +247,9 @@ describe.each(['postgres', 'sqlite'] as const)('persistence on %s', (dialect) =>
       await walkTo(id, state);
       const before = await used(customer.orgId);
       expect(before).toBeGreaterThan(0);
-      await expect(h.call('campaigns.transition', { campaign_id: id, to: 'failed', error_code: 'timeout', error_message: `gave up in ${state}` }))
-        .resolves.toEqual({ campaign_id: id, status: 'failed' });
+      await expect(
+        h.call('campaigns.transition', { campaign_id: id, to: 'failed', error_code: 'timeout', error_message: `gave up in ${state}` }),
+      ).resolves.toEqual({ campaign_id: id, status: 'failed' });
       expect(await used(customer.orgId)).toBe(before - 1);
       await withDb(async ({ models }) => {
         const campaign = await models.Campaign.findByPk(id);
@@ -281,7 +322,12 @@ describe.each(['postgres', 'sqlite'] as const)('persistence on %s', (dialect) =>
       // it) and a new worker broker opens a fresh one. It is the last test here, so h.call is not needed after.
       const before = await withDb(async (db) => db);
       await h.worker.stop();
-      successor = new ServiceBroker({ ...brokerOptions(h.config), nodeID: `worker2-${h.config.namespace}`, transporter: 'Fake', logger: false });
+      successor = new ServiceBroker({
+        ...brokerOptions(h.config),
+        nodeID: `worker2-${h.config.namespace}`,
+        transporter: 'Fake',
+        logger: false,
+      });
       successor.createService(AccountsService);
       successor.createService(CampaignsService);
       await successor.start();
@@ -311,12 +357,20 @@ describe('the migration lock (PostgreSQL)', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cv-mig-'));
     return loadConfig({}, { databaseUrl: TEST_DATABASE_URL, databaseSchema: schema, dataDir, logLevel: 'warn' });
   };
-  const admin = async <T,>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
+  const admin = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
     const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
     await client.connect();
-    try { return await work(client); } finally { await client.end(); }
+    try {
+      return await work(client);
+    } finally {
+      await client.end();
+    }
   };
-  afterAll(async () => admin(async (client) => { for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`); }));
+  afterAll(async () =>
+    admin(async (client) => {
+      for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    }),
+  );
 
   test('nodes starting together on one schema migrate it once; a schema being migrated never holds up another', async () => {
     const busy = configFor(uniqueName('mig_busy'));
@@ -338,13 +392,18 @@ describe('the migration lock (PostgreSQL)', () => {
 
       // A node of the busy schema waits for the lock, then migrates.
       let migrated = false;
-      const waiting = acquireDatabase(busy).then((db) => { migrated = true; return db; });
+      const waiting = acquireDatabase(busy).then((db) => {
+        migrated = true;
+        return db;
+      });
       await new Promise((resolve) => setTimeout(resolve, 1500));
       expect(migrated).toBe(false);
       await holder.query('SELECT pg_advisory_unlock(72450001, hashtext($1))', [busy.databaseSchema]);
       const db = await waiting;
       try {
-        expect(await db.sequelize.query('SELECT count(*)::int AS n FROM schema_migrations', { type: 'SELECT' as any })).toEqual([{ n: MIGRATIONS.length }]);
+        expect(await db.sequelize.query('SELECT count(*)::int AS n FROM schema_migrations', { type: 'SELECT' as any })).toEqual([
+          { n: MIGRATIONS.length },
+        ]);
       } finally {
         await releaseDatabase(busy);
       }

@@ -7,7 +7,9 @@ const unknownId = '00000000-0000-4000-8000-000000000000';
 describe('request limiter', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ config: { pipelinePaused: true, rateLimits: { ipUnauthenticated: 10, ipAuthenticated: 30, windowMs: 60_000 } } });
+    h = await startHarness({
+      config: { pipelinePaused: true, rateLimits: { ipUnauthenticated: 10, ipAuthenticated: 30, windowMs: 60_000 } },
+    });
   });
   afterAll(async () => h?.stop());
 
@@ -27,15 +29,21 @@ describe('request limiter', () => {
 
   test('a changed X-Forwarded-For from an untrusted peer does not reset the unauthenticated layer', async () => {
     // The previous test used this peer's 10 requests; spoofed client addresses must not buy more.
-    const spoofed = await Promise.all(Array.from({ length: 5 }, (_, i) => h.request('GET', `/api/v1/campaigns/${unknownId}`, {
-      headers: { 'X-Forwarded-For': `203.0.113.${i + 1}` },
-    })));
+    const spoofed = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        h.request('GET', `/api/v1/campaigns/${unknownId}`, {
+          headers: { 'X-Forwarded-For': `203.0.113.${i + 1}` },
+        }),
+      ),
+    );
     for (const res of spoofed) expect(res.status).toBe(429);
   });
 
   test('the authenticated layer (a key header present) is counted apart, at its own limit', async () => {
     const customer = await h.newCustomer('business');
-    const results = await Promise.all(Array.from({ length: 60 }, () => h.request('GET', `/api/v1/campaigns/${unknownId}`, { key: customer.key })));
+    const results = await Promise.all(
+      Array.from({ length: 60 }, () => h.request('GET', `/api/v1/campaigns/${unknownId}`, { key: customer.key })),
+    );
     expect(results.filter((r) => r.status === 404)).toHaveLength(30);
     expect(results.filter((r) => r.status === 429)).toHaveLength(30);
   });
@@ -44,12 +52,22 @@ describe('request limiter', () => {
 describe('trusted proxies', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ config: { pipelinePaused: true, trustedProxies: ['127.0.0.1', '::1'], rateLimits: { ipUnauthenticated: 3, ipAuthenticated: 100, windowMs: 60_000 } } });
+    h = await startHarness({
+      config: {
+        pipelinePaused: true,
+        trustedProxies: ['127.0.0.1', '::1'],
+        rateLimits: { ipUnauthenticated: 3, ipAuthenticated: 100, windowMs: 60_000 },
+      },
+    });
   });
   afterAll(async () => h?.stop());
 
   test('X-Forwarded-For from a trusted proxy separates clients', async () => {
-    const clientA = await Promise.all(Array.from({ length: 4 }, () => h.request('GET', `/api/v1/campaigns/${unknownId}`, { headers: { 'X-Forwarded-For': '198.51.100.7' } })));
+    const clientA = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        h.request('GET', `/api/v1/campaigns/${unknownId}`, { headers: { 'X-Forwarded-For': '198.51.100.7' } }),
+      ),
+    );
     const clientB = await h.request('GET', `/api/v1/campaigns/${unknownId}`, { headers: { 'X-Forwarded-For': '198.51.100.8' } });
     expect(clientA.map((r) => r.status).sort()).toEqual([401, 401, 401, 429]);
     expect(clientB.status).toBe(401);
@@ -59,13 +77,19 @@ describe('trusted proxies', () => {
 describe('per-plan layer', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ config: { pipelinePaused: true, rateLimits: { ipUnauthenticated: 1000, ipAuthenticated: 1000, windowMs: 60_000 } } });
+    h = await startHarness({
+      config: { pipelinePaused: true, rateLimits: { ipUnauthenticated: 1000, ipAuthenticated: 1000, windowMs: 60_000 } },
+    });
   });
   afterAll(async () => h?.stop());
 
   test('Growth: 10 creations per minute per organization, reads not counted; the stricter layer is shown', async () => {
     const growth = await h.newCustomer('growth');
-    const creates = await Promise.all(Array.from({ length: 20 }, () => h.request('POST', '/api/v1/campaigns', { key: growth.key, body: { url: h.pageUrl, languages: ['en'] } })));
+    const creates = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        h.request('POST', '/api/v1/campaigns', { key: growth.key, body: { url: h.pageUrl, languages: ['en'] } }),
+      ),
+    );
     expect(creates.filter((r) => r.status === 201)).toHaveLength(10);
     const limited = creates.filter((r) => r.status === 429);
     expect(limited).toHaveLength(10);
@@ -74,25 +98,35 @@ describe('per-plan layer', () => {
       expect(res.headers.get('x-ratelimit-limit')).toBe('10');
       expect(res.headers.get('x-ratelimit-plan')).toBe('growth');
     }
-    const read = await h.request('GET', `/api/v1/campaigns/${creates.find((r) => r.status === 201)!.body.campaign_id}`, { key: growth.key });
+    const read = await h.request('GET', `/api/v1/campaigns/${creates.find((r) => r.status === 201)!.body.campaign_id}`, {
+      key: growth.key,
+    });
     expect(read.status).toBe(200);
     // A second organization on the same plan has its own budget.
     const other = await h.newCustomer('growth');
-    expect((await h.request('POST', '/api/v1/campaigns', { key: other.key, body: { url: h.pageUrl, languages: ['en'] } })).status).toBe(201);
+    expect((await h.request('POST', '/api/v1/campaigns', { key: other.key, body: { url: h.pageUrl, languages: ['en'] } })).status).toBe(
+      201,
+    );
   });
 });
 
 describe('monthly quota', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ config: { pipelinePaused: true, rateLimits: { ipUnauthenticated: 1000, ipAuthenticated: 1000, windowMs: 60_000 } } });
+    h = await startHarness({
+      config: { pipelinePaused: true, rateLimits: { ipUnauthenticated: 1000, ipAuthenticated: 1000, windowMs: 60_000 } },
+    });
   });
   afterAll(async () => h?.stop());
 
   test('20 concurrent creates never overshoot the quota; the 429 reports the count', async () => {
     const customer = await h.newCustomer('enterprise');
     await h.call('accounts.setPlan', { org_id: customer.orgId, plan: 'enterprise', campaigns: 5, rate: 1000 });
-    const results = await Promise.all(Array.from({ length: 20 }, () => h.request('POST', '/api/v1/campaigns', { key: customer.key, body: { url: h.pageUrl, languages: ['en'] } })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        h.request('POST', '/api/v1/campaigns', { key: customer.key, body: { url: h.pageUrl, languages: ['en'] } }),
+      ),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(5);
     const refused = results.filter((r) => r.status === 429);
     expect(refused).toHaveLength(15);
@@ -113,11 +147,20 @@ describe('monthly quota', () => {
     await h.call('accounts.setPlan', { org_id: customer.orgId, plan: 'enterprise', campaigns: 1, rate: 1000 });
     const first = await h.request('POST', '/api/v1/campaigns', { key: customer.key, body: { url: h.pageUrl, languages: ['en'] } });
     expect(first.status).toBe(201);
-    expect((await h.request('POST', '/api/v1/campaigns', { key: customer.key, body: { url: h.pageUrl, languages: ['en'] } })).status).toBe(429);
-    await h.call('campaigns.transition', { campaign_id: first.body.campaign_id, to: 'failed', error_code: 'capture_failed', error_message: 'Page unreachable.' });
+    expect((await h.request('POST', '/api/v1/campaigns', { key: customer.key, body: { url: h.pageUrl, languages: ['en'] } })).status).toBe(
+      429,
+    );
+    await h.call('campaigns.transition', {
+      campaign_id: first.body.campaign_id,
+      to: 'failed',
+      error_code: 'capture_failed',
+      error_message: 'Page unreachable.',
+    });
     const failed = await h.request('GET', `/api/v1/campaigns/${first.body.campaign_id}`, { key: customer.key });
     expect(failed.body).toMatchObject({ status: 'failed', error: { code: 'capture_failed', message: 'Page unreachable.' } });
-    expect((await h.request('POST', '/api/v1/campaigns', { key: customer.key, body: { url: h.pageUrl, languages: ['en'] } })).status).toBe(201);
+    expect((await h.request('POST', '/api/v1/campaigns', { key: customer.key, body: { url: h.pageUrl, languages: ['en'] } })).status).toBe(
+      201,
+    );
   });
 });
 

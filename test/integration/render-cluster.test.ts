@@ -19,7 +19,11 @@ let h: Harness;
 const nodes: RenderNode[] = [];
 
 beforeAll(async () => {
-  h = await startHarness({ transport: 'redis', render: 'dispatcher', config: { rateLimits: limits, videoTargetSeconds: 12, captureMaxShots: 3 } });
+  h = await startHarness({
+    transport: 'redis',
+    render: 'dispatcher',
+    config: { rateLimits: limits, videoTargetSeconds: 12, captureMaxShots: 3 },
+  });
 });
 afterAll(async () => {
   await Promise.allSettled(nodes.map((node) => node.stop()));
@@ -27,38 +31,71 @@ afterAll(async () => {
 });
 
 async function busy(nodeID: string): Promise<number> {
-  const status = await h.worker.call<{ busy: number }, Record<string, unknown>>('renderer.status', {}, { nodeID, retries: 0, timeout: 3000 }).catch(() => ({ busy: 0 }));
+  const status = await h.worker
+    .call<{ busy: number }, Record<string, unknown>>('renderer.status', {}, { nodeID, retries: 0, timeout: 3000 })
+    .catch(() => ({ busy: 0 }));
   return status.busy;
 }
 
 test('work spreads to a node that joins mid-campaign; a node killed mid-render loses no video', async () => {
   const first = startRenderNode(h, `${h.config.namespace}-render-a`);
   nodes.push(first);
-  await waitFor(async () => h.worker.registry.getActionEndpoints('renderer.renderVideo')?.count() ?? 0, (n) => n >= 1, 60_000, 200);
+  await waitFor(
+    async () => h.worker.registry.getActionEndpoints('renderer.renderVideo')?.count() ?? 0,
+    (n) => n >= 1,
+    60_000,
+    200,
+  );
 
   const { key } = await h.newCustomer('business');
-  const created = await h.request('POST', '/api/v1/campaigns', { key, body: { url: h.pageUrl, languages: ['en', 'ja'], platforms: ['tiktok', 'linkedin'] } });
+  const created = await h.request('POST', '/api/v1/campaigns', {
+    key,
+    body: { url: h.pageUrl, languages: ['en', 'ja'], platforms: ['tiktok', 'linkedin'] },
+  });
   expect(created.status).toBe(201);
   const id = created.body.campaign_id;
-  await waitFor(() => busy(first.nodeID), (n) => n === 1, 240_000, 250);
+  await waitFor(
+    () => busy(first.nodeID),
+    (n) => n === 1,
+    240_000,
+    250,
+  );
 
   // A second node joins while the first renders, and is given work (one slot each: never two on one node).
   const second = startRenderNode(h, `${h.config.namespace}-render-b`);
   nodes.push(second);
-  await waitFor(() => busy(second.nodeID), (n) => n === 1, 120_000, 250);
+  await waitFor(
+    () => busy(second.nodeID),
+    (n) => n === 1,
+    120_000,
+    250,
+  );
   expect(await busy(first.nodeID)).toBeLessThanOrEqual(1);
 
   // Kill the first node in the middle of a render.
-  await waitFor(() => busy(first.nodeID), (n) => n === 1, 120_000, 100);
+  await waitFor(
+    () => busy(first.nodeID),
+    (n) => n === 1,
+    120_000,
+    100,
+  );
   const killedAt = Date.now();
   first.process.kill('SIGKILL');
 
-  const done = await waitFor(() => h.request('GET', `/api/v1/campaigns/${id}`, { key }), (res) => ['review', 'failed'].includes(res.body.status), 300_000, 500);
+  const done = await waitFor(
+    () => h.request('GET', `/api/v1/campaigns/${id}`, { key }),
+    (res) => ['review', 'failed'].includes(res.body.status),
+    300_000,
+    500,
+  );
   expect(done.body.error).toBeUndefined();
   expect(done.body.status).toBe('review');
   expect(done.body.videos.map((v: { status: string }) => v.status)).toEqual(['ready', 'ready', 'ready', 'ready']);
 
-  const attempts = await h.sql("SELECT video_id, node_id, outcome, started_at, finished_at FROM render_attempts WHERE campaign_id = $1 AND outcome <> 'busy' ORDER BY id", [id]);
+  const attempts = await h.sql(
+    "SELECT video_id, node_id, outcome, started_at, finished_at FROM render_attempts WHERE campaign_id = $1 AND outcome <> 'busy' ORDER BY id",
+    [id],
+  );
   const lost = attempts.filter((a) => a.outcome === 'lost');
   expect(lost.length).toBeGreaterThanOrEqual(1);
   expect(lost.every((a) => a.node_id === first.nodeID)).toBe(true);
@@ -80,5 +117,10 @@ test('work spreads to a node that joins mid-campaign; a node killed mid-render l
   expect(stored.filter((name) => name.endsWith('~partial'))).toEqual([]);
   for (const node of nodes) expect(fs.existsSync(path.join(node.dataDir, 'files'))).toBe(false);
   // The killed node's editly process died with it and took its work directory along.
-  await waitFor(async () => fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith(`render-${first.process.pid}-`)), (left) => left.length === 0, 10_000, 250);
+  await waitFor(
+    async () => fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith(`render-${first.process.pid}-`)),
+    (left) => left.length === 0,
+    10_000,
+    250,
+  );
 }, 600_000);

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ServiceBroker } from 'moleculer';
-import { brokerOptions } from '../../config/broker';
+import { brokerOptions } from '../../broker-options';
 import { probeVideo } from '../../lib/render/media';
 import type { Storyboard } from '../../lib/storyboard';
 import RendererService from '../../services/renderer.service';
@@ -22,7 +22,21 @@ const DRAFT_FRAMES: Record<string, [number, number]> = { tiktok: [540, 960], you
 
 /** Grey levels of one frame at `seconds`. */
 function grayFrame(file: string, seconds: number, width: number, height: number): Buffer {
-  const raw = execFileSync('ffmpeg', ['-v', 'error', '-ss', String(seconds), '-i', file, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'gray', '-']);
+  const raw = execFileSync('ffmpeg', [
+    '-v',
+    'error',
+    '-ss',
+    String(seconds),
+    '-i',
+    file,
+    '-frames:v',
+    '1',
+    '-f',
+    'rawvideo',
+    '-pix_fmt',
+    'gray',
+    '-',
+  ]);
   expect(raw.length).toBe(width * height);
   return raw;
 }
@@ -47,22 +61,36 @@ describe('rendering in one process', () => {
   const files = (k: string) => path.join(h.config.dataDir, 'files', k);
 
   beforeAll(async () => {
-    h = await startHarness({ render: 'worker', config: { rateLimits: limits, videoTargetSeconds: 12, captureMaxShots: 3, renderConcurrency: 2 } });
+    h = await startHarness({
+      render: 'worker',
+      config: { rateLimits: limits, videoTargetSeconds: 12, captureMaxShots: 3, renderConcurrency: 2 },
+    });
     ({ key } = await h.newCustomer('business'));
   });
   afterAll(async () => h?.stop());
 
-  test('a campaign reaches review with every video ready: H.264 yuv420p, the frame of its platform, AAC, the storyboard\'s length', async () => {
-    const created = await h.request('POST', '/api/v1/campaigns', { key, body: { url: h.pageUrl, languages: ['ja', 'ko'], platforms: ['tiktok', 'youtube', 'linkedin'] } });
+  test("a campaign reaches review with every video ready: H.264 yuv420p, the frame of its platform, AAC, the storyboard's length", async () => {
+    const created = await h.request('POST', '/api/v1/campaigns', {
+      key,
+      body: { url: h.pageUrl, languages: ['ja', 'ko'], platforms: ['tiktok', 'youtube', 'linkedin'] },
+    });
     expect(created.status).toBe(201);
     campaignId = created.body.campaign_id;
-    const done = await waitFor(() => h.request('GET', `/api/v1/campaigns/${campaignId}`, { key }), (res) => ['review', 'failed'].includes(res.body.status), 300_000, 500);
+    const done = await waitFor(
+      () => h.request('GET', `/api/v1/campaigns/${campaignId}`, { key }),
+      (res) => ['review', 'failed'].includes(res.body.status),
+      300_000,
+      500,
+    );
     expect(done.body.error).toBeUndefined();
     expect(done.body.status).toBe('review');
     expect(done.body.progress).toBe(100);
     expect(done.body.videos).toHaveLength(6);
 
-    const rows = await h.sql('SELECT v.id, v.platform, v.status, v.file_key, v.duration_seconds, s.document FROM videos v JOIN storyboards s ON s.video_id = v.id WHERE v.campaign_id = $1', [campaignId]);
+    const rows = await h.sql(
+      'SELECT v.id, v.platform, v.status, v.file_key, v.duration_seconds, s.document FROM videos v JOIN storyboards s ON s.video_id = v.id WHERE v.campaign_id = $1',
+      [campaignId],
+    );
     for (const row of rows) {
       expect(row.status).toBe('ready');
       expect(row.file_key).toBe(`campaigns/${campaignId}/videos/${row.id}.mp4`);
@@ -73,18 +101,26 @@ describe('rendering in one process', () => {
       expect(Math.abs(probe.durationSeconds - storyboard.totalSeconds)).toBeLessThanOrEqual(0.2);
       expect(Math.abs(row.duration_seconds - storyboard.totalSeconds)).toBeLessThanOrEqual(0.2);
     }
-    const attempts = await h.sql('SELECT outcome, node_id FROM render_attempts WHERE campaign_id = $1 AND outcome <> $2', [campaignId, 'busy']);
+    const attempts = await h.sql('SELECT outcome, node_id FROM render_attempts WHERE campaign_id = $1 AND outcome <> $2', [
+      campaignId,
+      'busy',
+    ]);
     expect(attempts).toHaveLength(6);
     expect(attempts.every((a) => a.outcome === 'ready' && a.node_id === h.worker.nodeID)).toBe(true);
     // Nothing half-written is left: no partial files in the store, no render work directories.
     const stored = fs.readdirSync(path.join(h.config.dataDir, 'files'), { recursive: true }) as string[];
     expect(stored.filter((name) => name.endsWith('~partial'))).toEqual([]);
-    expect(fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('render-') && rows.some((r) => name.includes(`-${r.id}-`)))).toEqual([]);
+    expect(
+      fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('render-') && rows.some((r) => name.includes(`-${r.id}-`))),
+    ).toEqual([]);
   }, 360_000);
 
   test('ja and ko captions are drawn: the caption area differs from the same frame rendered with captions hidden', async () => {
     expect(campaignId).toBeDefined();
-    const rows = await h.sql("SELECT v.id, v.language, v.file_key, s.document FROM videos v JOIN storyboards s ON s.video_id = v.id WHERE v.campaign_id = $1 AND v.platform = 'tiktok'", [campaignId]);
+    const rows = await h.sql(
+      "SELECT v.id, v.language, v.file_key, s.document FROM videos v JOIN storyboards s ON s.video_id = v.id WHERE v.campaign_id = $1 AND v.platform = 'tiktok'",
+      [campaignId],
+    );
     expect(rows.map((r) => r.language).sort()).toEqual(['ja', 'ko']);
     const emptyCaptions = `campaigns/${campaignId}/test/empty.vtt`;
     fs.mkdirSync(path.dirname(files(emptyCaptions)), { recursive: true });
@@ -92,7 +128,11 @@ describe('rendering in one process', () => {
     for (const row of rows) {
       const storyboard = row.document as Storyboard;
       const hiddenKey = `campaigns/${campaignId}/test/${row.language}-no-captions.mp4`;
-      await h.call('renderer.renderVideo', { video_id: row.id, output_key: hiddenKey, storyboard: { ...storyboard, captionsKey: emptyCaptions } });
+      await h.call('renderer.renderVideo', {
+        video_id: row.id,
+        output_key: hiddenKey,
+        storyboard: { ...storyboard, captionsKey: emptyCaptions },
+      });
       const screen = storyboard.scenes.find((s) => s.kind === 'screen')!;
       const moment = screen.startSeconds + screen.durationSeconds / 2;
       const [width, height] = DRAFT_FRAMES.tiktok;
@@ -106,26 +146,56 @@ describe('rendering in one process', () => {
 
   test('a bad input file fails its video with a clear error after tries on more than one node; the stage fails render_failed', async () => {
     expect(campaignId).toBeDefined();
-    const second = new ServiceBroker({ ...brokerOptions(h.config), nodeID: `render-b-${crypto.randomBytes(3).toString('hex')}`, transporter: 'Fake', logger: false });
+    const second = new ServiceBroker({
+      ...brokerOptions(h.config),
+      nodeID: `render-b-${crypto.randomBytes(3).toString('hex')}`,
+      transporter: 'Fake',
+      logger: false,
+    });
     second.createService(RendererService);
     await second.start();
     try {
-      await waitFor(async () => h.worker.registry.getActionEndpoints('renderer.renderVideo')?.count() ?? 0, (n) => n >= 2, 10_000, 100);
-      const [source] = await h.sql("SELECT v.id, s.document FROM videos v JOIN storyboards s ON s.video_id = v.id WHERE v.campaign_id = $1 AND v.language = 'ja' AND v.platform = 'linkedin'", [campaignId]);
+      await waitFor(
+        async () => h.worker.registry.getActionEndpoints('renderer.renderVideo')?.count() ?? 0,
+        (n) => n >= 2,
+        10_000,
+        100,
+      );
+      const [source] = await h.sql(
+        "SELECT v.id, s.document FROM videos v JOIN storyboards s ON s.video_id = v.id WHERE v.campaign_id = $1 AND v.language = 'ja' AND v.platform = 'linkedin'",
+        [campaignId],
+      );
       // A campaign the actor leaves alone (terminal), so that only this call renders it.
       const broken = crypto.randomUUID();
       const video = crypto.randomUUID();
-      await h.sql(`INSERT INTO campaigns (id, org_id, job_id, status, url, title, languages, platforms, webhook_url, progress, quota_period, status_changed_at, deadline_at, created_at, updated_at)
-        SELECT $2, org_id, $2, 'failed', url, title, '["ja"]', '["linkedin"]', NULL, 50, quota_period, now(), deadline_at, now(), now() FROM campaigns WHERE id = $1`, [campaignId, broken]);
-      await h.sql("INSERT INTO videos (id, campaign_id, language, platform, status, created_at, updated_at) VALUES ($1, $2, 'ja', 'linkedin', 'queued', now(), now())", [video, broken]);
+      await h.sql(
+        `INSERT INTO campaigns (id, org_id, job_id, status, url, title, languages, platforms, webhook_url, progress, quota_period, status_changed_at, deadline_at, created_at, updated_at)
+        SELECT $2, org_id, $2, 'failed', url, title, '["ja"]', '["linkedin"]', NULL, 50, quota_period, now(), deadline_at, now(), now() FROM campaigns WHERE id = $1`,
+        [campaignId, broken],
+      );
+      await h.sql(
+        "INSERT INTO videos (id, campaign_id, language, platform, status, created_at, updated_at) VALUES ($1, $2, 'ja', 'linkedin', 'queued', now(), now())",
+        [video, broken],
+      );
       const storyboard = source.document as Storyboard;
       const badKey = `campaigns/${broken}/capture/broken.png`;
       fs.mkdirSync(path.dirname(files(badKey)), { recursive: true });
       fs.writeFileSync(files(badKey), Buffer.from('\x89PNG\r\n\x1a\nthis is not an image'));
-      const document = { ...storyboard, videoId: video, scenes: storyboard.scenes.map((s) => (s.kind === 'screen' ? { ...s, screenshotKey: badKey } : s)) };
-      await h.sql('INSERT INTO storyboards (video_id, campaign_id, document, created_at, updated_at) VALUES ($1, $2, $3, now(), now())', [video, broken, JSON.stringify(document)]);
+      const document = {
+        ...storyboard,
+        videoId: video,
+        scenes: storyboard.scenes.map((s) => (s.kind === 'screen' ? { ...s, screenshotKey: badKey } : s)),
+      };
+      await h.sql('INSERT INTO storyboards (video_id, campaign_id, document, created_at, updated_at) VALUES ($1, $2, $3, now(), now())', [
+        video,
+        broken,
+        JSON.stringify(document),
+      ]);
 
-      const failure = await h.call('rendering.renderCampaign', { campaign_id: broken }).then(() => null, (err: Error & { type?: string }) => err);
+      const failure = await h.call('rendering.renderCampaign', { campaign_id: broken }).then(
+        () => null,
+        (err: Error & { type?: string }) => err,
+      );
       expect(failure).toMatchObject({ type: 'render_failed' });
       expect(failure!.message).toMatch(/1 of 1 videos could not be rendered/);
       const attempts = await h.sql('SELECT node_id, outcome, error_message FROM render_attempts WHERE video_id = $1 ORDER BY id', [video]);

@@ -28,7 +28,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 function commandLine(pid: number): string {
-  try { return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim(); } catch { return '(gone)'; }
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+  } catch {
+    return '(gone)';
+  }
 }
 
 /** One connection for tight polling (h.sql opens one per query). */
@@ -38,7 +42,12 @@ async function openDb(h: Harness): Promise<pg.Client> {
   return client;
 }
 
-interface CampaignRow { status: string; lease_owner: string | null; error_code: string | null; error_message: string | null }
+interface CampaignRow {
+  status: string;
+  lease_owner: string | null;
+  error_code: string | null;
+  error_message: string | null;
+}
 async function campaignRow(db: pg.Client, id: string): Promise<CampaignRow> {
   return (await db.query('SELECT status, lease_owner, error_code, error_message FROM campaigns WHERE id = $1', [id])).rows[0];
 }
@@ -53,14 +62,21 @@ function offers(broker: ServiceBroker, action: string, nodeID: string): boolean 
 async function expectCompletedOnce(h: Harness, id: string, receiver: WebhookReceiver, secret: string, videos: number) {
   const done = await h.sql('SELECT status, error_code, error_message FROM campaigns WHERE id = $1', [id]);
   expect(done[0]).toEqual({ status: 'review', error_code: null, error_message: null });
-  const rows = await h.sql('SELECT language, platform, status, file_key FROM videos WHERE campaign_id = $1 ORDER BY language, platform', [id]);
+  const rows = await h.sql('SELECT language, platform, status, file_key FROM videos WHERE campaign_id = $1 ORDER BY language, platform', [
+    id,
+  ]);
   expect(rows).toHaveLength(videos);
   expect(rows.map((row) => row.status)).toEqual(Array(videos).fill('ready'));
 
   // The dispatcher sends at once (and polls every second): the webhook is there within seconds; a second
   // delivery of the same or another event would show within a few more.
   const completed = (list: ReceivedWebhook[]) => list.filter((hook) => JSON.parse(hook.body).event === 'campaign.completed');
-  await waitFor(async () => completed(receiver.received).length, (n) => n >= 1, 30_000, 200);
+  await waitFor(
+    async () => completed(receiver.received).length,
+    (n) => n >= 1,
+    30_000,
+    200,
+  );
   await sleep(4000);
   expect(receiver.received.map((hook) => JSON.parse(hook.body).event)).toEqual(['campaign.completed']);
   const [hook] = receiver.received;
@@ -72,7 +88,12 @@ async function expectCompletedOnce(h: Harness, id: string, receiver: WebhookRece
   const deliveries = await h.sql('SELECT event_id, event_type, status, attempts FROM webhook_deliveries WHERE campaign_id = $1', [id]);
   expect(deliveries).toHaveLength(1);
   expect(new Set(deliveries.map((d) => d.event_id)).size).toBe(1);
-  expect(deliveries[0]).toMatchObject({ event_id: hook.headers['x-service-event-id'], event_type: 'campaign.completed', status: 'delivered', attempts: 1 });
+  expect(deliveries[0]).toMatchObject({
+    event_id: hook.headers['x-service-event-id'],
+    event_type: 'campaign.completed',
+    status: 'delivered',
+    attempts: 1,
+  });
 
   const events = await h.sql('SELECT from_status, to_status FROM campaign_events WHERE campaign_id = $1 ORDER BY id', [id]);
   const pairs = events.map((e) => `${e.from_status ?? '∅'}→${e.to_status}`);
@@ -105,10 +126,18 @@ describe('the campaign actor SIGKILLed mid-pipeline', () => {
       detached: true, // its own process group: SIGKILL to the group takes its espeak-ng/ffmpeg children along (not Chromium, see below)
       keepOutputChars: 60_000,
       env: {
-        DATABASE_URL: TEST_DATABASE_URL, DATABASE_SCHEMA: h.config.databaseSchema!,
-        REDIS_URL: h.config.redisUrl!, REDIS_PREFIX: h.config.redisPrefix, PUBLIC_BASE_URL: h.config.publicBaseUrl,
-        ALLOW_PRIVATE_NETWORK: 'true', RENDER_QUALITY: 'draft', VIDEO_TARGET_SECONDS: '10', CAPTURE_MAX_SHOTS: '2',
-        CAMPAIGN_LEASE: '4s', CAMPAIGN_SWEEP_INTERVAL: '1s', LOG_LEVEL: 'info',
+        DATABASE_URL: TEST_DATABASE_URL,
+        DATABASE_SCHEMA: h.config.databaseSchema!,
+        REDIS_URL: h.config.redisUrl!,
+        REDIS_PREFIX: h.config.redisPrefix,
+        PUBLIC_BASE_URL: h.config.publicBaseUrl,
+        ALLOW_PRIVATE_NETWORK: 'true',
+        RENDER_QUALITY: 'draft',
+        VIDEO_TARGET_SECONDS: '10',
+        CAPTURE_MAX_SHOTS: '2',
+        CAMPAIGN_LEASE: '4s',
+        CAMPAIGN_SWEEP_INTERVAL: '1s',
+        LOG_LEVEL: 'info',
       },
     });
     nodes.push(node);
@@ -118,7 +147,12 @@ describe('the campaign actor SIGKILLed mid-pipeline', () => {
   /** Until the API sees the node's campaign actor, accounts and capture check (the boot takes a few seconds). */
   async function joined(node: NodeProcess): Promise<void> {
     const actions = ['campaigns.create', 'campaigns.get', 'accounts.authenticate', 'capture.check'];
-    const ok = await waitFor(async () => actions.every((action) => offers(h.api, action, node.nodeID)), (all) => all, 90_000, 200);
+    const ok = await waitFor(
+      async () => actions.every((action) => offers(h.api, action, node.nodeID)),
+      (all) => all,
+      90_000,
+      200,
+    );
     expect({ node: node.nodeID, joined: ok, exited: node.exited() }).toEqual({ node: node.nodeID, joined: true, exited: false });
   }
 
@@ -129,7 +163,12 @@ describe('the campaign actor SIGKILLed mid-pipeline', () => {
       // Only the child processes orchestrate from here on.
       const workerID = h.worker.nodeID;
       await h.worker.stop();
-      await waitFor(async () => h.api.registry.nodes.get(workerID)?.available ?? false, (available) => !available, 20_000, 100);
+      await waitFor(
+        async () => h.api.registry.nodes.get(workerID)?.available ?? false,
+        (available) => !available,
+        20_000,
+        100,
+      );
 
       const first = orchestrator('a');
       await joined(first);
@@ -138,15 +177,24 @@ describe('the campaign actor SIGKILLed mid-pipeline', () => {
 
       const createdAt = Date.now();
       const created = await h.request('POST', '/api/v1/campaigns', {
-        key, body: { url: h.pageUrl, languages: ['en', 'ja'], platforms: ['tiktok'], webhook_url: receiver.url },
+        key,
+        body: { url: h.pageUrl, languages: ['en', 'ja'], platforms: ['tiktok'], webhook_url: receiver.url },
       });
       expect(created.status).toBe(201);
       const id: string = created.body.campaign_id;
 
       // Past collecting, in the middle of a stage (rendering would do too, but it is the last one).
       const midway = ['processing', 'scripting', 'voiceover', 'rendering'];
-      const before = await waitFor(() => campaignRow(db!, id), (row) => midway.includes(row.status) || ['review', 'failed'].includes(row.status), 180_000, 50);
-      expect({ status: before.status, owner: before.lease_owner }).toEqual({ status: expect.stringMatching(/^(processing|scripting|voiceover|rendering)$/), owner: first.nodeID });
+      const before = await waitFor(
+        () => campaignRow(db!, id),
+        (row) => midway.includes(row.status) || ['review', 'failed'].includes(row.status),
+        180_000,
+        50,
+      );
+      expect({ status: before.status, owner: before.lease_owner }).toEqual({
+        status: expect.stringMatching(/^(processing|scripting|voiceover|rendering)$/),
+        owner: first.nodeID,
+      });
       const killedIn = before.status;
 
       first.kill('SIGKILL');
@@ -154,9 +202,21 @@ describe('the campaign actor SIGKILLed mid-pipeline', () => {
       await first.exit();
       // Its process group died with it (espeak-ng, ffmpeg). Render children (own group) notice their parent is
       // gone and exit by themselves, and so does Chromium (puppeteer talks to it over a pipe, which closes).
-      const left = await waitFor(async () => first.leftovers(), (pids) => pids.length === 0, 15_000, 200);
+      const left = await waitFor(
+        async () => first.leftovers(),
+        (pids) => pids.length === 0,
+        15_000,
+        200,
+      );
       expect({ leftOfKilledNode: left.map(commandLine) }).toEqual({ leftOfKilledNode: [] });
-      expect(await waitFor(async () => first.leftovers(), (pids) => pids.length === 0, 5000, 100)).toEqual([]);
+      expect(
+        await waitFor(
+          async () => first.leftovers(),
+          (pids) => pids.length === 0,
+          5000,
+          100,
+        ),
+      ).toEqual([]);
       // Nothing moves without an actor.
       await sleep(1000);
       expect((await campaignRow(db, id)).status).toBe(killedIn);
@@ -167,18 +227,42 @@ describe('the campaign actor SIGKILLed mid-pipeline', () => {
 
       // The killed actor's lease runs out (4 s); the live actor takes the campaign when it joins (services changed)
       // or at its next sweep (1 s), whichever comes first after the expiry. A lease that never expired would stop it here.
-      const takenOver = await waitFor(() => campaignRow(db!, id), (row) => row.lease_owner === second.nodeID || row.status !== killedIn, 60_000, 100);
+      const takenOver = await waitFor(
+        () => campaignRow(db!, id),
+        (row) => row.lease_owner === second.nodeID || row.status !== killedIn,
+        60_000,
+        100,
+      );
       const resumedAt = Date.now();
       if (takenOver.lease_owner !== second.nodeID && takenOver.status === killedIn) {
-        throw new Error(`Nobody took the campaign over: still in ${killedIn}, lease held by ${takenOver.lease_owner}, 60 s after the second actor joined`);
+        throw new Error(
+          `Nobody took the campaign over: still in ${killedIn}, lease held by ${takenOver.lease_owner}, 60 s after the second actor joined`,
+        );
       }
-      const moved = await waitFor(() => campaignRow(db!, id), (row) => row.status !== killedIn, 120_000, 200);
+      const moved = await waitFor(
+        () => campaignRow(db!, id),
+        (row) => row.status !== killedIn,
+        120_000,
+        200,
+      );
       const movedAt = Date.now();
-      if (moved.status === killedIn) throw new Error(`The campaign stayed in ${killedIn} (lease: ${moved.lease_owner}) for 120 s after the second actor took it: the stage was not retried`);
+      if (moved.status === killedIn)
+        throw new Error(
+          `The campaign stayed in ${killedIn} (lease: ${moved.lease_owner}) for 120 s after the second actor took it: the stage was not retried`,
+        );
 
-      const done = await waitFor(() => campaignRow(db!, id), (row) => ['review', 'failed'].includes(row.status), 240_000, 500);
+      const done = await waitFor(
+        () => campaignRow(db!, id),
+        (row) => ['review', 'failed'].includes(row.status),
+        240_000,
+        500,
+      );
       const doneAt = Date.now();
-      expect({ status: done.status, error: done.error_code, message: done.error_message }).toEqual({ status: 'review', error: null, message: null });
+      expect({ status: done.status, error: done.error_code, message: done.error_message }).toEqual({
+        status: 'review',
+        error: null,
+        message: null,
+      });
       const read = await h.request('GET', `/api/v1/campaigns/${id}`, { key });
       expect(read.status).toBe(200);
       expect(read.body.status).toBe('review');
@@ -187,21 +271,29 @@ describe('the campaign actor SIGKILLed mid-pipeline', () => {
       await expectCompletedOnce(h, id, receiver, secret, 2);
       // The renders were the second actor's (the first died before rendering).
       const attempts = await h.sql("SELECT node_id, outcome FROM render_attempts WHERE campaign_id = $1 AND outcome <> 'busy'", [id]);
-      if (killedIn !== 'rendering') expect(attempts.filter((a) => a.outcome === 'ready').map((a) => a.node_id)).toEqual([second.nodeID, second.nodeID]);
+      if (killedIn !== 'rendering')
+        expect(attempts.filter((a) => a.outcome === 'ready').map((a) => a.node_id)).toEqual([second.nodeID, second.nodeID]);
 
       // The survivor stops cleanly and leaves no browser or render process behind either.
       second.process.kill('SIGTERM');
       await Promise.race([second.exit(), sleep(30_000)]);
       expect({ exited: second.exited() }).toEqual({ exited: true });
-      const leftOfSecond = await waitFor(async () => second.leftovers(), (pids) => pids.length === 0, 15_000, 200);
+      const leftOfSecond = await waitFor(
+        async () => second.leftovers(),
+        (pids) => pids.length === 0,
+        15_000,
+        200,
+      );
       expect({ leftOfStoppedNode: leftOfSecond }).toEqual({ leftOfStoppedNode: [] });
 
-      console.log([
-        `orchestrator kill test: killed in ${killedIn} ${seconds(killedAt - createdAt)} after create;`,
-        `second node joined ${seconds(joinedAt - killedAt)} after the kill; campaign taken over ${seconds(resumedAt - killedAt)} after the kill`,
-        `(${seconds(resumedAt - joinedAt)} after the join), left ${killedIn} ${seconds(movedAt - killedAt)} after the kill;`,
-        `review ${seconds(doneAt - createdAt)} after create (${seconds(doneAt - killedAt)} after the kill).`,
-      ].join(' '));
+      console.log(
+        [
+          `orchestrator kill test: killed in ${killedIn} ${seconds(killedAt - createdAt)} after create;`,
+          `second node joined ${seconds(joinedAt - killedAt)} after the kill; campaign taken over ${seconds(resumedAt - killedAt)} after the kill`,
+          `(${seconds(resumedAt - joinedAt)} after the join), left ${killedIn} ${seconds(movedAt - killedAt)} after the kill;`,
+          `review ${seconds(doneAt - createdAt)} after create (${seconds(doneAt - killedAt)} after the kill).`,
+        ].join(' '),
+      );
     } catch (err) {
       for (const node of nodes) console.log(`--- output of ${node.nodeID} (tail) ---\n${node.output().slice(-20_000)}`);
       throw err;
@@ -210,7 +302,12 @@ describe('the campaign actor SIGKILLed mid-pipeline', () => {
 });
 
 /** A redis-server of this test's own, so it can be stopped and started again without touching the shared one. */
-interface RedisServer { url: string; process: ChildProcess; output(): string; stop(): Promise<void> }
+interface RedisServer {
+  url: string;
+  process: ChildProcess;
+  output(): string;
+  stop(): Promise<void>;
+}
 
 async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -221,21 +318,33 @@ async function freePort(): Promise<number> {
 }
 
 async function startRedisServer(port: number): Promise<RedisServer> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let output = '';
   const exit = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`redis-server did not start on ${port}:\n${output}`)), 15_000);
     const keep = (chunk: Buffer) => {
       output = (output + chunk.toString()).slice(-8000);
-      if (output.includes('Ready to accept connections')) { clearTimeout(timer); resolve(); }
+      if (output.includes('Ready to accept connections')) {
+        clearTimeout(timer);
+        resolve();
+      }
     };
-    child.stdout!.on('data', keep);
-    child.stderr!.on('data', keep);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`redis-server exited (${code}):\n${output}`)); });
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`redis-server exited (${code}):\n${output}`));
+    });
   });
   return {
-    url: `redis://127.0.0.1:${port}`, process: child, output: () => output,
+    url: `redis://127.0.0.1:${port}`,
+    process: child,
+    output: () => output,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
@@ -274,7 +383,9 @@ describe('Redis restarted mid-campaign', () => {
     port = await freePort();
     redis = await startRedisServer(port);
     h = await startHarness({
-      transport: 'redis', redisUrl: redis.url, render: 'worker',
+      transport: 'redis',
+      redisUrl: redis.url,
+      render: 'worker',
       config: { rateLimits: limits, videoTargetSeconds: 10, captureMaxShots: 2 },
     });
   }, 120_000);
@@ -293,10 +404,18 @@ describe('Redis restarted mid-campaign', () => {
     db = await openDb(h);
 
     const createdAt = Date.now();
-    const created = await h.request('POST', '/api/v1/campaigns', { key, body: { url: h.pageUrl, languages: ['en'], platforms: ['tiktok'], webhook_url: receiver.url } });
+    const created = await h.request('POST', '/api/v1/campaigns', {
+      key,
+      body: { url: h.pageUrl, languages: ['en'], platforms: ['tiktok'], webhook_url: receiver.url },
+    });
     expect(created.status).toBe(201);
     const id: string = created.body.campaign_id;
-    const before = await waitFor(() => campaignRow(db!, id), (row) => row.status !== 'collecting', 180_000, 50);
+    const before = await waitFor(
+      () => campaignRow(db!, id),
+      (row) => row.status !== 'collecting',
+      180_000,
+      50,
+    );
     expect(before.status).toMatch(/^(processing|scripting|voiceover)$/);
 
     await redis!.stop();
@@ -309,14 +428,28 @@ describe('Redis restarted mid-campaign', () => {
     const upAt = Date.now();
 
     // The transporter and the limiter reconnect by themselves: the API (over the transporter to the worker) answers again.
-    const back = await waitFor(() => getWithin(h, `/api/v1/campaigns/${id}`, key, 10_000), (res) => res.status === 200, 60_000, 500);
+    const back = await waitFor(
+      () => getWithin(h, `/api/v1/campaigns/${id}`, key, 10_000),
+      (res) => res.status === 200,
+      60_000,
+      500,
+    );
     const backAt = Date.now();
     expect(back.status).toBe(200);
     expect(h.api.registry.nodes.get(h.worker.nodeID)?.available).toBe(true);
 
-    const done = await waitFor(() => campaignRow(db!, id), (row) => ['review', 'failed'].includes(row.status), 240_000, 500);
+    const done = await waitFor(
+      () => campaignRow(db!, id),
+      (row) => ['review', 'failed'].includes(row.status),
+      240_000,
+      500,
+    );
     const doneAt = Date.now();
-    expect({ status: done.status, error: done.error_code, message: done.error_message }).toEqual({ status: 'review', error: null, message: null });
+    expect({ status: done.status, error: done.error_code, message: done.error_message }).toEqual({
+      status: 'review',
+      error: null,
+      message: null,
+    });
     const read = await h.request('GET', `/api/v1/campaigns/${id}`, { key });
     expect(read.status).toBe(200);
     expect(read.body).toMatchObject({ status: 'review' });
@@ -326,14 +459,23 @@ describe('Redis restarted mid-campaign', () => {
     // holds one subscriber and one publisher, and nothing else they made is still open (reconnecting forever).
     const made = transporterClients.mock.results.map((r) => r.value as Redis).filter((client) => client.options.port === port);
     expect(made.length).toBeGreaterThan(4);
-    const held = [h.api, h.worker].flatMap((broker) => (broker.transit!.tx as unknown as RedisSingleConnectionTransporter).openConnections());
+    const held = [h.api, h.worker].flatMap((broker) =>
+      (broker.transit!.tx as unknown as RedisSingleConnectionTransporter).openConnections(),
+    );
     expect(held).toHaveLength(4);
-    const leftOver = await waitFor(async () => made.filter((client) => !held.includes(client) && client.status !== 'end'), (open) => open.length === 0, 10_000, 100);
+    const leftOver = await waitFor(
+      async () => made.filter((client) => !held.includes(client) && client.status !== 'end'),
+      (open) => open.length === 0,
+      10_000,
+      100,
+    );
     expect(leftOver.map((client) => client.status)).toEqual([]);
 
-    console.log([
-      `redis restart test: Redis stopped in ${before.status} ${seconds(downAt - createdAt)} after create; GET during the outage: ${during.status} in ${during.tookMs} ms;`,
-      `down ${seconds(upAt - downAt)}; API answered 200 again ${seconds(backAt - upAt)} after the restart; review ${seconds(doneAt - createdAt)} after create.`,
-    ].join(' '));
+    console.log(
+      [
+        `redis restart test: Redis stopped in ${before.status} ${seconds(downAt - createdAt)} after create; GET during the outage: ${during.status} in ${during.tookMs} ms;`,
+        `down ${seconds(upAt - downAt)}; API answered 200 again ${seconds(backAt - upAt)} after the restart; review ${seconds(doneAt - createdAt)} after create.`,
+      ].join(' '),
+    );
   }, 600_000);
 });

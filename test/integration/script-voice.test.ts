@@ -16,7 +16,12 @@ import { waitFor } from '../support/wait';
 const limits = { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000, redisTimeoutMs: 10_000 };
 
 function waitForStatus(h: Harness, key: string, id: string, done: (status: string) => boolean, timeoutMs = 150_000) {
-  return waitFor(() => h.request('GET', `/api/v1/campaigns/${id}`, { key }), (res) => done(res.body.status), timeoutMs, 300);
+  return waitFor(
+    () => h.request('GET', `/api/v1/campaigns/${id}`, { key }),
+    (res) => done(res.body.status),
+    timeoutMs,
+    300,
+  );
 }
 
 function probeSeconds(file: string): number {
@@ -36,30 +41,53 @@ describe('scripts and voice from the fixture site', () => {
   afterAll(async () => h?.stop());
 
   test('each language takes its text from the right source; storyboards match the measured audio; captions cover it', async () => {
-    const created = await h.request('POST', '/api/v1/campaigns', { key, body: { url: h.pageUrl, languages: ['en', 'ja', 'ko', 'fr'], platforms: ['tiktok', 'youtube'] } });
+    const created = await h.request('POST', '/api/v1/campaigns', {
+      key,
+      body: { url: h.pageUrl, languages: ['en', 'ja', 'ko', 'fr'], platforms: ['tiktok', 'youtube'] },
+    });
     expect(created.status).toBe(201);
     const id = created.body.campaign_id;
     const res = await waitForStatus(h, key, id, atRendererDoor);
     expect(res.body.error).toBeUndefined();
     expect(res.body.status).toBe('rendering');
-    const sources = Object.fromEntries(res.body.videos.map((v: { language: string; script_source: string }) => [v.language, v.script_source]));
+    const sources = Object.fromEntries(
+      res.body.videos.map((v: { language: string; script_source: string }) => [v.language, v.script_source]),
+    );
     expect(sources).toEqual({ en: 'localized_page', ja: 'localized_page', ko: 'localized_page', fr: 'source_text' });
 
-    const scripts = Object.fromEntries((await h.sql('SELECT language, script FROM campaign_scripts WHERE campaign_id = $1', [id])).map((r) => [r.language, r.script]));
-    const spoken = (lang: string) => [scripts[lang].title, ...scripts[lang].screens, scripts[lang].closing].flatMap((s: any) => s.narration);
+    const scripts = Object.fromEntries(
+      (await h.sql('SELECT language, script FROM campaign_scripts WHERE campaign_id = $1', [id])).map((r) => [r.language, r.script]),
+    );
+    const spoken = (lang: string) =>
+      [scripts[lang].title, ...scripts[lang].screens, scripts[lang].closing].flatMap((s: any) => s.narration);
     // ja and ko speak their own pages' words; fr frames the English page text with French phrases, each in its own voice.
     const [jaPage] = await h.sql('SELECT text FROM page_captures WHERE campaign_id = $1 AND variant = $2', [id, 'ja']);
-    expect(spoken('ja').map((n: any) => n.text).join(' ')).toContain(jaPage.text.description.slice(0, 12));
+    expect(
+      spoken('ja')
+        .map((n: any) => n.text)
+        .join(' '),
+    ).toContain(jaPage.text.description.slice(0, 12));
     expect(scripts.ja.screens[0].onScreenText).toBe('チームが本当に読むダッシュボード');
     expect(spoken('ja').every((n: any) => n.language === 'ja')).toBe(true);
-    expect(spoken('ko').map((n: any) => n.text).join(' ')).toMatch(/[\uac00-\ud7af]/);
+    expect(
+      spoken('ko')
+        .map((n: any) => n.text)
+        .join(' '),
+    ).toMatch(/[\uac00-\ud7af]/);
     expect(scripts.fr.title.narration[0]).toMatchObject({ language: 'fr' });
     expect(scripts.fr.closing.narration[0]).toMatchObject({ language: 'fr' });
-    expect(scripts.fr.screens[0].narration[0]).toMatchObject({ language: 'en', text: expect.stringMatching(/^Acme Analytics turns your product/) });
+    expect(scripts.fr.screens[0].narration[0]).toMatchObject({
+      language: 'en',
+      text: expect.stringMatching(/^Acme Analytics turns your product/),
+    });
     // The hero's voice says the page's promise, not just the headline already on screen.
-    for (const lang of ['en', 'ja', 'ko', 'fr']) expect(scripts[lang].screens[0].narration[0].text).not.toBe(scripts[lang].screens[0].onScreenText);
+    for (const lang of ['en', 'ja', 'ko', 'fr'])
+      expect(scripts[lang].screens[0].narration[0].text).not.toBe(scripts[lang].screens[0].onScreenText);
 
-    const rows = await h.sql('SELECT s.document, v.language, v.platform FROM storyboards s JOIN videos v ON v.id = s.video_id WHERE s.campaign_id = $1', [id]);
+    const rows = await h.sql(
+      'SELECT s.document, v.language, v.platform FROM storyboards s JOIN videos v ON v.id = s.video_id WHERE s.campaign_id = $1',
+      [id],
+    );
     expect(rows).toHaveLength(8);
     const files = (k: string) => path.join(h.config.dataDir, 'files', k);
     for (const { document } of rows as Array<{ document: Storyboard }>) {
@@ -78,7 +106,8 @@ describe('scripts and voice from the fixture site', () => {
       expect(document.totalSeconds).toBeGreaterThanOrEqual(10);
       expect(document.totalSeconds).toBeLessThanOrEqual(45);
       expect(Math.abs(probeSeconds(files(document.narrationKey)) - document.totalSeconds)).toBeLessThan(0.1);
-      if (document.platform === 'tiktok') expect(document.scenes.filter((s) => s.kind === 'screen').every((s) => /mobile/.test(s.screenshotKey!))).toBe(true);
+      if (document.platform === 'tiktok')
+        expect(document.scenes.filter((s) => s.kind === 'screen').every((s) => /mobile/.test(s.screenshotKey!))).toBe(true);
       const cues = parseWebVtt(fs.readFileSync(files(document.captionsKey), 'utf8'));
       expect(cues[0].start).toBeCloseTo(0, 2);
       expect(cues.at(-1)!.end).toBeCloseTo(document.totalSeconds, 1);
@@ -104,7 +133,7 @@ describe('scripts and voice from the fixture site', () => {
       const res = await waitForStatus(h, key, id, atRendererDoor, 240_000);
       expect(res.body.error).toBeUndefined();
       expect(res.body.status).toBe('rendering');
-      for (const { document } of await h.sql('SELECT document FROM storyboards WHERE campaign_id = $1', [id]) as Array<{ document: Storyboard }>) {
+      for (const { document } of await h.sql<{ document: Storyboard }>('SELECT document FROM storyboards WHERE campaign_id = $1', [id])) {
         seen.add(document.language);
         for (const scene of document.scenes) {
           const file = path.join(h.config.dataDir, 'files', scene.audioKey);
@@ -112,7 +141,11 @@ describe('scripts and voice from the fixture site', () => {
           expect(Math.abs(probeSeconds(file) - scene.durationSeconds)).toBeLessThan(0.02);
         }
         // The voice track is speech, not silence: ffmpeg's volumedetect mean level.
-        const detect = spawnSync('ffmpeg', ['-hide_banner', '-i', path.join(h.config.dataDir, 'files', document.narrationKey), '-af', 'volumedetect', '-f', 'null', '-'], { encoding: 'utf8' });
+        const detect = spawnSync(
+          'ffmpeg',
+          ['-hide_banner', '-i', path.join(h.config.dataDir, 'files', document.narrationKey), '-af', 'volumedetect', '-f', 'null', '-'],
+          { encoding: 'utf8' },
+        );
         const mean = Number(/mean_volume: (-?[\d.]+) dB/.exec(detect.stderr)?.[1]);
         expect(mean).toBeGreaterThan(-35);
       }
@@ -129,7 +162,9 @@ describe('the translation provider (a local imitation of an OpenAI-compatible AP
     imitation = await startOpenAIImitation();
     h = await startHarness({
       config: {
-        rateLimits: limits, videoTargetSeconds: 15, captureMaxShots: 3,
+        rateLimits: limits,
+        videoTargetSeconds: 15,
+        captureMaxShots: 3,
         translation: { baseUrl: imitation.baseUrl, apiKey: 'sk-test-translation', model: 'gpt-test', timeoutMs: 400 },
       },
     });
@@ -145,24 +180,33 @@ describe('the translation provider (a local imitation of an OpenAI-compatible AP
     const created = await h.request('POST', '/api/v1/campaigns', { key, body: { url: h.pageUrl, languages: ['ja', 'de'] } });
     const res = await waitForStatus(h, key, created.body.campaign_id, atRendererDoor);
     expect(res.body.status).toBe('rendering');
-    const sources = Object.fromEntries(res.body.videos.map((v: { language: string; script_source: string }) => [v.language, v.script_source]));
+    const sources = Object.fromEntries(
+      res.body.videos.map((v: { language: string; script_source: string }) => [v.language, v.script_source]),
+    );
     expect(sources).toEqual({ ja: 'localized_page', de: 'translated' });
-    const [row] = await h.sql('SELECT script FROM campaign_scripts WHERE campaign_id = $1 AND language = $2', [created.body.campaign_id, 'de']);
+    const [row] = await h.sql('SELECT script FROM campaign_scripts WHERE campaign_id = $1 AND language = $2', [
+      created.body.campaign_id,
+      'de',
+    ]);
     expect(row.script.screens[0].narration[0].language).toBe('de');
     const request = imitation.requests.at(-1)!;
     expect(request.headers.authorization).toBe('Bearer sk-test-translation');
     expect(request.body.model).toBe('gpt-test');
   }, 200_000);
 
-  test.each(['error500', 'timeout', 'malformed'] as const)('provider failure (%s): the stage retries, then the campaign fails with a clear error', async (mode) => {
-    imitation.setMode(mode);
-    const before = imitation.requests.length;
-    const created = await h.request('POST', '/api/v1/campaigns', { key, body: { url: h.pageUrl, languages: ['de'] } });
-    const res = await waitForStatus(h, key, created.body.campaign_id, atRendererDoor);
-    expect(res.body.status).toBe('failed');
-    expect(res.body.error.code).toBe('translation_failed');
-    expect(res.body.error.message).toMatch(/Translation to de failed/);
-    expect(res.body.error.message).not.toMatch(/sk-test-translation/);
-    expect(imitation.requests.length - before).toBeGreaterThan(1);
-  }, 200_000);
+  test.each(['error500', 'timeout', 'malformed'] as const)(
+    'provider failure (%s): the stage retries, then the campaign fails with a clear error',
+    async (mode) => {
+      imitation.setMode(mode);
+      const before = imitation.requests.length;
+      const created = await h.request('POST', '/api/v1/campaigns', { key, body: { url: h.pageUrl, languages: ['de'] } });
+      const res = await waitForStatus(h, key, created.body.campaign_id, atRendererDoor);
+      expect(res.body.status).toBe('failed');
+      expect(res.body.error.code).toBe('translation_failed');
+      expect(res.body.error.message).toMatch(/Translation to de failed/);
+      expect(res.body.error.message).not.toMatch(/sk-test-translation/);
+      expect(imitation.requests.length - before).toBeGreaterThan(1);
+    },
+    200_000,
+  );
 });

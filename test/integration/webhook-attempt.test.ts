@@ -28,7 +28,9 @@ test('a closed port: not delivered, no status, the connection error recorded', a
 
 test('a receiver that takes the request and never answers is given up at the deadline', async () => {
   let requests = 0;
-  const server = http.createServer(() => { requests += 1; /* never answers */ });
+  const server = http.createServer(() => {
+    requests += 1; /* never answers */
+  });
   const port = await listen(server);
   try {
     const result = await attemptDelivery(`http://127.0.0.1:${port}/hook`, headers, body, { ...loopbackAllowed, timeoutMs: 700 });
@@ -45,7 +47,9 @@ test('a receiver that takes the request and never answers is given up at the dea
 test('an answer without end is read up to the cap, then dropped: 2xx counts, the attempt ends', async () => {
   let sent = 0;
   let connectionClosed!: () => void;
-  const closed = new Promise<void>((resolve) => { connectionClosed = resolve; });
+  const closed = new Promise<void>((resolve) => {
+    connectionClosed = resolve;
+  });
   const server = http.createServer((_req, res) => {
     res.writeHead(200, { 'Content-Type': 'text/plain' });
     const chunk = Buffer.alloc(4096, 'x');
@@ -71,10 +75,18 @@ test('an answer without end is read up to the cap, then dropped: 2xx counts, the
 
 test('private addresses are refused before any connection, by name (resolved at connection time) or literal', async () => {
   let connections = 0;
-  const sink = net.createServer((socket) => { connections += 1; socket.destroy(); });
+  const sink = net.createServer((socket) => {
+    connections += 1;
+    socket.destroy();
+  });
   const port = await listen(sink);
   try {
-    for (const url of [`https://localhost:${port}/hook`, `https://127.0.0.1:${port}/hook`, `https://[::1]:${port}/hook`, `https://10.0.0.1:${port}/hook`]) {
+    for (const url of [
+      `https://localhost:${port}/hook`,
+      `https://127.0.0.1:${port}/hook`,
+      `https://[::1]:${port}/hook`,
+      `https://10.0.0.1:${port}/hook`,
+    ]) {
       const result = await attemptDelivery(url, headers, body, production);
       expect(result).toMatchObject({ delivered: false, statusCode: null, error: expect.stringMatching(/^address not allowed/) });
     }

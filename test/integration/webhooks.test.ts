@@ -23,7 +23,14 @@ const receivers: WebhookReceiver[] = [];
 beforeAll(async () => {
   h = await startHarness({
     render: 'worker',
-    config: { rateLimits: limits, videoTargetSeconds: 10, captureMaxShots: 2, webhookRetryDelaysMs: [1100, 1100], campaignSweepMs: 300, campaignLeaseMs: 3000 },
+    config: {
+      rateLimits: limits,
+      videoTargetSeconds: 10,
+      captureMaxShots: 2,
+      webhookRetryDelaysMs: [1100, 1100],
+      campaignSweepMs: 300,
+      campaignLeaseMs: 3000,
+    },
   });
   customer = await h.newCustomer('business');
   ({ secret } = await h.call<{ secret: string }>('accounts.webhookSecret', { org_id: customer.orgId }));
@@ -40,29 +47,61 @@ async function receiver(answer?: Parameters<typeof startWebhookReceiver>[0]): Pr
 }
 
 /** A campaign row in a given state, as if the pipeline had brought it there (no page load needed). */
-async function insertCampaign(status: string, webhookUrl: string | null, deadline = new Date(Date.now() + 30 * 60_000)): Promise<string> {
+/**
+ * A campaign row in `status`. `held`: its lease belongs to an actor that is not there, so the reaper leaves it
+ * alone and the test alone moves it (without it, the 300 ms sweep may run its stage first).
+ */
+async function insertCampaign(
+  status: string,
+  webhookUrl: string | null,
+  deadline = new Date(Date.now() + 30 * 60_000),
+  held = false,
+): Promise<string> {
   const id = crypto.randomUUID();
-  await h.sql(`INSERT INTO campaigns (id, org_id, job_id, status, url, title, languages, platforms, webhook_url, progress, quota_period, status_changed_at, deadline_at, created_at, updated_at)
-    VALUES ($1, $2, $1, $3, 'https://acme.example/', 'acme.example', '["en"]', '["tiktok"]', $4, 50, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM'), now(), $5, now(), now())`,
-  [id, customer.orgId, status, webhookUrl, deadline]);
+  const lease = held ? new Date(Date.now() + 10 * 60_000) : null;
+  await h.sql(
+    `INSERT INTO campaigns (id, org_id, job_id, status, url, title, languages, platforms, webhook_url, progress, quota_period, status_changed_at, deadline_at,
+    lease_owner, lease_expires_at, created_at, updated_at)
+    VALUES ($1, $2, $1, $3, 'https://acme.example/', 'acme.example', '["en"]', '["tiktok"]', $4, 50, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM'), now(), $5,
+    $6, $7, now(), now())`,
+    [id, customer.orgId, status, webhookUrl, deadline, held ? 'test-holder' : null, lease],
+  );
   return id;
 }
 
-const deliveries = (campaignId: string) => h.sql('SELECT d.id, d.event_id, d.event_type, d.status, d.attempts FROM webhook_deliveries d WHERE d.campaign_id = $1', [campaignId]);
-const attempts = (campaignId: string) => h.sql('SELECT a.attempt, a.signed_timestamp, a.status_code, a.error FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.campaign_id = $1 ORDER BY a.attempt', [campaignId]);
+const deliveries = (campaignId: string) =>
+  h.sql('SELECT d.id, d.event_id, d.event_type, d.status, d.attempts FROM webhook_deliveries d WHERE d.campaign_id = $1', [campaignId]);
+const attempts = (campaignId: string) =>
+  h.sql(
+    'SELECT a.attempt, a.signed_timestamp, a.status_code, a.error FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.campaign_id = $1 ORDER BY a.attempt',
+    [campaignId],
+  );
 
 test('a campaign reaches review; the receiver gets one campaign.completed whose signature and body verify; publish then 409', async () => {
   const hook = await receiver();
-  const created = await h.request('POST', '/api/v1/campaigns', { key: customer.key, body: { url: h.pageUrl, languages: ['en'], platforms: ['tiktok'], webhook_url: hook.url } });
+  const created = await h.request('POST', '/api/v1/campaigns', {
+    key: customer.key,
+    body: { url: h.pageUrl, languages: ['en'], platforms: ['tiktok'], webhook_url: hook.url },
+  });
   expect(created.status).toBe(201);
   const id = created.body.campaign_id;
   const early = await h.request('POST', `/api/v1/campaigns/${id}/publish`, { key: customer.key });
   expect(early.status).toBe(409);
   expect(early.body).toMatchObject({ success: false, error: { code: 'conflict' } });
 
-  const done = await waitFor(() => h.request('GET', `/api/v1/campaigns/${id}`, { key: customer.key }), (res) => ['review', 'failed'].includes(res.body.status), 240_000, 500);
+  const done = await waitFor(
+    () => h.request('GET', `/api/v1/campaigns/${id}`, { key: customer.key }),
+    (res) => ['review', 'failed'].includes(res.body.status),
+    240_000,
+    500,
+  );
   expect(done.body.status).toBe('review');
-  await waitFor(async () => hook.received.length, (n) => n >= 1, 15_000, 100);
+  await waitFor(
+    async () => hook.received.length,
+    (n) => n >= 1,
+    15_000,
+    100,
+  );
   expect(hook.received).toHaveLength(1);
   const [webhook] = hook.received;
   expect(verifyWebhook(webhook, secret)).toBe(true);
@@ -92,9 +131,19 @@ test('a campaign reaches review; the receiver gets one campaign.completed whose 
 
 test('a receiver that keeps failing gets exactly 3 attempts with one event id and fresh timestamps; the delivery is recorded failed', async () => {
   const hook = await receiver(() => ({ status: 503 }));
-  const id = await insertCampaign('rendering', hook.url);
-  await h.call('campaigns.transition', { campaign_id: id, to: 'failed', error_code: 'render_failed', error_message: 'The renderer gave up.' });
-  await waitFor(() => deliveries(id), (rows) => rows[0]?.status === 'failed', 20_000, 200);
+  const id = await insertCampaign('rendering', hook.url, undefined, true);
+  await h.call('campaigns.transition', {
+    campaign_id: id,
+    to: 'failed',
+    error_code: 'render_failed',
+    error_message: 'The renderer gave up.',
+  });
+  await waitFor(
+    () => deliveries(id),
+    (rows) => rows[0]?.status === 'failed',
+    20_000,
+    200,
+  );
   await new Promise((resolve) => setTimeout(resolve, 1500));
   expect(hook.received).toHaveLength(3);
   const ids = new Set(hook.received.map((r) => r.headers['x-service-event-id']));
@@ -104,7 +153,11 @@ test('a receiver that keeps failing gets exactly 3 attempts with one event id an
   expect(hook.received.every((r) => verifyWebhook(r, secret))).toBe(true);
   expect(JSON.parse(hook.received[0].body)).toMatchObject({ event: 'campaign.failed', campaign_id: id, status: 'failed' });
   const recorded = await attempts(id);
-  expect(recorded.map((a) => [a.attempt, a.status_code])).toEqual([[1, 503], [2, 503], [3, 503]]);
+  expect(recorded.map((a) => [a.attempt, a.status_code])).toEqual([
+    [1, 503],
+    [2, 503],
+    [3, 503],
+  ]);
   expect(recorded.map((a) => Number(a.signed_timestamp))).toEqual(timestamps);
   expect(await deliveries(id)).toEqual([expect.objectContaining({ status: 'failed', attempts: 3 })]);
 }, 60_000);
@@ -114,9 +167,14 @@ test('a receiver answering 302 is a failure; the redirect target is never contac
   try {
     sink = await startSink();
     const hook = await receiver(() => ({ status: 302, headers: { Location: `${sink!.origin}/stolen` } }));
-    const id = await insertCampaign('rendering', hook.url);
+    const id = await insertCampaign('rendering', hook.url, undefined, true);
     await h.call('campaigns.transition', { campaign_id: id, to: 'failed', error_code: 'render_failed', error_message: 'x' });
-    await waitFor(() => deliveries(id), (rows) => rows[0]?.status === 'failed', 20_000, 200);
+    await waitFor(
+      () => deliveries(id),
+      (rows) => rows[0]?.status === 'failed',
+      20_000,
+      200,
+    );
     expect(hook.received).toHaveLength(3);
     expect((await attempts(id)).map((a) => a.error)).toEqual(Array(3).fill('redirect (302) not followed'));
     expect(sink.hits).toEqual([]);
@@ -127,14 +185,28 @@ test('a receiver answering 302 is a failure; the redirect target is never contac
 
 test('a stage that keeps failing fails the campaign with its error, sends campaign.failed and refunds the quota', async () => {
   const hook = await receiver();
-  const id = await insertCampaign('voiceover', hook.url);
-  // Nothing for the voiceover stage to speak: it fails on every try; the reaper starts it (no actor holds it).
+  // The campaign's quota use is counted before the campaign exists, as create does: the 300 ms reaper may fail it at once.
   const [{ period }] = await h.sql("SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM') AS period");
-  await h.sql('INSERT INTO usage_counters (org_id, period, used) VALUES ($1, $2, 1) ON CONFLICT (org_id, period) DO UPDATE SET used = usage_counters.used + 1', [customer.orgId, period]);
+  await h.sql(
+    'INSERT INTO usage_counters (org_id, period, used) VALUES ($1, $2, 1) ON CONFLICT (org_id, period) DO UPDATE SET used = usage_counters.used + 1',
+    [customer.orgId, period],
+  );
   const [{ used: before }] = await h.sql('SELECT used FROM usage_counters WHERE org_id = $1 AND period = $2', [customer.orgId, period]);
-  const read = await waitFor(() => h.request('GET', `/api/v1/campaigns/${id}`, { key: customer.key }), (res) => res.body.status === 'failed', 20_000, 200);
+  // Nothing for the voiceover stage to speak: it fails on every try; the reaper starts it (no actor holds it).
+  const id = await insertCampaign('voiceover', hook.url);
+  const read = await waitFor(
+    () => h.request('GET', `/api/v1/campaigns/${id}`, { key: customer.key }),
+    (res) => res.body.status === 'failed',
+    20_000,
+    200,
+  );
   expect(read.body.error).toEqual({ code: 'speech_failed', message: expect.stringMatching(/scripts are missing/) });
-  await waitFor(async () => hook.received.length, (n) => n >= 1, 10_000, 100);
+  await waitFor(
+    async () => hook.received.length,
+    (n) => n >= 1,
+    10_000,
+    100,
+  );
   expect(JSON.parse(hook.received[0].body)).toMatchObject({ event: 'campaign.failed', campaign_id: id, status: 'failed' });
   const [{ used: after }] = await h.sql('SELECT used FROM usage_counters WHERE org_id = $1 AND period = $2', [customer.orgId, period]);
   expect(Number(after)).toBe(Number(before) - 1);
@@ -143,9 +215,19 @@ test('a stage that keeps failing fails the campaign with its error, sends campai
 test('a campaign past its deadline fails with timeout and sends campaign.failed', async () => {
   const hook = await receiver();
   const id = await insertCampaign('rendering', hook.url, new Date(Date.now() - 1000));
-  const read = await waitFor(() => h.request('GET', `/api/v1/campaigns/${id}`, { key: customer.key }), (res) => res.body.status === 'failed', 20_000, 200);
+  const read = await waitFor(
+    () => h.request('GET', `/api/v1/campaigns/${id}`, { key: customer.key }),
+    (res) => res.body.status === 'failed',
+    20_000,
+    200,
+  );
   expect(read.body.error).toEqual({ code: 'timeout', message: expect.stringMatching(/did not finish within 30 minutes/) });
-  await waitFor(async () => hook.received.length, (n) => n >= 1, 10_000, 100);
+  await waitFor(
+    async () => hook.received.length,
+    (n) => n >= 1,
+    10_000,
+    100,
+  );
   expect(JSON.parse(hook.received[0].body)).toMatchObject({ event: 'campaign.failed', campaign_id: id });
   // The stored files of a failed campaign stay where they were; nothing of this one was rendered.
   expect(fs.existsSync(path.join(h.config.dataDir, 'files', 'campaigns', id, 'videos'))).toBe(false);

@@ -4,7 +4,6 @@
  * that hangs); names listed in `records` get their A records with the given TTL; anything else is NXDOMAIN.
  */
 import dgram from 'node:dgram';
-import type { AddressInfo } from 'node:net';
 import dnsPacket from 'dns-packet';
 
 export interface TestDnsServer {
@@ -31,9 +30,10 @@ export async function startDnsServer(records: Record<string, { addresses: string
     queries.set(name, (queries.get(name) ?? 0) + 1);
     if (name.endsWith('.hang.test')) return;
     const record = records[name];
-    const answers = record && question.type === 'A'
-      ? record.addresses.map((data) => ({ type: 'A' as const, name: question.name, ttl: record.ttl, class: 'IN' as const, data }))
-      : [];
+    const answers =
+      record && question.type === 'A'
+        ? record.addresses.map((data) => ({ type: 'A' as const, name: question.name, ttl: record.ttl, class: 'IN' as const, data }))
+        : [];
     const response = dnsPacket.encode({
       id: query.id,
       type: 'response',
@@ -44,7 +44,7 @@ export async function startDnsServer(records: Record<string, { addresses: string
     socket.send(response, peer.port, peer.address);
   });
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-  const { port } = socket.address() as AddressInfo;
+  const { port } = socket.address();
   return {
     address: `127.0.0.1:${port}`,
     queries,

@@ -12,7 +12,7 @@ import { ServiceBroker, type ServiceSchema } from 'moleculer';
 import Redis from 'ioredis';
 import pg from 'pg';
 import { loadConfig, type AppConfig, type ConfigOverrides } from '../../config';
-import { brokerOptions } from '../../config/broker';
+import { brokerOptions } from '../../broker-options';
 import { transporterOption } from '../../lib/redis-transporter';
 import AccountsService from '../../services/accounts.service';
 import ApiService from '../../services/api.service';
@@ -60,7 +60,11 @@ export interface Harness {
   call<T = any>(action: string, params?: Record<string, unknown>): Promise<T>;
   /** An organization with an owner and one key. */
   newCustomer(plan?: string, scopes?: string[]): Promise<{ orgId: string; key: string; keyId: string }>;
-  request(method: string, route: string, init?: { key?: string; header?: 'bearer' | 'x-api-key'; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; body: any }>;
+  request(
+    method: string,
+    route: string,
+    init?: { key?: string; header?: 'bearer' | 'x-api-key'; body?: unknown; headers?: Record<string, string> },
+  ): Promise<{ status: number; headers: Headers; body: any }>;
   sql<T = any>(query: string, params?: unknown[]): Promise<T[]>;
   stop(): Promise<void>;
 }
@@ -74,12 +78,20 @@ const PHASE_DEADLINE_MS = 45_000;
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const startupTimes: Array<[string, number]> = [];
-  const phase = async <T,>(name: string, work: Promise<T>): Promise<T> => {
+  const phase = async <T>(name: string, work: Promise<T>): Promise<T> => {
     const started = Date.now();
     let timer: NodeJS.Timeout | undefined;
     const overrun = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`harness startup: ${name} did not finish within ${PHASE_DEADLINE_MS / 1000} s `
-        + `(finished: ${startupTimes.map(([n, ms]) => `${n} ${ms} ms`).join(', ') || 'nothing'})`)), PHASE_DEADLINE_MS);
+      timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `harness startup: ${name} did not finish within ${PHASE_DEADLINE_MS / 1000} s ` +
+                `(finished: ${startupTimes.map(([n, ms]) => `${n} ${ms} ms`).join(', ') || 'nothing'})`,
+            ),
+          ),
+        PHASE_DEADLINE_MS,
+      );
     });
     try {
       return await Promise.race([work, overrun]);
@@ -93,29 +105,33 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const schema = uniqueName('t');
   // Stored files (screenshots) and, for SQLite, the database itself.
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cv-test-'));
-  const config = loadConfig({}, {
-    port: 0,
-    dataDir,
-    databaseUrl: dialect === 'postgres' ? TEST_DATABASE_URL : undefined,
-    databaseSchema: dialect === 'postgres' ? schema : undefined,
-    redisUrl,
-    redisPrefix: `${schema}:`,
-    allowPrivateNetwork: true,
-    renderQuality: 'draft',
-    logLevel: 'warn',
-    namespace: schema,
-    // Brokers joined by the Fake transporter share one process and cannot die apart; a loaded CI machine can
-    // starve their heartbeats for seconds, which must not read as a lost node (503). Redis clusters keep 6 s.
-    ...(options.transport === 'redis' ? {} : { heartbeatTimeoutSeconds: 30 }),
-    ...options.config,
-  });
+  const config = loadConfig(
+    {},
+    {
+      port: 0,
+      dataDir,
+      databaseUrl: dialect === 'postgres' ? TEST_DATABASE_URL : undefined,
+      databaseSchema: dialect === 'postgres' ? schema : undefined,
+      redisUrl,
+      redisPrefix: `${schema}:`,
+      allowPrivateNetwork: true,
+      renderQuality: 'draft',
+      logLevel: 'warn',
+      namespace: schema,
+      // Brokers joined by the Fake transporter share one process and cannot die apart; a loaded CI machine can
+      // starve their heartbeats for seconds, which must not read as a lost node (503). Redis clusters keep 6 s.
+      ...(options.transport === 'redis' ? {} : { heartbeatTimeoutSeconds: 30 }),
+      ...options.config,
+    },
+  );
   const transporter = options.transport === 'redis' ? transporterOption(redisUrl) : 'Fake';
-  const make = (nodeID: string) => new ServiceBroker({
-    ...brokerOptions(config),
-    nodeID: `${nodeID}-${schema}`,
-    transporter: transporter as any,
-    logger: process.env.HARNESS_LOG ? { type: 'Console', options: { level: 'info' } } : false,
-  });
+  const make = (nodeID: string) =>
+    new ServiceBroker({
+      ...brokerOptions(config),
+      nodeID: `${nodeID}-${schema}`,
+      transporter: transporter as any,
+      logger: process.env.HARNESS_LOG ? { type: 'Console', options: { level: 'info' } } : false,
+    });
   const site = await phase('fixture site', startFixtureSite());
   const api = make('api');
   const worker = make('worker');
@@ -132,24 +148,37 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   (captureNode ?? worker).createService(CaptureService);
   for (const service of options.workerServices ?? []) worker.createService(service);
   await Promise.all([
-    phase('worker start', worker.start()), phase('api start', api.start()), captureNode && phase('capture node start', captureNode.start()),
+    phase('worker start', worker.start()),
+    phase('api start', api.start()),
+    captureNode && phase('capture node start', captureNode.start()),
   ]);
   await phase('api sees the worker', api.waitForServices(['accounts', 'campaigns', 'capture']));
   if (process.env.HARNESS_TIMING) console.log(`harness ${schema}: ${startupTimes.map(([name, ms]) => `${name} ${ms} ms`).join(', ')}`);
   const port = ((api.getLocalService('api') as any).server.address() as AddressInfo).port;
   const baseUrl = `http://127.0.0.1:${port}`;
 
-  const call = <T,>(action: string, params: Record<string, unknown> = {}) => worker.call<T, Record<string, unknown>>(action, params);
+  const call = <T>(action: string, params: Record<string, unknown> = {}) => worker.call<T, Record<string, unknown>>(action, params);
 
   const harness: Harness = {
-    baseUrl, config, api, worker, call, site, pageUrl: site.url('/'), captureNode,
+    baseUrl,
+    config,
+    api,
+    worker,
+    call,
+    site,
+    pageUrl: site.url('/'),
+    captureNode,
     async newCustomer(plan = 'business', scopes) {
       const { org_id: orgId } = await call<{ org_id: string }>('accounts.createOrganization', { name: 'Test Co', plan });
       await call('accounts.addUser', { org_id: orgId, email: 'owner@test.example', role: 'owner' });
       // Plans without API access cannot be given keys; make the key on a paid plan, then move the organization.
       const keyPlan = plan === 'free' || plan === 'starter' ? 'growth' : plan;
       if (keyPlan !== plan) await call('accounts.setPlan', { org_id: orgId, plan: keyPlan });
-      const { key, key_id: keyId } = await call<{ key: string; key_id: string }>('accounts.createKey', { org_id: orgId, by: 'owner@test.example', ...(scopes ? { scopes } : {}) });
+      const { key, key_id: keyId } = await call<{ key: string; key_id: string }>('accounts.createKey', {
+        org_id: orgId,
+        by: 'owner@test.example',
+        ...(scopes ? { scopes } : {}),
+      });
       if (keyPlan !== plan) await call('accounts.setPlan', { org_id: orgId, plan });
       return { orgId, key, keyId };
     },
@@ -167,7 +196,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       const res = await fetch(`${baseUrl}${route}`, { method, headers, body });
       const text = await res.text();
       let parsed: unknown = text;
-      try { parsed = JSON.parse(text); } catch { /* not JSON: keep the text */ }
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        /* not JSON: keep the text */
+      }
       return { status: res.status, headers: res.headers, body: parsed };
     },
     async sql(query, params = []) {

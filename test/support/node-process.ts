@@ -55,7 +55,9 @@ export function processesWithMarker(marker: string): number[] {
     if (!/^\d+$/.test(entry)) continue;
     try {
       if (fs.readFileSync(`/proc/${entry}/environ`).includes(needle)) found.push(Number(entry));
-    } catch { /* gone, or not ours */ }
+    } catch {
+      /* gone, or not ours */
+    }
   }
   return found;
 }
@@ -64,22 +66,36 @@ export function startNodeProcess(h: Harness, options: NodeProcessOptions): NodeP
   const ownDataDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'cv-node-'));
   const marker = `${options.nodeID}-${crypto.randomBytes(6).toString('hex')}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/runner.ts', '--config', 'moleculer.config.ts', '--mask', '**/*.service.ts', 'services'], {
-    cwd: ROOT,
-    env: {
-      ...process.env, NODE_OPTIONS: '', SERVICES: options.services.join(','), TRANSPORTER: h.config.redisUrl ?? TEST_REDIS_URL,
-      NAMESPACE: h.config.namespace, NODE_ID: options.nodeID, DATA_DIR: dataDir, RENDER_QUALITY: 'draft', RENDER_CONCURRENCY: '1', LOG_LEVEL: 'warn',
-      ...options.env,
-      [MARKER_VARIABLE]: marker,
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'scripts/runner.ts', '--config', 'moleculer.config.ts', '--mask', '**/*.service.ts', 'services'],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        NODE_OPTIONS: '',
+        SERVICES: options.services.join(','),
+        TRANSPORTER: h.config.redisUrl ?? TEST_REDIS_URL,
+        NAMESPACE: h.config.namespace,
+        NODE_ID: options.nodeID,
+        DATA_DIR: dataDir,
+        RENDER_QUALITY: 'draft',
+        RENDER_CONCURRENCY: '1',
+        LOG_LEVEL: 'warn',
+        ...options.env,
+        [MARKER_VARIABLE]: marker,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: options.detached ?? false,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: options.detached ?? false,
-  });
+  );
   const keepChars = options.keepOutputChars ?? 8000;
   let output = '';
-  const keep = (chunk: Buffer) => { output = (output + chunk.toString()).slice(-keepChars); };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-keepChars);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
   const exitedNow = () => child.exitCode !== null || child.signalCode !== null;
   const exit = new Promise<void>((resolve) => {
     if (exitedNow()) resolve();
@@ -89,10 +105,19 @@ export function startNodeProcess(h: Harness, options: NodeProcessOptions): NodeP
     try {
       if (options.detached) process.kill(-child.pid!, signal);
       else child.kill(signal);
-    } catch { /* already gone */ }
+    } catch {
+      /* already gone */
+    }
   };
   return {
-    nodeID: options.nodeID, process: child, dataDir, marker, output: () => output, exited: exitedNow, exit: () => exit, kill,
+    nodeID: options.nodeID,
+    process: child,
+    dataDir,
+    marker,
+    output: () => output,
+    exited: exitedNow,
+    exit: () => exit,
+    kill,
     leftovers: () => processesWithMarker(marker),
     async stop() {
       if (!exitedNow()) {
@@ -105,7 +130,11 @@ export function startNodeProcess(h: Harness, options: NodeProcessOptions): NodeP
       const deadline = Date.now() + 5000;
       while (processesWithMarker(marker).length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
       for (const pid of processesWithMarker(marker)) {
-        try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
       }
       if (ownDataDir) fs.rmSync(dataDir, { recursive: true, force: true });
     },

@@ -24,7 +24,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import crypto from 'node:crypto';
 
-export type OpenAIImitationMode = 'translate' | 'timeout' | 'error500' | 'malformed' | 'wrong-count' | 'echo' | 'status400' | 'fenced-array';
+export type OpenAIImitationMode =
+  'translate' | 'timeout' | 'error500' | 'malformed' | 'wrong-count' | 'echo' | 'status400' | 'fenced-array';
 
 export interface RecordedRequest {
   method: string;
@@ -79,7 +80,11 @@ function completion(model: string, content: string, promptChars: number) {
 
 function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'x-request-id': crypto.randomUUID() });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    'x-request-id': crypto.randomUUID(),
+  });
   res.end(text);
 }
 
@@ -108,7 +113,7 @@ export async function startOpenAIImitation(): Promise<OpenAIImitation> {
         return;
       }
       if (!String(req.headers.authorization ?? '').startsWith('Bearer ')) {
-        sendJson(res, 401, openAIError('You didn\'t provide an API key.', 'invalid_request_error', null));
+        sendJson(res, 401, openAIError("You didn't provide an API key.", 'invalid_request_error', null));
         return;
       }
       if (typeof body !== 'object' || body === null) {
@@ -125,7 +130,11 @@ export async function startOpenAIImitation(): Promise<OpenAIImitation> {
           sendJson(res, 500, openAIError('The server had an error while processing your request. Sorry about that!', 'server_error', null));
           return;
         case 'status400':
-          sendJson(res, 400, openAIError(`The model \`${model}\` does not support this request.`, 'invalid_request_error', 'invalid_request'));
+          sendJson(
+            res,
+            400,
+            openAIError(`The model \`${model}\` does not support this request.`, 'invalid_request_error', 'invalid_request'),
+          );
           return;
         case 'malformed':
           sendJson(res, 200, completion(model, 'Sure! Here are your translations: 1. ...', raw.length));
@@ -140,7 +149,11 @@ export async function startOpenAIImitation(): Promise<OpenAIImitation> {
           return;
         }
         case 'fenced-array':
-          sendJson(res, 200, completion(model, '```json\n' + JSON.stringify(texts.map((t) => fakeTranslation(t, to))) + '\n```', raw.length));
+          sendJson(
+            res,
+            200,
+            completion(model, '```json\n' + JSON.stringify(texts.map((t) => fakeTranslation(t, to))) + '\n```', raw.length),
+          );
           return;
         case 'translate':
         default:
@@ -157,11 +170,14 @@ export async function startOpenAIImitation(): Promise<OpenAIImitation> {
 
   return {
     baseUrl: `http://127.0.0.1:${port}`,
-    setMode(next) { mode = next; },
+    setMode(next) {
+      mode = next;
+    },
     requests,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections(); // includes requests held open by 'timeout'
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections(); // includes requests held open by 'timeout'
+      }),
   };
 }

@@ -20,16 +20,25 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const alive = (pid: number) => {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 };
 
 test('a start that never answers is killed at the deadline, tried once more, then fails with a clear error', async () => {
   const puppeteer = (await import('puppeteer-core')).default;
   let calls = 0;
   const started = Date.now();
-  const launch = (opts: LaunchOptions) => { calls += 1; return puppeteer.launch(opts); };
-  await expect(launchWithDeadline(launch, { executablePath: silentBrowser, pipe: true, headless: true }, 1500))
-    .rejects.toThrow('Chromium did not start within 1.5 s');
+  const launch = (opts: LaunchOptions) => {
+    calls += 1;
+    return puppeteer.launch(opts);
+  };
+  await expect(launchWithDeadline(launch, { executablePath: silentBrowser, pipe: true, headless: true }, 1500)).rejects.toThrow(
+    'Chromium did not start within 1.5 s',
+  );
   const took = Date.now() - started;
   expect(calls).toBe(2);
   expect(took).toBeGreaterThanOrEqual(3000);
@@ -42,9 +51,16 @@ test('a start that never answers is killed at the deadline, tried once more, the
 
 test('a real Chromium starts within the deadline and is returned as is', async () => {
   const puppeteer = (await import('puppeteer-core')).default;
-  const browser = await launchWithDeadline((opts) => puppeteer.launch(opts), {
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', pipe: true, headless: true, args: ['--no-sandbox', '--headless=new'],
-  }, 30_000);
+  const browser = await launchWithDeadline(
+    (opts) => puppeteer.launch(opts),
+    {
+      executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+      pipe: true,
+      headless: true,
+      args: ['--no-sandbox', '--headless=new'],
+    },
+    30_000,
+  );
   try {
     expect(await browser.version()).toMatch(/Chrom/);
     // The deadline's timer is gone: the browser is still up well after a short deadline would have fired.
@@ -56,6 +72,15 @@ test('a real Chromium starts within the deadline and is returned as is', async (
 
 test('an error that is not the deadline is raised at once, without a second try', async () => {
   let calls = 0;
-  await expect(launchWithDeadline(async () => { calls += 1; throw new Error('no such executable'); }, {}, 5000)).rejects.toThrow('no such executable');
+  await expect(
+    launchWithDeadline(
+      async () => {
+        calls += 1;
+        throw new Error('no such executable');
+      },
+      {},
+      5000,
+    ),
+  ).rejects.toThrow('no such executable');
   expect(calls).toBe(1);
 });

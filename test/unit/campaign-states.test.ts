@@ -1,5 +1,12 @@
 import {
-  CAMPAIGN_STATES, GENERATING_STATES, TRANSITIONS, canTransition, isTerminal, nextState, PROGRESS_ON_ENTRY, STAGE_ACTIONS,
+  CAMPAIGN_STATES,
+  GENERATING_STATES,
+  TRANSITIONS,
+  canTransition,
+  isTerminal,
+  nextState,
+  PROGRESS_ON_ENTRY,
+  STAGE_ACTIONS,
 } from '../../lib/campaign-states';
 
 describe('campaign state table', () => {

@@ -9,11 +9,24 @@ test('the default title is the host without a leading www.', () => {
 
 test('videos are ordered by language then platform, links null until ready, error only when failed', () => {
   const campaign = {
-    id: 'c1', status: 'failed', url: 'https://acme.io/', title: 'acme.io', languages: ['ja', 'en'], platforms: ['youtube', 'tiktok'],
-    progress: 0, created_at: '2026-11-01T00:00:00.000Z', error_code: 'timeout', error_message: 'Took too long.',
+    id: 'c1',
+    status: 'failed',
+    url: 'https://acme.io/',
+    title: 'acme.io',
+    languages: ['ja', 'en'],
+    platforms: ['youtube', 'tiktok'],
+    progress: 0,
+    created_at: '2026-11-01T00:00:00.000Z',
+    error_code: 'timeout',
+    error_message: 'Took too long.',
   };
   const video = (id: string, language: string, platform: string) => ({ id, language, platform, status: 'queued' });
-  const body = presentCampaign(campaign, [video('a', 'en', 'tiktok'), video('b', 'ja', 'tiktok'), video('c', 'en', 'youtube'), video('d', 'ja', 'youtube')]);
+  const body = presentCampaign(campaign, [
+    video('a', 'en', 'tiktok'),
+    video('b', 'ja', 'tiktok'),
+    video('c', 'en', 'youtube'),
+    video('d', 'ja', 'youtube'),
+  ]);
   expect((body.videos as any[]).map((v) => v.id)).toEqual(['d', 'b', 'c', 'a']);
   expect((body.videos as any[])[0]).toMatchObject({ file_url: null, captions_url: null, published_at: null, duration_seconds: null });
   expect(body.error).toEqual({ code: 'timeout', message: 'Took too long.' });
@@ -22,8 +35,14 @@ test('videos are ordered by language then platform, links null until ready, erro
 
 test('each video carries the links the caller signs for it; without a signer they stay null', () => {
   const campaign = {
-    id: 'c1', status: 'review', url: 'https://acme.io/', title: 'acme.io', languages: ['en'], platforms: ['tiktok', 'youtube'],
-    progress: 100, created_at: '2026-11-01T00:00:00.000Z',
+    id: 'c1',
+    status: 'review',
+    url: 'https://acme.io/',
+    title: 'acme.io',
+    languages: ['en'],
+    platforms: ['tiktok', 'youtube'],
+    progress: 100,
+    created_at: '2026-11-01T00:00:00.000Z',
   };
   const videos = [
     { id: 'a', language: 'en', platform: 'tiktok', status: 'ready', file_key: 'a.mp4', captions_key: 'a.vtt' },

@@ -1,19 +1,25 @@
+/** Captions: line breaking per script (lib/text.ts), cues timed to each scene's audio, WebVTT out and back in. */
 import { SUPPORTED_LANGUAGES, type LanguageCode } from '../../config/catalog';
-import {
-  buildCues, breakLines, toWebVtt, parseWebVtt, DEFAULT_MAX_LINE_CHARS, type CaptionScene, type Cue,
-} from '../../lib/captions';
-import { PHRASES, phrase, displayLength } from '../../lib/script/phrases';
+import { buildCues, toWebVtt, parseWebVtt, DEFAULT_MAX_LINE_CHARS, type CaptionScene, type Cue } from '../../lib/captions';
+import { PHRASES, phrase } from '../../lib/script/phrases';
+import { breakLines, displayLength } from '../../lib/text';
 
 const NO_START = /^[、。，．！？）」』]/u;
 const NO_END = /[（「『]$/u;
 
-const JA = '撮影した映像をアップロードしてスタイルを選ぶだけで、数分後には字幕付きの洗練された動画が完成します。'
-  + '「自動翻訳」にも対応しているので、海外のお客様にもそのまま届けられます。今すぐacme.ioでお試しください。';
-const ZH = '我们的平台可以帮助您在几分钟内制作出专业的视频，并自动生成二十种语言的字幕。无论是“产品介绍”还是活动宣传，都能轻松完成！立即访问acme.io，开始体验。';
-const KO = '업로드한 영상을 몇 분 만에 세련된 홍보 영상으로 바꿔 주고, 스무 개 언어의 자막도 자동으로 만들어 줍니다. 지금 바로 acme.io에서 시작해 보세요.';
-const AR = 'يحوّل Acme لقطاتك إلى فيديو احترافي جاهز للمشاركة خلال دقائق، مع ترجمة تلقائية إلى عشرين لغة وتعليق صوتي طبيعي يناسب جمهورك أينما كان.';
-const EN = 'Upload your footage, pick a style, and Acme turns it into a polished, ready-to-share video in minutes, with captions in twenty languages and a natural-sounding voiceover.';
-const DE = 'Laden Sie Ihr Rohmaterial hoch, wählen Sie einen Stil, und Acme macht daraus in wenigen Minuten ein fertiges Produktvideo mit Untertiteln in zwanzig Sprachen.';
+const JA =
+  '撮影した映像をアップロードしてスタイルを選ぶだけで、数分後には字幕付きの洗練された動画が完成します。' +
+  '「自動翻訳」にも対応しているので、海外のお客様にもそのまま届けられます。今すぐacme.ioでお試しください。';
+const ZH =
+  '我们的平台可以帮助您在几分钟内制作出专业的视频，并自动生成二十种语言的字幕。无论是“产品介绍”还是活动宣传，都能轻松完成！立即访问acme.io，开始体验。';
+const KO =
+  '업로드한 영상을 몇 분 만에 세련된 홍보 영상으로 바꿔 주고, 스무 개 언어의 자막도 자동으로 만들어 줍니다. 지금 바로 acme.io에서 시작해 보세요.';
+const AR =
+  'يحوّل Acme لقطاتك إلى فيديو احترافي جاهز للمشاركة خلال دقائق، مع ترجمة تلقائية إلى عشرين لغة وتعليق صوتي طبيعي يناسب جمهورك أينما كان.';
+const EN =
+  'Upload your footage, pick a style, and Acme turns it into a polished, ready-to-share video in minutes, with captions in twenty languages and a natural-sounding voiceover.';
+const DE =
+  'Laden Sie Ihr Rohmaterial hoch, wählen Sie einen Stil, und Acme macht daraus in wenigen Minuten ein fertiges Produktvideo mit Untertiteln in zwanzig Sprachen.';
 const HI = 'बस अपना वीडियो अपलोड करें और कुछ ही मिनटों में बीस भाषाओं में सबटाइटल और स्वाभाविक आवाज़ के साथ तैयार प्रोमो वीडियो पाएँ।';
 const TH = 'อัปโหลดวิดีโอของคุณแล้วรับวิดีโอโฆษณาพร้อมคำบรรยายยี่สิบภาษาภายในไม่กี่นาที ทดลองใช้ได้แล้ววันนี้ที่ acme.io';
 
@@ -24,7 +30,11 @@ function demoScenes(lang: LanguageCode): CaptionScene[] {
   const p = PHRASES[lang];
   const vars = { name: 'Acme Cloud', domain: 'acme.io' };
   return [
-    { text: [phrase(lang, 'intro', vars), phrase(lang, 'featuresLead', vars)].join(p.sentenceSeparator), startSeconds: 0.5, durationSeconds: 3.21 },
+    {
+      text: [phrase(lang, 'intro', vars), phrase(lang, 'featuresLead', vars)].join(p.sentenceSeparator),
+      startSeconds: 0.5,
+      durationSeconds: 3.21,
+    },
     { text: SAMPLE[lang] ?? EN, startSeconds: 3.71, durationSeconds: 9.3337 },
     { text: phrase(lang, 'callToAction', vars), startSeconds: 13.5, durationSeconds: 2.4 },
   ];
@@ -37,9 +47,9 @@ function expectCoverage(cues: Cue[], scenes: CaptionScene[], language: LanguageC
   for (const scene of scenes) {
     const own = cues.filter((c) => c.start >= scene.startSeconds - 0.001 && c.end <= scene.startSeconds + scene.durationSeconds + 0.001);
     expect(own.length).toBeGreaterThan(0);
-    expect(Math.abs(ms(own[0]!.start) - scene.startSeconds * 1000)).toBeLessThanOrEqual(1);
+    expect(Math.abs(ms(own[0].start) - scene.startSeconds * 1000)).toBeLessThanOrEqual(1);
     expect(Math.abs(ms(own.at(-1)!.end) - (scene.startSeconds + scene.durationSeconds) * 1000)).toBeLessThanOrEqual(1);
-    for (let i = 1; i < own.length; i++) expect(own[i]!.start).toBe(own[i - 1]!.end); // contiguous
+    for (let i = 1; i < own.length; i++) expect(own[i].start).toBe(own[i - 1].end); // contiguous
   }
   for (const c of cues) {
     expect(c.end).toBeGreaterThan(c.start);
@@ -79,7 +89,7 @@ describe('buildCues', () => {
     const chars = cues.map((c) => c.text.replace(/\s/g, '').length);
     const total = chars.reduce((a, b) => a + b, 0);
     // Exact up to millisecond rounding of each boundary.
-    cues.forEach((c, i) => expect(Math.abs(c.end - c.start - (12 * chars[i]!) / total)).toBeLessThanOrEqual(0.0011));
+    cues.forEach((c, i) => expect(Math.abs(c.end - c.start - (12 * chars[i]) / total)).toBeLessThanOrEqual(0.0011));
   });
 
   test('short sentences share a cue; a cue never splits inside a word in English', () => {
@@ -92,16 +102,27 @@ describe('buildCues', () => {
   });
 
   test('scenes may come out of order; empty narration yields no cues; overlapping scenes are rejected', () => {
-    const cues = buildCues([
-      { text: 'Second.', startSeconds: 5, durationSeconds: 1 },
-      { text: '   ', startSeconds: 2, durationSeconds: 1 },
-      { text: 'First.', startSeconds: 0, durationSeconds: 2 },
-    ], 'en');
-    expect(cues).toEqual([{ start: 0, end: 2, text: 'First.' }, { start: 5, end: 6, text: 'Second.' }]);
-    expect(() => buildCues([
-      { text: 'One.', startSeconds: 0, durationSeconds: 2 },
-      { text: 'Two.', startSeconds: 1.5, durationSeconds: 2 },
-    ], 'en')).toThrow(RangeError);
+    const cues = buildCues(
+      [
+        { text: 'Second.', startSeconds: 5, durationSeconds: 1 },
+        { text: '   ', startSeconds: 2, durationSeconds: 1 },
+        { text: 'First.', startSeconds: 0, durationSeconds: 2 },
+      ],
+      'en',
+    );
+    expect(cues).toEqual([
+      { start: 0, end: 2, text: 'First.' },
+      { start: 5, end: 6, text: 'Second.' },
+    ]);
+    expect(() =>
+      buildCues(
+        [
+          { text: 'One.', startSeconds: 0, durationSeconds: 2 },
+          { text: 'Two.', startSeconds: 1.5, durationSeconds: 2 },
+        ],
+        'en',
+      ),
+    ).toThrow(RangeError);
     expect(() => buildCues([{ text: 'x', startSeconds: -1, durationSeconds: 1 }], 'en')).toThrow(RangeError);
     expect(() => buildCues([{ text: 'x', startSeconds: 0, durationSeconds: Number.NaN }], 'en')).toThrow(RangeError);
     expect(buildCues([{ text: 'Nothing to hear.', startSeconds: 1, durationSeconds: 0 }], 'en')).toEqual([]);
@@ -228,11 +249,19 @@ describe('WebVTT', () => {
       { start: 0, end: 1.5, text: 'R&D <fast>\nsecond line' },
       { start: 3723.456, end: 3725, text: 'a --> b' },
     ]);
-    expect(vtt).toBe([
-      'WEBVTT', '',
-      '00:00:00.000 --> 00:00:01.500', 'R&amp;D &lt;fast&gt;', 'second line', '',
-      '01:02:03.456 --> 01:02:05.000', 'a --&gt; b', '',
-    ].join('\n'));
+    expect(vtt).toBe(
+      [
+        'WEBVTT',
+        '',
+        '00:00:00.000 --> 00:00:01.500',
+        'R&amp;D &lt;fast&gt;',
+        'second line',
+        '',
+        '01:02:03.456 --> 01:02:05.000',
+        'a --&gt; b',
+        '',
+      ].join('\n'),
+    );
   });
 
   test.each([...SUPPORTED_LANGUAGES])('%s: round-trips through parseWebVtt', (lang) => {
@@ -252,9 +281,10 @@ describe('WebVTT', () => {
   });
 
   test('parses identifiers, settings, NOTE/STYLE blocks, CRLF, BOM, header text, tags and entities', () => {
-    const vtt = '\uFEFFWEBVTT - captions\r\nKind: captions\r\n\r\nSTYLE\r\n::cue { color: red }\r\n\r\nNOTE a comment\r\nspanning lines\r\n\r\n'
-      + 'intro\r\n00:01.000 --> 00:02.500 align:start line:90%\r\n<v Narrator>Hello &amp; welcome</v>\r\n\r\n\r\n'
-      + '00:00:02.500 --> 00:00:04.000\r\n&lt;tag&gt; &#233;t&#xE9;\r\n';
+    const vtt =
+      '\uFEFFWEBVTT - captions\r\nKind: captions\r\n\r\nSTYLE\r\n::cue { color: red }\r\n\r\nNOTE a comment\r\nspanning lines\r\n\r\n' +
+      'intro\r\n00:01.000 --> 00:02.500 align:start line:90%\r\n<v Narrator>Hello &amp; welcome</v>\r\n\r\n\r\n' +
+      '00:00:02.500 --> 00:00:04.000\r\n&lt;tag&gt; &#233;t&#xE9;\r\n';
     expect(parseWebVtt(vtt)).toEqual([
       { start: 1, end: 2.5, text: 'Hello & welcome' },
       { start: 2.5, end: 4, text: '<tag> été' },

@@ -27,7 +27,15 @@ afterAll(async () => {
 });
 
 function resolver(over: Partial<DnsSettings> = {}): HostResolver {
-  return new HostResolver({ ...DEFAULT_DNS_SETTINGS, servers: [server.address], hostsFile, queryTimeoutMs: 300, tries: 1, lookupDeadlineMs: 800, ...over });
+  return new HostResolver({
+    ...DEFAULT_DNS_SETTINGS,
+    servers: [server.address],
+    hostsFile,
+    queryTimeoutMs: 300,
+    tries: 1,
+    lookupDeadlineMs: 800,
+    ...over,
+  });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -61,13 +69,15 @@ test('a name whose server never answers fails at the deadline, and does not hold
   const dns = resolver({ queryTimeoutMs: 5000, tries: 3, lookupDeadlineMs: 700 });
   const started = Date.now();
   const order: string[] = [];
-  const hanging = Array.from({ length: 20 }, (_, i) => dns.resolve(`n${i}.hang.test`).then(
-    () => order.push('hang answered'),
-    (err: unknown) => {
-      order.push('hang failed');
-      return err;
-    },
-  ));
+  const hanging = Array.from({ length: 20 }, (_, i) =>
+    dns.resolve(`n${i}.hang.test`).then(
+      () => order.push('hang answered'),
+      (err: unknown) => {
+        order.push('hang failed');
+        return err;
+      },
+    ),
+  );
   const answered = dns.resolve('a.answer.test').then((addresses) => {
     order.push('other answered');
     return addresses;

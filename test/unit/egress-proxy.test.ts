@@ -12,7 +12,14 @@ import { chromiumProxyArgs, EgressProxy, type EgressDecision, type EgressProxyOp
 
 const PUBLIC_IP = '93.184.215.14';
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 interface Sink {
   port: number;
@@ -121,7 +128,13 @@ interface ProxiedResponse {
 /** An absolute-form request to the proxy, as a browser configured with an HTTP proxy sends it. */
 function getVia(proxy: EgressProxy, url: string, headers: http.OutgoingHttpHeaders = {}): Promise<ProxiedResponse> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: proxy.port, path: url, headers: { host: new URL(url).host, ...headers }, agent: false });
+    const req = http.request({
+      host: '127.0.0.1',
+      port: proxy.port,
+      path: url,
+      headers: { host: new URL(url).host, ...headers },
+      agent: false,
+    });
     req.on('response', (res) => {
       let body = '';
       res.setEncoding('utf8').on('data', (c) => (body += c));
@@ -170,7 +183,13 @@ describe('CONNECT tunnels', () => {
     expect(status).toBe(403);
     expect(echo.connections).toBe(0);
     expect(decisions).toEqual([
-      expect.objectContaining({ host: '127.0.0.1', port: echo.port, address: '127.0.0.1', allowed: false, reason: expect.stringContaining('loopback') }),
+      expect.objectContaining({
+        host: '127.0.0.1',
+        port: echo.port,
+        address: '127.0.0.1',
+        allowed: false,
+        reason: expect.stringContaining('loopback'),
+      }),
     ]);
   });
 
@@ -210,8 +229,11 @@ describe('CONNECT tunnels', () => {
 
   test('answers 502 when connecting takes longer than connectTimeoutMs', async () => {
     const realConnect = net.connect;
-    jest.spyOn(net, 'connect').mockImplementation(((...args: unknown[]) =>
-      typeof args[0] === 'object' ? new net.Socket() : (realConnect as (...a: unknown[]) => net.Socket)(...args)) as typeof net.connect);
+    jest
+      .spyOn(net, 'connect')
+      .mockImplementation((...args: unknown[]) =>
+        typeof args[0] === 'object' ? new net.Socket() : (realConnect as (...a: unknown[]) => net.Socket)(...args),
+      );
     const { proxy } = await startProxy({ allowLoopback: true, connectTimeoutMs: 200 });
     const started = Date.now();
     const { status, socket } = await connectVia(proxy, `127.0.0.1:${echo.port}`);
@@ -228,7 +250,9 @@ describe('CONNECT tunnels', () => {
     const { proxy } = await startProxy({ allowLoopback: true });
     const port = proxy.port;
     expect(proxy.url).toBe(`http://127.0.0.1:${port}`);
-    const otherAddresses = Object.values(os.networkInterfaces()).flat().filter((i) => i && !i.internal && i.family === 'IPv4');
+    const otherAddresses = Object.values(os.networkInterfaces())
+      .flat()
+      .filter((i) => i && !i.internal && i.family === 'IPv4');
     for (const other of ['::1', ...otherAddresses.map((i) => i!.address)]) {
       await expect(tcpConnect(other, port)).rejects.toThrow(/ECONNREFUSED/);
     }
@@ -271,12 +295,12 @@ describe('names and DNS rebinding', () => {
     // Stand-in for the public server: connections to PUBLIC_IP land on the echo sink.
     const realConnect = net.connect;
     const connectedTo: string[] = [];
-    jest.spyOn(net, 'connect').mockImplementation(((...args: unknown[]) => {
+    jest.spyOn(net, 'connect').mockImplementation((...args: unknown[]) => {
       if (typeof args[0] !== 'object') return (realConnect as (...a: unknown[]) => net.Socket)(...args); // the test's own client
       const { host, port } = args[0] as net.TcpNetConnectOpts;
       connectedTo.push(String(host));
       return realConnect({ host: host === PUBLIC_IP ? '127.0.0.1' : host, port });
-    }) as typeof net.connect);
+    });
     const { proxy, decisions } = await startProxy({ allowLoopback: false, resolve });
 
     const first = await connectVia(proxy, `rebind.test:${echo.port}`);
@@ -350,7 +374,9 @@ describe('plain HTTP proxy requests', () => {
     const { proxy, decisions } = await startProxy({ allowLoopback: true });
     for (const path of ['/just-a-path', `ftp://127.0.0.1:${sink.port}/`]) {
       const res = await new Promise<number>((resolve, reject) => {
-        http.get({ host: '127.0.0.1', port: proxy.port, path, agent: false }, (r) => resolve(r.resume().statusCode ?? 0)).on('error', reject);
+        http
+          .get({ host: '127.0.0.1', port: proxy.port, path, agent: false }, (r) => resolve(r.resume().statusCode ?? 0))
+          .on('error', reject);
       });
       expect(res).toBe(400);
     }

@@ -79,7 +79,12 @@ test('the product page is a full page with metadata, four sections, lazy images 
 test('/, /en/, /ja/ and /ko/ carry the same hreflang block and their own lang', async () => {
   const expected = { en: '/en/', ja: '/ja/', ko: '/ko/', 'x-default': '/' };
   const english = (await get('/')).body;
-  for (const [route, lang, sample] of [['/', 'en', 'Dashboards your team'], ['/en/', 'en', 'Dashboards your team'], ['/ja/', 'ja', 'チームが本当に読むダッシュボード'], ['/ko/', 'ko', '팀이 실제로 읽는 대시보드']]) {
+  for (const [route, lang, sample] of [
+    ['/', 'en', 'Dashboards your team'],
+    ['/en/', 'en', 'Dashboards your team'],
+    ['/ja/', 'ja', 'チームが本当に読むダッシュボード'],
+    ['/ko/', 'ko', '팀이 실제로 읽는 대시보드'],
+  ]) {
     const { status, body } = await get(route);
     expect(status).toBe(200);
     expect(attr(body, /<html lang="([^"]+)"/)).toBe(lang);
@@ -143,7 +148,10 @@ test('error statuses, empty page, huge page, 404', async () => {
 
 test('/slow does not answer within 500 ms (and ?ms= shortens it)', async () => {
   const controller = new AbortController();
-  const pending = fetch(site.url('/slow'), { signal: controller.signal }).then(() => 'answered', () => 'aborted');
+  const pending = fetch(site.url('/slow'), { signal: controller.signal }).then(
+    () => 'answered',
+    () => 'aborted',
+  );
   const first = await Promise.race([pending, new Promise((resolve) => setTimeout(() => resolve('waiting'), 500))]);
   expect(first).toBe('waiting');
   controller.abort();
@@ -223,10 +231,16 @@ test('the sink records HTTP requests, WebSocket upgrades and raw TCP connections
   await waitFor(() => sink.hits.filter((h) => h.kind === 'tcp').length === before + 2);
 
   const upgraded = await new Promise<string>((resolve, reject) => {
-    const socket = net.connect(sink.port, '127.0.0.1', () => socket.write(
-      'GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n'
-      + 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n'));
-    socket.once('data', (d) => { resolve(d.toString('latin1')); socket.destroy(); });
+    const socket = net.connect(sink.port, '127.0.0.1', () =>
+      socket.write(
+        'GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+          'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
+      ),
+    );
+    socket.once('data', (d) => {
+      resolve(d.toString('latin1'));
+      socket.destroy();
+    });
     socket.on('error', reject);
   });
   expect(upgraded).toContain('101 Switching Protocols');
@@ -257,7 +271,10 @@ test('the fixture folder stays small', () => {
 test('close() ends pending slow requests and is idempotent', async () => {
   const extraSink = await startSink();
   const extra = await startFixtureSite({ sinkUrl: extraSink.origin });
-  const pending = fetch(extra.url('/slow')).then(() => 'answered', () => 'failed');
+  const pending = fetch(extra.url('/slow')).then(
+    () => 'answered',
+    () => 'failed',
+  );
   await waitFor(() => extra.hits.some((h) => h.path === '/slow'));
   const started = Date.now();
   await Promise.all([extra.close(), extra.close()]);

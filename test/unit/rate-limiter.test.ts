@@ -28,7 +28,9 @@ function track<T extends RateLimiter>(l: T): T {
   return l;
 }
 const redisLimiter = (opts: { windowMs?: number; url?: string; commandTimeoutMs?: number } = {}) =>
-  track(new RedisRateLimiter({ url: opts.url ?? REDIS_URL, prefix: PREFIX, windowMs: opts.windowMs, commandTimeoutMs: opts.commandTimeoutMs }));
+  track(
+    new RedisRateLimiter({ url: opts.url ?? REDIS_URL, prefix: PREFIX, windowMs: opts.windowMs, commandTimeoutMs: opts.commandTimeoutMs }),
+  );
 const memoryLimiter = (opts: { windowMs?: number; now?: () => number } = {}) => track(new MemoryRateLimiter(opts));
 /** A layer key unique to one test. */
 const uniq = (name: string) => `${name}:${randomUUID()}`;
@@ -94,9 +96,9 @@ describe.each([
       const allowed = decisions.filter((d) => d.allowed);
       expect(allowed).toHaveLength(limit);
       // Each admitted request saw a distinct remaining count: limit-1 .. 0.
-      expect(allowed.map((d) => d.layers[0]!.remaining).sort((a, b) => a - b)).toEqual(Array.from({ length: limit }, (_, i) => i));
+      expect(allowed.map((d) => d.layers[0].remaining).sort((a, b) => a - b)).toEqual(Array.from({ length: limit }, (_, i) => i));
       for (const d of decisions.filter((x) => !x.allowed)) {
-        expect(d.layers[0]!.remaining).toBe(0);
+        expect(d.layers[0].remaining).toBe(0);
         expect(d.retryAfterSeconds).toBeGreaterThanOrEqual(1);
       }
     }
@@ -109,19 +111,22 @@ describe.each([
     expect((await limiter.check([ip, plan])).allowed).toBe(true);
     expect((await limiter.check([plan, ip])).allowed).toBe(true);
 
-    for (const order of [[ip, plan], [plan, ip]]) {
+    for (const order of [
+      [ip, plan],
+      [plan, ip],
+    ]) {
       const denied = await limiter.check(order);
       expect(denied.allowed).toBe(false);
       const byKey = Object.fromEntries(denied.layers.map((l) => [l.key, l]));
-      expect(byKey[ip.key]!.remaining).toBe(0);
-      expect(byKey[plan.key]!.remaining).toBe(8); // 2 recorded, the denied ones were not
+      expect(byKey[ip.key].remaining).toBe(0);
+      expect(byKey[plan.key].remaining).toBe(8); // 2 recorded, the denied ones were not
       expect(mostConstrained(denied.layers).key).toBe(ip.key);
     }
 
     // The plan layer alone still holds exactly the 2 admitted requests.
     const alone = await limiter.check([plan]);
     expect(alone.allowed).toBe(true);
-    expect(alone.layers[0]!.remaining).toBe(7);
+    expect(alone.layers[0].remaining).toBe(7);
     // The ip layer is still full (the plan-only check did not touch it).
     expect((await limiter.check([ip])).allowed).toBe(false);
   });
@@ -139,21 +144,21 @@ describe.each([
     expect(first).toMatchObject({ allowed: true, retryAfterSeconds: 0 });
     expect(first.layers).toEqual([{ key, limit, remaining: 2, resetAtMs: expect.any(Number) }]);
     // Empty window before: the oldest counted request is this one.
-    expect(first.layers[0]!.resetAtMs).toBeGreaterThanOrEqual(t0 + window - slack);
-    expect(first.layers[0]!.resetAtMs).toBeLessThanOrEqual(t1 + window + slack);
+    expect(first.layers[0].resetAtMs).toBeGreaterThanOrEqual(t0 + window - slack);
+    expect(first.layers[0].resetAtMs).toBeLessThanOrEqual(t1 + window + slack);
 
     const second = await limiter.check([{ key, limit }]);
     const third = await limiter.check([{ key, limit }]);
-    expect(second.layers[0]!.remaining).toBe(1);
-    expect(third.layers[0]!.remaining).toBe(0);
+    expect(second.layers[0].remaining).toBe(1);
+    expect(third.layers[0].remaining).toBe(0);
     expect(third.allowed).toBe(true);
     // resetAtMs stays anchored on the oldest counted request.
-    expect(second.layers[0]!.resetAtMs).toBe(first.layers[0]!.resetAtMs);
-    expect(third.layers[0]!.resetAtMs).toBe(first.layers[0]!.resetAtMs);
+    expect(second.layers[0].resetAtMs).toBe(first.layers[0].resetAtMs);
+    expect(third.layers[0].resetAtMs).toBe(first.layers[0].resetAtMs);
 
     const denied = await limiter.check([{ key, limit }]);
     expect(denied.allowed).toBe(false);
-    expect(denied.layers[0]).toEqual({ key, limit, remaining: 0, resetAtMs: first.layers[0]!.resetAtMs });
+    expect(denied.layers[0]).toEqual({ key, limit, remaining: 0, resetAtMs: first.layers[0].resetAtMs });
     expect(Number.isInteger(denied.retryAfterSeconds)).toBe(true);
     expect(denied.retryAfterSeconds).toBeGreaterThanOrEqual(59);
     expect(denied.retryAfterSeconds).toBeLessThanOrEqual(60);
@@ -161,12 +166,15 @@ describe.each([
     // A layer with an empty window reports now + window even when another layer denies.
     const emptyKey = uniq('empty');
     const t2 = Date.now();
-    const mixed = await limiter.check([{ key, limit }, { key: emptyKey, limit: 5 }]);
+    const mixed = await limiter.check([
+      { key, limit },
+      { key: emptyKey, limit: 5 },
+    ]);
     const t3 = Date.now();
     expect(mixed.allowed).toBe(false);
-    expect(mixed.layers[1]!.remaining).toBe(5);
-    expect(mixed.layers[1]!.resetAtMs).toBeGreaterThanOrEqual(t2 + window - slack);
-    expect(mixed.layers[1]!.resetAtMs).toBeLessThanOrEqual(t3 + window + slack);
+    expect(mixed.layers[1].remaining).toBe(5);
+    expect(mixed.layers[1].resetAtMs).toBeGreaterThanOrEqual(t2 + window - slack);
+    expect(mixed.layers[1].resetAtMs).toBeLessThanOrEqual(t3 + window + slack);
   });
 
   it('rejects invalid layer lists', async () => {
@@ -175,7 +183,12 @@ describe.each([
     await expect(limiter.check([{ key: 'a', limit: 0 }])).rejects.toThrow(RangeError);
     await expect(limiter.check([{ key: 'a', limit: 1.5 }])).rejects.toThrow(RangeError);
     await expect(limiter.check([{ key: '', limit: 1 }])).rejects.toThrow(RangeError);
-    await expect(limiter.check([{ key: 'a', limit: 1 }, { key: 'a', limit: 2 }])).rejects.toThrow(RangeError);
+    await expect(
+      limiter.check([
+        { key: 'a', limit: 1 },
+        { key: 'a', limit: 2 },
+      ]),
+    ).rejects.toThrow(RangeError);
   });
 });
 
@@ -185,19 +198,35 @@ describe('MemoryRateLimiter', () => {
     const limiter = memoryLimiter({ windowMs: 1000, now: () => now });
     const l = [{ key: 'k', limit: 2 }];
 
-    expect(await limiter.check(l)).toEqual({ allowed: true, retryAfterSeconds: 0, layers: [{ key: 'k', limit: 2, remaining: 1, resetAtMs: 1_001_000 }] });
+    expect(await limiter.check(l)).toEqual({
+      allowed: true,
+      retryAfterSeconds: 0,
+      layers: [{ key: 'k', limit: 2, remaining: 1, resetAtMs: 1_001_000 }],
+    });
     now += 400;
-    expect(await limiter.check(l)).toEqual({ allowed: true, retryAfterSeconds: 0, layers: [{ key: 'k', limit: 2, remaining: 0, resetAtMs: 1_001_000 }] });
+    expect(await limiter.check(l)).toEqual({
+      allowed: true,
+      retryAfterSeconds: 0,
+      layers: [{ key: 'k', limit: 2, remaining: 0, resetAtMs: 1_001_000 }],
+    });
     now += 100; // t=500: full until t=1000
-    expect(await limiter.check(l)).toEqual({ allowed: false, retryAfterSeconds: 1, layers: [{ key: 'k', limit: 2, remaining: 0, resetAtMs: 1_001_000 }] });
+    expect(await limiter.check(l)).toEqual({
+      allowed: false,
+      retryAfterSeconds: 1,
+      layers: [{ key: 'k', limit: 2, remaining: 0, resetAtMs: 1_001_000 }],
+    });
     now += 499; // t=999: still inside
     expect((await limiter.check(l)).allowed).toBe(false);
     now += 1; // t=1000: the request of t=0 has left the window
-    expect(await limiter.check(l)).toEqual({ allowed: true, retryAfterSeconds: 0, layers: [{ key: 'k', limit: 2, remaining: 0, resetAtMs: 1_001_400 }] });
+    expect(await limiter.check(l)).toEqual({
+      allowed: true,
+      retryAfterSeconds: 0,
+      layers: [{ key: 'k', limit: 2, remaining: 0, resetAtMs: 1_001_400 }],
+    });
     now += 100; // t=1100: full again until t=1400
     expect((await limiter.check(l)).retryAfterSeconds).toBe(1);
     now += 2000; // everything has left
-    expect((await limiter.check(l)).layers[0]!.remaining).toBe(1);
+    expect((await limiter.check(l)).layers[0].remaining).toBe(1);
   });
 
   it('retryAfterSeconds waits for enough requests to leave when the count exceeds a lowered limit', async () => {
@@ -221,7 +250,11 @@ describe('MemoryRateLimiter', () => {
     now = 4000;
     await limiter.check([{ key: 'b', limit: 1 }]); // b leaves at 14000
     now = 5000;
-    const d = await limiter.check([{ key: 'a', limit: 1 }, { key: 'b', limit: 1 }, { key: 'c', limit: 1 }]);
+    const d = await limiter.check([
+      { key: 'a', limit: 1 },
+      { key: 'b', limit: 1 },
+      { key: 'c', limit: 1 },
+    ]);
     expect(d.allowed).toBe(false);
     expect(d.retryAfterSeconds).toBe(9);
     expect(d.layers.map((x) => x.remaining)).toEqual([0, 0, 1]);
@@ -250,7 +283,9 @@ describe('RedisRateLimiter', () => {
     for (let i = 0; i < 20; i += 1) await Promise.resolve();
     // …then busy the process well past the deadline while Redis answers on the socket.
     const until = Date.now() + 600;
-    while (Date.now() < until) { /* blocking on purpose */ }
+    while (Date.now() < until) {
+      /* blocking on purpose */
+    }
     await expect(pending).resolves.toMatchObject({ allowed: true });
   });
 
@@ -263,24 +298,24 @@ describe('RedisRateLimiter', () => {
     expect((await limiter.check([{ key, limit: 2 }])).allowed).toBe(true);
     const denied = await limiter.check([{ key, limit: 2 }]);
     expect(denied).toMatchObject({ allowed: false, retryAfterSeconds: 1 });
-    expect(denied.layers[0]!.resetAtMs).toBe(first.layers[0]!.resetAtMs);
+    expect(denied.layers[0].resetAtMs).toBe(first.layers[0].resetAtMs);
 
-    await sleep(Math.max(0, first.layers[0]!.resetAtMs - Date.now()) + 50);
+    await sleep(Math.max(0, first.layers[0].resetAtMs - Date.now()) + 50);
     const again = await limiter.check([{ key, limit: 2 }]);
     expect(again.allowed).toBe(true);
-    expect(again.layers[0]!.remaining).toBe(0); // the second request still counts
+    expect(again.layers[0].remaining).toBe(0); // the second request still counts
 
     await sleep(1100);
-    expect((await limiter.check([{ key, limit: 2 }])).layers[0]!.remaining).toBe(1);
+    expect((await limiter.check([{ key, limit: 2 }])).layers[0].remaining).toBe(1);
   });
 
   it('two instances ("API nodes") sharing a prefix share the counts', async () => {
     const nodeA = redisLimiter();
     const nodeB = redisLimiter();
     const key = uniq('shared');
-    expect((await nodeA.check([{ key, limit: 3 }])).layers[0]!.remaining).toBe(2);
-    expect((await nodeB.check([{ key, limit: 3 }])).layers[0]!.remaining).toBe(1);
-    expect((await nodeA.check([{ key, limit: 3 }])).layers[0]!.remaining).toBe(0);
+    expect((await nodeA.check([{ key, limit: 3 }])).layers[0].remaining).toBe(2);
+    expect((await nodeB.check([{ key, limit: 3 }])).layers[0].remaining).toBe(1);
+    expect((await nodeA.check([{ key, limit: 3 }])).layers[0].remaining).toBe(0);
     expect((await nodeB.check([{ key, limit: 3 }])).allowed).toBe(false);
 
     const key2 = uniq('shared-conc');
@@ -293,8 +328,14 @@ describe('RedisRateLimiter', () => {
     const id = randomUUID();
     const ip = `ip:unauth:1.2.3.4:${id}`;
     const plan = `plan:pro:${id}`;
-    await limiter.check([{ key: ip, limit: 1 }, { key: plan, limit: 5 }]);
-    await limiter.check([{ key: ip, limit: 1 }, { key: plan, limit: 5 }]); // denied by ip
+    await limiter.check([
+      { key: ip, limit: 1 },
+      { key: plan, limit: 5 },
+    ]);
+    await limiter.check([
+      { key: ip, limit: 1 },
+      { key: plan, limit: 5 },
+    ]); // denied by ip
 
     const keys = (await inspector.keys(`${PREFIX}*`)).filter((k) => k.includes(id)).sort();
     expect(keys).toEqual([PREFIX + ip, PREFIX + plan].sort());
@@ -368,7 +409,7 @@ describe('RedisRateLimiter', () => {
         }
       }
       expect(recovered).toMatchObject({ allowed: true });
-      expect(recovered!.layers[0]!.remaining).toBe(3); // the count survived the outage
+      expect(recovered?.layers[0].remaining).toBe(3); // the count survived the outage
     } finally {
       await proxy.stop();
     }
@@ -379,7 +420,7 @@ describe('RedisRateLimiter', () => {
     try {
       const limiter = redisLimiter({ url, commandTimeoutMs: 300 });
       const key = uniq('hang');
-      expect((await limiter.check([{ key, limit: 5 }])).layers[0]!.remaining).toBe(4);
+      expect((await limiter.check([{ key, limit: 5 }])).layers[0].remaining).toBe(4);
 
       proxy.holdReplies(); // the connection stays up but replies are held back
       const hung = await timedRejection(limiter.check([{ key, limit: 5 }]));
@@ -389,7 +430,7 @@ describe('RedisRateLimiter', () => {
 
       proxy.releaseReplies();
       // The timed-out request did reach Redis and counts (fail closed: the caller answered 503 for it).
-      expect((await limiter.check([{ key, limit: 5 }])).layers[0]!.remaining).toBe(2);
+      expect((await limiter.check([{ key, limit: 5 }])).layers[0].remaining).toBe(2);
     } finally {
       await proxy.stop();
     }

@@ -2,19 +2,42 @@ import { breakForBox, buildRenderPlan, captionAt, frameFor } from '../../lib/ren
 import type { Storyboard, StoryboardScene } from '../../lib/storyboard';
 
 function scene(index: number, kind: StoryboardScene['kind'], start: number, duration: number): StoryboardScene {
-  return { index, kind, screenshotKey: kind === 'screen' ? `shots/${index}.png` : null, onScreenText: `Scene ${index}`, narration: [], audioKey: `a/${index}.wav`, startSeconds: start, durationSeconds: duration };
+  return {
+    index,
+    kind,
+    screenshotKey: kind === 'screen' ? `shots/${index}.png` : null,
+    onScreenText: `Scene ${index}`,
+    narration: [],
+    audioKey: `a/${index}.wav`,
+    startSeconds: start,
+    durationSeconds: duration,
+  };
 }
 
 const storyboard = (language: Storyboard['language'] = 'en'): Storyboard => ({
-  version: 1, campaignId: 'c', videoId: 'v', language, platform: 'tiktok', frame: { width: 1080, height: 1920 }, direction: 'ltr', font: 'Noto Sans',
+  version: 1,
+  campaignId: 'c',
+  videoId: 'v',
+  language,
+  platform: 'tiktok',
+  frame: { width: 1080, height: 1920 },
+  direction: 'ltr',
+  font: 'Noto Sans',
   brand: { name: 'Acme', domain: 'acme.test', primary: '#1f2937', background: '#ffffff', text: '#111827', palette: [], logoUrl: null },
   scriptSource: 'localized_page',
   scenes: [scene(0, 'title', 0, 2.5), scene(1, 'screen', 2.5, 6), scene(2, 'screen', 8.5, 0.6), scene(3, 'closing', 9.1, 3)],
-  narrationKey: 'n.wav', captionsKey: 'c.vtt', totalSeconds: 12.1, closing: { ctaLabel: 'Start now', domain: 'acme.test' },
+  narrationKey: 'n.wav',
+  captionsKey: 'c.vtt',
+  totalSeconds: 12.1,
+  closing: { ctaLabel: 'Start now', domain: 'acme.test' },
 });
 
 test('clips overlap by the transition so each starts at its scene and the video lasts the narration', () => {
-  const plan = buildRenderPlan(storyboard(), [], (key) => `/tmp/${key}`, { quality: 'full', videoOnlyPath: '/tmp/p.mp4', transitionSeconds: 0.4 });
+  const plan = buildRenderPlan(storyboard(), [], (key) => `/tmp/${key}`, {
+    quality: 'full',
+    videoOnlyPath: '/tmp/p.mp4',
+    transitionSeconds: 0.4,
+  });
   const durations = plan.clips.map((c) => c.duration);
   // Every clip but the last is lengthened by its overlap; a short neighbour (0.6 s) halves the overlap.
   [2.9, 6.3, 0.9, 3].forEach((expected, i) => expect(durations[i]).toBeCloseTo(expected, 6));
@@ -27,7 +50,11 @@ test('clips overlap by the transition so each starts at its scene and the video 
 });
 
 test('captions go to every clip they overlap, in video time', () => {
-  const cues = [{ start: 0, end: 2.5, text: 'one' }, { start: 2.5, end: 8.5, text: 'two' }, { start: 9.1, end: 12.1, text: 'three' }];
+  const cues = [
+    { start: 0, end: 2.5, text: 'one' },
+    { start: 2.5, end: 8.5, text: 'two' },
+    { start: 9.1, end: 12.1, text: 'three' },
+  ];
   const plan = buildRenderPlan(storyboard(), cues, (key) => key, { quality: 'full', videoOnlyPath: 'p.mp4' });
   expect(plan.clips[0].captions.map((c) => c.text)).toEqual(['one', 'two']); // the transition shows the next cue
   expect(plan.clips[3].captions.map((c) => c.text)).toEqual(['three']);

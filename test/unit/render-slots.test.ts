@@ -1,5 +1,5 @@
 import { ServiceBroker } from 'moleculer';
-import { chooseRenderNode, RenderSlotStrategy, RenderSlotTable, slotTableOf } from '../../lib/render/slots';
+import { chooseRenderNode, RenderSlotTable, slotTableOf, takeRenderNode } from '../../lib/render/slots';
 
 test('free slots: declared until reported, minus busy and calls not yet reported', () => {
   const table = new RenderSlotTable();
@@ -23,13 +23,17 @@ test('changed() wakes on a report and otherwise times out', async () => {
   expect(Date.now() - started).toBeGreaterThanOrEqual(40);
 });
 
-describe('the strategy', () => {
+describe('the choice of a render node (takeRenderNode, the one way)', () => {
   const broker = new ServiceBroker({ logger: false });
   const endpoint = (id: string, slots: number) => ({ id, service: { metadata: { renderSlots: slots } } });
 
   test('picks the node with the most free slots and reserves it, so the next call goes elsewhere', () => {
-    const strategy = new RenderSlotStrategy(broker.registry as any, broker);
     const table = slotTableOf(broker);
+    let turn = 0;
+    const strategy = {
+      select: (list: ReturnType<typeof endpoint>[], ctx?: { meta: { renderAvoidNodes: string[] } }) =>
+        takeRenderNode(list, table, ctx?.meta.renderAvoidNodes ?? [], turn++)!,
+    };
     table.report({ nodeID: 'small', slots: 1, busy: 0 });
     table.report({ nodeID: 'big', slots: 2, busy: 0 });
     const list = [endpoint('small', 1), endpoint('big', 2)];
@@ -42,8 +46,12 @@ describe('the strategy', () => {
 
   test('a busy node is passed over, and nodes the caller avoids are skipped while others exist', () => {
     const other = new ServiceBroker({ logger: false });
-    const strategy = new RenderSlotStrategy(other.registry as any, other);
     const table = slotTableOf(other);
+    let turn = 0;
+    const strategy = {
+      select: (list: ReturnType<typeof endpoint>[], ctx?: { meta: { renderAvoidNodes: string[] } }) =>
+        takeRenderNode(list, table, ctx?.meta.renderAvoidNodes ?? [], turn++)!,
+    };
     table.report({ nodeID: 'a', slots: 1, busy: 1 });
     table.report({ nodeID: 'b', slots: 1, busy: 0 });
     expect(strategy.select([endpoint('a', 1), endpoint('b', 1)]).id).toBe('b');

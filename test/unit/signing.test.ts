@@ -26,7 +26,9 @@ describe('download links', () => {
 
   test('have the documented shape and verify', () => {
     expect(link).toMatch(new RegExp(`^/files/videos/${videoId}\\.mp4\\?expires=${now + 60}&signature=[0-9a-f]{64}$`));
-    expect(signFileLink({ kind: 'captions', videoId, expiresAt: now + 60 }, key)).toMatch(new RegExp(`^/files/captions/${videoId}\\.vtt\\?`));
+    expect(signFileLink({ kind: 'captions', videoId, expiresAt: now + 60 }, key)).toMatch(
+      new RegExp(`^/files/captions/${videoId}\\.vtt\\?`),
+    );
     expect(verifyFileLink('video', videoId, expires, signature, key, now)).toBe('ok');
   });
 
@@ -106,13 +108,18 @@ describe('loadSigningKey', () => {
       });
       process.stdout.write(JSON.stringify(keys));
     `;
-    const run = () => new Promise<string[]>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--require', require.resolve('tsx/cjs'), '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-      let out = '';
-      child.stdout.on('data', (chunk) => { out += chunk; });
-      child.on('error', reject);
-      child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`child exited with ${code}`))));
-    });
+    const run = () =>
+      new Promise<string[]>((resolve, reject) => {
+        const child = spawn(process.execPath, ['--require', require.resolve('tsx/cjs'), '-e', script], {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
+        let out = '';
+        child.stdout.on('data', (chunk) => {
+          out += chunk;
+        });
+        child.on('error', reject);
+        child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`child exited with ${code}`))));
+      });
     const children = await Promise.all(Array.from({ length: 6 }, run));
     dataDirs.forEach((dataDir, round) => {
       const stored = fs.readFileSync(path.join(dataDir, 'signing.key'), 'utf8').trim();

@@ -15,8 +15,12 @@ const TEXTS = ['Ship product videos in every language.', 'Start your free trial 
 
 let api: OpenAIImitation;
 
-beforeAll(async () => { api = await startOpenAIImitation(); });
-afterAll(async () => { await api.close(); });
+beforeAll(async () => {
+  api = await startOpenAIImitation();
+});
+afterAll(async () => {
+  await api.close();
+});
 beforeEach(() => {
   api.setMode('translate');
   api.requests.length = 0;
@@ -27,7 +31,10 @@ const translator = (options: Partial<{ baseUrl: string; apiKey: string; model: s
 
 /** The TranslationError a promise rejects with (fails the test if it resolves or throws something else). */
 async function failure(promise: Promise<unknown>): Promise<TranslationError> {
-  const outcome = await promise.then((value) => ({ value }), (error: unknown) => ({ error }));
+  const outcome = await promise.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
   if (!('error' in outcome)) throw new Error(`expected a TranslationError, got a result: ${JSON.stringify(outcome.value)}`);
   expect(outcome.error).toBeInstanceOf(TranslationError);
   return outcome.error as TranslationError;
@@ -43,13 +50,13 @@ describe('ChatTranslator: success', () => {
     await translator().translate(TEXTS, 'en', 'ko');
     expect(api.requests).toHaveLength(1);
     const [req] = api.requests;
-    expect(req!.method).toBe('POST');
-    expect(req!.path).toBe('/v1/chat/completions');
-    expect(req!.headers.authorization).toBe(`Bearer ${API_KEY}`);
-    expect(req!.headers['content-type']).toMatch(/^application\/json/);
-    expect(req!.body.model).toBe(MODEL);
-    expect(req!.body.response_format).toEqual({ type: 'json_object' });
-    const [system, user] = req!.body.messages;
+    expect(req.method).toBe('POST');
+    expect(req.path).toBe('/v1/chat/completions');
+    expect(req.headers.authorization).toBe(`Bearer ${API_KEY}`);
+    expect(req.headers['content-type']).toMatch(/^application\/json/);
+    expect(req.body.model).toBe(MODEL);
+    expect(req.body.response_format).toEqual({ type: 'json_object' });
+    const [system, user] = req.body.messages;
     expect(system.role).toBe('system');
     expect(system.content).toMatch(/professional marketing translator/);
     expect(system.content).toMatch(/Korean \(ko\)/);
@@ -58,7 +65,7 @@ describe('ChatTranslator: success', () => {
     expect(system.content).toMatch(/exactly 3 strings/);
     expect(user.role).toBe('user');
     expect(JSON.parse(user.content)).toEqual({ from: 'en', to: 'ko', texts: TEXTS });
-    expect(req!.body.messages).toHaveLength(2);
+    expect(req.body.messages).toHaveLength(2);
   });
 
   test.each([
@@ -88,9 +95,9 @@ describe('ChatTranslator: success', () => {
   });
 
   test('blank items keep their place and are not sent', async () => {
-    const out = await translator().translate(['', TEXTS[0]!, '  ', TEXTS[1]!], 'en', 'ja');
-    expect(out).toEqual(['', fakeTranslation(TEXTS[0]!, 'ja'), '  ', fakeTranslation(TEXTS[1]!, 'ja')]);
-    expect(JSON.parse(api.requests[0]!.body.messages[1].content).texts).toEqual([TEXTS[0], TEXTS[1]]);
+    const out = await translator().translate(['', TEXTS[0], '  ', TEXTS[1]], 'en', 'ja');
+    expect(out).toEqual(['', fakeTranslation(TEXTS[0], 'ja'), '  ', fakeTranslation(TEXTS[1], 'ja')]);
+    expect(JSON.parse(api.requests[0].body.messages[1].content).texts).toEqual([TEXTS[0], TEXTS[1]]);
   });
 
   test('no request when there is nothing to translate (empty list, all blank, same language)', async () => {
@@ -134,7 +141,7 @@ describe('ChatTranslator: failures are TranslationErrors, never the input passed
     const err = await failure(translator().translate(TEXTS, 'en', 'ja'));
     expect(err.message).toBe('translation provider returned 2 translations for 3 texts');
     expect(err.retryable).toBe(true);
-    const single = await failure(translator().translate([TEXTS[0]!], 'en', 'ja'));
+    const single = await failure(translator().translate([TEXTS[0]], 'en', 'ja'));
     expect(single.message).toBe('translation provider returned 2 translations for 1 texts');
   });
 
@@ -160,7 +167,7 @@ describe('ChatTranslator: failures are TranslationErrors, never the input passed
 
   test('HTTP 401 (no key) → not retryable, points at the key', async () => {
     const err = await failure(translator({ apiKey: '' }).translate(TEXTS, 'en', 'ja'));
-    expect(api.requests[0]!.headers.authorization).toBeUndefined();
+    expect(api.requests[0].headers.authorization).toBeUndefined();
     expect(err.retryable).toBe(false);
     expect(err.message).toBe('translation provider answered HTTP 401 (check the translation API key)');
   });
@@ -209,7 +216,7 @@ describe('createTranslator', () => {
     const t = createTranslator({ baseUrl: api.baseUrl, apiKey: API_KEY, model: MODEL, timeoutMs: 1000 });
     expect(t).toBeInstanceOf(ChatTranslator);
     expect(t!.name).toBe(`openai-chat:${MODEL}`);
-    await expect(t!.translate([TEXTS[0]!], 'en', 'es')).resolves.toEqual([fakeTranslation(TEXTS[0]!, 'es')]);
+    await expect(t!.translate([TEXTS[0]], 'en', 'es')).resolves.toEqual([fakeTranslation(TEXTS[0], 'es')]);
     expect(() => createTranslator({ baseUrl: api.baseUrl, apiKey: API_KEY })).toThrow(/TRANSLATION_MODEL/);
     expect(() => createTranslator({ baseUrl: 'nope', apiKey: API_KEY, model: MODEL })).toThrow(/not a valid URL/);
   });

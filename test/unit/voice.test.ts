@@ -41,19 +41,34 @@ const tmp = (name: string) => path.join(dir, name);
 const espeak = new EspeakProvider();
 
 function probe(file: string): { sample_rate: string; channels: number } {
-  const out = execFileSync('ffprobe', ['-v', 'error', '-select_streams', 'a:0', '-show_entries',
-    'stream=sample_rate,channels', '-of', 'json', file], { encoding: 'utf8' });
+  const out = execFileSync(
+    'ffprobe',
+    ['-v', 'error', '-select_streams', 'a:0', '-show_entries', 'stream=sample_rate,channels', '-of', 'json', file],
+    { encoding: 'utf8' },
+  );
   return JSON.parse(out).streams[0];
 }
 
 /** A sine tone at a given gain, as a WAV. */
 function tone(file: string, seconds: number, gainDb: number): string {
-  execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', `sine=frequency=440:duration=${seconds}`,
-    '-af', `volume=${gainDb}dB`, file]);
+  execFileSync('ffmpeg', [
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=frequency=440:duration=${seconds}`,
+    '-af',
+    `volume=${gainDb}dB`,
+    file,
+  ]);
   return file;
 }
 
-beforeAll(() => { dir = mkdtempSync(path.join(os.tmpdir(), 'voice-test-')); });
+beforeAll(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'voice-test-'));
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('EspeakProvider.verify', () => {
@@ -69,13 +84,16 @@ describe('EspeakProvider.verify', () => {
   test('an espeak-ng with only a few voices installed fails, naming every missing one', async () => {
     // A stand-in binary whose `--voices` lists only English, Japanese and Korean.
     const fake = tmp('fake-espeak');
-    writeFileSync(fake, [
-      '#!/bin/sh',
-      'echo "Pty Language       Age/Gender VoiceName          File                 Other Languages"',
-      'echo " 2  en-us           --/M      English_(America)  gmw/en-US            (en 3)"',
-      'echo " 5  ja              --/M      Japanese           jpx/ja"',
-      'echo " 5  ko              --/M      Korean             ko"',
-    ].join('\n'));
+    writeFileSync(
+      fake,
+      [
+        '#!/bin/sh',
+        'echo "Pty Language       Age/Gender VoiceName          File                 Other Languages"',
+        'echo " 2  en-us           --/M      English_(America)  gmw/en-US            (en 3)"',
+        'echo " 5  ja              --/M      Japanese           jpx/ja"',
+        'echo " 5  ko              --/M      Korean             ko"',
+      ].join('\n'),
+    );
     chmodSync(fake, 0o755);
     const err = await new EspeakProvider({ binary: fake }).verify().catch((e: Error) => e);
     expect(err).toBeInstanceOf(Error);
@@ -108,11 +126,13 @@ describe('every supported language is spoken', () => {
   });
 
   test.each(SUPPORTED_LANGUAGES.filter((l) => l !== 'en').map((l) => [l]))(
-    '%s: espeak reads it in that language, not as English words', async (lang) => {
+    '%s: espeak reads it in that language, not as English words',
+    async (lang) => {
       // "(en)" in the trace is espeak switching to English, as it does for kanji ("Chinese letter")
       // and for the pinyin of its plain `cmn` voice ("hao three").
       expect(await espeak.phonemes(SENTENCES[lang], lang)).not.toContain('(en)');
-    });
+    },
+  );
 
   test('text with quotes, newlines and a leading dash is passed through safely', async () => {
     const out = tmp('tricky.wav');
@@ -163,11 +183,13 @@ describe('audio', () => {
 
   test('concatAudio: the duration is the sum of the parts', async () => {
     const parts = [0.8, 1.3, 2.1].map((s, i) => tone(tmp(`part${i}-src.wav`), s, -12));
-    const normalized = await Promise.all(parts.map(async (p) => {
-      const out = p.replace('-src', '');
-      await normalizeAudio(p, out);
-      return out;
-    }));
+    const normalized = await Promise.all(
+      parts.map(async (p) => {
+        const out = p.replace('-src', '');
+        await normalizeAudio(p, out);
+        return out;
+      }),
+    );
     const sum = (await Promise.all(normalized.map(measureDuration))).reduce((a, b) => a + b, 0);
     await concatAudio(normalized, tmp('track.wav'));
     expect(Math.abs((await measureDuration(tmp('track.wav'))) - sum)).toBeLessThan(0.05);
@@ -197,11 +219,15 @@ describe('OpenAISpeechProvider against a local imitation of /v1/audio/speech', (
     wav = readFileSync(tmp('api.wav'));
     server = http.createServer((req, res) => {
       let body = '';
-      req.on('data', (c) => { body += c; });
+      req.on('data', (c) => {
+        body += c;
+      });
       req.on('end', () => {
         seen.push({ method: req.method, url: req.url, auth: req.headers.authorization, body: JSON.parse(body) });
         const error = (status: number, message: string) =>
-          res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message, type: 'invalid_request_error' } }));
+          res
+            .writeHead(status, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ error: { message, type: 'invalid_request_error' } }));
         if (mode === 'ok') return res.writeHead(200, { 'content-type': 'audio/wav' }).end(wav);
         if (mode === '500') return error(500, 'The server had an error while processing your request.');
         if (mode === '429') return error(429, 'Rate limit reached.');
@@ -219,7 +245,13 @@ describe('OpenAISpeechProvider against a local imitation of /v1/audio/speech', (
   });
 
   const provider = (timeoutMs = 5000) => new OpenAISpeechProvider({ baseUrl, apiKey: API_KEY, model: 'tts-1', voice: 'alloy', timeoutMs });
-  const failure = (p: Promise<void>) => p.then(() => { throw new Error('expected a failure'); }, (e: unknown) => e as SpeechProviderError);
+  const failure = (p: Promise<void>) =>
+    p.then(
+      () => {
+        throw new Error('expected a failure');
+      },
+      (e: unknown) => e as SpeechProviderError,
+    );
 
   test('success: writes the WAV; the request carries Bearer auth and the JSON fields', async () => {
     mode = 'ok';
@@ -228,8 +260,14 @@ describe('OpenAISpeechProvider against a local imitation of /v1/audio/speech', (
     await provider().synthesize({ text: 'Hello "world"', language: 'en', outFile: out });
     expect(readFileSync(out).equals(wav)).toBe(true);
     expect(await measureDuration(out)).toBeCloseTo(1, 2);
-    expect(seen).toEqual([{ method: 'POST', url: '/v1/audio/speech', auth: `Bearer ${API_KEY}`,
-      body: { model: 'tts-1', input: 'Hello "world"', voice: 'alloy', response_format: 'wav' } }]);
+    expect(seen).toEqual([
+      {
+        method: 'POST',
+        url: '/v1/audio/speech',
+        auth: `Bearer ${API_KEY}`,
+        body: { model: 'tts-1', input: 'Hello "world"', voice: 'alloy', response_format: 'wav' },
+      },
+    ]);
   });
 
   test('createSpeechProvider builds either provider', async () => {
@@ -241,7 +279,11 @@ describe('OpenAISpeechProvider against a local imitation of /v1/audio/speech', (
     expect(() => createSpeechProvider({ provider: 'openai', baseUrl })).toThrow(/apiKey/);
   });
 
-  test.each([['500', true], ['429', true], ['400', false]] as const)('%s → SpeechProviderError, retryable %s', async (status, retryable) => {
+  test.each([
+    ['500', true],
+    ['429', true],
+    ['400', false],
+  ] as const)('%s → SpeechProviderError, retryable %s', async (status, retryable) => {
     mode = status;
     const err = await failure(provider().synthesize({ text: 'Hi', language: 'en', outFile: tmp('api-err.wav') }));
     expect(err).toBeInstanceOf(SpeechProviderError);

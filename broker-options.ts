@@ -1,11 +1,13 @@
-/** Broker options shared by moleculer-runner (moleculer.config.ts), the admin tool, tests and benchmarks. */
-import type { BrokerOptions } from 'moleculer';
-import type { AppConfig } from './index';
-import { replCommands } from '../lib/repl-commands';
-import { transporterOption } from '../lib/redis-transporter';
-import { AjvValidator } from '../lib/validator';
-// Registers the render-slot strategy by name: every node that learns of renderer.renderVideo must know it.
-import '../lib/render/slots';
+/**
+ * The broker's wiring, at the root beside moleculer.config.ts because it joins every layer: settings
+ * (config/), the validator, transporter and REPL commands (lib/). Shared by moleculer-runner
+ * (moleculer.config.ts), the admin tool, tests and benchmarks. Nothing below the root imports it.
+ */
+import type { BrokerOptions, Errors } from 'moleculer';
+import type { AppConfig } from './config';
+import { replCommands } from './lib/repl-commands';
+import { transporterOption } from './lib/redis-transporter';
+import { AjvValidator } from './lib/validator';
 
 export function brokerOptions(app: AppConfig): BrokerOptions {
   return {
@@ -13,14 +15,21 @@ export function brokerOptions(app: AppConfig): BrokerOptions {
     nodeID: app.nodeID,
     transporter: transporterOption(app.transporter) as BrokerOptions['transporter'],
     logger: { type: 'Console', options: { level: app.logLevel, formatter: 'short' } },
-    validator: new AjvValidator({ paramName: 'params' }) as unknown as BrokerOptions['validator'],
+    validator: new AjvValidator({ paramName: 'params' }),
     // Dead nodes are noticed in seconds, not the default minute. 3 s (stack-facts) dropped live nodes whose
     // event loop stalled under load, answering 503 meanwhile; 6 s notices a dead node in about 7 s.
     heartbeatInterval: app.heartbeatIntervalSeconds,
     heartbeatTimeout: app.heartbeatTimeoutSeconds,
     tracking: { enabled: true, shutdownTimeout: 30_000 },
     requestTimeout: 0,
-    retryPolicy: { enabled: true, retries: 3, delay: 200, maxDelay: 2000, factor: 2, check: (err: any) => !!err?.retryable },
+    retryPolicy: {
+      enabled: true,
+      retries: 3,
+      delay: 200,
+      maxDelay: 2000,
+      factor: 2,
+      check: (err: Partial<Errors.MoleculerError>) => !!err?.retryable,
+    },
     registry: { strategy: 'RoundRobin', preferLocal: true },
     // Read by GET /metrics (lib/metrics.ts); no reporter of Moleculer's own, so no extra port.
     metrics: { enabled: true },

@@ -1,0 +1,80 @@
+/**
+ * The stage contract, written once: the campaign actor (services/campaigns.service.ts) calls the action of
+ * STAGE_ACTIONS for the campaign's state with these params; the stage computes, stores what it alone owns,
+ * and returns what the actor must record. A stage that cannot go on through no fault of the campaign throws
+ * StageInterruptedError (lib/errors.ts).
+ */
+import type { VideoState } from './campaign-states';
+import type { ScreenshotRef } from './db/models';
+import type { CampaignPlanDocument } from './script/analyze';
+import type { ScriptDocument } from './script/writer';
+
+export interface StageParams {
+  campaign_id: string;
+}
+
+/** The params schema of every stage action (validated by lib/validator.ts). */
+export const STAGE_PARAMS_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['campaign_id'],
+  properties: { campaign_id: { type: 'string', maxLength: 64 } },
+} as const;
+
+/** campaigns.stageInput's answer: what a stage needs to know of a campaign and its videos. */
+export interface StageInput {
+  id: string;
+  url: string;
+  title: string;
+  status: string;
+  languages: string[];
+  platforms: string[];
+  videos: Array<{
+    id: string;
+    campaign_id: string;
+    language: string;
+    platform: string;
+    status: string;
+    file_key: string | null;
+    script_source: string | null;
+  }>;
+}
+
+/** campaigns.recordVideo's params: the rendering stage's report on one video. */
+export interface RecordVideoParams {
+  video_id: string;
+  status: VideoState;
+  file_key?: string;
+  duration_seconds?: number;
+  error_code?: string | null;
+  error_message?: string | null;
+}
+
+/** capture.pages' answer: one captured version of the page (the source, or a language's own page). */
+export interface CapturedPage {
+  variant: string;
+  url: string;
+  final_url: string;
+  language: string | null;
+  text: Record<string, unknown>;
+  brand: Record<string, unknown>;
+  screenshots: ScreenshotRef[];
+}
+
+/** What the scripting stage returns: where each language's script came from (decisions §5). */
+export interface ScriptingResult {
+  campaign_id: string;
+  script_sources: Array<{ language: string; script_source: string }>;
+}
+
+/** script.outputs' answer: what the processing and scripting stages made, for the voiceover stage. */
+export interface ScriptOutputs {
+  plan: CampaignPlanDocument | null;
+  scripts: Array<{ language: string; script_source: string; script: ScriptDocument }>;
+}
+
+/** What the voiceover stage returns: each video's captions file. */
+export interface VoiceoverResult {
+  campaign_id: string;
+  captions: Array<{ video_id: string; captions_key: string }>;
+}

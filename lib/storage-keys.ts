@@ -1,0 +1,15 @@
+/**
+ * Every key under which the pipeline stores a campaign's files (lib/storage.ts), built in one place so
+ * that writers and readers cannot disagree on a path.
+ */
+const campaignPrefix = (campaignId: string) => `campaigns/${campaignId}`;
+
+export const storageKeys = {
+  screenshot: (campaignId: string, variant: string, viewport: string, index: number) =>
+    `${campaignPrefix(campaignId)}/capture/${variant}-${viewport}-${index}.png`,
+  sceneAudio: (campaignId: string, language: string, sceneIndex: number) =>
+    `${campaignPrefix(campaignId)}/voice/${language}/scene-${sceneIndex}.wav`,
+  narration: (campaignId: string, language: string) => `${campaignPrefix(campaignId)}/voice/${language}/narration.wav`,
+  captions: (campaignId: string, language: string) => `${campaignPrefix(campaignId)}/voice/${language}/captions.vtt`,
+  video: (campaignId: string, videoId: string) => `${campaignPrefix(campaignId)}/videos/${videoId}.mp4`,
+};
