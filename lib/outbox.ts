@@ -1,9 +1,9 @@
 /**
- * The terminal event of a campaign, written to the webhook outbox inside the transaction that makes the
- * campaign terminal for the customer (review or failed): committed together or not at all, so a restart
- * can neither lose the event nor make a second one.
+ * The terminal event of a campaign, written to the campaign actor's own outbox (`campaign_webhook_events`)
+ * inside the transaction that makes the campaign terminal for the customer (review or failed): committed
+ * together or not at all, so a restart can neither lose the event nor make a second one. The webhook
+ * dispatcher takes each event over into its deliveries (services/webhooks.service.ts).
  */
-import crypto from 'node:crypto';
 import type { Transaction } from 'sequelize';
 import type { Campaign, Models } from './db/models';
 import { presentCampaign, type VideoRow } from './campaign-view';
@@ -30,20 +30,15 @@ export async function writeTerminalEvent(
     timestamp: at.toISOString(),
   });
   const eventId = newEventId();
-  await models.WebhookDelivery.create(
+  await models.CampaignWebhookEvent.create(
     {
-      id: crypto.randomUUID(),
       event_id: eventId,
       event_type: event,
       campaign_id: campaign.id,
       org_id: campaign.org_id,
       url: campaign.webhook_url,
       body,
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: at,
       created_at: at,
-      updated_at: at,
     },
     { transaction },
   );

@@ -4,6 +4,7 @@ import * as pageCaptures from './0002-page-captures';
 import * as scriptsStoryboards from './0003-scripts-storyboards';
 import * as renderAttempts from './0004-render-attempts';
 import * as webhooks from './0005-webhooks';
+import * as campaignWebhookEvents from './0006-campaign-webhook-events';
 
 export const MIGRATIONS = [
   { name: '0001-initial', ...initial },
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   { name: '0003-scripts-storyboards', ...scriptsStoryboards },
   { name: '0004-render-attempts', ...renderAttempts },
   { name: '0005-webhooks', ...webhooks },
+  { name: '0006-campaign-webhook-events', ...campaignWebhookEvents },
 ];

@@ -92,6 +92,16 @@ export interface RenderProgressResult {
   campaign_id: string;
   progress: number;
 }
+/** A campaign's terminal webhook event, as the dispatcher takes it over (lib/outbox.ts wrote it). */
+export interface WebhookEvent {
+  event_id: string;
+  event_type: string;
+  campaign_id: string;
+  org_id: string;
+  url: string;
+  body: string;
+  created_at: string;
+}
 export interface DownloadTargetResult {
   storage_key: string | null;
 }
@@ -415,6 +425,48 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
         });
         if (video?.status !== 'ready') return { storage_key: null };
         return { storage_key: (ctx.params.kind === 'video' ? video.file_key : video.captions_key) ?? null };
+      },
+    },
+
+    /**
+     * The webhook dispatcher's intake (internal; every organization's): terminal events not yet handed over,
+     * oldest first. The dispatcher makes each a delivery, then says so with webhookEventsHandedOver.
+     */
+    webhookEvents: {
+      visibility: 'public',
+      params: { type: 'object', additionalProperties: false, properties: { limit: { type: 'integer', minimum: 1, maximum: 500 } } },
+      async handler(ctx: Context<{ limit?: number }>): Promise<WebhookEvent[]> {
+        const events = await this.db.models.CampaignWebhookEvent.findAll({
+          where: { handed_over_at: null },
+          order: [['created_at', 'ASC']],
+          limit: ctx.params.limit ?? 100,
+        });
+        return events.map(({ event_id, event_type, campaign_id, org_id, url, body, created_at }) => ({
+          event_id,
+          event_type,
+          campaign_id,
+          org_id,
+          url,
+          body,
+          created_at: new Date(created_at).toISOString(),
+        }));
+      },
+    },
+
+    webhookEventsHandedOver: {
+      visibility: 'public',
+      params: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['event_ids'],
+        properties: { event_ids: { type: 'array', maxItems: 500, items: { type: 'string', maxLength: 40 } } },
+      },
+      async handler(ctx: Context<{ event_ids: string[] }>): Promise<{ handed_over: number }> {
+        const [handedOver] = await this.db.models.CampaignWebhookEvent.update(
+          { handed_over_at: new Date() },
+          { where: { event_id: ctx.params.event_ids, handed_over_at: null } },
+        );
+        return { handed_over: handedOver };
       },
     },
   },

@@ -1,11 +1,14 @@
 /**
- * The webhook dispatcher: sends the outbox (`webhook_deliveries`, written by the campaign actor in the
- * same transaction as the terminal transition) to customers. At most WEBHOOK_MAX_ATTEMPTS attempts per
+ * The webhook dispatcher, sole writer of `webhook_deliveries` and `webhook_attempts`. It takes over each
+ * terminal event the campaign actor wrote to its own outbox in the transition's transaction (intake: the
+ * event becomes a delivery under its unique event id, so taking it twice makes one delivery), then sends
+ * the deliveries to customers. At most WEBHOOK_MAX_ATTEMPTS attempts per
  * event, all with the same event id and each signed afresh; waits of WEBHOOK_RETRY_DELAYS between them;
  * only 2xx counts. Every attempt is recorded. A delivery is claimed with a short lock, so several
  * dispatchers (or a restarted one) never send the same attempt twice, and a crash loses none.
  */
-import { Op } from 'sequelize';
+import crypto from 'node:crypto';
+import { Op, UniqueConstraintError } from 'sequelize';
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import { configOf } from '../config';
 import type { WebhookDelivery } from '../lib/db/models';
@@ -14,6 +17,7 @@ import { hostResolver } from '../lib/dns-resolver';
 import { attemptDelivery, webhookHeaders } from '../lib/webhooks';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 import type { WebhookSecretParams } from './accounts.service';
+import type { WebhookEvent } from './campaigns.service';
 
 export const WEBHOOK_MAX_ATTEMPTS = 3;
 const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -36,6 +40,7 @@ interface WebhookSecretResult {
 }
 
 type WebhooksMethods = DbMethods & {
+  takeOverEvents(): Promise<number>;
   dispatchDue(): Promise<number>;
   deliver(delivery: WebhookDelivery): Promise<void>;
 };
@@ -102,7 +107,40 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksMethods, Webh
   },
 
   methods: {
+    /** New terminal events from the campaign actor's outbox become deliveries, due at once. */
+    async takeOverEvents() {
+      if (!this.broker.registry.getActionEndpoints('campaigns.webhookEvents')?.hasAvailable()) return 0;
+      const events = await this.broker.call<WebhookEvent[], { limit: number }>('campaigns.webhookEvents', { limit: 100 });
+      if (events.length === 0) return 0;
+      const { WebhookDelivery: Deliveries } = this.db.models;
+      for (const event of events) {
+        const at = new Date(event.created_at);
+        try {
+          await Deliveries.create({
+            id: crypto.randomUUID(),
+            event_id: event.event_id,
+            event_type: event.event_type,
+            campaign_id: event.campaign_id,
+            org_id: event.org_id,
+            url: event.url,
+            body: event.body,
+            status: 'pending',
+            attempts: 0,
+            next_attempt_at: at,
+            created_at: at,
+            updated_at: at,
+          });
+        } catch (err) {
+          // Taken over already (another dispatcher, or this one before a crash): one event, one delivery.
+          if (!(err instanceof UniqueConstraintError)) throw err;
+        }
+      }
+      await this.broker.call('campaigns.webhookEventsHandedOver', { event_ids: events.map((event) => event.event_id) });
+      return events.length;
+    },
+
     async dispatchDue() {
+      await this.takeOverEvents();
       const { WebhookDelivery: Deliveries } = this.db.models;
       const now = new Date();
       const due: WebhookDelivery[] = await Deliveries.findAll({

@@ -193,6 +193,17 @@ export class WebhookDelivery extends Model<InferAttributes<WebhookDelivery>, Inf
   declare updated_at: CreationOptional<Date>;
 }
 
+export class CampaignWebhookEvent extends Model<InferAttributes<CampaignWebhookEvent>, InferCreationAttributes<CampaignWebhookEvent>> {
+  declare event_id: string;
+  declare event_type: string;
+  declare campaign_id: string;
+  declare org_id: string;
+  declare url: string;
+  declare body: string;
+  declare created_at: Date;
+  declare handed_over_at: CreationOptional<Date | null>;
+}
+
 export class WebhookAttempt extends Model<InferAttributes<WebhookAttempt>, InferCreationAttributes<WebhookAttempt>> {
   declare id: CreationOptional<number>;
   declare delivery_id: string;
@@ -221,6 +232,7 @@ export interface Models {
   RenderAttempt: typeof RenderAttempt;
   WebhookDelivery: typeof WebhookDelivery;
   WebhookAttempt: typeof WebhookAttempt;
+  CampaignWebhookEvent: typeof CampaignWebhookEvent;
 }
 
 /**
@@ -246,6 +258,7 @@ export function defineModels(sequelize: Sequelize): Models {
     RenderAttempt: fresh(RenderAttempt),
     WebhookDelivery: fresh(WebhookDelivery),
     WebhookAttempt: fresh(WebhookAttempt),
+    CampaignWebhookEvent: fresh(CampaignWebhookEvent),
   };
   models.Organization.init(
     {
@@ -465,6 +478,19 @@ export function defineModels(sequelize: Sequelize): Models {
       created_at: DataTypes.DATE,
     },
     { sequelize, tableName: 'webhook_attempts', modelName: 'WebhookAttempt', ...common, updatedAt: false },
+  );
+  models.CampaignWebhookEvent.init(
+    {
+      event_id: { type: DataTypes.STRING(40), primaryKey: true },
+      event_type: DataTypes.STRING(40),
+      campaign_id: DataTypes.UUID,
+      org_id: DataTypes.UUID,
+      url: DataTypes.STRING(2048),
+      body: DataTypes.TEXT,
+      created_at: DataTypes.DATE,
+      handed_over_at: DataTypes.DATE,
+    },
+    { sequelize, tableName: 'campaign_webhook_events', modelName: 'CampaignWebhookEvent', ...common, updatedAt: false },
   );
   // Associations let the hot paths read a key with its organization, and a campaign with its videos, in one query each.
   models.ApiKey.belongsTo(models.Organization, { foreignKey: 'org_id', as: 'organization' });
