@@ -5,7 +5,7 @@
  */
 import { PLATFORMS, type LanguageCode, type PlatformName } from '../config/catalog';
 import { luminance } from './color';
-import type { CampaignPlanDocument } from './script/analyze';
+import type { CampaignPlanDocument, PlannedScene } from './script/analyze';
 import { PHRASES } from './script/phrases';
 
 export type ScriptSource = 'localized_page' | 'translated' | 'source_text';
@@ -86,8 +86,18 @@ export interface StoryboardInput {
 }
 
 /**
+ * The screenshot a screen scene shows: the language's own version of the page where it has one (else the
+ * source page), its phone capture on vertical frames where there is one (else the desktop capture).
+ */
+function screenFor(scene: PlannedScene, language: LanguageCode, vertical: boolean): string {
+  const screens = scene.localized?.[language] ?? scene;
+  return (vertical ? screens.mobileScreenshotKey : null) ?? screens.screenshotKey;
+}
+
+/**
  * One video's storyboard: the frame of its platform, the brand from the plan (primary colour, a light
- * background, the logo), and, on vertical frames, the mobile screenshots where the page had them.
+ * background, the logo), each language's own page where it has one, and, on vertical frames, the mobile
+ * screenshots where the page had them.
  */
 export function buildStoryboard(input: StoryboardInput): Storyboard {
   const { plan, platform, language } = input;
@@ -114,7 +124,7 @@ export function buildStoryboard(input: StoryboardInput): Storyboard {
     },
     scriptSource: input.scriptSource,
     scenes: input.scenes.map((s) =>
-      s.kind === 'screen' && vertical ? { ...s, screenshotKey: plan.scenes[s.index - 1].mobileScreenshotKey ?? s.screenshotKey } : s,
+      s.kind === 'screen' ? { ...s, screenshotKey: screenFor(plan.scenes[s.index - 1], language, vertical) } : s,
     ),
     narrationKey: input.narrationKey,
     captionsKey: input.captionsKey,

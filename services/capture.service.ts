@@ -212,7 +212,8 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
         const alternate = source.text.alternates.find((a: { hreflang: string; href: string }) => a.hreflang.split('-')[0] === language);
         if (!alternate) continue;
         try {
-          const localized = await this.captureVariant(campaign.id, language, alternate.href, false);
+          // Desktop and phone, as the source: each language's videos show its own page on every platform.
+          const localized = await this.captureVariant(campaign.id, language, alternate.href, true);
           variants.push({ variant: language, url: alternate.href, ...localized });
         } catch (err) {
           this.logger.warn(`campaign ${campaign.id}: localized page ${alternate.href} not captured: ${(err as Error).message}`);

@@ -8,7 +8,7 @@ import { configOf } from '../config';
 import { isSupportedLanguage } from '../config/catalog';
 import type { CampaignPlan, CampaignScript, ScreenshotRef } from '../lib/db/models';
 import { stageFailure } from '../lib/errors';
-import { chooseScreens, keyFacts, type CampaignPlanDocument, type CapturedText } from '../lib/script/analyze';
+import { chooseScreens, keyFacts, localizedScreens, type CampaignPlanDocument, type CapturedText } from '../lib/script/analyze';
 import { writeScript, type CapturedVariant, type ScriptDocument } from '../lib/script/writer';
 import {
   STAGE_PARAMS_SCHEMA,
@@ -65,6 +65,11 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
         const target = configOf(this.broker).videoTargetSeconds;
         const chosen = await chooseScreens(pngs, target);
         const facts = keyFacts(source.text as unknown as CapturedText, campaign.url);
+        // Each language's own version of the page (captured as variant `<language>`) gives that language's screens.
+        const ownPages = localizedScreens(
+          chosen,
+          captures.filter((c) => c.variant !== 'source').map((c) => ({ language: c.variant, screenshots: c.screenshots })),
+        );
         let feature = 0;
         const plan: CampaignPlanDocument = {
           facts,
@@ -80,6 +85,7 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
             mobileScreenshotKey: mobile[index]?.key ?? mobile[mobile.length - 1]?.key ?? null,
             // The hero carries the promise; each further screen one feature, while there are features.
             feature: n === 0 || feature >= facts.features.length ? null : feature++,
+            localized: ownPages[n],
           })),
         };
         await models.CampaignPlan.upsert({ campaign_id: campaign.id, plan });

@@ -22,10 +22,40 @@ export interface KeyFacts {
   callToAction: string | null;
 }
 
-export interface PlannedScene {
+/** One screen of a scene, as desktop and phone captures. */
+export interface SceneScreens {
   screenshotKey: string;
   mobileScreenshotKey: string | null;
+}
+
+export interface PlannedScene extends SceneScreens {
   feature: number | null;
+  /**
+   * The same screen on each language's own version of the page (hreflang), by language code. A language's
+   * video shows these; a language without its own page shows the source page's screens above.
+   */
+  localized?: Record<string, SceneScreens>;
+}
+
+/**
+ * The screens of each captured page version at the positions chosen on the source page: the page's own
+ * versions share its layout, so the n-th screen of one is the n-th of the other (or its last, if shorter).
+ */
+export function localizedScreens(
+  chosen: number[],
+  variants: Array<{ language: string; screenshots: Array<{ key: string; viewport: string }> }>,
+): Array<Record<string, SceneScreens>> {
+  return chosen.map((index) => {
+    const byLanguage: Record<string, SceneScreens> = {};
+    for (const { language, screenshots } of variants) {
+      const desktop = screenshots.filter((s) => s.viewport === 'desktop');
+      const mobile = screenshots.filter((s) => s.viewport === 'mobile');
+      const screen = desktop[index] ?? desktop.at(-1);
+      if (!screen) continue;
+      byLanguage[language] = { screenshotKey: screen.key, mobileScreenshotKey: (mobile[index] ?? mobile.at(-1))?.key ?? null };
+    }
+    return byLanguage;
+  });
 }
 
 export interface CampaignPlanDocument {

@@ -113,6 +113,18 @@ describe('scripts and voice from the fixture site', () => {
       expect(cues.at(-1)!.end).toBeCloseTo(document.totalSeconds, 1);
       for (let i = 1; i < cues.length; i += 1) expect(cues[i].start).toBeCloseTo(cues[i - 1].end, 2);
     }
+    // Each language with its own page shows that page's screens (phone captures on 9:16, desktop on 16:9);
+    // a language without one (fr) and the source's own language (en) show the source page.
+    for (const { document } of rows as Array<{ document: Storyboard }>) {
+      const page = ['ja', 'ko'].includes(document.language) ? document.language : 'source';
+      const viewport = document.platform === 'tiktok' ? 'mobile' : 'desktop';
+      const screens = document.scenes.filter((s) => s.kind === 'screen').map((s) => s.screenshotKey);
+      expect({ language: document.language, platform: document.platform, screens }).toEqual({
+        language: document.language,
+        platform: document.platform,
+        screens: screens.map(() => expect.stringContaining(`/capture/${page}-${viewport}-`)),
+      });
+    }
     const ja = (rows as Array<{ document: Storyboard; language: string }>).find((r) => r.language === 'ja')!.document;
     expect(ja.font).toBe('Noto Sans CJK JP');
     expect(ja.brand.primary).toBe('#3a5bd9');
