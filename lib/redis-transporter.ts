@@ -5,7 +5,7 @@
  * every reconnect, and it never closes the one before. After each Redis restart a node keeps one more
  * connection open, reconnecting forever. broker.stop() closes only the newest. This subclass closes
  * the connection it replaces (once what it still has queued is sent) and, on disconnect, every
- * connection it still holds.
+ * connection it still holds. A publish its client rejects is logged, never left unhandled (see send()).
  */
 import { Transporters } from 'moleculer';
 import type Redis from 'ioredis';
@@ -14,6 +14,9 @@ const MoleculerRedis = Transporters.Redis as unknown as new (opts?: unknown) => 
   getRedisClient(opts: unknown): Redis;
   connect(): Promise<void>;
   disconnect(): Promise<void>;
+  send(topic: string, data: Buffer): Promise<void>;
+  clientPub?: Redis;
+  logger: { warn(...args: unknown[]): void };
 };
 
 export const TRANSPORTER_NAME = 'RedisSingleConnection';
@@ -50,6 +53,19 @@ export class RedisSingleConnectionTransporter extends MoleculerRedis {
       client?.disconnect();
     }
     for (const client of this.retiring) client.disconnect();
+  }
+
+  /**
+   * Moleculer's send() starts the PUBLISH and answers at once, leaving the command's promise unhandled:
+   * a publish that the client rejects (its connection closed with the packet still queued, as happens
+   * around a Redis restart and at disconnect) became an unhandled rejection, which ends a Node 22 process.
+   * The same fire-and-forget send, with the rejection logged.
+   */
+  override send(topic: string, data: Buffer): Promise<void> {
+    const client = this.clientPub;
+    if (!client) return super.send(topic, data);
+    client.publish(topic, data).catch((err: Error) => this.logger.warn(`Redis publish to ${topic} failed: ${err.message}`));
+    return Promise.resolve();
   }
 
   /** For tests: the connections this transporter holds that are not closed. */
