@@ -4,6 +4,8 @@
  * settings can live in one process (tests, benchmarks).
  */
 import path from 'node:path';
+import type { LanguageCode } from './catalog';
+import { DEFAULT_OPEN_JTALK_DICTIONARY, DEFAULT_OPEN_JTALK_VOICES, parseVoiceEngines, type VoiceEngineName } from './voices';
 
 export interface RateLimitSettings {
   /** Requests per minute per client IP when no key header is sent. */
@@ -100,8 +102,20 @@ export interface AppConfig {
   videoTargetSeconds: number;
   /** OpenAI-compatible chat endpoint for translations; unset → no translation provider. */
   translation: { baseUrl?: string; apiKey?: string; model?: string; timeoutMs: number };
-  /** Speech: espeak-ng offline by default, or an OpenAI-compatible /v1/audio/speech endpoint. */
-  speech: { provider: 'espeak' | 'openai'; baseUrl?: string; apiKey?: string; model?: string; voice?: string };
+  /** Speech: the best offline engine per language by default (config/voices.ts), espeak-ng only, or an
+   * OpenAI-compatible /v1/audio/speech endpoint. */
+  speech: {
+    provider: 'offline' | 'espeak' | 'openai';
+    /** offline: engine per language (TTS_VOICES over DEFAULT_VOICE_ENGINES); languages not listed use espeak-ng */
+    voices: Partial<Record<LanguageCode, VoiceEngineName>>;
+    /** offline: Open JTalk's .htsvoice candidates, the first that exists wins (OPEN_JTALK_VOICE), and its dictionary */
+    openJTalkVoices: string[];
+    openJTalkDictionary: string;
+    baseUrl?: string;
+    apiKey?: string;
+    model?: string;
+    voice?: string;
+  };
   /** A campaign that cannot finish within this fails with error code `timeout`. */
   campaignMaxDurationMs: number;
   idempotencyTtlMs: number;
@@ -153,9 +167,10 @@ function list(text: string | undefined): string[] {
     .filter(Boolean);
 }
 
-function speechProvider(text: string | undefined): 'espeak' | 'openai' {
-  const value = text || 'espeak';
-  if (value !== 'espeak' && value !== 'openai') throw new Error(`TTS_PROVIDER: "${value}" must be espeak or openai`);
+function speechProvider(text: string | undefined): 'offline' | 'espeak' | 'openai' {
+  const value = text || 'offline';
+  if (value !== 'offline' && value !== 'espeak' && value !== 'openai')
+    throw new Error(`TTS_PROVIDER: "${value}" must be offline, espeak or openai`);
   return value;
 }
 
@@ -227,6 +242,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     },
     speech: {
       provider: speechProvider(env.TTS_PROVIDER),
+      voices: parseVoiceEngines(env.TTS_VOICES),
+      openJTalkVoices: env.OPEN_JTALK_VOICE ? [path.resolve(env.OPEN_JTALK_VOICE)] : DEFAULT_OPEN_JTALK_VOICES,
+      openJTalkDictionary: env.OPEN_JTALK_DICTIONARY || DEFAULT_OPEN_JTALK_DICTIONARY,
       baseUrl: env.TTS_BASE_URL || undefined,
       apiKey: env.TTS_API_KEY || undefined,
       model: env.TTS_MODEL || undefined,

@@ -91,14 +91,35 @@ export const CreatedCampaign = {
 
 export const VideoSchema = {
   type: 'object',
-  required: ['id', 'platform', 'language', 'status', 'file_url', 'captions_url', 'duration_seconds', 'published_at', 'script_source'],
+  required: [
+    'id',
+    'platform',
+    'language',
+    'status',
+    'file_url',
+    'captions_url',
+    'captions_srt_url',
+    'thumbnail_url',
+    'duration_seconds',
+    'published_at',
+    'script_source',
+  ],
   properties: {
     id: { type: 'string' },
     platform: { type: 'string', enum: PLATFORM_NAMES },
     language: { type: 'string' },
     status: { type: 'string', enum: [...VIDEO_STATES] },
-    file_url: { type: ['string', 'null'], description: 'Signed, expiring download link; null until ready.' },
-    captions_url: { type: ['string', 'null'], description: 'WebVTT captions; null until ready.' },
+    file_url: { type: ['string', 'null'], description: 'Signed, expiring download link (video/mp4); null until ready.' },
+    captions_url: { type: ['string', 'null'], description: 'WebVTT captions (text/vtt), signed like file_url; null until ready.' },
+    captions_srt_url: {
+      type: ['string', 'null'],
+      description: 'The same captions as SubRip (application/x-subrip, UTF-8, CRLF), signed like file_url; null until ready.',
+    },
+    thumbnail_url: {
+      type: ['string', 'null'],
+      description:
+        "Poster frame (image/jpeg, the video's frame size): a frame of the hero scene, the first screen after the title card. Signed like file_url; null until ready.",
+    },
     duration_seconds: { type: ['number', 'null'] },
     published_at: { type: ['string', 'null'], format: 'date-time' },
     script_source: { type: ['string', 'null'], enum: ['localized_page', 'translated', 'source_text', null] },

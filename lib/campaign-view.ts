@@ -1,4 +1,5 @@
 /** The public JSON of a campaign (GET /api/v1/campaigns/{id}), from its row and its video rows. */
+import { NO_FILE_LINKS, type FileLinks } from './signing';
 
 export interface CampaignRow {
   id: string;
@@ -22,8 +23,10 @@ export interface VideoRow {
   script_source?: string | null;
   file_key?: string | null;
   captions_key?: string | null;
+  captions_srt_key?: string | null;
+  thumbnail_key?: string | null;
 }
-export type VideoLinks = (video: VideoRow) => { file_url: string | null; captions_url: string | null };
+export type VideoLinks = (video: VideoRow) => FileLinks;
 
 /** `links` signs a video's download links (lib/signing.ts); without it every link is null. */
 export function presentCampaign(campaign: CampaignRow, videos: VideoRow[], links?: VideoLinks): Record<string, unknown> {
@@ -45,7 +48,7 @@ export function presentCampaign(campaign: CampaignRow, videos: VideoRow[], links
         platform: video.platform,
         language: video.language,
         status: video.status,
-        ...(links ? links(video) : { file_url: null, captions_url: null }),
+        ...(links ? links(video) : NO_FILE_LINKS),
         duration_seconds: video.duration_seconds ?? null,
         published_at: video.published_at ? new Date(video.published_at).toISOString() : null,
         script_source: video.script_source ?? null,

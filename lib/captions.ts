@@ -179,13 +179,28 @@ function needsRlm(line: string): boolean {
   return firstLetter !== undefined && !RTL_LETTER.test(firstLetter) && RTL_LETTER.test(line);
 }
 
-function formatTimestamp(seconds: number): string {
+/** HH:MM:SS.mmm (WebVTT) or HH:MM:SS,mmm (SubRip), rounded to the millisecond. */
+function formatTimestamp(seconds: number, decimalMark: '.' | ',' = '.'): string {
   const ms = Math.round(seconds * 1000);
   const h = Math.floor(ms / 3_600_000);
   const m = Math.floor((ms % 3_600_000) / 60_000);
   const s = Math.floor((ms % 60_000) / 1000);
   const pad = (n: number, w = 2) => String(n).padStart(w, '0');
-  return `${pad(h)}:${pad(m)}:${pad(s)}.${pad(ms % 1000, 3)}`;
+  return `${pad(h)}:${pad(m)}:${pad(s)}${decimalMark}${pad(ms % 1000, 3)}`;
+}
+
+function checkCueTiming(c: Cue): void {
+  if (!Number.isFinite(c.start) || !Number.isFinite(c.end) || c.start < 0 || c.end < c.start) {
+    throw new RangeError(`bad cue timing: ${c.start} --> ${c.end}`);
+  }
+}
+
+/** A cue's text as lines: blank lines dropped (they would end the cue), an RLM where a right-to-left line starts left-to-right. */
+function cueLines(text: string): string[] {
+  return text
+    .split(/\r\n|\r|\n/)
+    .filter((l) => l.trim() !== '')
+    .map((l) => (needsRlm(l) ? RLM : '') + l);
 }
 
 const escapeText = (t: string): string => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -198,16 +213,37 @@ const escapeText = (t: string): string => t.replace(/&/g, '&amp;').replace(/</g,
  */
 export function toWebVtt(cues: Cue[]): string {
   const blocks = cues.map((c) => {
-    if (!Number.isFinite(c.start) || !Number.isFinite(c.end) || c.start < 0 || c.end < c.start) {
-      throw new RangeError(`bad cue timing: ${c.start} --> ${c.end}`);
-    }
-    const lines = c.text
-      .split(/\r\n|\r|\n/)
-      .filter((l) => l.trim() !== '')
-      .map((l) => (needsRlm(l) ? RLM : '') + escapeText(l));
+    checkCueTiming(c);
+    const lines = cueLines(c.text).map(escapeText);
     return `${formatTimestamp(c.start)} --> ${formatTimestamp(c.end)}\n${lines.join('\n')}`;
   });
   return ['WEBVTT', '', ...blocks.map((b) => `${b}\n`)].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// SubRip (SRT)
+
+/** SubRip's line ending: CRLF throughout, as the format began (every player reads it; some older ones read nothing else). */
+const SRT_EOL = '\r\n';
+const WORD_JOINER = '\u2060';
+
+/**
+ * SubRip text of the same cues as toWebVtt: each cue numbered from 1, then "HH:MM:SS,mmm --> HH:MM:SS,mmm",
+ * then its lines, then a blank line; every line ends in CRLF; no byte-order mark (the download says
+ * `charset=utf-8`). Lines are the WebVTT's: blank lines dropped, the same RLM on a right-to-left line that
+ * starts left-to-right. SubRip has no escapes, so text is written as it is, except that "-->" (which would read
+ * as a timing line) gets an invisible U+2060 WORD JOINER before its ">"; a cue left with no text is skipped and
+ * the numbering stays consecutive.
+ */
+export function toSrt(cues: Cue[]): string {
+  const blocks: string[] = [];
+  for (const c of cues) {
+    checkCueTiming(c);
+    const lines = cueLines(c.text).map((l) => l.replace(/-->/g, `--${WORD_JOINER}>`));
+    if (!lines.length) continue;
+    blocks.push([String(blocks.length + 1), `${formatTimestamp(c.start, ',')} --> ${formatTimestamp(c.end, ',')}`, ...lines].join(SRT_EOL));
+  }
+  return blocks.map((block) => `${block}${SRT_EOL}${SRT_EOL}`).join('');
 }
 
 const TIMESTAMP = /^(?:(\d{2,}):)?([0-5]\d):([0-5]\d)\.(\d{3})$/;

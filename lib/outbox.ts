@@ -6,7 +6,7 @@
  */
 import type { Transaction } from 'sequelize';
 import type { Campaign, Models } from './db/models';
-import { presentCampaign, type VideoRow } from './campaign-view';
+import { presentCampaign, type VideoLinks } from './campaign-view';
 import { newEventId, type WebhookEventType } from './webhooks';
 
 export const EVENT_OF_STATE: Partial<Record<string, WebhookEventType>> = { review: 'campaign.completed', failed: 'campaign.failed' };
@@ -15,7 +15,7 @@ export async function writeTerminalEvent(
   models: Models,
   transaction: Transaction,
   campaign: Campaign,
-  links: (video: VideoRow) => { file_url: string | null; captions_url: string | null },
+  links: VideoLinks,
   at: Date,
 ): Promise<string | null> {
   const event = EVENT_OF_STATE[campaign.status];

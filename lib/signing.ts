@@ -1,6 +1,7 @@
 /**
- * Signed, expiring download links for rendered videos and their captions (decisions.md §2, §10).
- * A link is `/files/videos/<videoId>.mp4?expires=<unix s>&signature=<hex HMAC-SHA256>`; the signature binds
+ * Signed, expiring download links for rendered videos, their posters and their captions (decisions.md §2, §10).
+ * A link is `/files/videos/<videoId>.mp4?expires=<unix s>&signature=<hex HMAC-SHA256>` (posters
+ * `/files/thumbnails/<videoId>.jpg`, captions `/files/captions/<videoId>.vtt` and `.srt`); the signature binds
  * the kind, the video id and the expiry, so none of them can be changed. The key is SIGNING_KEY, or one
  * generated into DATA_DIR/signing.key on first use; every API node must use the same key.
  */
@@ -9,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AppConfig } from '../config';
 
-export type FileKind = 'video' | 'captions';
+export type FileKind = 'video' | 'captions' | 'captions_srt' | 'thumbnail';
 export type LinkCheck = 'ok' | 'expired' | 'invalid';
 
 const MIN_SIGNING_KEY_LENGTH = 32;
@@ -18,10 +19,26 @@ const KEY_FILE_CONTENT = /^[0-9a-f]{64}$/;
 const EXPIRES = /^\d{1,12}$/;
 const SIGNATURE = /^[0-9a-f]{64}$/;
 
-export const FILE_PATHS: Record<FileKind, { dir: string; extension: string }> = {
-  video: { dir: 'videos', extension: 'mp4' },
-  captions: { dir: 'captions', extension: 'vtt' },
+/** Where each kind is served (`/files/<dir>/<video id>.<extension>`) and with which media type. */
+export const FILE_PATHS: Record<FileKind, { dir: string; extension: string; contentType: string }> = {
+  video: { dir: 'videos', extension: 'mp4', contentType: 'video/mp4' },
+  captions: { dir: 'captions', extension: 'vtt', contentType: 'text/vtt; charset=utf-8' },
+  captions_srt: { dir: 'captions', extension: 'srt', contentType: 'application/x-subrip; charset=utf-8' },
+  thumbnail: { dir: 'thumbnails', extension: 'jpg', contentType: 'image/jpeg' },
 };
+
+/** The videos column holding each kind's storage key. */
+export const FILE_COLUMNS = {
+  video: 'file_key',
+  captions: 'captions_key',
+  captions_srt: 'captions_srt_key',
+  thumbnail: 'thumbnail_key',
+} as const satisfies Record<FileKind, string>;
+
+/** The kind a download path stands for, from its directory and extension; undefined for any other path. */
+export function fileKindOf(dir: string, extension: string): FileKind | undefined {
+  return (Object.keys(FILE_PATHS) as FileKind[]).find((kind) => FILE_PATHS[kind].dir === dir && FILE_PATHS[kind].extension === extension);
+}
 
 const keysByDataDir = new Map<string, Buffer>();
 
@@ -85,23 +102,32 @@ export function verifyFileLink(
   return Number(expires) <= nowSeconds ? 'expired' : 'ok';
 }
 
-export interface LinkableVideo {
-  id: string;
-  status: string;
-  file_key?: string | null;
-  captions_key?: string | null;
+export type LinkableVideo = { id: string; status: string } & { [column in (typeof FILE_COLUMNS)[FileKind]]?: string | null };
+
+/** A video's download links, as the API shows them. */
+export interface FileLinks {
+  file_url: string | null;
+  captions_url: string | null;
+  captions_srt_url: string | null;
+  thumbnail_url: string | null;
 }
 
-/** A video's absolute download links, valid for FILE_URL_TTL from `now`; null until the video is ready. */
-export function fileLinks(
-  config: AppConfig,
-  key: Buffer,
-  video: LinkableVideo,
-  now = Date.now(),
-): { file_url: string | null; captions_url: string | null } {
+/** Every link null: a video that is not ready, or a view signed without a key. */
+export const NO_FILE_LINKS: FileLinks = { file_url: null, captions_url: null, captions_srt_url: null, thumbnail_url: null };
+
+/**
+ * A video's absolute download links, valid for FILE_URL_TTL from `now`; each null until the video is ready
+ * with that file stored (a video rendered before posters and SRT existed has neither until it is rendered again).
+ */
+export function fileLinks(config: AppConfig, key: Buffer, video: LinkableVideo, now = Date.now()): FileLinks {
   const ready = video.status === 'ready';
   const expiresAt = Math.floor((now + config.fileUrlTtlMs) / 1000);
-  const link = (kind: FileKind, storageKey: string | null | undefined) =>
-    ready && storageKey ? `${config.publicBaseUrl}${signFileLink({ kind, videoId: video.id, expiresAt }, key)}` : null;
-  return { file_url: link('video', video.file_key), captions_url: link('captions', video.captions_key) };
+  const link = (kind: FileKind) =>
+    ready && video[FILE_COLUMNS[kind]] ? `${config.publicBaseUrl}${signFileLink({ kind, videoId: video.id, expiresAt }, key)}` : null;
+  return {
+    file_url: link('video'),
+    captions_url: link('captions'),
+    captions_srt_url: link('captions_srt'),
+    thumbnail_url: link('thumbnail'),
+  };
 }

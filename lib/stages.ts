@@ -36,6 +36,8 @@ export interface StageInput {
     platform: string;
     status: string;
     file_key: string | null;
+    thumbnail_key: string | null;
+    captions_srt_key: string | null;
     script_source: string | null;
   }>;
 }
@@ -45,6 +47,9 @@ export interface RecordVideoParams {
   video_id: string;
   status: VideoState;
   file_key?: string;
+  /** The poster frame (JPEG) and the SubRip captions the renderer stored beside the video. */
+  thumbnail_key?: string;
+  captions_srt_key?: string;
   duration_seconds?: number;
   error_code?: string | null;
   error_message?: string | null;

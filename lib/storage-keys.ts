@@ -12,4 +12,8 @@ export const storageKeys = {
   narration: (campaignId: string, language: string) => `${campaignPrefix(campaignId)}/voice/${language}/narration.wav`,
   captions: (campaignId: string, language: string) => `${campaignPrefix(campaignId)}/voice/${language}/captions.vtt`,
   video: (campaignId: string, videoId: string) => `${campaignPrefix(campaignId)}/videos/${videoId}.mp4`,
+  /** The video's poster frame (thumbnail_url), written by the renderer beside the video. */
+  thumbnail: (campaignId: string, videoId: string) => `${campaignPrefix(campaignId)}/videos/${videoId}.jpg`,
+  /** The video's SubRip captions (captions_srt_url), made by the renderer from the cues it burned in. */
+  captionsSrt: (campaignId: string, videoId: string) => `${campaignPrefix(campaignId)}/videos/${videoId}.srt`,
 };

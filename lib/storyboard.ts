@@ -5,6 +5,7 @@
  */
 import { PLATFORMS, type LanguageCode, type PlatformName } from '../config/catalog';
 import { luminance } from './color';
+import { typeScale, type ShotContent } from './framing';
 import type { CampaignPlanDocument, PlannedScene } from './script/analyze';
 import { PHRASES } from './script/phrases';
 
@@ -21,6 +22,8 @@ export interface StoryboardScene {
   kind: 'title' | 'screen' | 'closing';
   /** Screenshot shown in this scene (screen scenes). */
   screenshotKey: string | null;
+  /** Its size and where its content is: the renderer crops around that box, never through it (lib/framing.ts). */
+  screenshotContent?: ShotContent | null;
   /** Short text drawn on screen (headline of the scene). */
   onScreenText: string;
   narration: NarrationSegment[];
@@ -87,11 +90,22 @@ export interface StoryboardInput {
 
 /**
  * The screenshot a screen scene shows: the language's own version of the page where it has one (else the
- * source page), its phone capture on vertical frames where there is one (else the desktop capture).
+ * source page); on a vertical frame its phone capture where there is one, on a landscape frame the desktop
+ * capture, and on a square frame whichever shows the page's type larger once framed (lib/framing.ts).
  */
-function screenFor(scene: PlannedScene, language: LanguageCode, vertical: boolean): string {
+function screenFor(
+  scene: PlannedScene,
+  language: LanguageCode,
+  frame: { width: number; height: number },
+): Pick<StoryboardScene, 'screenshotKey' | 'screenshotContent'> {
   const screens = scene.localized?.[language] ?? scene;
-  return (vertical ? screens.mobileScreenshotKey : null) ?? screens.screenshotKey;
+  const desktop = { screenshotKey: screens.screenshotKey, screenshotContent: screens.screenshotContent ?? null };
+  const phone = screens.mobileScreenshotKey
+    ? { screenshotKey: screens.mobileScreenshotKey, screenshotContent: screens.mobileScreenshotContent ?? null }
+    : null;
+  if (!phone || frame.width > frame.height) return desktop;
+  if (frame.height > frame.width || !desktop.screenshotContent || !phone.screenshotContent) return phone;
+  return typeScale(phone.screenshotContent, frame) >= typeScale(desktop.screenshotContent, frame) ? phone : desktop;
 }
 
 /**
@@ -102,7 +116,6 @@ function screenFor(scene: PlannedScene, language: LanguageCode, vertical: boolea
 export function buildStoryboard(input: StoryboardInput): Storyboard {
   const { plan, platform, language } = input;
   const frame = PLATFORMS[platform];
-  const vertical = frame.height > frame.width;
   const palette = plan.brand.palette;
   return {
     version: 1,
@@ -123,9 +136,7 @@ export function buildStoryboard(input: StoryboardInput): Storyboard {
       logoUrl: plan.brand.iconUrls[0] ?? null,
     },
     scriptSource: input.scriptSource,
-    scenes: input.scenes.map((s) =>
-      s.kind === 'screen' ? { ...s, screenshotKey: screenFor(plan.scenes[s.index - 1], language, vertical) } : s,
-    ),
+    scenes: input.scenes.map((s) => (s.kind === 'screen' ? { ...s, ...screenFor(plan.scenes[s.index - 1], language, frame) } : s)),
     narrationKey: input.narrationKey,
     captionsKey: input.captionsKey,
     totalSeconds: input.totalSeconds,

@@ -5,6 +5,7 @@ import * as scriptsStoryboards from './0003-scripts-storyboards';
 import * as renderAttempts from './0004-render-attempts';
 import * as webhooks from './0005-webhooks';
 import * as campaignWebhookEvents from './0006-campaign-webhook-events';
+import * as videoPostersSrt from './0007-video-posters-srt';
 
 export const MIGRATIONS = [
   { name: '0001-initial', ...initial },
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   { name: '0004-render-attempts', ...renderAttempts },
   { name: '0005-webhooks', ...webhooks },
   { name: '0006-campaign-webhook-events', ...campaignWebhookEvents },
+  { name: '0007-video-posters-srt', ...videoPostersSrt },
 ];

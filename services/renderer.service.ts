@@ -19,12 +19,17 @@ import type { Storyboard } from '../lib/storyboard';
 
 export interface RenderVideoParams {
   video_id: string;
+  /** Where the video, its poster (JPEG) and its SubRip captions are stored (lib/storage-keys.ts). */
   output_key: string;
+  thumbnail_key: string;
+  captions_srt_key: string;
   storyboard: Storyboard;
 }
 export interface RenderVideoResult {
   video_id: string;
   file_key: string;
+  thumbnail_key: string;
+  captions_srt_key: string;
   duration_seconds: number;
   width: number;
   height: number;
@@ -56,10 +61,12 @@ export class RenderInterruptedError extends Errors.MoleculerRetryableError {
 const RENDER_PARAMS = {
   type: 'object',
   additionalProperties: false,
-  required: ['video_id', 'output_key', 'storyboard'],
+  required: ['video_id', 'output_key', 'thumbnail_key', 'captions_srt_key', 'storyboard'],
   properties: {
     video_id: { type: 'string', maxLength: 64 },
     output_key: { type: 'string', maxLength: 500 },
+    thumbnail_key: { type: 'string', maxLength: 500 },
+    captions_srt_key: { type: 'string', maxLength: 500 },
     storyboard: { type: 'object', required: ['videoId', 'frame', 'scenes', 'narrationKey', 'captionsKey', 'totalSeconds'] },
   },
 };
@@ -181,7 +188,7 @@ const RendererService: ServiceSchema<ServiceSettingSchema, RendererMethods, Rend
       const started = Date.now();
       const workDir = await fs.mkdtemp(path.join(os.tmpdir(), `${WORK_DIR_PREFIX}${process.pid}-${params.video_id}-`));
       try {
-        const { outputPath, probe, peakRssBytes } = await renderVideo({
+        const { outputPath, posterPath, captionsSrtPath, probe, peakRssBytes } = await renderVideo({
           storyboard: params.storyboard,
           workDir,
           quality: config.renderQuality,
@@ -191,11 +198,15 @@ const RendererService: ServiceSchema<ServiceSettingSchema, RendererMethods, Rend
           memoryLimitBytes: config.renderMemoryLimitBytes,
           timeoutMs: config.renderTimeoutMs,
         });
-        // Same key every time: a re-render replaces the file whole, only once it passed the check.
+        // Same keys every time: a re-render replaces each file whole, only once the video passed its check.
+        await this.storage.putFile(params.thumbnail_key, posterPath);
+        await this.storage.putFile(params.captions_srt_key, captionsSrtPath);
         await this.storage.putFile(params.output_key, outputPath);
         return {
           video_id: params.video_id,
           file_key: params.output_key,
+          thumbnail_key: params.thumbnail_key,
+          captions_srt_key: params.captions_srt_key,
           duration_seconds: Math.round(probe.durationSeconds * 1000) / 1000,
           width: probe.width,
           height: probe.height,

@@ -32,6 +32,10 @@ const LOST = new Set([
 
 type StageVideo = StageInput['videos'][number];
 
+/** Ready with every file the renderer makes; a video rendered before posters and SRT existed is rendered again. */
+const isRendered = (video: StageVideo): boolean =>
+  video.status === 'ready' && Boolean(video.file_key && video.thumbnail_key && video.captions_srt_key);
+
 /** rendering.renderCampaign's answer. */
 export interface RenderCampaignResult {
   campaign_id: string;
@@ -87,8 +91,8 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
         const storyboards = new Map<string, Storyboard>(rows.map((row) => [row.video_id, row.document]));
         if (videos.some((video) => !storyboards.has(video.id)))
           throw stageFailure('render_failed', 'Storyboards are missing; the voiceover must run again.', false);
-        let done = videos.filter((video) => video.status === 'ready' && video.file_key).length;
-        const pending = videos.filter((video) => !(video.status === 'ready' && video.file_key));
+        let done = videos.filter(isRendered).length;
+        const pending = videos.filter((video) => !isRendered(video));
         const outcomes = await Promise.allSettled(
           pending.map(async (video) => {
             await this.renderOne(video, storyboards.get(video.id)!);
@@ -148,7 +152,13 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
         await this.recordVideo({ video_id: video.id, status: 'rendering', error_code: null, error_message: null });
         try {
           const result = await this.sendToFreeNode(
-            { video_id: video.id, output_key: storageKeys.video(video.campaign_id, video.id), storyboard },
+            {
+              video_id: video.id,
+              output_key: storageKeys.video(video.campaign_id, video.id),
+              thumbnail_key: storageKeys.thumbnail(video.campaign_id, video.id),
+              captions_srt_key: storageKeys.captionsSrt(video.campaign_id, video.id),
+              storyboard,
+            },
             { renderAvoidNodes: avoid },
           );
           await attempt.update({
@@ -162,6 +172,8 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
             video_id: video.id,
             status: 'ready',
             file_key: result.file_key,
+            thumbnail_key: result.thumbnail_key,
+            captions_srt_key: result.captions_srt_key,
             duration_seconds: result.duration_seconds,
           });
           return;

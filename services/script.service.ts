@@ -8,7 +8,19 @@ import { configOf } from '../config';
 import { isSupportedLanguage } from '../config/catalog';
 import type { CampaignPlan, CampaignScript, ScreenshotRef } from '../lib/db/models';
 import { stageFailure } from '../lib/errors';
-import { chooseScreens, keyFacts, localizedScreens, type CampaignPlanDocument, type CapturedText } from '../lib/script/analyze';
+import {
+  chooseScreens,
+  hasSectionShots,
+  keyFacts,
+  localizedScreens,
+  sectionScenes,
+  sectionScreens,
+  shotContent,
+  type CampaignPlanDocument,
+  type CapturedText,
+  type KeyFacts,
+  type PlannedScene,
+} from '../lib/script/analyze';
 import { writeScript, type CapturedVariant, type ScriptDocument } from '../lib/script/writer';
 import {
   STAGE_PARAMS_SCHEMA,
@@ -29,7 +41,11 @@ export interface AnalyzeResult {
   features: number;
 }
 
-type ScriptMethods = DbMethods & { captures(campaignId: string): Promise<CapturedPage[]> };
+type ScriptMethods = DbMethods & {
+  captures(campaignId: string): Promise<CapturedPage[]>;
+  scenesBySection(facts: KeyFacts, source: CapturedPage, ownVersions: CapturedPage[], target: number): PlannedScene[];
+  scenesByScreen(facts: KeyFacts, source: CapturedPage, ownVersions: CapturedPage[], target: number): Promise<PlannedScene[]>;
+};
 
 interface ScriptLocalVars {
   storage: FileStorage;
@@ -59,18 +75,9 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
         const captures: CapturedPage[] = await this.captures(campaign.id);
         const source = captures.find((c) => c.variant === 'source');
         if (!source) throw stageFailure('capture_failed', 'The page capture is missing; it must be collected again.', false);
-        const desktop = source.screenshots.filter((s: ScreenshotRef) => s.viewport === 'desktop');
-        const mobile = source.screenshots.filter((s: ScreenshotRef) => s.viewport === 'mobile');
-        const pngs = await Promise.all(desktop.map(async (s: ScreenshotRef) => ({ key: s.key, png: await this.storage.get(s.key) })));
         const target = configOf(this.broker).videoTargetSeconds;
-        const chosen = await chooseScreens(pngs, target);
         const facts = keyFacts(source.text as unknown as CapturedText, campaign.url);
-        // Each language's own version of the page (captured as variant `<language>`) gives that language's screens.
-        const ownPages = localizedScreens(
-          chosen,
-          captures.filter((c) => c.variant !== 'source').map((c) => ({ language: c.variant, screenshots: c.screenshots })),
-        );
-        let feature = 0;
+        const ownVersions = captures.filter((c) => c.variant !== 'source');
         const plan: CampaignPlanDocument = {
           facts,
           targetSeconds: target,
@@ -80,13 +87,9 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
             palette: (source.brand.palette as string[]) ?? [],
             iconUrls: (source.brand.icon_urls as string[]) ?? [],
           },
-          scenes: chosen.map((index, n) => ({
-            screenshotKey: desktop[index].key,
-            mobileScreenshotKey: mobile[index]?.key ?? mobile[mobile.length - 1]?.key ?? null,
-            // The hero carries the promise; each further screen one feature, while there are features.
-            feature: n === 0 || feature >= facts.features.length ? null : feature++,
-            localized: ownPages[n],
-          })),
+          scenes: hasSectionShots(source.screenshots)
+            ? this.scenesBySection(facts, source, ownVersions, target)
+            : await this.scenesByScreen(facts, source, ownVersions, target),
         };
         await models.CampaignPlan.upsert({ campaign_id: campaign.id, plan });
         return { campaign_id: campaign.id, scenes: plan.scenes.length, features: facts.features.length };
@@ -151,6 +154,56 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
   },
 
   methods: {
+    /**
+     * Each scene shows the part of the page its narration is about: the hero the top of the page, each feature
+     * its own section; each language's own version of the page shows its section for the same feature.
+     */
+    scenesBySection(facts: KeyFacts, source: CapturedPage, ownVersions: CapturedPage[], target: number): PlannedScene[] {
+      const chosen = sectionScenes(facts, source.screenshots, target);
+      const screens = sectionScreens(
+        source.screenshots,
+        chosen.map((c, n) => ({ heading: c.heading, ordinal: n - 1 })),
+      );
+      const localized = ownVersions.map((version) => {
+        const own = keyFacts(version.text as unknown as CapturedText, version.final_url || version.url);
+        const roles = chosen.map((c) => ({
+          heading: c.feature === null ? null : (own.features[c.feature]?.title ?? null),
+          ordinal: c.feature ?? 0,
+        }));
+        return { language: version.variant, screens: sectionScreens(version.screenshots, roles) };
+      });
+      return chosen.map((c, n) => ({
+        ...screens[n],
+        feature: c.feature,
+        localized: Object.fromEntries(localized.map((l) => [l.language, l.screens[n]])),
+      }));
+    },
+
+    /** A page without section headings: the hero, then the screens that differ most, in page order. */
+    async scenesByScreen(facts: KeyFacts, source: CapturedPage, ownVersions: CapturedPage[], target: number): Promise<PlannedScene[]> {
+      const desktop = source.screenshots.filter((s: ScreenshotRef) => s.viewport === 'desktop');
+      const mobile = source.screenshots.filter((s: ScreenshotRef) => s.viewport === 'mobile');
+      const pngs = await Promise.all(desktop.map(async (s: ScreenshotRef) => ({ key: s.key, png: await this.storage.get(s.key) })));
+      const chosen = await chooseScreens(pngs, target);
+      const ownPages = localizedScreens(
+        chosen,
+        ownVersions.map((c) => ({ language: c.variant, screenshots: c.screenshots })),
+      );
+      let feature = 0;
+      return chosen.map((index, n) => {
+        const phone = mobile[index] ?? mobile[mobile.length - 1];
+        return {
+          screenshotKey: desktop[index].key,
+          mobileScreenshotKey: phone?.key ?? null,
+          screenshotContent: shotContent(desktop[index]),
+          mobileScreenshotContent: phone ? shotContent(phone) : null,
+          // The hero carries the promise; each further screen one feature, while there are features.
+          feature: n === 0 || feature >= facts.features.length ? null : feature++,
+          localized: ownPages[n],
+        };
+      });
+    },
+
     /** The page captures are the capture stage's: it is asked for them. */
     async captures(campaignId: string): Promise<CapturedPage[]> {
       return this.broker.call<CapturedPage[], StageParams>('capture.pages', { campaign_id: campaignId });

@@ -21,6 +21,7 @@ import { storageKeys } from '../lib/storage-keys';
 import { buildStoryboard, type Storyboard, type StoryboardScene } from '../lib/storyboard';
 import { concatAudio, measureDuration, normalizeAudio } from '../lib/voice/audio';
 import { run } from '../lib/voice/exec';
+import { OfflineSpeechProvider } from '../lib/voice/offline';
 import { createSpeechProvider, SpeechProviderError, type SpeechProvider } from '../lib/voice/tts';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 
@@ -74,8 +75,17 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
   async started() {
     const config = configOf(this.broker);
     this.storage = storageFor(this.broker);
-    this.speech = createSpeechProvider(config.speech);
+    // offline (default): an engine not installed here (Open JTalk, its Mei voice, festival) warns and leaves its
+    // languages to espeak-ng; espeak-ng itself missing a language's voice stops the node.
+    this.speech = createSpeechProvider(config.speech, { warn: (message) => this.logger.warn(message) });
     await this.speech.verify();
+    if (this.speech instanceof OfflineSpeechProvider) {
+      const chosen = this.speech.voices().filter((v) => v.engine !== 'espeak');
+      const list = chosen.map((v) => `${v.language}: ${v.engine} (${v.voice})`).join(', ');
+      this.logger.info(`speech: ${list || 'no engine but espeak-ng'}; every other language espeak-ng`);
+    } else {
+      this.logger.info(`speech: ${this.speech.name} for every language`);
+    }
   },
 
   actions: {

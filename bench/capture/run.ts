@@ -9,7 +9,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { BrowserPool } from '../../lib/capture/browser-pool';
-import { DESKTOP, makePresentable, openPage, readText, shootScreens } from '../../lib/capture/page-reader';
+import { DESKTOP, makePresentable, openPage, readText, shootSections } from '../../lib/capture/page-reader';
 import { refusalReason } from '../../lib/capture/refusal';
 import { EgressProxy, type EgressDecision } from '../../lib/egress-proxy';
 import { startFixtureSite, type FixtureSite } from '../../test/fixtures/site/server';
@@ -25,7 +25,7 @@ const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 const OPEN_IDLE_MS = 300; // openPage: waitForNetworkIdle({ idleTime: 300 })
 const SCROLL_PAUSE_MS = 60; // makePresentable: setTimeout(60) per scroll step
 const PRESENT_IDLE_MS = 300; // makePresentable: waitForNetworkIdle({ idleTime: 300 })
-const SHOT_PAUSE_MS = 120; // shootScreens: setTimeout(120) before each shot
+const SHOT_PAUSE_MS = 120; // shootSections: setTimeout(120) before each shot
 
 const N = positiveInteger('BENCH_PAGES', 15);
 
@@ -92,7 +92,7 @@ interface FullTimes {
   openPage: number;
   makePresentable: number;
   readText: number;
-  shootScreens: number;
+  shootSections: number;
   shots: number;
 }
 
@@ -123,13 +123,13 @@ async function runFull(pool: BrowserPool, url: string): Promise<{ total: number;
     const t2 = performance.now();
     const text = await readText(page);
     const t3 = performance.now();
-    const shots = await shootScreens(page, MAX_SHOTS);
+    const shots = (await shootSections(page, MAX_SHOTS)).map((shot) => shot.png);
     const t4 = performance.now();
     return {
       opened,
       text,
       shots,
-      steps: { openPage: t1 - t0, makePresentable: t2 - t1, readText: t3 - t2, shootScreens: t4 - t3, shots: shots.length },
+      steps: { openPage: t1 - t0, makePresentable: t2 - t1, readText: t3 - t2, shootSections: t4 - t3, shots: shots.length },
     };
   });
   const total = performance.now() - start;
@@ -169,7 +169,7 @@ interface Probe {
 
 /**
  * One extra, untimed page: its geometry after presentation (to count the scroll steps and shots the fixed
- * sleeps apply to), the page's CSS scroll-behavior, how long one `scrollTo` by shootScreens takes, and how
+ * sleeps apply to), the page's CSS scroll-behavior, how long one `scrollTo` by shootSections takes, and how
  * many lazy images (`img[data-src]`, the fixture's lazy loader) makePresentable's scroll-through left unloaded.
  */
 async function probe(pool: BrowserPool, url: string): Promise<Probe> {
@@ -184,7 +184,7 @@ async function probe(pool: BrowserPool, url: string): Promise<Probe> {
       lazyLeft: document.querySelectorAll('img[data-src]').length,
     }));
     const start = performance.now();
-    await page.evaluate((y) => window.scrollTo(0, y), g.innerHeight); // the call shootScreens makes per shot
+    await page.evaluate((y) => window.scrollTo(0, y), g.innerHeight); // the call shootSections makes per shot
     return { ...g, scrollToMs: performance.now() - start, lazyTotal };
   });
 }
@@ -369,13 +369,15 @@ async function main(): Promise<number> {
       '  Readability        readText injects Mozilla Readability (~90 KB of source) on a clone of the DOM, then reads meta, headings, hreflang',
     );
     console.log(
-      `  ${MAX_SHOTS} shots            shootScreens scrolls one screen at a time (page.evaluate(scrollTo)), waits 120 ms, and takes a PNG per screen (at most ${MAX_SHOTS}) instead of one`,
+      `  ${MAX_SHOTS} shots            shootSections scrolls one screen at a time (page.evaluate(scrollTo)), waits 120 ms, and takes a PNG per screen (at most ${MAX_SHOTS}) instead of one`,
     );
     console.log('');
 
     // ---- where full page spends its time
     const pick = (k: keyof FullTimes) => steps.map((s) => s[k]);
-    const poolOverhead = full.map((t, i) => t - (steps[i].openPage + steps[i].makePresentable + steps[i].readText + steps[i].shootScreens));
+    const poolOverhead = full.map(
+      (t, i) => t - (steps[i].openPage + steps[i].makePresentable + steps[i].readText + steps[i].shootSections),
+    );
     const scrollSteps = Math.ceil(Math.min(geo.scrollHeight, 30_000) / Math.max(200, Math.floor(geo.innerHeight * 0.8)));
     const shotsTaken = stats(pick('shots')).mean;
     const fixed: Record<string, number> = {
@@ -383,14 +385,14 @@ async function main(): Promise<number> {
       openPage: OPEN_IDLE_MS,
       makePresentable: scrollSteps * SCROLL_PAUSE_MS + PRESENT_IDLE_MS,
       readText: 0,
-      shootScreens: shotsTaken * SHOT_PAUSE_MS,
+      shootSections: shotsTaken * SHOT_PAUSE_MS,
     };
     const rows: Array<[string, number[]]> = [
       ['pool: context + page, close', poolOverhead],
       ['openPage', pick('openPage')],
       ['makePresentable', pick('makePresentable')],
       ['readText', pick('readText')],
-      ['shootScreens', pick('shootScreens')],
+      ['shootSections', pick('shootSections')],
     ];
     console.log(
       `Where "full page" spends its time (ms; page ${geo.scrollHeight} px tall, ${scrollSteps} scroll steps, ${shotsTaken} shots of ${geo.innerHeight} px)`,
@@ -410,7 +412,7 @@ async function main(): Promise<number> {
     );
     console.log('');
     console.log(
-      `page probe: CSS scroll-behavior "${geo.scrollBehavior}"; one page.evaluate(scrollTo) as shootScreens makes it: ${ms(geo.scrollToMs)} ms; ` +
+      `page probe: CSS scroll-behavior "${geo.scrollBehavior}"; one page.evaluate(scrollTo) as shootSections makes it: ${ms(geo.scrollToMs)} ms; ` +
         `lazy images still unloaded after makePresentable: ${geo.lazyLeft} of ${geo.lazyTotal}`,
     );
     const sInside = stats(checkInside);

@@ -107,6 +107,7 @@ const BRAND = {
   palette: ['#4f46e5', '#22d3ee', '#f59e0b'],
 };
 const SCREENSHOT_SIZE = '1440x900';
+const SCREENSHOT_CONTENT = { width: 1440, height: 900, pixelRatio: 1, content: { x: 120, y: 90, width: 1200, height: 640 } };
 /** Silence after each scene's speech, as the voiceover stage adds. */
 const PAUSE_SECONDS = 0.4;
 const FFMPEG = ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'error', '-y'];
@@ -139,6 +140,8 @@ export async function makeBenchStoryboard(
       index,
       kind: scene.kind,
       screenshotKey,
+      // As the capture records it for a page whose content sits in a 1200 px column: the renderer crops around it.
+      screenshotContent: screenshotKey ? SCREENSHOT_CONTENT : null,
       onScreenText: scene.onScreenText,
       narration: [{ text: scene.text, language: opts.language }],
       audioKey,

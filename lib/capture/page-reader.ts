@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import type { HTTPResponse, Page } from 'puppeteer-core';
 import type { PageSignals } from './refusal';
 import { EGRESS_REFUSED_HEADER } from '../egress-proxy';
+import type { Box } from '../framing';
 
 export interface Viewport {
   name: 'desktop' | 'mobile';
@@ -186,17 +187,188 @@ export async function makePresentable(page: Page, maxScrollPx = 30_000): Promise
   return { consentDismissed, hiddenOverlays, imagesLoaded: images.loaded, imagesTotal: images.total };
 }
 
-/** The first screen, then one shot per screen further down, at most `maxShots`. */
-export async function shootScreens(page: Page, maxShots: number): Promise<Buffer[]> {
-  const { height, viewport } = await page.evaluate(() => ({ height: document.documentElement.scrollHeight, viewport: window.innerHeight }));
-  const shots: Buffer[] = [];
-  for (let i = 0; i < maxShots && i * viewport < height; i += 1) {
-    await page.evaluate((y) => window.scrollTo({ top: y, behavior: 'instant' }), i * viewport);
+/** One screenshot of the page and what it shows. */
+export interface Shot {
+  png: Buffer;
+  /**
+   * The page section it frames: the section's heading as the page reads it (innerText, spaces folded, as
+   * readText reads headings), null for the top of the page; undefined for a shot at a fixed scroll offset
+   * (a page without section headings).
+   */
+  heading?: string | null;
+  /** The shot's content (its text and media, clipped to what is on screen below a pinned header), in image pixels. */
+  content: Box;
+}
+
+/** What the browser reports of one region to shoot, in CSS pixels of the document. */
+interface Region {
+  heading: string | null;
+  top: number;
+  bottom: number;
+  left: number;
+  right: number;
+}
+
+/**
+ * The top of the page, then one shot per section of the page (the element around each <h2> that holds no
+ * other section heading), at most `maxShots` in all: each section scrolled to, with the page's pinned header
+ * hidden, centred when it fits the viewport, its top near the viewport's top when it does not. A page without section headings is shot
+ * screen by screen instead. Each shot records its content box, so a frame can be cropped around it.
+ */
+export async function shootSections(page: Page, maxShots: number): Promise<Shot[]> {
+  const layout = await page.evaluate((limit: number) => {
+    const visible = (el: Element) => {
+      const rect = el.getBoundingClientRect();
+      const style = getComputedStyle(el);
+      return rect.width > 0 && rect.height > 0 && style.visibility !== 'hidden' && style.display !== 'none';
+    };
+    const pinnedHeader = [...document.querySelectorAll('body *')].reduce((bottom, el) => {
+      const style = getComputedStyle(el);
+      if (style.position !== 'fixed' && style.position !== 'sticky') return bottom;
+      const rect = el.getBoundingClientRect();
+      const bar = rect.top <= 1 && rect.height > 0 && rect.height < window.innerHeight * 0.2 && rect.width > window.innerWidth * 0.5;
+      return bar ? Math.max(bottom, rect.bottom) : bottom;
+    }, 0);
+    const outside = 'nav,footer,aside,dialog,[role="dialog"],[id*="cookie" i],[class*="cookie" i],[id*="consent" i],[class*="consent" i]';
+    const headings = [...document.querySelectorAll('h2')].filter(
+      (h) => visible(h) && !h.closest(outside) && (h as HTMLElement).innerText.trim(),
+    );
+    /** Leaves that carry content: elements with their own text, and media. */
+    const leaves = [...document.querySelectorAll('body *')].filter((el) => {
+      if (!visible(el) || el.closest(outside)) return false;
+      if (el.matches('img,svg,video,canvas,picture,input,button,select,textarea')) return true;
+      return [...el.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && (n.textContent ?? '').trim());
+    });
+    const docRect = (el: Element) => {
+      const r = el.getBoundingClientRect();
+      return {
+        top: r.top + window.scrollY,
+        bottom: r.bottom + window.scrollY,
+        left: r.left + window.scrollX,
+        right: r.right + window.scrollX,
+      };
+    };
+    /** The union of the content leaves inside `area` (document coordinates). */
+    const contentOf = (area: { top: number; bottom: number; left: number; right: number }, within?: Element) => {
+      let box: { top: number; bottom: number; left: number; right: number } | null = null;
+      for (const el of leaves) {
+        if (within && !within.contains(el)) continue;
+        const r = docRect(el);
+        if (r.bottom <= area.top || r.top >= area.bottom || r.right <= area.left || r.left >= area.right) continue;
+        const clipped = {
+          top: Math.max(r.top, area.top),
+          bottom: Math.min(r.bottom, area.bottom),
+          left: Math.max(r.left, area.left),
+          right: Math.min(r.right, area.right),
+        };
+        box = box
+          ? {
+              top: Math.min(box.top, clipped.top),
+              bottom: Math.max(box.bottom, clipped.bottom),
+              left: Math.min(box.left, clipped.left),
+              right: Math.max(box.right, clipped.right),
+            }
+          : clipped;
+      }
+      return box ?? area;
+    };
+    const page = { left: 0, right: document.documentElement.clientWidth };
+    const regions: Array<{ heading: string | null; top: number; bottom: number; left: number; right: number }> = [];
+    if (headings.length) {
+      // The top of the page: from its headline (the hero's h1, when it is on the first screen) down to the fold,
+      // so the framing puts the headline, not the site's header bar, first under the video's own headline band.
+      const h1 = [...document.querySelectorAll('h1')].find((h) => visible(h) && !h.closest(outside));
+      const h1Top = h1 ? docRect(h1).top : Infinity;
+      const heroTop = h1Top < window.innerHeight * 0.75 ? Math.max(0, h1Top - 16) : 0;
+      regions.push({ heading: null, ...contentOf({ top: heroTop, bottom: window.innerHeight, ...page }) });
+      for (const heading of headings.slice(0, Math.max(0, limit - 1))) {
+        // The section: the largest ancestor that holds this heading and no other.
+        let section: Element = heading;
+        while (section.parentElement && section.parentElement !== document.body) {
+          const parent = section.parentElement;
+          if (parent.tagName === 'MAIN' || headings.some((h) => h !== heading && parent.contains(h))) break;
+          section = parent;
+        }
+        regions.push({
+          heading: (heading as HTMLElement).innerText.replace(/\s+/g, ' ').trim(),
+          ...contentOf({ ...docRect(section), ...page }, section),
+        });
+      }
+    } else {
+      const height = document.documentElement.scrollHeight;
+      for (let i = 0; i < limit && i * window.innerHeight < height; i += 1) {
+        const top = i * window.innerHeight;
+        regions.push({ heading: null, ...contentOf({ top, bottom: top + window.innerHeight, ...page }) });
+      }
+    }
+    return {
+      regions,
+      pinnedHeader,
+      viewportHeight: window.innerHeight,
+      pixelRatio: window.devicePixelRatio,
+      bySection: headings.length > 0,
+    };
+  }, maxShots);
+
+  const shots: Shot[] = [];
+  for (const [n, region] of (layout.regions as Region[]).entries()) {
+    // A pinned header belongs to the page's top; over a section further down it only hides the section's top.
+    if (layout.bySection && n === 1) await setPinnedBarsHidden(page, true);
+    // Sections (their pinned header hidden): centred when they fit the viewport, else their top 24 px from its top.
+    const height = region.bottom - region.top;
+    const target = !layout.bySection
+      ? n * layout.viewportHeight
+      : region.heading === null
+        ? 0
+        : height <= layout.viewportHeight - 48
+          ? region.top - (layout.viewportHeight - height) / 2
+          : region.top - 24;
+    const scrollY = await page.evaluate((y: number) => {
+      window.scrollTo({ top: Math.max(0, y), behavior: 'instant' });
+      return window.scrollY;
+    }, target);
     await new Promise((resolve) => setTimeout(resolve, 120));
-    shots.push(Buffer.from(await page.screenshot({ type: 'png' })));
+    const png = Buffer.from(await page.screenshot({ type: 'png' }));
+    // What is on screen of the region (below a pinned header still shown: a page shot screen by screen).
+    const visibleTop = Math.max(region.top - scrollY, scrollY > 0 && !layout.bySection ? layout.pinnedHeader : 0);
+    const visibleBottom = Math.min(region.bottom - scrollY, layout.viewportHeight);
+    const ratio = layout.pixelRatio;
+    shots.push({
+      png,
+      heading: layout.bySection ? region.heading : undefined,
+      content: {
+        x: Math.round(region.left * ratio),
+        y: Math.round(visibleTop * ratio),
+        width: Math.round((region.right - region.left) * ratio),
+        height: Math.max(1, Math.round((visibleBottom - visibleTop) * ratio)),
+      },
+    });
   }
+  await setPinnedBarsHidden(page, false);
   await page.evaluate(() => window.scrollTo({ top: 0, behavior: 'instant' }));
   return shots;
+}
+
+/** Hides (or shows again) the bars pinned to the top of the viewport, marked so they can be shown again. */
+async function setPinnedBarsHidden(page: Page, hidden: boolean): Promise<void> {
+  await page.evaluate((hide: boolean) => {
+    if (!hide) {
+      for (const el of document.querySelectorAll('[data-capture-hidden-bar]')) {
+        (el as HTMLElement).style.removeProperty('visibility');
+        el.removeAttribute('data-capture-hidden-bar');
+      }
+      return;
+    }
+    for (const el of document.querySelectorAll('body *')) {
+      const style = getComputedStyle(el);
+      if (style.position !== 'fixed' && style.position !== 'sticky') continue;
+      const rect = el.getBoundingClientRect();
+      if (rect.top <= 1 && rect.height > 0 && rect.height < window.innerHeight * 0.2 && rect.width > window.innerWidth * 0.5) {
+        (el as HTMLElement).style.setProperty('visibility', 'hidden', 'important');
+        el.setAttribute('data-capture-hidden-bar', '');
+      }
+    }
+  }, hidden);
 }
 
 let readabilitySource: string | undefined;
@@ -206,7 +378,12 @@ export async function readText(page: Page): Promise<PageText> {
   const article = (await page.evaluate(`(() => {
     ${readabilitySource}
     try {
-      const parsed = new Readability(document.cloneNode(true), { charThreshold: 200 }).parse();
+      // Markup rendered by a framework has no whitespace between elements: without a break after each block,
+      // Readability's text runs one paragraph into the next ("…confirmation.Put the link…").
+      const copy = document.cloneNode(true);
+      for (const block of copy.querySelectorAll('p,h1,h2,h3,h4,h5,h6,li,dt,dd,blockquote,figcaption,td,th,div,section,article,header,footer'))
+        block.appendChild(copy.createTextNode('\\n'));
+      const parsed = new Readability(copy, { charThreshold: 200 }).parse();
       return parsed ? { text: parsed.textContent, lang: parsed.lang } : null;
     } catch (e) { return null; }
   })()`)) as { text: string; lang: string } | null;

@@ -3,6 +3,7 @@ import { DataTypes, Model, type InferAttributes, type InferCreationAttributes, t
 import type { CampaignPlanDocument } from '../script/analyze';
 import type { ScriptDocument } from '../script/writer';
 import type { Storyboard } from '../storyboard';
+import type { Box } from '../framing';
 
 const common = { underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' } as const;
 const uuidPk = { type: DataTypes.UUID, primaryKey: true, defaultValue: DataTypes.UUIDV4 };
@@ -81,6 +82,8 @@ export class Video extends Model<InferAttributes<Video>, InferCreationAttributes
   declare status: string;
   declare file_key: CreationOptional<string | null>;
   declare captions_key: CreationOptional<string | null>;
+  declare captions_srt_key: CreationOptional<string | null>;
+  declare thumbnail_key: CreationOptional<string | null>;
   declare duration_seconds: CreationOptional<number | null>;
   declare script_source: CreationOptional<string | null>;
   declare published_at: CreationOptional<Date | null>;
@@ -118,8 +121,15 @@ export interface ScreenshotRef {
   key: string;
   viewport: 'desktop' | 'mobile';
   index: number;
+  /** Image pixels. */
   width: number;
   height: number;
+  /** Image pixels per CSS pixel. Absent on captures older than section shots. */
+  pixelRatio?: number;
+  /** The section shot (lib/capture/page-reader.ts shootSections): its heading, null for the page's top; absent for a fixed-offset screen. */
+  heading?: string | null;
+  /** Where the shot's content is, in image pixels (absent on older captures: the whole image). */
+  content?: Box;
 }
 
 export class PageCapture extends Model<InferAttributes<PageCapture>, InferCreationAttributes<PageCapture>> {
@@ -343,6 +353,8 @@ export function defineModels(sequelize: Sequelize): Models {
       status: DataTypes.STRING(12),
       file_key: DataTypes.STRING(500),
       captions_key: DataTypes.STRING(500),
+      captions_srt_key: DataTypes.STRING(500),
+      thumbnail_key: DataTypes.STRING(500),
       duration_seconds: DataTypes.FLOAT,
       script_source: DataTypes.STRING(20),
       published_at: DataTypes.DATE,

@@ -8,6 +8,7 @@ import { rmSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { luminance } from '../color';
+import { KEN_BURNS_ZOOM } from '../framing';
 import { breakForBox, captionAt, type PlannedClip, type RenderPlan } from './plan';
 
 /** The part of fabric 5 used here: editly hands its fabric module to a fabric layer, and fabric 5 ships no types. */
@@ -213,7 +214,7 @@ export function editlyConfig(plan: RenderPlan): Record<string, unknown> {
     const layers: Array<Record<string, unknown>> =
       clip.kind === 'screen' && clip.imagePath
         ? [
-            { type: 'image', path: clip.imagePath, resizeMode: 'cover', zoomDirection: clip.zoom, zoomAmount: 0.08 },
+            { type: 'image', path: clip.imagePath, resizeMode: 'cover', zoomDirection: clip.zoom, zoomAmount: KEN_BURNS_ZOOM },
             headlineLayer(plan, clip),
           ]
         : [cardLayer(plan, clip)];

@@ -1,5 +1,6 @@
 /** ffmpeg and ffprobe around the render: the narration muxed in, and the check a video passes before it counts as ready. */
 import fs from 'node:fs/promises';
+import type { Framing } from '../framing';
 import { run } from '../voice/exec';
 
 export interface ProbedVideo {
@@ -127,11 +128,23 @@ export async function isReadableImage(file: string): Promise<boolean> {
 }
 
 /**
- * A screenshot composed once for the frame: fitted whole over a blurred, cropped copy of itself (what
- * editly's contain-blur draws on every frame). The renderer then draws one frame-sized picture per frame.
+ * A screenshot composed once for the frame: the framed region of it (lib/framing.ts; the whole screenshot when
+ * there is no framing) fitted over a blurred, darkened cover of the whole (what editly's contain-blur draws on
+ * every frame). The renderer then draws one frame-sized picture per frame.
  */
-export async function composeForFrame(input: string, output: string, width: number, height: number): Promise<void> {
+export async function composeForFrame(
+  input: string,
+  output: string,
+  width: number,
+  height: number,
+  framing: Framing | null = null,
+): Promise<void> {
   const sigma = Math.max(2, Math.round(Math.min(width, height) * 0.03));
+  const even = (n: number) => Math.max(2, Math.round(n / 2) * 2);
+  const foreground = framing
+    ? `crop=${Math.round(framing.region.width)}:${Math.round(framing.region.height)}:${Math.round(framing.region.x)}:${Math.round(framing.region.y)},` +
+      `scale=${even(framing.region.width * framing.scale)}:${even(framing.region.height * framing.scale)}:flags=lanczos`
+    : `scale=${width}:${height}:force_original_aspect_ratio=decrease`;
   await run(
     'ffmpeg',
     [
@@ -142,7 +155,7 @@ export async function composeForFrame(input: string, output: string, width: numb
       input,
       '-filter_complex',
       `[0:v]split[a][b];[a]scale=${width}:${height}:force_original_aspect_ratio=increase,crop=${width}:${height},gblur=sigma=${sigma},eq=brightness=-0.08[bg];` +
-        `[b]scale=${width}:${height}:force_original_aspect_ratio=decrease[fg];[bg][fg]overlay=(W-w)/2:(H-h)/2`,
+        `[b]${foreground}[fg];[bg][fg]overlay=${framing ? `${Math.round(framing.at.x)}:${Math.round(framing.at.y)}` : '(W-w)/2:(H-h)/2'}`,
       '-frames:v',
       '1',
       output,

@@ -7,6 +7,7 @@
  * is the narration's length.
  */
 import type { Cue } from '../captions';
+import type { ShotContent } from '../framing';
 import { breakLines } from '../text';
 import type { LanguageCode } from '../../config/catalog';
 import type { Storyboard, StoryboardScene } from '../storyboard';
@@ -38,6 +39,8 @@ export interface PlannedClip {
   /** Where the clip starts in the video (seconds). */
   start: number;
   imagePath: string | null;
+  /** The image's size and content box, for a crop that never cuts the page's text; null: fitted whole. */
+  imageContent: ShotContent | null;
   headline: string;
   zoom: 'in' | 'out';
   /** Captions whose time overlaps this clip, in video time. */
@@ -90,6 +93,7 @@ export function buildRenderPlan(
       duration,
       start,
       imagePath: scene.screenshotKey ? localPath(scene.screenshotKey) : null,
+      imageContent: scene.screenshotKey ? (scene.screenshotContent ?? null) : null,
       headline: scene.onScreenText,
       zoom: index % 2 === 0 ? 'in' : 'out',
       captions: cues.filter((cue) => cue.end > start && cue.start < start + duration).map((cue) => ({ ...cue })),

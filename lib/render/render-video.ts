@@ -5,11 +5,13 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { parseWebVtt } from '../captions';
+import { parseWebVtt, toSrt } from '../captions';
 import { stageFailure } from '../errors';
+import { frameShot } from '../framing';
 import type { Storyboard } from '../storyboard';
 import { composeForFrame, deliverableProblems, isReadableImage, muxNarration, probeVideo, type ProbedVideo } from './media';
 import { buildRenderPlan, type RenderEncoding, type RenderQuality } from './plan';
+import { keyframeTimes, posterMoment, posterProblems, writePoster } from './poster';
 import { RenderProcessError, runEditly } from './run-editly';
 
 export interface RenderVideoOptions {
@@ -28,7 +30,17 @@ export interface RenderVideoOptions {
 
 export class RenderAbortedError extends Error {}
 
-export async function renderVideo(options: RenderVideoOptions): Promise<{ outputPath: string; probe: ProbedVideo; peakRssBytes: number }> {
+export interface RenderedVideo {
+  outputPath: string;
+  /** The poster: a JPEG of the hero scene at the frame's size (lib/render/poster.ts). */
+  posterPath: string;
+  /** SubRip captions made from the same cues as the storyboard's WebVTT (and as the burned-in captions). */
+  captionsSrtPath: string;
+  probe: ProbedVideo;
+  peakRssBytes: number;
+}
+
+export async function renderVideo(options: RenderVideoOptions): Promise<RenderedVideo> {
   const { storyboard, workDir } = options;
   const inputs = new Map<string, string>();
   const fetch = async (key: string) => {
@@ -60,7 +72,9 @@ export async function renderVideo(options: RenderVideoOptions): Promise<{ output
   for (const [index, clip] of plan.clips.entries()) {
     if (!clip.imagePath) continue;
     const composed = path.join(workDir, `frame-${index}.png`);
-    await composeForFrame(clip.imagePath, composed, plan.width, plan.height);
+    // Cropped around the page's content, so the frame and the zoom never cut its text (lib/framing.ts).
+    const framing = clip.imageContent ? frameShot(clip.imageContent, { width: plan.width, height: plan.height }) : null;
+    await composeForFrame(clip.imagePath, composed, plan.width, plan.height, framing);
     clip.imagePath = composed;
   }
   const planPath = path.join(workDir, 'plan.json');
@@ -83,5 +97,14 @@ export async function renderVideo(options: RenderVideoOptions): Promise<{ output
   const probe = await probeVideo(outputPath);
   const problems = deliverableProblems(probe, { width: plan.width, height: plan.height, durationSeconds: storyboard.totalSeconds });
   if (problems.length) throw stageFailure('render_failed', `The rendered video failed its check: ${problems.join('; ')}.`, true);
-  return { outputPath, probe, peakRssBytes };
+  // The poster is a frame of the file just checked; the SRT, the cues that were burned in.
+  const posterPath = path.join(workDir, 'poster.jpg');
+  const posterIssues = await writePoster(outputPath, posterMoment(plan, await keyframeTimes(outputPath)), posterPath).then(
+    () => posterProblems(posterPath, { width: plan.width, height: plan.height }),
+    (err: Error) => [`it could not be taken (${err.message})`],
+  );
+  if (posterIssues.length) throw stageFailure('render_failed', `The poster failed its check: ${posterIssues.join('; ')}.`, true);
+  const captionsSrtPath = path.join(workDir, 'captions.srt');
+  await fs.writeFile(captionsSrtPath, toSrt(cues), 'utf8');
+  return { outputPath, posterPath, captionsSrtPath, probe, peakRssBytes };
 }

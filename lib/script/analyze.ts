@@ -3,6 +3,7 @@
  * screens, a count sized to the target length) and pick the key facts a narrator would say.
  */
 import { difference, fingerprint } from '../capture/images';
+import type { Box, ShotContent } from '../framing';
 
 export interface CapturedText {
   title: string;
@@ -26,6 +27,80 @@ export interface KeyFacts {
 export interface SceneScreens {
   screenshotKey: string;
   mobileScreenshotKey: string | null;
+  /** Where each capture's content is, so a frame is cropped around it (absent on plans made before section shots). */
+  screenshotContent?: ShotContent | null;
+  mobileScreenshotContent?: ShotContent | null;
+}
+
+/** A stored screenshot as the analysis reads it (lib/db/models.ts ScreenshotRef). */
+export interface ScreenshotInfo {
+  key: string;
+  viewport: string;
+  width: number;
+  height: number;
+  pixelRatio?: number;
+  heading?: string | null;
+  content?: Box;
+}
+
+/** A shot's size and content box, the whole image when the capture did not record one. */
+export function shotContent(shot: ScreenshotInfo): ShotContent {
+  return {
+    width: shot.width,
+    height: shot.height,
+    pixelRatio: shot.pixelRatio ?? 1,
+    content: shot.content ?? { x: 0, y: 0, width: shot.width, height: shot.height },
+  };
+}
+
+/** Whether a capture framed the page section by section (shootSections), rather than screen by screen. */
+export function hasSectionShots(screenshots: ScreenshotInfo[]): boolean {
+  return screenshots.some((s) => s.viewport === 'desktop' && typeof s.heading === 'string');
+}
+
+/**
+ * The screens that show each scene's part of a page captured section by section: the top of the page for a
+ * scene without a section (`null`: the hero), else the section under that heading; a heading this version
+ * does not have falls back to its section in the same position (`ordinal`), then to the top of the page.
+ */
+export function sectionScreens(screenshots: ScreenshotInfo[], roles: Array<{ heading: string | null; ordinal: number }>): SceneScreens[] {
+  const pick = (viewport: string, role: { heading: string | null; ordinal: number }) => {
+    const shots = screenshots.filter((s) => s.viewport === viewport);
+    const top = shots.find((s) => s.heading === null) ?? shots[0];
+    if (role.heading === null) return top;
+    const sections = shots.filter((s) => typeof s.heading === 'string');
+    return sections.find((s) => s.heading === role.heading) ?? sections[role.ordinal] ?? top;
+  };
+  return roles.map((role) => {
+    const desktop = pick('desktop', role);
+    const mobile = pick('mobile', role);
+    return {
+      screenshotKey: desktop.key,
+      mobileScreenshotKey: mobile?.key ?? null,
+      screenshotContent: shotContent(desktop),
+      mobileScreenshotContent: mobile ? shotContent(mobile) : null,
+    };
+  });
+}
+
+/** How many screens fit the target length: target = title + screens × SECONDS_PER_SCREEN + closing. */
+export function screenBudget(targetSeconds: number): number {
+  return Math.max(1, Math.floor((targetSeconds - TITLE_SECONDS - CLOSING_SECONDS) / SECONDS_PER_SCREEN));
+}
+
+/**
+ * The scenes of a page captured by section: the hero (the top of the page), then one scene per feature whose
+ * section was shot, in page order, as many as the target length holds. Each shows its own section, so no two
+ * scenes show the same picture.
+ */
+export function sectionScenes(
+  facts: KeyFacts,
+  screenshots: ScreenshotInfo[],
+  targetSeconds: number,
+): Array<{ feature: number | null; heading: string | null }> {
+  const shot = new Set(screenshots.filter((s) => s.viewport === 'desktop' && typeof s.heading === 'string').map((s) => s.heading));
+  const features = facts.features.flatMap((f, index) => (shot.has(f.title) ? [{ feature: index, heading: f.title }] : []));
+  return [{ feature: null, heading: null }, ...features].slice(0, screenBudget(targetSeconds));
 }
 
 export interface PlannedScene extends SceneScreens {
@@ -43,7 +118,7 @@ export interface PlannedScene extends SceneScreens {
  */
 export function localizedScreens(
   chosen: number[],
-  variants: Array<{ language: string; screenshots: Array<{ key: string; viewport: string }> }>,
+  variants: Array<{ language: string; screenshots: ScreenshotInfo[] }>,
 ): Array<Record<string, SceneScreens>> {
   return chosen.map((index) => {
     const byLanguage: Record<string, SceneScreens> = {};
@@ -52,7 +127,13 @@ export function localizedScreens(
       const mobile = screenshots.filter((s) => s.viewport === 'mobile');
       const screen = desktop[index] ?? desktop.at(-1);
       if (!screen) continue;
-      byLanguage[language] = { screenshotKey: screen.key, mobileScreenshotKey: (mobile[index] ?? mobile.at(-1))?.key ?? null };
+      const phone = mobile[index] ?? mobile.at(-1);
+      byLanguage[language] = {
+        screenshotKey: screen.key,
+        mobileScreenshotKey: phone?.key ?? null,
+        screenshotContent: shotContent(screen),
+        mobileScreenshotContent: phone ? shotContent(phone) : null,
+      };
     }
     return byLanguage;
   });
@@ -110,7 +191,7 @@ export function keyFacts(text: CapturedText, pageUrl: string): KeyFacts {
  */
 export async function chooseScreens(desktop: Array<{ key: string; png: Buffer }>, targetSeconds: number): Promise<number[]> {
   if (desktop.length === 0) return [];
-  const budget = Math.max(1, Math.floor((targetSeconds - TITLE_SECONDS - CLOSING_SECONDS) / SECONDS_PER_SCREEN));
+  const budget = screenBudget(targetSeconds);
   const prints = await Promise.all(desktop.map((shot) => fingerprint(shot.png)));
   const chosen = [0];
   while (chosen.length < Math.min(budget, desktop.length)) {

@@ -1,6 +1,9 @@
 /** Runs a program without a shell; text for stdin is written as UTF-8. Rejects with the program's
  * exit status and the tail of its stderr, or with a timeout. */
 import { execFile } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
 
 export interface RunOptions {
   input?: string;
@@ -27,4 +30,23 @@ export function run(cmd: string, args: string[], opts: RunOptions): Promise<{ st
     });
     child.stdin?.end(opts.input ?? '');
   });
+}
+
+/** The absolute path `cmd` runs as (a path with a slash is taken as is), or undefined when there is no such executable. */
+export async function findExecutable(cmd: string): Promise<string | undefined> {
+  const candidates = cmd.includes('/')
+    ? [cmd]
+    : (process.env.PATH ?? '')
+        .split(':')
+        .filter(Boolean)
+        .map((dir) => join(dir, cmd));
+  for (const file of candidates) {
+    try {
+      await access(file, constants.X_OK);
+      return file;
+    } catch {
+      /* not here */
+    }
+  }
+  return undefined;
 }

@@ -1,10 +1,16 @@
-/** One text-to-speech interface. Default: espeak-ng (offline, one voice per supported language,
- * checked at start-up). Optional: an OpenAI-compatible HTTP `/v1/audio/speech` endpoint. Both write
- * a WAV; normalize it with audio.ts before use. */
+/** One text-to-speech interface. Default (`offline`): the best offline engine per language (Open JTalk
+ * for Japanese, festival for English: lib/voice/offline.ts), espeak-ng for the rest and as the fallback.
+ * `espeak`: espeak-ng for every language (one voice per supported language, checked at start-up).
+ * `openai`: an OpenAI-compatible HTTP `/v1/audio/speech` endpoint. All write a WAV; normalize it with
+ * audio.ts before use. */
 import { writeFile } from 'node:fs/promises';
 import { SUPPORTED_LANGUAGES, type LanguageCode } from '../../config/catalog';
+import type { VoiceEngineName } from '../../config/voices';
 import { run } from './exec';
+import { FestivalProvider, FliteProvider } from './festival';
 import { toKana } from './japanese';
+import { OfflineSpeechProvider } from './offline';
+import { OpenJTalkProvider } from './open-jtalk';
 
 export interface SpeechRequest {
   text: string;
@@ -79,6 +85,11 @@ export class EspeakProvider implements SpeechProvider {
     this.voices = { ...ESPEAK_VOICES, ...opts.voices };
   }
 
+  /** The espeak-ng voice that speaks `language`. */
+  voiceFor(language: LanguageCode): string {
+    return this.voices[language];
+  }
+
   /** One `espeak-ng --voices` run; throws naming every supported language whose voice is missing. */
   async verify(): Promise<void> {
     const { stdout } = await run(this.binary, ['--voices'], { timeoutMs: 10_000 });
@@ -126,6 +137,8 @@ export class EspeakProvider implements SpeechProvider {
 
   private async prepare(text: string, language: LanguageCode): Promise<string> {
     if (!text.trim()) throw new Error('espeak: empty text');
+    // espeak-ng reads kanji as "Chinese letter": Japanese goes through a kana reading first (Open JTalk, the
+    // default Japanese engine, needs none; this is for TTS_PROVIDER=espeak and Open JTalk's fallback).
     return language === 'ja' ? toKana(text) : text;
   }
 }
@@ -211,15 +224,42 @@ export class OpenAISpeechProvider implements SpeechProvider {
 }
 
 export interface SpeechSettings {
-  provider: 'espeak' | 'openai';
+  provider: 'offline' | 'espeak' | 'openai';
+  /** offline: the engine per language (config/voices.ts); languages not listed use espeak-ng */
+  voices?: Partial<Record<LanguageCode, VoiceEngineName>>;
+  /** offline: Open JTalk's .htsvoice candidates (the first that exists) and dictionary directory */
+  openJTalkVoices?: string[];
+  openJTalkDictionary?: string;
+  /** openai */
   baseUrl?: string;
   apiKey?: string;
   model?: string;
   voice?: string;
 }
 
-export function createSpeechProvider(settings: SpeechSettings): SpeechProvider {
+export interface SpeechProviderHooks {
+  /** told when an offline engine is not installed and its languages fall back to espeak-ng */
+  warn?: (message: string) => void;
+}
+
+export function createSpeechProvider(settings: SpeechSettings, hooks: SpeechProviderHooks = {}): SpeechProvider {
   switch (settings.provider) {
+    case 'offline':
+      return new OfflineSpeechProvider({
+        engines: settings.voices ?? {},
+        fallback: new EspeakProvider(),
+        warn: hooks.warn,
+        build: (name) => {
+          switch (name) {
+            case 'open-jtalk':
+              return new OpenJTalkProvider({ voices: settings.openJTalkVoices, dictionary: settings.openJTalkDictionary });
+            case 'festival':
+              return new FestivalProvider();
+            case 'flite':
+              return new FliteProvider();
+          }
+        },
+      });
     case 'espeak':
       return new EspeakProvider();
     case 'openai':

@@ -2,6 +2,7 @@
 import type { AppConfig } from '../../config';
 import { ErrorBodySchema, LimiterBodySchema } from '../../lib/api-schemas';
 import { ACCEPTED_CONTENT_ENCODINGS, formatBytes } from '../../lib/errors';
+import { FILE_PATHS, type FileKind } from '../../lib/signing';
 import { publicActions } from './public-actions';
 
 const errorResponse = (description: string) => ({
@@ -13,6 +14,46 @@ const rateHeaders = {
   'X-RateLimit-Remaining': { description: 'Requests left in the window.', schema: { type: 'integer' } },
   'X-RateLimit-Reset': { description: 'Reset time, Unix milliseconds.', schema: { type: 'integer' } },
 };
+
+const DOWNLOAD_SUMMARIES: Record<FileKind, string> = {
+  video: 'Download a video (file_url)',
+  captions: "Download a video's WebVTT captions (captions_url)",
+  captions_srt: "Download a video's SubRip captions (captions_srt_url)",
+  thumbnail: "Download a video's poster frame (thumbnail_url)",
+};
+
+/**
+ * The signed download links a ready video carries: outside /api/v1, no API key (the link's signature is the
+ * credential), served with Range by the gateway's /files route.
+ */
+function downloadPaths(): Record<string, Record<string, unknown>> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const kind of Object.keys(FILE_PATHS) as FileKind[]) {
+    const { dir, extension, contentType } = FILE_PATHS[kind];
+    const operation = (method: string) => ({
+      operationId: `download_${kind}${method === 'head' ? '_head' : ''}`,
+      summary: DOWNLOAD_SUMMARIES[kind],
+      description: `Served as \`${contentType}\`. The link comes signed in the campaign's video; it expires (FILE_URL_TTL, 7 days by default).`,
+      security: [],
+      parameters: [
+        { name: 'video_id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
+        { name: 'expires', in: 'query', required: true, description: 'Unix seconds, as signed.', schema: { type: 'string' } },
+        { name: 'signature', in: 'query', required: true, description: 'HMAC-SHA256, hex.', schema: { type: 'string' } },
+        { name: 'Range', in: 'header', required: false, description: 'One byte range (bytes=a-b, a-, -n).', schema: { type: 'string' } },
+      ],
+      responses: {
+        200: { description: 'The whole file.', content: { [contentType.split(';')[0]]: {} } },
+        206: { description: 'The requested byte range.', content: { [contentType.split(';')[0]]: {} } },
+        400: errorResponse('invalid_input: the path is not valid percent-encoding.'),
+        403: errorResponse('forbidden: the link was altered, is malformed, or has expired.'),
+        404: errorResponse('not_found: the video is not ready, or has no such file.'),
+        416: errorResponse('invalid_input: the range starts past the end of the file.'),
+      },
+    });
+    paths[`/files/${dir}/{video_id}.${extension}`] = { get: operation('get'), head: operation('head') };
+  }
+  return paths;
+}
 
 export function buildOpenApiDocument(config: Pick<AppConfig, 'maxBodyBytes'>): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -90,7 +131,7 @@ export function buildOpenApiDocument(config: Pick<AppConfig, 'maxBodyBytes'>): R
         'Submit a public page URL; receive narrated demo videos per language and platform. Version is carried in the /api/v1 path prefix.',
     },
     servers: [{ url: '/' }],
-    paths,
+    paths: { ...paths, ...downloadPaths() },
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer sk_live_…' },

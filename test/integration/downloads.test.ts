@@ -10,7 +10,9 @@ import { startHarness, type Harness } from '../support/harness';
 let h: Harness;
 let customer: { orgId: string; key: string };
 let mp4: Buffer;
+let jpeg: Buffer;
 const captions = 'WEBVTT\n\n00:00.000 --> 00:01.000\nHello\n';
+const srt = '1\r\n00:00:00,000 --> 00:00:01,000\r\nHello — こんにちは\r\n\r\n';
 let campaignId: string;
 const readyVideoId = crypto.randomUUID();
 const queuedVideoId = crypto.randomUUID();
@@ -39,6 +41,11 @@ function makeMp4(): Buffer {
   return bytes;
 }
 
+/** A 64×64 JPEG poster, as the renderer writes one. */
+function makeJpeg(): Buffer {
+  return execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=64x64', '-frames:v', '1', '-f', 'mjpeg', '-']);
+}
+
 function storeFile(key: string, data: Buffer | string) {
   const file = path.join(h.config.dataDir, 'files', key);
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -46,13 +53,16 @@ function storeFile(key: string, data: Buffer | string) {
 }
 
 async function insertVideo(id: string, status: string, language: string, platform: string) {
-  const keys = status === 'ready' ? [`campaigns/${campaignId}/videos/${id}.mp4`, `campaigns/${campaignId}/videos/${id}.vtt`] : [null, null];
+  const keys =
+    status === 'ready'
+      ? ['mp4', 'vtt', 'srt', 'jpg'].map((extension) => `campaigns/${campaignId}/videos/${id}.${extension}`)
+      : [null, null, null, null];
   await h.sql(
-    `INSERT INTO videos (id, campaign_id, language, platform, status, file_key, captions_key, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, now(), now())`,
+    `INSERT INTO videos (id, campaign_id, language, platform, status, file_key, captions_key, captions_srt_key, thumbnail_key, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now(), now())`,
     [id, campaignId, language, platform, status, ...keys],
   );
-  return { fileKey: keys[0], captionsKey: keys[1] };
+  return { fileKey: keys[0], captionsKey: keys[1], srtKey: keys[2], thumbnailKey: keys[3] };
 }
 
 /** The links are absolute on PUBLIC_BASE_URL; the test reaches the same path on the harness's port. */
@@ -82,6 +92,7 @@ async function expectForbidden(url: string) {
 
 beforeAll(async () => {
   mp4 = makeMp4();
+  jpeg = makeJpeg();
   h = await startHarness({ config: { pipelinePaused: true } });
   customer = await h.newCustomer('business');
   campaignId = crypto.randomUUID();
@@ -90,15 +101,17 @@ beforeAll(async () => {
      VALUES ($1, $2, $3, 'review', 'https://acme.io/', 'acme.io', '["en","ja"]', '["tiktok"]', 100, to_char(now(), 'YYYY-MM'), now(), now() + interval '1 hour', now(), now())`,
     [campaignId, customer.orgId, crypto.randomUUID()],
   );
-  const { fileKey, captionsKey } = await insertVideo(readyVideoId, 'ready', 'en', 'tiktok');
+  const { fileKey, captionsKey, srtKey, thumbnailKey } = await insertVideo(readyVideoId, 'ready', 'en', 'tiktok');
   await insertVideo(queuedVideoId, 'queued', 'ja', 'tiktok');
   storeFile(fileKey!, mp4);
   storeFile(captionsKey!, captions);
+  storeFile(srtKey!, srt);
+  storeFile(thumbnailKey!, jpeg);
 }, 60_000);
 afterAll(async () => h?.stop());
 
 describe('links in GET /api/v1/campaigns/{id}', () => {
-  test('a ready video has absolute signed video and captions links; a queued one has none', async () => {
+  test('a ready video has absolute signed video, captions (WebVTT, SRT) and poster links; a queued one has none', async () => {
     const { ready, queued } = await links();
     expect(ready.file_url).toMatch(
       new RegExp(`^${h.config.publicBaseUrl}/files/videos/${readyVideoId}\\.mp4\\?expires=\\d+&signature=[0-9a-f]{64}$`),
@@ -109,7 +122,16 @@ describe('links in GET /api/v1/campaigns/{id}', () => {
     const expires = Number(new URL(ready.file_url).searchParams.get('expires'));
     expect(expires * 1000).toBeGreaterThan(Date.now() + h.config.fileUrlTtlMs - 60_000);
     expect(expires * 1000).toBeLessThanOrEqual(Date.now() + h.config.fileUrlTtlMs);
-    expect(queued).toMatchObject({ status: 'queued', file_url: null, captions_url: null });
+    expect(ready.captions_srt_url).toMatch(
+      new RegExp(`^${h.config.publicBaseUrl}/files/captions/${readyVideoId}\\.srt\\?expires=\\d+&signature=[0-9a-f]{64}$`),
+    );
+    expect(ready.thumbnail_url).toMatch(
+      new RegExp(`^${h.config.publicBaseUrl}/files/thumbnails/${readyVideoId}\\.jpg\\?expires=\\d+&signature=[0-9a-f]{64}$`),
+    );
+    // Same expiry rules as file_url.
+    for (const link of [ready.captions_url, ready.captions_srt_url, ready.thumbnail_url])
+      expect(new URL(link).searchParams.get('expires')).toBe(String(expires));
+    expect(queued).toMatchObject({ status: 'queued', file_url: null, captions_url: null, captions_srt_url: null, thumbnail_url: null });
   });
 });
 
@@ -207,6 +229,33 @@ describe('GET /files/captions/{id}.vtt', () => {
   });
 });
 
+describe('GET /files/captions/{id}.srt', () => {
+  test('the SubRip file, UTF-8, with Range and HEAD like the video', async () => {
+    const url = local((await links()).ready.captions_srt_url);
+    const res = await fetch(url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/x-subrip; charset=utf-8');
+    expect(res.headers.get('content-disposition')).toBe(`inline; filename="${readyVideoId}.srt"`);
+    expect(res.headers.get('cache-control')).toBe('private, max-age=3600');
+    expect(Buffer.from(await res.arrayBuffer()).equals(Buffer.from(srt, 'utf8'))).toBe(true);
+    const head = await fetch(url, { method: 'HEAD' });
+    expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(srt)));
+    const first = await fetch(url, { headers: { Range: 'bytes=0-0' } });
+    expect([first.status, await first.text()]).toEqual([206, '1']);
+  });
+});
+
+describe('GET /files/thumbnails/{id}.jpg', () => {
+  test('the poster JPEG', async () => {
+    const res = await fetch(local((await links()).ready.thumbnail_url));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/jpeg');
+    expect(res.headers.get('content-disposition')).toBe(`inline; filename="${readyVideoId}.jpg"`);
+    expect(res.headers.get('content-length')).toBe(String(jpeg.length));
+    expect(Buffer.from(await res.arrayBuffer()).equals(jpeg)).toBe(true);
+  });
+});
+
 describe('refused links', () => {
   test('a tampered signature, expiry or video id → 403 forbidden', async () => {
     const url = local((await links()).ready.file_url);
@@ -218,10 +267,38 @@ describe('refused links', () => {
     await expectForbidden(url.split('?')[0]);
   });
 
-  test('a video link does not open the captions, nor the reverse', async () => {
+  test('a tampered signature, expiry or video id of a poster or SRT link → 403 forbidden, as for file_url', async () => {
     const { ready } = await links();
-    await expectForbidden(local(ready.file_url).replace(`/videos/${readyVideoId}.mp4`, `/captions/${readyVideoId}.vtt`));
-    await expectForbidden(local(ready.captions_url).replace(`/captions/${readyVideoId}.vtt`, `/videos/${readyVideoId}.mp4`));
+    for (const link of [ready.thumbnail_url, ready.captions_srt_url]) {
+      const url = local(link);
+      const signature = new URL(url).searchParams.get('signature')!;
+      await expectForbidden(withParam(url, 'signature', (signature[0] === '0' ? '1' : '0') + signature.slice(1)));
+      await expectForbidden(withParam(url, 'expires', String(Number(new URL(url).searchParams.get('expires')) + 1)));
+      await expectForbidden(url.replace(readyVideoId, queuedVideoId));
+      await expectForbidden(url.split('?')[0]);
+    }
+    const expired = signFileLink(
+      { kind: 'thumbnail', videoId: readyVideoId, expiresAt: Math.floor(Date.now() / 1000) - 1 },
+      loadSigningKey(h.config),
+    );
+    await expectForbidden(`${h.baseUrl}${expired}`);
+  });
+
+  test('one kind of link opens no other kind of file', async () => {
+    const { ready } = await links();
+    const paths: Record<string, string> = {
+      file_url: `/videos/${readyVideoId}.mp4`,
+      captions_url: `/captions/${readyVideoId}.vtt`,
+      captions_srt_url: `/captions/${readyVideoId}.srt`,
+      thumbnail_url: `/thumbnails/${readyVideoId}.jpg`,
+    };
+    for (const [field, own] of Object.entries(paths)) {
+      for (const other of Object.values(paths)) {
+        if (other !== own) await expectForbidden(local(ready[field]).replace(own, other));
+      }
+    }
+    // An extension the directory does not serve.
+    await expectForbidden(local(ready.thumbnail_url).replace(`${readyVideoId}.jpg`, `${readyVideoId}.webp`));
   });
 
   test('an expired link → 403 forbidden', async () => {

@@ -60,6 +60,8 @@ describe('POST /api/v1/campaigns', () => {
       status: 'queued',
       file_url: null,
       captions_url: null,
+      captions_srt_url: null,
+      thumbnail_url: null,
       duration_seconds: null,
       published_at: null,
       script_source: null,
@@ -302,5 +304,24 @@ describe('OpenAPI', () => {
     expect(create['x-required-scope']).toBe('campaigns:create');
     expect(create.requestBody.content['application/json'].schema.properties.url.maxLength).toBe(2048);
     expect(res.body.paths['/api/v1/campaigns/{id}'].get['x-required-scope']).toBe('campaigns:read');
+    // Each video's links, the poster and the SubRip captions among them.
+    const video = res.body.paths['/api/v1/campaigns/{id}'].get.responses['200'].content['application/json'].schema.properties.videos.items;
+    for (const field of ['file_url', 'captions_url', 'captions_srt_url', 'thumbnail_url']) {
+      expect(video.required).toContain(field);
+      expect(video.properties[field].type).toEqual(['string', 'null']);
+    }
+    // The signed links themselves: no key, each with its media type.
+    const downloads: Record<string, string> = {
+      '/files/videos/{video_id}.mp4': 'video/mp4',
+      '/files/captions/{video_id}.vtt': 'text/vtt',
+      '/files/captions/{video_id}.srt': 'application/x-subrip',
+      '/files/thumbnails/{video_id}.jpg': 'image/jpeg',
+    };
+    for (const [path, mediaType] of Object.entries(downloads)) {
+      const download = res.body.paths[path].get;
+      expect(download.security).toEqual([]);
+      expect(Object.keys(download.responses['200'].content)).toEqual([mediaType]);
+      expect(download.responses['403']).toBeDefined();
+    }
   });
 });

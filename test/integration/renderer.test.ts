@@ -88,12 +88,16 @@ describe('rendering in one process', () => {
     expect(done.body.videos).toHaveLength(6);
 
     const rows = await h.sql(
-      'SELECT v.id, v.platform, v.status, v.file_key, v.duration_seconds, s.document FROM videos v JOIN storyboards s ON s.video_id = v.id WHERE v.campaign_id = $1',
+      'SELECT v.id, v.platform, v.status, v.file_key, v.thumbnail_key, v.captions_srt_key, v.duration_seconds, s.document FROM videos v JOIN storyboards s ON s.video_id = v.id WHERE v.campaign_id = $1',
       [campaignId],
     );
     for (const row of rows) {
       expect(row.status).toBe('ready');
       expect(row.file_key).toBe(`campaigns/${campaignId}/videos/${row.id}.mp4`);
+      // Beside it, the poster and the SubRip captions (test/integration/poster-captions.test.ts looks inside them).
+      expect(row.thumbnail_key).toBe(`campaigns/${campaignId}/videos/${row.id}.jpg`);
+      expect(row.captions_srt_key).toBe(`campaigns/${campaignId}/videos/${row.id}.srt`);
+      expect(fs.existsSync(files(row.thumbnail_key)) && fs.existsSync(files(row.captions_srt_key))).toBe(true);
       const probe = await probeVideo(files(row.file_key));
       const [width, height] = DRAFT_FRAMES[row.platform];
       expect(probe).toMatchObject({ videoCodec: 'h264', pixelFormat: 'yuv420p', width, height, audioCodec: 'aac', faststart: true });
@@ -131,6 +135,8 @@ describe('rendering in one process', () => {
       await h.call('renderer.renderVideo', {
         video_id: row.id,
         output_key: hiddenKey,
+        thumbnail_key: hiddenKey.replace(/\.mp4$/, '.jpg'),
+        captions_srt_key: hiddenKey.replace(/\.mp4$/, '.srt'),
         storyboard: { ...storyboard, captionsKey: emptyCaptions },
       });
       const screen = storyboard.scenes.find((s) => s.kind === 'screen')!;

@@ -1,8 +1,9 @@
 /** Captions: line breaking per script (lib/text.ts), cues timed to each scene's audio, WebVTT out and back in. */
 import { SUPPORTED_LANGUAGES, type LanguageCode } from '../../config/catalog';
-import { buildCues, toWebVtt, parseWebVtt, DEFAULT_MAX_LINE_CHARS, type CaptionScene, type Cue } from '../../lib/captions';
+import { buildCues, toSrt, toWebVtt, parseWebVtt, DEFAULT_MAX_LINE_CHARS, type CaptionScene, type Cue } from '../../lib/captions';
 import { PHRASES, phrase } from '../../lib/script/phrases';
 import { breakLines, displayLength } from '../../lib/text';
+import { parseSrtStrict } from '../support/srt';
 
 const NO_START = /^[、。，．！？）」』]/u;
 const NO_END = /[（「『]$/u;
@@ -305,5 +306,78 @@ describe('WebVTT', () => {
     ['out of order', 'WEBVTT\n\n00:00:05.000 --> 00:00:06.000\nb\n\n00:00:01.000 --> 00:00:02.000\na\n'],
   ])('rejects %s', (_, vtt) => {
     expect(() => parseWebVtt(vtt)).toThrow(SyntaxError);
+  });
+});
+
+describe('SubRip (SRT)', () => {
+  test('format: cues numbered from 1, HH:MM:SS,mmm timings, multi-line text as is, CRLF throughout, a blank line after each cue', () => {
+    const srt = toSrt([
+      { start: 0, end: 1.5, text: 'R&D <fast>\nsecond line' },
+      { start: 59.9996, end: 61.0004, text: 'one line' },
+      { start: 3723.456, end: 3725, text: 'a --> b\nc' },
+    ]);
+    expect(srt).toBe(
+      [
+        '1',
+        '00:00:00,000 --> 00:00:01,500',
+        'R&D <fast>',
+        'second line',
+        '',
+        '2',
+        '00:01:00,000 --> 00:01:01,000',
+        'one line',
+        '',
+        '3',
+        '01:02:03,456 --> 01:02:05,000',
+        'a --\u2060> b', // "-->" would read as a timing line: a word joiner (invisible) breaks it
+        'c',
+        '',
+        '',
+      ].join('\r\n'),
+    );
+    expect(srt).not.toMatch(/\r(?!\n)|(?<!\r)\n/);
+  });
+
+  test('hours past 99 and millisecond rounding', () => {
+    expect(toSrt([{ start: 360_000.0004, end: 360_001.9996, text: 'late' }])).toBe('1\r\n100:00:00,000 --> 100:00:02,000\r\nlate\r\n\r\n');
+  });
+
+  test('blank lines inside a cue are dropped, a cue left without text is skipped and the numbering stays consecutive', () => {
+    const srt = toSrt([
+      { start: 0, end: 1, text: 'first\n\n  \nstill first' },
+      { start: 1, end: 2, text: '\n \n' },
+      { start: 2, end: 3, text: 'second\r\nline two' },
+    ]);
+    expect(parseSrtStrict(srt)).toEqual([
+      { start: 0, end: 1, text: 'first\nstill first' },
+      { start: 2, end: 3, text: 'second\nline two' },
+    ]);
+  });
+
+  test('no cues: an empty file', () => {
+    expect(toSrt([])).toBe('');
+  });
+
+  test('refuses cues with bad timings, as toWebVtt does', () => {
+    expect(() => toSrt([{ start: 2, end: 1, text: 'x' }])).toThrow(RangeError);
+    expect(() => toSrt([{ start: -1, end: 1, text: 'x' }])).toThrow(RangeError);
+    expect(() => toSrt([{ start: 0, end: Number.NaN, text: 'x' }])).toThrow(RangeError);
+  });
+
+  test.each([...SUPPORTED_LANGUAGES])('%s: the same cues as the WebVTT (times, text, order), UTF-8 as is', (lang) => {
+    const cues = buildCues(demoScenes(lang), lang);
+    const srt = toSrt(cues);
+    expect(parseSrtStrict(srt)).toEqual(parseWebVtt(toWebVtt(cues)));
+    // Written as UTF-8 text, read back byte for byte.
+    expect(Buffer.from(srt, 'utf8').toString('utf8')).toBe(srt);
+    expect(srt.match(/^\d+\r\n\d{2}:\d{2}:\d{2},\d{3} --> /gm)).toHaveLength(cues.length);
+  });
+
+  test("right-to-left lines get the WebVTT's RLM, so players lay them out alike", () => {
+    const cues: Cue[] = [{ start: 1, end: 2.001, text: 'Acme يحوّل لقطاتك\nإلى فيديو' }];
+    const srt = toSrt(cues);
+    expect(srt).toContain('\u200FAcme يحوّل');
+    expect(srt).not.toContain('\u200Fإلى');
+    expect(parseSrtStrict(srt)).toEqual(cues);
   });
 });

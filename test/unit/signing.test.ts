@@ -52,7 +52,14 @@ describe('download links', () => {
 
   test('fileLinks: absolute, valid for FILE_URL_TTL, null unless ready with a stored file', () => {
     const config = loadConfig({ PUBLIC_BASE_URL: 'https://videos.example.com/', FILE_URL_TTL: '2h' });
-    const ready = { id: videoId, status: 'ready', file_key: 'campaigns/c/v.mp4', captions_key: 'campaigns/c/v.vtt' };
+    const ready = {
+      id: videoId,
+      status: 'ready',
+      file_key: 'campaigns/c/v.mp4',
+      captions_key: 'campaigns/c/v.vtt',
+      captions_srt_key: 'campaigns/c/v.srt',
+      thumbnail_key: 'campaigns/c/v.jpg',
+    };
     const links = fileLinks(config, key, ready, now * 1000);
     expect(links.file_url).toMatch(new RegExp(`^https://videos\\.example\\.com/files/videos/${videoId}\\.mp4\\?`));
     expect(links.captions_url).toMatch(new RegExp(`^https://videos\\.example\\.com/files/captions/${videoId}\\.vtt\\?`));
@@ -61,9 +68,28 @@ describe('download links', () => {
     expect(verifyFileLink('video', videoId, video.expires, video.signature, key, now + 7199)).toBe('ok');
     const captions = parts(links.captions_url!);
     expect(verifyFileLink('captions', videoId, captions.expires, captions.signature, key, now)).toBe('ok');
+    expect(links.captions_srt_url).toMatch(new RegExp(`^https://videos\\.example\\.com/files/captions/${videoId}\\.srt\\?`));
+    expect(links.thumbnail_url).toMatch(new RegExp(`^https://videos\\.example\\.com/files/thumbnails/${videoId}\\.jpg\\?`));
+    const srt = parts(links.captions_srt_url!);
+    const thumbnail = parts(links.thumbnail_url!);
+    expect(verifyFileLink('captions_srt', videoId, srt.expires, srt.signature, key, now)).toBe('ok');
+    expect(verifyFileLink('thumbnail', videoId, thumbnail.expires, thumbnail.signature, key, now)).toBe('ok');
+    // Each kind's signature opens that kind only.
+    expect(verifyFileLink('captions', videoId, srt.expires, srt.signature, key, now)).toBe('invalid');
+    expect(verifyFileLink('video', videoId, thumbnail.expires, thumbnail.signature, key, now)).toBe('invalid');
 
-    expect(fileLinks(config, key, { ...ready, status: 'rendering' })).toEqual({ file_url: null, captions_url: null });
+    expect(fileLinks(config, key, { ...ready, status: 'rendering' })).toEqual({
+      file_url: null,
+      captions_url: null,
+      captions_srt_url: null,
+      thumbnail_url: null,
+    });
     expect(fileLinks(config, key, { ...ready, captions_key: null })).toMatchObject({ file_url: expect.any(String), captions_url: null });
+    expect(fileLinks(config, key, { ...ready, thumbnail_key: null, captions_srt_key: null })).toMatchObject({
+      file_url: expect.any(String),
+      captions_srt_url: null,
+      thumbnail_url: null,
+    });
   });
 });
 

@@ -1,0 +1,133 @@
+/**
+ * English through CMU's US "slt" voice, two ways: festival (`text2wave`) with the HTS voice of Debian's
+ * festvox-us-slt-hts (the default: the lowest word error rate measured, bench/voice), or flite's built-in
+ * slt (about 7 times faster and 15 times lighter, a little less intelligible). Both read ASCII text: other
+ * characters are folded (é → e, curly quotes → straight) or dropped.
+ */
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { LanguageCode } from '../../config/catalog';
+import { DEFAULT_FESTIVAL_VOICE, DEFAULT_FLITE_VOICE } from '../../config/voices';
+import { findExecutable, run } from './exec';
+import type { LanguageEngine } from './offline';
+import type { SpeechRequest } from './tts';
+
+export interface FestivalOptions {
+  /** default `text2wave` on PATH (festival's script) */
+  binary?: string;
+  /** a festival voice name (`voice_<name>` must exist); default cmu_us_slt_arctic_hts */
+  voice?: string;
+  /** where festival's voices are installed; default /usr/share/festival/voices */
+  voicesDir?: string;
+  /** limit per synthesis; default 60000 */
+  timeoutMs?: number;
+}
+
+export class FestivalProvider implements LanguageEngine {
+  readonly name = 'festival';
+  readonly languages: readonly LanguageCode[] = ['en'];
+  readonly voice: string;
+  private readonly binary: string;
+  private readonly voicesDir: string;
+  private readonly timeoutMs: number;
+
+  constructor(opts: FestivalOptions = {}) {
+    this.binary = opts.binary ?? 'text2wave';
+    this.voice = opts.voice ?? DEFAULT_FESTIVAL_VOICE;
+    // The name goes into a Scheme expression: letters, digits and underscores only.
+    if (!/^[a-z0-9_]+$/i.test(this.voice)) throw new Error(`festival: bad voice name "${this.voice}"`);
+    this.voicesDir = opts.voicesDir ?? '/usr/share/festival/voices';
+    this.timeoutMs = opts.timeoutMs ?? 60_000;
+  }
+
+  /** File checks only (festival takes about a second to load a voice): text2wave, and the voice in voicesDir/<lang>/<voice>. */
+  async verify(): Promise<void> {
+    if (!(await findExecutable(this.binary))) throw new Error(`${this.binary} not found (Debian package festival)`);
+    const families = await readdir(this.voicesDir).catch(() => [] as string[]);
+    for (const family of families) {
+      const voices = await readdir(path.join(this.voicesDir, family)).catch(() => [] as string[]);
+      if (voices.includes(this.voice)) return;
+    }
+    throw new Error(`festival has no voice ${this.voice} in ${this.voicesDir} (Debian package festvox-us-slt-hts)`);
+  }
+
+  canSpeak(text: string): boolean {
+    return speakable(text);
+  }
+
+  async synthesize(req: SpeechRequest): Promise<void> {
+    const text = englishText(req, this.name);
+    // Text on stdin (festival's text mode: no Scheme is evaluated from it); RIFF WAV at the voice's rate.
+    await run(this.binary, ['-eval', `(voice_${this.voice})`, '-otype', 'riff', '-o', req.outFile], {
+      input: `${text}\n`,
+      timeoutMs: this.timeoutMs,
+    });
+  }
+}
+
+export interface FliteOptions {
+  /** default `flite` on PATH */
+  binary?: string;
+  /** a voice compiled into flite (`flite -lv`); default slt */
+  voice?: string;
+  /** limit per synthesis; default 30000 */
+  timeoutMs?: number;
+}
+
+export class FliteProvider implements LanguageEngine {
+  readonly name = 'flite';
+  readonly languages: readonly LanguageCode[] = ['en'];
+  readonly voice: string;
+  private readonly binary: string;
+  private readonly timeoutMs: number;
+
+  constructor(opts: FliteOptions = {}) {
+    this.binary = opts.binary ?? 'flite';
+    this.voice = opts.voice ?? DEFAULT_FLITE_VOICE;
+    this.timeoutMs = opts.timeoutMs ?? 30_000;
+  }
+
+  async verify(): Promise<void> {
+    if (!(await findExecutable(this.binary))) throw new Error(`${this.binary} not found (Debian package flite)`);
+    const { stdout } = await run(this.binary, ['-lv'], { timeoutMs: 10_000 });
+    const voices = stdout.replace(/^.*:/, '').trim().split(/\s+/);
+    if (!voices.includes(this.voice)) throw new Error(`flite has no voice ${this.voice} (it has: ${voices.join(', ')})`);
+  }
+
+  canSpeak(text: string): boolean {
+    return speakable(text);
+  }
+
+  async synthesize(req: SpeechRequest): Promise<void> {
+    const text = englishText(req, this.name);
+    // Without -t or -f, flite reads the text from stdin.
+    await run(this.binary, ['-voice', this.voice, '-o', req.outFile], { input: `${text}\n`, timeoutMs: this.timeoutMs });
+  }
+}
+
+/** Whether the ASCII these engines read keeps a letter or digit of `text` (text in another script would be silence). */
+function speakable(text: string): boolean {
+  return /[a-z0-9]/i.test(toAscii(text));
+}
+
+/** The request's text as the ASCII these engines read; throws on another language or nothing to say. */
+function englishText(req: SpeechRequest, engine: string): string {
+  if (req.language !== 'en') throw new Error(`${engine}: unsupported language "${req.language}"`);
+  if (!speakable(req.text)) throw new Error(`${engine}: nothing to say in ASCII`);
+  return toAscii(req.text);
+}
+
+/** é → e, ’ → ', “ ” → ", dashes → commas, ellipsis → "..."; anything else outside ASCII is dropped. */
+export function toAscii(text: string): string {
+  return text
+    .replace(/[‘’ʼ′]/g, "'")
+    .replace(/[“”„″«»]/g, '"')
+    .replace(/\s*[–—―]\s*/g, ', ')
+    .replace(/…/g, '...')
+    .replace(/[\u00a0\u2000-\u200b\u202f]/g, ' ')
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .replace(/[^\x20-\x7e\n]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}

@@ -1,0 +1,95 @@
+/**
+ * The offline speech provider (TTS_PROVIDER=offline, the default): the best engine installed for each
+ * language (config/voices.ts), espeak-ng for the rest. espeak-ng must have a voice for every supported
+ * language (as before); an engine chosen for a language but not installed (binary or voice file missing)
+ * hands that language to espeak-ng with a warning, so a node without the extra packages still speaks.
+ */
+import { SUPPORTED_LANGUAGES, type LanguageCode } from '../../config/catalog';
+import type { VoiceEngineName } from '../../config/voices';
+import type { SpeechProvider, SpeechRequest } from './tts';
+
+/** An engine for some languages only, with a voice name to report. */
+export interface LanguageEngine extends SpeechProvider {
+  readonly languages: readonly LanguageCode[];
+  readonly voice: string;
+  /** false when the engine would have nothing to say (e.g. no ASCII word for festival): the fallback says it */
+  canSpeak?(text: string): boolean;
+}
+
+/** espeak-ng, for every language: the fallback. */
+export interface FallbackEngine extends SpeechProvider {
+  voiceFor(language: LanguageCode): string;
+}
+
+export interface OfflineSpeechOptions {
+  /** the engine wanted per language; languages not listed (and those set to 'espeak') use the fallback */
+  engines: Partial<Record<LanguageCode, VoiceEngineName>>;
+  /** builds an engine by name (lib/voice/tts.ts passes the real ones) */
+  build: (name: Exclude<VoiceEngineName, 'espeak'>) => LanguageEngine;
+  fallback: FallbackEngine;
+  /** told when an engine is not installed and its languages go to the fallback; default console.warn */
+  warn?: (message: string) => void;
+}
+
+/** What speaks one language, as verify() settled it. */
+export interface VoiceChoice {
+  language: LanguageCode;
+  engine: VoiceEngineName;
+  voice: string;
+}
+
+export class OfflineSpeechProvider implements SpeechProvider {
+  readonly name = 'offline';
+  readonly fallback: FallbackEngine;
+  private readonly wanted = new Map<LanguageEngine, LanguageCode[]>();
+  private readonly route = new Map<LanguageCode, LanguageEngine>();
+  private readonly warn: (message: string) => void;
+
+  constructor(opts: OfflineSpeechOptions) {
+    this.fallback = opts.fallback;
+    this.warn = opts.warn ?? ((message) => console.warn(message));
+    const built = new Map<VoiceEngineName, LanguageEngine>();
+    for (const [language, name] of Object.entries(opts.engines) as Array<[LanguageCode, VoiceEngineName]>) {
+      if (name === 'espeak') continue;
+      const engine = built.get(name) ?? opts.build(name);
+      built.set(name, engine);
+      if (!engine.languages.includes(language))
+        throw new Error(`speech: ${name} does not speak "${language}" (it speaks ${engine.languages.join(', ')})`);
+      this.wanted.set(engine, [...(this.wanted.get(engine) ?? []), language]);
+      this.route.set(language, engine);
+    }
+  }
+
+  /** The fallback must have every language's voice (throws otherwise); each other engine is checked, and one
+   * that fails hands its languages to the fallback with a warning naming what is missing. */
+  async verify(): Promise<void> {
+    await this.fallback.verify();
+    for (const [engine, languages] of this.wanted) {
+      try {
+        await engine.verify();
+        for (const language of languages) this.route.set(language, engine);
+      } catch (err) {
+        for (const language of languages) this.route.delete(language);
+        this.warn(
+          `speech: ${engine.name} is not usable (${(err as Error).message}); ${languages.join(', ')} will be spoken by espeak-ng instead`,
+        );
+      }
+    }
+  }
+
+  synthesize(req: SpeechRequest): Promise<void> {
+    const engine = this.route.get(req.language);
+    if (!engine || (engine.canSpeak && !engine.canSpeak(req.text))) return this.fallback.synthesize(req);
+    return engine.synthesize(req);
+  }
+
+  /** Engine and voice per supported language. */
+  voices(): VoiceChoice[] {
+    return SUPPORTED_LANGUAGES.map((language) => {
+      const engine = this.route.get(language);
+      return engine
+        ? { language, engine: engine.name as VoiceEngineName, voice: engine.voice }
+        : { language, engine: 'espeak', voice: this.fallback.voiceFor(language) };
+    });
+  }
+}

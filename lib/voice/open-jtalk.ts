@@ -1,0 +1,180 @@
+/**
+ * Japanese through Open JTalk (Debian `open-jtalk`, dictionary `open-jtalk-mecab-naist-jdic`) and an HTS
+ * voice: by default "Mei" (MMDAgent, CC BY 3.0), fetched by scripts/bootstrap.sh. Open JTalk analyses
+ * the text itself (MeCab with NAIST-jdic), so kanji need no kana step, and its trace (`-ot`) shows
+ * the reading it chose for every word, which is what the tests check.
+ */
+import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { LanguageCode } from '../../config/catalog';
+import { DEFAULT_OPEN_JTALK_DICTIONARY, DEFAULT_OPEN_JTALK_VOICES } from '../../config/voices';
+import { normalizeText, splitSentences } from '../text';
+import { concatAudio } from './audio';
+import { findExecutable, run } from './exec';
+import type { LanguageEngine } from './offline';
+import type { SpeechRequest } from './tts';
+
+export interface OpenJTalkOptions {
+  /** default `open_jtalk` on PATH */
+  binary?: string;
+  /** MeCab dictionary directory (with sys.dic); default Debian's naist-jdic */
+  dictionary?: string;
+  /** .htsvoice files, the first that exists is used; default Mei, then Debian's nitech m001 */
+  voices?: string[];
+  /** limit per synthesis; default 30000 */
+  timeoutMs?: number;
+}
+
+/** One word of Open JTalk's text analysis: as written, its dictionary reading, and how it is pronounced. */
+export interface JapaneseReading {
+  surface: string;
+  /** e.g. ホントウニ */
+  reading: string;
+  /** e.g. ホントーニ (long vowels as ー): what the voice says */
+  pronunciation: string;
+}
+
+/** open_jtalk reads one line into a 1024-byte buffer and drops the rest: longer text is said in parts. */
+const MAX_INPUT_BYTES = 900;
+
+export class OpenJTalkProvider implements LanguageEngine {
+  readonly name = 'open-jtalk';
+  readonly languages: readonly LanguageCode[] = ['ja'];
+  private readonly binary: string;
+  private readonly dictionary: string;
+  private readonly candidates: string[];
+  private readonly timeoutMs: number;
+  private voiceFile?: string;
+
+  constructor(opts: OpenJTalkOptions = {}) {
+    this.binary = opts.binary ?? 'open_jtalk';
+    this.dictionary = opts.dictionary ?? DEFAULT_OPEN_JTALK_DICTIONARY;
+    this.candidates = opts.voices?.length ? opts.voices : DEFAULT_OPEN_JTALK_VOICES;
+    this.timeoutMs = opts.timeoutMs ?? 30_000;
+  }
+
+  /** The voice in use, e.g. `mei_normal` (known once verify or a synthesis has found it). */
+  get voice(): string {
+    return this.voiceFile ? path.basename(this.voiceFile, '.htsvoice') : path.basename(this.candidates[0], '.htsvoice');
+  }
+
+  /** Throws naming what is missing (binary, dictionary, voice file); else says one short word to prove it works. */
+  async verify(): Promise<void> {
+    if (!(await findExecutable(this.binary))) throw new Error(`${this.binary} not found (Debian package open-jtalk)`);
+    if (!(await exists(path.join(this.dictionary, 'sys.dic'))))
+      throw new Error(`no Open JTalk dictionary at ${this.dictionary} (Debian package open-jtalk-mecab-naist-jdic)`);
+    await this.findVoice();
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'open-jtalk-'));
+    try {
+      await this.speak('はい', path.join(dir, 'check.wav'));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  async synthesize(req: SpeechRequest): Promise<void> {
+    if (req.language !== 'ja') throw new Error(`open-jtalk: unsupported language "${req.language}"`);
+    const parts = chunks(req.text);
+    if (!parts.length) throw new Error('open-jtalk: empty text');
+    if (parts.length === 1) return this.speak(parts[0], req.outFile);
+    const files = parts.map((_, i) => `${req.outFile}.part${i}.wav`);
+    try {
+      for (const [i, part] of parts.entries()) await this.speak(part, files[i]);
+      await concatAudio(files, req.outFile);
+    } finally {
+      await Promise.all(files.map((f) => rm(f, { force: true })));
+    }
+  }
+
+  /** Open JTalk's own reading of each word of `text` (its `-ot` trace, "Text analysis result"). */
+  async readings(text: string): Promise<JapaneseReading[]> {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'open-jtalk-'));
+    try {
+      const words: JapaneseReading[] = [];
+      for (const part of chunks(text)) {
+        const trace = path.join(dir, 'trace.txt');
+        await this.speak(part, path.join(dir, 'out.wav'), trace);
+        words.push(...parseTrace(await readFile(trace, 'utf8')));
+      }
+      return words;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  private async speak(text: string, outFile: string, traceFile?: string): Promise<void> {
+    const voice = await this.findVoice();
+    const args = ['-x', this.dictionary, '-m', voice, '-ow', outFile, ...(traceFile ? ['-ot', traceFile] : [])];
+    await run(this.binary, args, { input: `${text}\n`, timeoutMs: this.timeoutMs });
+  }
+
+  private async findVoice(): Promise<string> {
+    if (this.voiceFile) return this.voiceFile;
+    for (const file of this.candidates) {
+      if (await exists(file)) return (this.voiceFile = file);
+    }
+    throw new Error(
+      `no Open JTalk voice: none of ${this.candidates.join(', ')} exists (scripts/bootstrap.sh fetches Mei; OPEN_JTALK_VOICE names another .htsvoice)`,
+    );
+  }
+}
+
+/** One line each (open_jtalk says only the first line of its input), at most MAX_INPUT_BYTES, cut between sentences. */
+export function chunks(text: string): string[] {
+  const out: string[] = [];
+  let current = '';
+  const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
+  for (const sentence of splitSentences(normalizeText(text), 'ja')) {
+    // A sentence longer than the limit on its own (no 。 for 300 characters) is cut at 、 or, failing that, anywhere.
+    for (const piece of bytes(sentence) > MAX_INPUT_BYTES ? hardSplit(sentence) : [sentence]) {
+      if (current && bytes(current + piece) > MAX_INPUT_BYTES) {
+        out.push(current);
+        current = '';
+      }
+      current += piece;
+    }
+  }
+  if (current.trim()) out.push(current);
+  return out.map((s) => s.trim()).filter(Boolean);
+}
+
+function hardSplit(sentence: string): string[] {
+  const pieces: string[] = [];
+  let current = '';
+  for (const ch of sentence) {
+    current += ch;
+    const full = Buffer.byteLength(current, 'utf8') > MAX_INPUT_BYTES - 60;
+    if ((full && /[、，,\s]/.test(ch)) || Buffer.byteLength(current, 'utf8') >= MAX_INPUT_BYTES - 4) {
+      pieces.push(current);
+      current = '';
+    }
+  }
+  if (current) pieces.push(current);
+  return pieces;
+}
+
+/** The "[Text analysis result]" block: one CSV line per word, 13 fields, the surface first (it may hold commas). */
+export function parseTrace(trace: string): JapaneseReading[] {
+  const start = trace.indexOf('[Text analysis result]');
+  if (start < 0) throw new Error('open-jtalk: no text analysis in the trace');
+  const block = trace.slice(start).split('\n').slice(1);
+  const words: JapaneseReading[] = [];
+  for (const line of block) {
+    if (!line.trim()) break;
+    const fields = line.split(',');
+    if (fields.length < 13) continue;
+    const tail = fields.slice(-12);
+    words.push({ surface: fields.slice(0, -12).join(','), reading: tail[7], pronunciation: tail[8] });
+  }
+  return words;
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,75 @@
+/** Scenes chosen by section (lib/script/analyze.ts): the hero shows the page's top, each feature its own section. */
+import { hasSectionShots, screenBudget, sectionScenes, sectionScreens, type KeyFacts, type ScreenshotInfo } from '../../lib/script/analyze';
+
+const shot = (viewport: string, n: number, heading: string | null | undefined): ScreenshotInfo => ({
+  key: `c/capture/source/${viewport}-${n}.png`,
+  viewport,
+  width: viewport === 'desktop' ? 1440 : 780,
+  height: viewport === 'desktop' ? 900 : 1688,
+  pixelRatio: viewport === 'desktop' ? 1 : 2,
+  ...(heading === undefined ? {} : { heading }),
+  content: { x: 40, y: 100 + n, width: 700, height: 500 },
+});
+
+const HEADINGS = ['Connect every source', 'Dashboards that explain', 'Share insights', 'Security by default'];
+const captured = (headings: string[]) =>
+  ['desktop', 'mobile'].flatMap((viewport) => [shot(viewport, 0, null), ...headings.map((h, i) => shot(viewport, i + 1, h))]);
+
+const facts = (titles: string[]): KeyFacts => ({
+  name: 'Acme',
+  domain: 'acme.test',
+  headline: 'Dashboards your team will read',
+  valueProposition: 'Live dashboards.',
+  features: titles.map((title) => ({ title, detail: `${title}: detail.` })),
+  callToAction: null,
+});
+
+describe('section scenes', () => {
+  test('the hero and then each feature whose section was shot, as many as the target holds', () => {
+    expect(screenBudget(25)).toBe(3);
+    const scenes = sectionScenes(facts(HEADINGS), captured(HEADINGS), 25);
+    expect(scenes).toEqual([
+      { feature: null, heading: null },
+      { feature: 0, heading: 'Connect every source' },
+      { feature: 1, heading: 'Dashboards that explain' },
+    ]);
+    // A longer video takes every feature, and no more scenes than the page has sections.
+    expect(sectionScenes(facts(HEADINGS), captured(HEADINGS), 60)).toHaveLength(5);
+  });
+
+  test('a feature without a section shot is skipped, not shown over another section', () => {
+    const scenes = sectionScenes(facts(HEADINGS), captured(['Share insights']), 60);
+    expect(scenes).toEqual([
+      { feature: null, heading: null },
+      { feature: 2, heading: 'Share insights' },
+    ]);
+  });
+
+  test('each scene gets its own section’s desktop and phone shots, with their content boxes', () => {
+    const screenshots = captured(HEADINGS);
+    const screens = sectionScreens(screenshots, [
+      { heading: null, ordinal: -1 },
+      { heading: 'Share insights', ordinal: 0 },
+    ]);
+    expect(screens.map((s) => s.screenshotKey)).toEqual(['c/capture/source/desktop-0.png', 'c/capture/source/desktop-3.png']);
+    expect(screens.map((s) => s.mobileScreenshotKey)).toEqual(['c/capture/source/mobile-0.png', 'c/capture/source/mobile-3.png']);
+    expect(screens[1].screenshotContent).toEqual({
+      width: 1440,
+      height: 900,
+      pixelRatio: 1,
+      content: { x: 40, y: 103, width: 700, height: 500 },
+    });
+    expect(screens[1].mobileScreenshotContent?.pixelRatio).toBe(2);
+  });
+
+  test('a localized page whose heading differs falls back to its section in the same position', () => {
+    const ja = captured(['接続', 'ダッシュボード', '共有', 'セキュリティ']);
+    const [screen] = sectionScreens(ja, [{ heading: 'not on this page', ordinal: 2 }]);
+    expect(screen.screenshotKey).toBe('c/capture/source/desktop-3.png');
+  });
+
+  test('older captures (screen by screen, no headings) are told apart', () => {
+    expect(hasSectionShots(captured(HEADINGS))).toBe(true);
+    expect(hasSectionShots([shot('desktop', 0, undefined), shot('desktop', 1, undefined)])).toBe(false);
+  });
+});
