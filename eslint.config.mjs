@@ -31,5 +31,13 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.js', '**/*.mjs', '**/*.cjs'], ...tseslint.configs.disableTypeChecked },
+  {
+    // The dashboard's browser script (served as is, no bundler).
+    files: ['lib/dashboard/static/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', fetch: 'readonly', setTimeout: 'readonly' },
+    },
+  },
   prettier,
 );

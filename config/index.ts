@@ -85,6 +85,8 @@ export interface AppConfig {
   /** Peers whose X-Forwarded-For is believed (IPs or CIDRs). */
   trustedProxies: string[];
   rateLimits: RateLimitSettings;
+  /** The dashboard's sessions: idle and absolute lifetime, and sign-in attempts per minute per client IP and per email. */
+  dashboard: { sessionIdleMs: number; sessionMaxMs: number; signInPerIp: number; signInPerEmail: number };
   /** How long POST /campaigns waits for the first load and check of the page. */
   captureCheckTimeoutMs: number;
   /** Operators' drain switch: campaigns are accepted and wait in their state; no stage starts. */
@@ -225,6 +227,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
       ipAuthenticated: parseInteger(env.RATE_LIMIT_IP_AUTHENTICATED, 'RATE_LIMIT_IP_AUTHENTICATED', 120, 1),
       windowMs: 60_000,
       redisTimeoutMs: parseDuration(env.RATE_LIMIT_REDIS_TIMEOUT || '1500ms', 'RATE_LIMIT_REDIS_TIMEOUT'),
+    },
+    dashboard: {
+      sessionIdleMs: parseDuration(env.SESSION_IDLE_TIMEOUT || '12h', 'SESSION_IDLE_TIMEOUT'),
+      sessionMaxMs: parseDuration(env.SESSION_MAX_AGE || '7d', 'SESSION_MAX_AGE'),
+      signInPerIp: parseInteger(env.SIGN_IN_LIMIT_IP, 'SIGN_IN_LIMIT_IP', 20, 1),
+      signInPerEmail: parseInteger(env.SIGN_IN_LIMIT_EMAIL, 'SIGN_IN_LIMIT_EMAIL', 5, 1),
     },
     captureCheckTimeoutMs: parseDuration(env.CAPTURE_CHECK_TIMEOUT || '90s', 'CAPTURE_CHECK_TIMEOUT'),
     pipelinePaused: parseBoolean(env.PIPELINE_PAUSED, 'PIPELINE_PAUSED'),

@@ -45,3 +45,9 @@ export function clientIp(remoteAddress: string | undefined, forwardedFor: string
   }
   return peer.toString();
 }
+
+/** Whether the direct peer is one of the trusted proxies (whose X-Forwarded-Proto is then believed too). */
+export function fromTrustedProxy(remoteAddress: string | undefined, trusted: TrustedProxies): boolean {
+  const peer = normalize(remoteAddress ?? '');
+  return Boolean(peer && trusted.length && isTrusted(peer, trusted));
+}

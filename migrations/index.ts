@@ -6,6 +6,7 @@ import * as renderAttempts from './0004-render-attempts';
 import * as webhooks from './0005-webhooks';
 import * as campaignWebhookEvents from './0006-campaign-webhook-events';
 import * as videoPostersSrt from './0007-video-posters-srt';
+import * as dashboardSessions from './0008-dashboard-sessions';
 
 export const MIGRATIONS = [
   { name: '0001-initial', ...initial },
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   { name: '0005-webhooks', ...webhooks },
   { name: '0006-campaign-webhook-events', ...campaignWebhookEvents },
   { name: '0007-video-posters-srt', ...videoPostersSrt },
+  { name: '0008-dashboard-sessions', ...dashboardSessions },
 ];

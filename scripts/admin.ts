@@ -10,7 +10,8 @@ import AccountsService from '../services/accounts.service';
 
 const USAGE = `usage:
   admin org create --name NAME --plan PLAN
-  admin user add --org ORG_ID --email EMAIL --role owner|admin|member
+  admin user add --org ORG_ID --email EMAIL --role owner|admin|member [--password-stdin]
+  admin user password --email EMAIL [--org ORG_ID] --password-stdin   (sets or resets the dashboard password; ends the user's sessions)
   admin key create --org ORG_ID --by EMAIL [--scopes a,b] [--name NAME]
   admin key revoke --key-id KEY_ID [--by EMAIL]
   admin key list --org ORG_ID
@@ -20,9 +21,18 @@ const USAGE = `usage:
 
 class UsageError extends Error {}
 
+/** Stands for "the first line of standard input" until main() reads it. */
+const STDIN = Symbol('stdin');
+
+async function firstLineOfStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0];
+}
+
 interface Command {
   action: string;
-  flags: Record<string, 'string' | 'integer' | 'list' | 'boolean'>;
+  flags: Record<string, 'string' | 'integer' | 'list' | 'boolean' | 'stdin'>;
   required: string[];
   map?: Record<string, string>;
 }
@@ -32,9 +42,15 @@ const COMMANDS: Record<string, Command> = {
   'org show': { action: 'accounts.getOrganization', flags: { org: 'string' }, required: ['org'], map: { org: 'org_id' } },
   'user add': {
     action: 'accounts.addUser',
-    flags: { org: 'string', email: 'string', role: 'string' },
+    flags: { org: 'string', email: 'string', role: 'string', 'password-stdin': 'stdin' },
     required: ['org', 'email', 'role'],
-    map: { org: 'org_id' },
+    map: { org: 'org_id', 'password-stdin': 'password' },
+  },
+  'user password': {
+    action: 'accounts.setPassword',
+    flags: { org: 'string', email: 'string', 'password-stdin': 'stdin' },
+    required: ['email', 'password-stdin'],
+    map: { org: 'org_id', 'password-stdin': 'password' },
   },
   'key create': {
     action: 'accounts.createKey',
@@ -79,6 +95,11 @@ export function parseArgs(argv: string[]): { action: string; params: Record<stri
       params[target] = true;
       continue;
     }
+    if (kind === 'stdin') {
+      // Read in main(): a password never appears on the command line (ps, shell history).
+      params[target] = STDIN;
+      continue;
+    }
     const value = rest[i + 1];
     if (value === undefined || value.startsWith('--')) throw new UsageError(`--${flag} needs a value`);
     i += 1;
@@ -106,6 +127,9 @@ async function main(argv: string[]): Promise<number> {
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
     return 2;
+  }
+  for (const [name, value] of Object.entries(parsed.params)) {
+    if (value === STDIN) parsed.params[name] = await firstLineOfStdin();
   }
   const app = loadConfig();
   const broker = new ServiceBroker({

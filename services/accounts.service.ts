@@ -16,8 +16,17 @@ import {
   KEY_PATTERN,
   type AuthContext,
 } from '../lib/auth';
+import { configOf } from '../config';
+import {
+  generateSessionToken,
+  hashPassword,
+  hashSessionToken,
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+  verifyPassword,
+} from '../lib/session';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
-import type { ApiKey, Organization } from '../lib/db/models';
+import type { ApiKey, Organization, User } from '../lib/db/models';
 
 const { MoleculerClientError } = Errors;
 const adminError = (message: string, code = 'invalid_input', status = 400) => new MoleculerClientError(message, status, code);
@@ -33,6 +42,35 @@ export interface UserAddParams {
   org_id: string;
   email: string;
   role: string;
+  password?: string;
+}
+export interface SetPasswordParams {
+  email: string;
+  password: string;
+  /** Needed only when the email is a user of more than one organization. */
+  org_id?: string;
+}
+export interface SignInParams {
+  email: string;
+  password: string;
+}
+export interface SessionTokenParams {
+  token: string;
+}
+/** A signed-in dashboard user, as accounts.session answers it. */
+export interface SessionInfo {
+  session_id: string;
+  user_id: string;
+  email: string;
+  role: string;
+  org_id: string;
+  org_name: string;
+  plan: string;
+  limits: PlanLimits;
+}
+export interface SignInResult {
+  token: string;
+  session: SessionInfo;
 }
 export interface KeyCreateParams {
   org_id: string;
@@ -43,6 +81,8 @@ export interface KeyCreateParams {
 export interface KeyRevokeParams {
   key_id: string;
   by?: string;
+  /** When given, a key of another organization is answered as not found. */
+  org_id?: string;
 }
 export interface WebhookSecretParams {
   org_id: string;
@@ -103,18 +143,27 @@ type AccountsSettings = ServiceSettingSchema;
 type AccountsMethods = DbMethods & {
   findOrg(orgId: string): Promise<Organization>;
   limitsOf(org: Organization): PlanLimits;
+  sessionInfo(sessionId: string, user: User, org: Organization): SessionInfo;
 };
 
-/** Accounts keeps nothing on `this` besides what DbMixin gives (`db`). */
-type AccountsLocalVars = Record<never, never>;
+/** Besides DbMixin's `db`: a hash of a random password, verified when an email is unknown so that both answers take as long. */
+interface AccountsLocalVars {
+  dummyHash?: Promise<string>;
+}
 
 type AccountsThis = Service<AccountsSettings> & AccountsMethods & AccountsLocalVars;
 
 const uuid = { type: 'string', pattern: '^[0-9a-fA-F-]{36}$' } as const;
+const passwordSchema = { type: 'string', minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH } as const;
 
 const AccountsService: ServiceSchema<AccountsSettings, AccountsMethods, AccountsLocalVars> = {
   name: 'accounts',
   mixins: [DbMixin({ model: 'Organization' })],
+
+  created() {
+    this.dummyHash = hashPassword(generateSessionToken());
+    this.dummyHash.catch(() => undefined);
+  },
 
   actions: {
     createOrganization: {
@@ -141,6 +190,7 @@ const AccountsService: ServiceSchema<AccountsSettings, AccountsMethods, Accounts
           org_id: uuid,
           email: { type: 'string', format: 'email', maxLength: 320 },
           role: { type: 'string', enum: [...USER_ROLES] },
+          password: passwordSchema,
         },
       },
       async handler(ctx: Context<UserAddParams>): Promise<UserAddResult> {
@@ -148,8 +198,124 @@ const AccountsService: ServiceSchema<AccountsSettings, AccountsMethods, Accounts
         const email = ctx.params.email.trim().toLowerCase();
         const existing = await this.db.models.User.findOne({ where: { org_id: ctx.params.org_id, email } });
         if (existing) throw adminError(`user ${email} already exists in this organization`, 'conflict', 409);
-        const user = await this.db.models.User.create({ org_id: ctx.params.org_id, email, role: ctx.params.role });
+        const password_hash = ctx.params.password === undefined ? null : await hashPassword(ctx.params.password);
+        const user = await this.db.models.User.create({ org_id: ctx.params.org_id, email, role: ctx.params.role, password_hash });
         return { user_id: user.id };
+      },
+    },
+
+    /** Operators set or reset a user's dashboard password (scripts/admin.ts); the user's sessions end. */
+    setPassword: {
+      visibility: 'public',
+      params: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['email', 'password'],
+        properties: { email: { type: 'string', minLength: 3, maxLength: 320 }, password: passwordSchema, org_id: uuid },
+      },
+      async handler(ctx: Context<SetPasswordParams>): Promise<{ user_id: string }> {
+        const { models } = this.db;
+        const email = ctx.params.email.trim().toLowerCase();
+        const users = await models.User.findAll({ where: { email, ...(ctx.params.org_id ? { org_id: ctx.params.org_id } : {}) } });
+        if (users.length === 0) throw adminError(`no user ${email}`, 'not_found', 404);
+        if (users.length > 1) throw adminError(`${email} is a user of ${users.length} organizations; name one with --org`);
+        const user = users[0];
+        await user.update({ password_hash: await hashPassword(ctx.params.password) });
+        await models.UserSession.destroy({ where: { user_id: user.id } });
+        return { user_id: user.id };
+      },
+    },
+
+    /**
+     * The dashboard's sign-in: a new session, or null. An unknown email is verified against a dummy hash, so
+     * both refusals take one argon2 verification and answer alike. The rate limit is the caller's (per IP and email).
+     */
+    signIn: {
+      visibility: 'public',
+      params: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['email', 'password'],
+        properties: { email: { type: 'string', maxLength: 320 }, password: { type: 'string', maxLength: PASSWORD_MAX_LENGTH } },
+      },
+      async handler(ctx: Context<SignInParams>): Promise<SignInResult | null> {
+        const { models } = this.db;
+        const email = ctx.params.email.trim().toLowerCase();
+        const users = await models.User.findAll({
+          where: { email },
+          include: [{ model: models.Organization, as: 'organization', required: true }],
+          order: [['created_at', 'ASC']],
+        });
+        let match: User | undefined;
+        for (const user of users.filter((u: User) => u.password_hash)) {
+          if (await verifyPassword(user.password_hash!, ctx.params.password)) {
+            match = user;
+            break;
+          }
+        }
+        if (users.every((u: User) => !u.password_hash)) await verifyPassword(await this.dummyHash!, ctx.params.password);
+        if (!match?.organization) return null;
+        const config = configOf(this.broker);
+        const token = generateSessionToken();
+        const now = new Date();
+        const session = await models.UserSession.create({
+          token_hash: hashSessionToken(token),
+          user_id: match.id,
+          org_id: match.org_id,
+          last_seen_at: now,
+          expires_at: new Date(now.getTime() + config.dashboard.sessionMaxMs),
+        });
+        return { token, session: this.sessionInfo(session.id, match, match.organization) };
+      },
+    },
+
+    /** The session behind a cookie token, or null once it is unknown, idle too long or past its absolute expiry. */
+    session: {
+      visibility: 'public',
+      params: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['token'],
+        properties: { token: { type: 'string', maxLength: 100 } },
+      },
+      async handler(ctx: Context<SessionTokenParams>): Promise<SessionInfo | null> {
+        const { models } = this.db;
+        const config = configOf(this.broker);
+        const session = await models.UserSession.findOne({
+          where: { token_hash: hashSessionToken(ctx.params.token) },
+          include: [
+            {
+              model: models.User,
+              as: 'user',
+              required: true,
+              include: [{ model: models.Organization, as: 'organization', required: true }],
+            },
+          ],
+        });
+        if (!session?.user?.organization) return null;
+        const now = Date.now();
+        const idleSince = new Date(session.last_seen_at).getTime();
+        if (now >= new Date(session.expires_at).getTime() || now - idleSince >= config.dashboard.sessionIdleMs) {
+          await session.destroy();
+          return null;
+        }
+        // Written at most once a minute, so a page's polling stays one read per request.
+        if (now - idleSince > LAST_USED_RESOLUTION_MS) await session.update({ last_seen_at: new Date(now) });
+        return this.sessionInfo(session.id, session.user, session.user.organization);
+      },
+    },
+
+    signOut: {
+      visibility: 'public',
+      params: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['token'],
+        properties: { token: { type: 'string', maxLength: 100 } },
+      },
+      async handler(ctx: Context<SessionTokenParams>): Promise<{ signed_out: boolean }> {
+        const removed = await this.db.models.UserSession.destroy({ where: { token_hash: hashSessionToken(ctx.params.token) } });
+        return { signed_out: removed > 0 };
       },
     },
 
@@ -205,12 +371,13 @@ const AccountsService: ServiceSchema<AccountsSettings, AccountsMethods, Accounts
         type: 'object',
         additionalProperties: false,
         required: ['key_id'],
-        properties: { key_id: uuid, by: { type: 'string', minLength: 3, maxLength: 320 } },
+        properties: { key_id: uuid, by: { type: 'string', minLength: 3, maxLength: 320 }, org_id: uuid },
       },
       async handler(ctx: Context<KeyRevokeParams>): Promise<KeyRevokeResult> {
         const { models } = this.db;
         const key = await models.ApiKey.findByPk(ctx.params.key_id);
-        if (!key) throw adminError(`API key ${ctx.params.key_id} not found`, 'not_found', 404);
+        if (!key || (ctx.params.org_id !== undefined && key.org_id !== ctx.params.org_id))
+          throw adminError(`API key ${ctx.params.key_id} not found`, 'not_found', 404);
         if (ctx.params.by !== undefined) {
           const user = await models.User.findOne({ where: { org_id: key.org_id, email: ctx.params.by.trim().toLowerCase() } });
           if (!user || (user.role !== 'owner' && user.role !== 'admin'))
@@ -338,6 +505,18 @@ const AccountsService: ServiceSchema<AccountsSettings, AccountsMethods, Accounts
       const org = await this.db.models.Organization.findByPk(orgId);
       if (!org) throw adminError(`organization ${orgId} not found`, 'not_found', 404);
       return org;
+    },
+    sessionInfo(sessionId: string, user: User, org: Organization): SessionInfo {
+      return {
+        session_id: sessionId,
+        user_id: user.id,
+        email: user.email,
+        role: user.role,
+        org_id: org.id,
+        org_name: org.name,
+        plan: org.plan,
+        limits: this.limitsOf(org),
+      };
     },
     limitsOf(org: Organization) {
       if (!isPlanName(org.plan)) throw new Error(`organization ${org.id} has unknown plan ${org.plan}`);

@@ -13,7 +13,9 @@ import ApiGateway, { type Alias, type ApiSettingsSchema, type ContextResponseMet
 import { Errors, type ActionSchema, type Context, type Service, type ServiceSchema } from 'moleculer';
 import { configOf } from '../config';
 import { keyFromHeaders, KEY_PATTERN, type AuthContext } from '../lib/auth';
-import { clientIp, parseTrustedProxies, type TrustedProxies } from '../lib/client-ip';
+import { clientIp, fromTrustedProxy, parseTrustedProxies, type TrustedProxies } from '../lib/client-ip';
+import { DASHBOARD_HEADERS, renderView } from '../lib/dashboard/render';
+import { cookieValue, SESSION_COOKIE } from '../lib/session';
 import {
   forbidden,
   invalidInput,
@@ -41,6 +43,7 @@ import { FILE_PATHS, fileKindOf, loadSigningKey, verifyFileLink } from '../lib/s
 import { storageFor, type ByteRange, type FileStorage } from '../lib/storage';
 import type { AuthenticateParams } from './accounts.service';
 import type { DownloadTargetParams, DownloadTargetResult } from './campaigns.service';
+import type { DashboardHttp, DashboardMeta } from './dashboard.service';
 
 /**
  * A request as moleculer-web hands it to route middlewares, alias functions, hooks and error handlers: node's
@@ -96,6 +99,8 @@ type ApiMethods = {
   authenticateKey(req: Req, res: Res, next: Next): void;
   parseJsonBody(req: Req, res: Res, next: Next): void;
   authorize(ctx: Context<unknown, GatewayMeta>, route: Route, req: Req, res: Res): Promise<void>;
+  dashboardHttp(req: Req): DashboardHttp;
+  answerDashboardError(req: Req, res: Res, err: unknown): void;
 };
 
 interface ApiLocalVars {
@@ -186,6 +191,35 @@ const downloadAliases = () =>
     ]),
   );
 
+/** The dashboard's pages and forms (services/dashboard.service.ts), relative to /dashboard; `campaigns/new` before `campaigns/:id`. */
+const DASHBOARD_ALIASES: Record<string, string> = {
+  'GET /': 'dashboard.home',
+  'GET static/:file': 'dashboard.asset',
+  'GET sign-in': 'dashboard.signInPage',
+  'POST sign-in': 'dashboard.signIn',
+  'POST sign-out': 'dashboard.signOut',
+  'GET campaigns': 'dashboard.campaigns',
+  'GET campaigns/new': 'dashboard.newCampaign',
+  'POST campaigns': 'dashboard.createCampaign',
+  'GET campaigns/:id': 'dashboard.campaign',
+  'GET campaigns/:id/status': 'dashboard.campaignStatus',
+  'POST campaigns/:id/publish': 'dashboard.publish',
+  'GET keys': 'dashboard.keys',
+  'POST keys': 'dashboard.createKey',
+  'GET keys/:id/revoke': 'dashboard.revokeKeyPage',
+  'POST keys/:id/revoke': 'dashboard.revokeKey',
+  'POST webhook-secret/rotate': 'dashboard.rotateWebhookSecret',
+};
+
+const ERROR_HEADINGS: Record<number, string> = {
+  400: 'That did not work',
+  403: 'Not allowed',
+  404: 'Not found',
+  413: 'Too large',
+  429: 'Too many requests',
+  503: 'Temporarily unavailable',
+};
+
 const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
   name: 'api',
   mixins: [ApiGateway],
@@ -230,6 +264,26 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
         aliases: downloadAliases(),
         onError(this: ApiThis, req: Req, res: Res, err: unknown) {
           this.answerError(req, res, err);
+        },
+      },
+      {
+        // The dashboard: HTML forms (urlencoded bodies), a session cookie, a strict CSP on every answer.
+        path: '/dashboard',
+        mappingPolicy: 'restrict',
+        autoAliases: false,
+        bodyParsers: { json: false, urlencoded: { extended: false, limit: '64kb' } },
+        aliases: DASHBOARD_ALIASES,
+        use: [
+          function dashboardHeaders(req: Req, res: Res, next: Next) {
+            for (const [name, value] of Object.entries(DASHBOARD_HEADERS)) res.setHeader(name, value);
+            next();
+          },
+        ],
+        onBeforeCall(this: ApiThis, ctx: Context<unknown, DashboardMeta>, route: Route, req: Req) {
+          ctx.meta.http = this.dashboardHttp(req);
+        },
+        onError(this: ApiThis, req: Req, res: Res, err: unknown) {
+          this.answerDashboardError(req, res, err);
         },
       },
       {
@@ -428,6 +482,48 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
       for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
       res.setHeader('Content-Type', 'application/json; charset=utf-8');
       res.end(JSON.stringify(body));
+    },
+
+    dashboardHttp(req: Req): DashboardHttp {
+      const cookies = req.headers.cookie;
+      const trusted = fromTrustedProxy(req.socket.remoteAddress, this.trustedProxies);
+      const csrfHeader = req.headers['x-csrf-token'];
+      return {
+        sessionToken: cookieValue(cookies, SESSION_COOKIE),
+        signInNonce: cookieValue(cookies, 'cv_signin'),
+        csrfHeader: typeof csrfHeader === 'string' ? csrfHeader : undefined,
+        ip: clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], this.trustedProxies),
+        secure:
+          configOf(this.broker).publicBaseUrl.startsWith('https:') ||
+          'encrypted' in req.socket ||
+          (trusted && req.headers['x-forwarded-proto'] === 'https'),
+      };
+    },
+
+    /** Dashboard failures through the same mapping as the API's, shown as a page (JSON for the status poll); no session → sign-in. */
+    answerDashboardError(req: Req, res: Res, err: unknown) {
+      const { status, body, headers } = toErrorResponse(err);
+      if (status >= 500 && status !== 503)
+        this.logger.error(`${req.method} ${loggablePath(req)} failed:`, err instanceof Error ? err.message : err);
+      if (res.headersSent) return res.end();
+      const path = req.parsedUrl ?? loggablePath(req);
+      if (status === 401 && !path.endsWith('/status')) {
+        res.statusCode = 303;
+        res.setHeader('Location', '/dashboard/sign-in');
+        return res.end();
+      }
+      if (path.endsWith('/status')) return this.answerError(req, res, err);
+      res.statusCode = status;
+      for (const [name, value] of Object.entries({ ...DASHBOARD_HEADERS, ...headers })) res.setHeader(name, value);
+      res.setHeader('Content-Type', 'text/html; charset=utf-8');
+      const message = 'success' in body ? body.error.message : body.error;
+      res.end(
+        renderView('error', {
+          title: ERROR_HEADINGS[status] ?? 'Something went wrong',
+          heading: ERROR_HEADINGS[status] ?? 'Something went wrong',
+          message,
+        }),
+      );
     },
 
     /** Checks `layers` and records the most constrained layer seen so far for the X-RateLimit-* headers. */

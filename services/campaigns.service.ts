@@ -11,6 +11,7 @@ import { DEFAULT_LANGUAGES, DEFAULT_PLATFORMS, isSupportedLanguage } from '../co
 import { CampaignIdParams, CampaignSchema, CreatedCampaign, CreateCampaignBody, TITLE_MAX_CHARACTERS } from '../lib/api-schemas';
 import type { AuthContext } from '../lib/auth';
 import {
+  CAMPAIGN_STATES,
   canTransition,
   GENERATING_STATES,
   InvalidTransitionError,
@@ -22,7 +23,7 @@ import {
   type CampaignState,
   type VideoState,
 } from '../lib/campaign-states';
-import type { Campaign, Video } from '../lib/db/models';
+import type { Campaign, CampaignEvent, Video } from '../lib/db/models';
 import { conflict, invalidInput, notFound, quotaExceeded, STAGE_ERROR_CODES, STAGE_WAITS_ON, unauthorized } from '../lib/errors';
 import {
   STAGE_PARAMS_SCHEMA,
@@ -74,6 +75,42 @@ export interface RenderProgressParams {
 export interface DownloadTargetParams {
   video_id: string;
   kind: FileKind;
+}
+
+/** campaigns.list (the dashboard): one page of the caller's campaigns, newest first. */
+export interface ListCampaignsParams {
+  status?: string;
+  page?: number;
+  per_page?: number;
+}
+export interface CampaignListItem {
+  campaign_id: string;
+  title: string;
+  url: string;
+  status: string;
+  progress: number;
+  languages: string[];
+  platforms: string[];
+  created_at: string;
+}
+export interface CampaignList {
+  campaigns: CampaignListItem[];
+  total: number;
+  page: number;
+  per_page: number;
+}
+/** campaigns.usage: the organization's campaigns this month against its plan's limit. */
+export interface UsageResult {
+  period: string;
+  used: number;
+  limit: number;
+  resets_at: string;
+}
+export interface TimelineEvent {
+  from_status: string | null;
+  to_status: string;
+  detail: string | null;
+  at: string;
 }
 
 /** campaigns.create's answer (201, or the replayed answer of the same Idempotency-Key). */
@@ -313,6 +350,84 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
         // The row was just moved under lock, so it is there.
         const campaign = (await models.Campaign.findByPk(id, { include: [{ model: models.Video, as: 'videos' }] }))!;
         return this.present(campaign, campaign.videos ?? []);
+      },
+    },
+
+    /** The dashboard's list: the caller's organization only (meta.auth), newest first, optionally one status. */
+    list: {
+      visibility: 'public',
+      params: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          status: { type: 'string', enum: [...CAMPAIGN_STATES] },
+          page: { type: 'integer', minimum: 1, maximum: 100_000 },
+          per_page: { type: 'integer', minimum: 1, maximum: 100 },
+        },
+      },
+      async handler(ctx: Context<ListCampaignsParams, CampaignMeta>): Promise<CampaignList> {
+        const auth = ctx.meta.auth;
+        if (!auth) throw unauthorized();
+        const page = ctx.params.page ?? 1;
+        const perPage = ctx.params.per_page ?? 20;
+        const { rows, count } = await this.db.models.Campaign.findAndCountAll({
+          where: { org_id: auth.orgId, ...(ctx.params.status ? { status: ctx.params.status } : {}) },
+          order: [
+            ['created_at', 'DESC'],
+            ['id', 'DESC'],
+          ],
+          limit: perPage,
+          offset: (page - 1) * perPage,
+        });
+        return {
+          campaigns: rows.map((c: Campaign) => ({
+            campaign_id: c.id,
+            title: c.title,
+            url: c.url,
+            status: c.status,
+            progress: c.progress,
+            languages: c.languages,
+            platforms: c.platforms,
+            created_at: new Date(c.created_at).toISOString(),
+          })),
+          total: count,
+          page,
+          per_page: perPage,
+        };
+      },
+    },
+
+    /** This month's campaigns against the plan's limit (the quota campaigns.create draws on). */
+    usage: {
+      visibility: 'public',
+      async handler(ctx: Context<unknown, CampaignMeta>): Promise<UsageResult> {
+        const auth = ctx.meta.auth;
+        if (!auth) throw unauthorized();
+        const period = quotaPeriod();
+        const used = await usedInPeriod(this.db.sequelize, auth.orgId, period);
+        return { period, used, limit: auth.limits.campaignsPerMonth, resets_at: periodResetsAt(period) };
+      },
+    },
+
+    /** A campaign's transitions, oldest first; the caller's organization only. */
+    timeline: {
+      visibility: 'public',
+      params: CampaignIdParams,
+      async handler(ctx: Context<CampaignByIdParams, CampaignMeta>): Promise<TimelineEvent[]> {
+        const { id } = await this.findOwned(ctx, { attributes: ['id'] });
+        const events = await this.db.models.CampaignEvent.findAll({
+          where: { campaign_id: id },
+          order: [
+            ['created_at', 'ASC'],
+            ['id', 'ASC'],
+          ],
+        });
+        return events.map((e: CampaignEvent) => ({
+          from_status: e.from_status,
+          to_status: e.to_status,
+          detail: e.detail,
+          at: new Date(e.created_at).toISOString(),
+        }));
       },
     },
 

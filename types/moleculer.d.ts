@@ -16,6 +16,11 @@ declare module 'moleculer' {
     rest?: string;
     /** OpenAPI description of the action's public route; request schemas come from `params`. */
     openapi?: { summary: string; successStatus: number; response: Record<string, unknown> };
+    /**
+     * A dashboard page or form (services/dashboard.service.ts, routed under /dashboard): 'session' needs a signed-in
+     * user; `write` also needs the session's CSRF token. One hook of the dashboard service enforces both.
+     */
+    dashboard?: { access: 'public' | 'session'; write?: boolean };
   }
   interface BrokerOptions {
     /** The settings this broker's services run with. */

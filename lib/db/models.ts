@@ -25,6 +25,22 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
   declare org_id: string;
   declare email: string;
   declare role: string;
+  /** argon2id, PHC-encoded; null until an operator sets a password (scripts/admin.ts). */
+  declare password_hash: CreationOptional<string | null>;
+  declare organization?: Organization;
+  declare created_at: CreationOptional<Date>;
+  declare updated_at: CreationOptional<Date>;
+}
+
+/** A dashboard session: only the SHA-256 of its cookie token is stored. */
+export class UserSession extends Model<InferAttributes<UserSession>, InferCreationAttributes<UserSession>> {
+  declare id: CreationOptional<string>;
+  declare token_hash: string;
+  declare user_id: string;
+  declare org_id: string;
+  declare last_seen_at: Date;
+  declare expires_at: Date;
+  declare user?: User;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
 }
@@ -228,6 +244,7 @@ export class WebhookAttempt extends Model<InferAttributes<WebhookAttempt>, Infer
 export interface Models {
   Organization: typeof Organization;
   User: typeof User;
+  UserSession: typeof UserSession;
   ApiKey: typeof ApiKey;
   WebhookSecret: typeof WebhookSecret;
   Campaign: typeof Campaign;
@@ -254,6 +271,7 @@ export function defineModels(sequelize: Sequelize): Models {
   const models = {
     Organization: fresh(Organization),
     User: fresh(User),
+    UserSession: fresh(UserSession),
     ApiKey: fresh(ApiKey),
     WebhookSecret: fresh(WebhookSecret),
     Campaign: fresh(Campaign),
@@ -290,10 +308,24 @@ export function defineModels(sequelize: Sequelize): Models {
       org_id: DataTypes.UUID,
       email: DataTypes.STRING(320),
       role: DataTypes.STRING(10),
+      password_hash: DataTypes.STRING(200),
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,
     },
     { sequelize, tableName: 'users', modelName: 'User', ...common },
+  );
+  models.UserSession.init(
+    {
+      id: uuidPk,
+      token_hash: DataTypes.STRING(64),
+      user_id: DataTypes.UUID,
+      org_id: DataTypes.UUID,
+      last_seen_at: DataTypes.DATE,
+      expires_at: DataTypes.DATE,
+      created_at: DataTypes.DATE,
+      updated_at: DataTypes.DATE,
+    },
+    { sequelize, tableName: 'user_sessions', modelName: 'UserSession', ...common },
   );
   models.ApiKey.init(
     {
@@ -506,6 +538,8 @@ export function defineModels(sequelize: Sequelize): Models {
   );
   // Associations let the hot paths read a key with its organization, and a campaign with its videos, in one query each.
   models.ApiKey.belongsTo(models.Organization, { foreignKey: 'org_id', as: 'organization' });
+  models.User.belongsTo(models.Organization, { foreignKey: 'org_id', as: 'organization' });
+  models.UserSession.belongsTo(models.User, { foreignKey: 'user_id', as: 'user' });
   models.Campaign.hasMany(models.Video, { foreignKey: 'campaign_id', as: 'videos' });
   return models;
 }

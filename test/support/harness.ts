@@ -16,6 +16,7 @@ import { brokerOptions } from '../../broker-options';
 import { transporterOption } from '../../lib/redis-transporter';
 import AccountsService from '../../services/accounts.service';
 import ApiService from '../../services/api.service';
+import DashboardService from '../../services/dashboard.service';
 import CampaignsService from '../../services/campaigns.service';
 import CaptureService from '../../services/capture.service';
 import ScriptService from '../../services/script.service';
@@ -137,6 +138,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const worker = make('worker');
   const captureNode = options.capture === 'own-node' ? make('capture') : undefined;
   api.createService(ApiService);
+  api.createService(DashboardService);
   worker.createService(AccountsService);
   worker.createService(CampaignsService);
   worker.createService(ScriptService);

@@ -1,0 +1,625 @@
+/**
+ * The dashboard (issue 13): server-rendered pages for an organization's users under /dashboard on the gateway.
+ * Every page acts through the owners' actions with the signed-in user's organization as `meta.auth`, exactly as
+ * an API key's call would (campaigns.create, get, publish, list, usage, timeline; accounts.* for keys and the
+ * webhook secret), so validation, quota and isolation are the API's own. Each action declares its access
+ * (`dashboard: { access, write }`); one `before` hook resolves the session and checks the CSRF token.
+ */
+import crypto from 'node:crypto';
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
+import { configOf } from '../config';
+import { DEFAULT_LANGUAGES, DEFAULT_PLATFORMS, PLATFORM_NAMES, SUPPORTED_LANGUAGES } from '../config/catalog';
+import { API_SCOPES, type AuthContext } from '../lib/auth';
+import { CAMPAIGN_STATES } from '../lib/campaign-states';
+import { loadStaticFiles, renderView, sameOriginLink } from '../lib/dashboard/render';
+import { forbidden, invalidInput, notFound, serviceUnavailable, toErrorResponse, unauthorized } from '../lib/errors';
+import { createRateLimiter, RateLimiterUnavailableError, type LayerCheck, type RateLimiter } from '../lib/rate-limiter';
+import { clearedSessionCookie, csrfToken, generateSessionToken, sameToken, sessionCookie, SESSION_TOKEN_PATTERN } from '../lib/session';
+import { loadSigningKey } from '../lib/signing';
+import type { ScriptOutputs } from '../lib/stages';
+import type {
+  KeyCreateParams,
+  KeyCreateResult,
+  KeyListItem,
+  KeyRevokeParams,
+  OrgIdParams,
+  SessionInfo,
+  SessionTokenParams,
+  SignInParams,
+  SignInResult,
+  WebhookSecretParams,
+  WebhookSecretResult,
+} from './accounts.service';
+import type {
+  CampaignByIdParams,
+  CampaignList,
+  CampaignView,
+  CreateCampaignParams,
+  CreateCampaignResult,
+  ListCampaignsParams,
+  TimelineEvent,
+  UsageResult,
+} from './campaigns.service';
+
+/** What the gateway learns from the HTTP request (services/api.service.ts, the /dashboard route). */
+export interface DashboardHttp {
+  sessionToken?: string;
+  signInNonce?: string;
+  csrfHeader?: string;
+  ip: string;
+  secure: boolean;
+}
+export interface DashboardMeta {
+  http?: DashboardHttp;
+  session?: SessionInfo;
+  auth?: AuthContext;
+  $statusCode?: number;
+  $location?: string;
+  $responseType?: string;
+  $responseHeaders?: Record<string, string | string[]>;
+}
+type Ctx<P = unknown> = Context<P, DashboardMeta>;
+
+/** Form fields arrive as a string, or an array of strings when a name repeats (checkboxes). */
+type FormList = string | string[];
+interface CsrfParams {
+  _csrf?: string;
+}
+interface SignInForm extends CsrfParams {
+  email?: string;
+  password?: string;
+}
+interface CampaignForm extends CsrfParams {
+  url?: string;
+  title?: string;
+  webhook_url?: string;
+  languages?: FormList;
+  platforms?: FormList;
+}
+interface ListQuery {
+  status?: string;
+  page?: string;
+}
+interface IdParams extends CsrfParams {
+  id: string;
+}
+interface KeyForm extends CsrfParams {
+  name?: string;
+  scopes?: FormList;
+}
+interface KeysQuery {
+  revoked?: string;
+  rotated?: string;
+}
+
+const SIGN_IN_COOKIE = 'cv_signin';
+const PER_PAGE = 20;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const csrfField = { _csrf: { type: 'string', maxLength: 200 } } as const;
+const formList = {
+  anyOf: [
+    { type: 'string', maxLength: 2048 },
+    { type: 'array', maxItems: 64, items: { type: 'string', maxLength: 64 } },
+  ],
+};
+const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 200 }, ...csrfField } } as const;
+
+function listOf(value: FormList | undefined): string[] {
+  if (value === undefined) return [];
+  return (Array.isArray(value) ? value : [value]).filter((item) => item !== '');
+}
+function optional(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : undefined;
+}
+
+type DashboardSettings = ServiceSettingSchema;
+
+type DashboardMethods = {
+  checkAccess(ctx: Ctx): Promise<void>;
+  page(ctx: Ctx, view: string, data: Record<string, unknown>, status?: number): Promise<string>;
+  redirect(ctx: Ctx, location: string, cookies?: string[]): string;
+  csrfFor(ctx: Ctx): string;
+  requireManager(ctx: Ctx): SessionInfo;
+  limit(layers: LayerCheck[]): Promise<number>;
+  keysPage(ctx: Ctx, extra: Record<string, unknown>, status?: number): Promise<string>;
+  newCampaignPage(ctx: Ctx, form: CampaignForm, error?: string, status?: number): Promise<string>;
+};
+interface DashboardLocalVars {
+  limiter: RateLimiter;
+  signingKey: Buffer;
+  staticFiles: Map<string, { type: string; body: Buffer }>;
+}
+type DashboardThis = Service<DashboardSettings> & DashboardMethods & DashboardLocalVars;
+
+/** The signed-in user's organization as the campaign actions know callers (the same shape an API key gives). */
+function authOf(session: SessionInfo): AuthContext {
+  return {
+    orgId: session.org_id,
+    keyId: `session:${session.session_id}`,
+    plan: session.plan,
+    scopes: [...API_SCOPES],
+    limits: {
+      campaignsPerMonth: session.limits.campaignsPerMonth,
+      languagesPerCampaign: session.limits.languagesPerCampaign,
+      ratePerMinute: session.limits.ratePerMinute,
+      apiAccess: session.limits.apiAccess,
+    },
+  };
+}
+
+const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, DashboardLocalVars> = {
+  name: 'dashboard',
+
+  hooks: {
+    before: {
+      '*': function (this: DashboardThis, ctx: Ctx) {
+        return this.checkAccess(ctx);
+      },
+    },
+  },
+
+  created() {
+    const config = configOf(this.broker);
+    this.limiter = createRateLimiter({
+      redisUrl: config.redisUrl,
+      prefix: `${config.redisPrefix}rl:`,
+      windowMs: config.rateLimits.windowMs,
+      commandTimeoutMs: config.rateLimits.redisTimeoutMs,
+    });
+    this.signingKey = loadSigningKey(config);
+    this.staticFiles = loadStaticFiles();
+  },
+
+  async stopped() {
+    await this.limiter?.close();
+  },
+
+  actions: {
+    asset: {
+      visibility: 'published',
+      dashboard: { access: 'public' },
+      params: { type: 'object', required: ['file'], properties: { file: { type: 'string', maxLength: 100 } } },
+      handler(this: DashboardThis, ctx: Ctx<{ file: string }>): Buffer {
+        const file = this.staticFiles.get(ctx.params.file);
+        if (!file) throw notFound('No such file.');
+        ctx.meta.$responseType = file.type;
+        ctx.meta.$responseHeaders = { 'Cache-Control': 'public, max-age=3600' };
+        return file.body;
+      },
+    },
+
+    home: {
+      visibility: 'published',
+      dashboard: { access: 'public' },
+      handler(this: DashboardThis, ctx: Ctx): string {
+        return this.redirect(ctx, ctx.meta.http?.sessionToken ? '/dashboard/campaigns' : '/dashboard/sign-in');
+      },
+    },
+
+    signInPage: {
+      visibility: 'published',
+      dashboard: { access: 'public' },
+      async handler(this: DashboardThis, ctx: Ctx): Promise<string> {
+        const token = ctx.meta.http?.sessionToken;
+        if (token && SESSION_TOKEN_PATTERN.test(token)) {
+          const session = await ctx.call<SessionInfo | null, SessionTokenParams>('accounts.session', { token });
+          if (session) return this.redirect(ctx, '/dashboard/campaigns');
+        }
+        return this.page(ctx, 'sign-in', { title: 'Sign in' });
+      },
+    },
+
+    signIn: {
+      visibility: 'published',
+      dashboard: { access: 'public', write: true },
+      params: {
+        type: 'object',
+        properties: { email: { type: 'string', maxLength: 320 }, password: { type: 'string', maxLength: 200 }, ...csrfField },
+      },
+      async handler(this: DashboardThis, ctx: Ctx<SignInForm>): Promise<string> {
+        const http = ctx.meta.http!;
+        const email = (ctx.params.email ?? '').trim().toLowerCase();
+        const again = (error: string, status: number) => this.page(ctx, 'sign-in', { title: 'Sign in', error, email }, status);
+        if (!email || !ctx.params.password) return again('Enter your email and password.', 400);
+        const config = configOf(this.broker);
+        const emailKey = crypto.createHash('sha256').update(email).digest('hex').slice(0, 32);
+        const wait = await this.limit([
+          { key: `signin:ip:${http.ip}`, limit: config.dashboard.signInPerIp },
+          { key: `signin:email:${emailKey}`, limit: config.dashboard.signInPerEmail },
+        ]);
+        if (wait > 0) return again(`Too many sign-in attempts. Try again in ${wait} s.`, 429);
+        const result = await ctx.call<SignInResult | null, SignInParams>('accounts.signIn', { email, password: ctx.params.password });
+        if (!result) return again('That email and password do not match an account.', 401);
+        const maxAge = Math.floor(config.dashboard.sessionMaxMs / 1000);
+        return this.redirect(ctx, '/dashboard/campaigns', [
+          sessionCookie(result.token, maxAge, http.secure),
+          `${SIGN_IN_COOKIE}=; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=0${http.secure ? '; Secure' : ''}`,
+        ]);
+      },
+    },
+
+    signOut: {
+      visibility: 'published',
+      dashboard: { access: 'session', write: true },
+      params: { type: 'object', properties: csrfField },
+      async handler(this: DashboardThis, ctx: Ctx<CsrfParams>): Promise<string> {
+        const token = ctx.locals.sessionToken as string;
+        await ctx.call<{ signed_out: boolean }, SessionTokenParams>('accounts.signOut', { token });
+        return this.redirect(ctx, '/dashboard/sign-in', [clearedSessionCookie(ctx.meta.http!.secure)]);
+      },
+    },
+
+    campaigns: {
+      visibility: 'published',
+      dashboard: { access: 'session' },
+      params: {
+        type: 'object',
+        properties: { status: { type: 'string', maxLength: 20 }, page: { type: 'string', maxLength: 7 } },
+      },
+      async handler(this: DashboardThis, ctx: Ctx<ListQuery>): Promise<string> {
+        const status = ctx.params.status ? ctx.params.status : undefined;
+        if (status !== undefined && !(CAMPAIGN_STATES as readonly string[]).includes(status))
+          throw invalidInput(`status must be one of ${CAMPAIGN_STATES.join(', ')}.`);
+        if (ctx.params.page !== undefined && !/^[1-9]\d{0,5}$/.test(ctx.params.page))
+          throw invalidInput('page must be a whole number from 1.');
+        const page = Number(ctx.params.page ?? 1);
+        const list = await ctx.call<CampaignList, ListCampaignsParams>('campaigns.list', { status, page, per_page: PER_PAGE });
+        const pages = Math.max(1, Math.ceil(list.total / PER_PAGE));
+        const link = (n: number) => `/dashboard/campaigns?${new URLSearchParams({ ...(status ? { status } : {}), page: String(n) })}`;
+        return this.page(ctx, 'campaigns', {
+          title: 'Campaigns',
+          nav: 'campaigns',
+          list,
+          status,
+          states: CAMPAIGN_STATES,
+          pages,
+          prev: page > 1 ? link(page - 1) : null,
+          next: page < pages ? link(page + 1) : null,
+        });
+      },
+    },
+
+    newCampaign: {
+      visibility: 'published',
+      dashboard: { access: 'session' },
+      handler(this: DashboardThis, ctx: Ctx): Promise<string> {
+        return this.newCampaignPage(ctx, {});
+      },
+    },
+
+    /** The API's own create: the same validation messages, quota and plan rate. */
+    createCampaign: {
+      visibility: 'published',
+      dashboard: { access: 'session', write: true },
+      params: {
+        type: 'object',
+        properties: {
+          url: { type: 'string', maxLength: 4096 },
+          title: { type: 'string', maxLength: 1000 },
+          webhook_url: { type: 'string', maxLength: 4096 },
+          languages: formList,
+          platforms: formList,
+          ...csrfField,
+        },
+      },
+      async handler(this: DashboardThis, ctx: Ctx<CampaignForm>): Promise<string> {
+        const session = ctx.meta.session!;
+        const form = ctx.params;
+        const body: CreateCampaignParams = { url: (form.url ?? '').trim() };
+        const title = optional(form.title);
+        const webhookUrl = optional(form.webhook_url);
+        if (title !== undefined) body.title = title;
+        if (webhookUrl !== undefined) body.webhook_url = webhookUrl;
+        const languages = listOf(form.languages);
+        const platforms = listOf(form.platforms);
+        if (languages.length) body.languages = languages;
+        if (platforms.length) body.platforms = platforms;
+        try {
+          if (!body.url) throw invalidInput('url is required: the public page to make videos of.');
+          if (!languages.length) throw invalidInput('Choose at least one language.');
+          if (!platforms.length) throw invalidInput('Choose at least one platform.');
+          const wait = await this.limit([{ key: `plan:${session.org_id}`, limit: Math.max(1, session.limits.ratePerMinute) }]);
+          if (wait > 0) throw invalidInput(`Too many campaigns created this minute on your plan. Try again in ${wait} s.`);
+          const created = await ctx.call<CreateCampaignResult, CreateCampaignParams>('campaigns.create', body);
+          return this.redirect(ctx, `/dashboard/campaigns/${created.campaign_id}`);
+        } catch (err) {
+          const { status, body: errorBody } = toErrorResponse(err);
+          if (status >= 500) throw err;
+          const message = 'success' in errorBody ? errorBody.error.message : errorBody.error;
+          return this.newCampaignPage(ctx, form, message, status);
+        }
+      },
+    },
+
+    campaign: {
+      visibility: 'published',
+      dashboard: { access: 'session' },
+      params: idParams,
+      async handler(this: DashboardThis, ctx: Ctx<IdParams & { published?: string }>): Promise<string> {
+        const id = ctx.params.id;
+        const view = await ctx.call<CampaignView, CampaignByIdParams>('campaigns.get', { id });
+        const campaign = view as unknown as {
+          campaign_id: string;
+          title: string;
+          status: string;
+          videos: Array<Record<string, unknown> & { status: string; file_url: string | null }>;
+        };
+        const [timeline, outputs] = await Promise.all([
+          ctx.call<TimelineEvent[], CampaignByIdParams>('campaigns.timeline', { id }),
+          // The campaign is the caller's (campaigns.get above); the script service answers for that id.
+          ctx.call<ScriptOutputs, { campaign_id: string }>('script.outputs', { campaign_id: campaign.campaign_id }).catch(() => null),
+        ]);
+        for (const video of campaign.videos) {
+          for (const field of ['file_url', 'captions_url', 'captions_srt_url', 'thumbnail_url']) {
+            video[field] = sameOriginLink(video[field] as string | null);
+          }
+        }
+        const scripts = (outputs?.scripts ?? []).map((s) => ({
+          language: s.language,
+          script_source: s.script_source,
+          scenes: [s.script.title, ...s.script.screens, s.script.closing].map((scene) => ({
+            onScreenText: scene.onScreenText,
+            narration: scene.narration.map((segment) => segment.text).join(' '),
+          })),
+        }));
+        return this.page(ctx, 'campaign', {
+          title: campaign.title,
+          campaign,
+          timeline,
+          scripts,
+          readyCount: campaign.videos.filter((v) => v.status === 'ready').length,
+          notice: ctx.params.published ? 'Published.' : undefined,
+        });
+      },
+    },
+
+    /** What the campaign page polls: status, progress and how many videos are ready. */
+    campaignStatus: {
+      visibility: 'published',
+      dashboard: { access: 'session' },
+      params: idParams,
+      async handler(this: DashboardThis, ctx: Ctx<IdParams>): Promise<Record<string, unknown>> {
+        const view = (await ctx.call<CampaignView, CampaignByIdParams>('campaigns.get', { id: ctx.params.id })) as {
+          status: string;
+          progress: number;
+          videos: Array<{ status: string }>;
+        };
+        ctx.meta.$statusCode = 200;
+        return { status: view.status, progress: view.progress, ready: view.videos.filter((v) => v.status === 'ready').length };
+      },
+    },
+
+    publish: {
+      visibility: 'published',
+      dashboard: { access: 'session', write: true },
+      params: idParams,
+      async handler(this: DashboardThis, ctx: Ctx<IdParams>): Promise<string> {
+        await ctx.call<CampaignView, CampaignByIdParams>('campaigns.publish', { id: ctx.params.id });
+        return this.redirect(ctx, `/dashboard/campaigns/${encodeURIComponent(ctx.params.id)}?published=1`);
+      },
+    },
+
+    keys: {
+      visibility: 'published',
+      dashboard: { access: 'session' },
+      params: { type: 'object', properties: { revoked: { type: 'string', maxLength: 5 }, rotated: { type: 'string', maxLength: 5 } } },
+      handler(this: DashboardThis, ctx: Ctx<KeysQuery>): Promise<string> {
+        const notice = ctx.params.revoked
+          ? 'The key is revoked.'
+          : ctx.params.rotated
+            ? 'The webhook signing secret was rotated.'
+            : undefined;
+        return this.keysPage(ctx, { notice });
+      },
+    },
+
+    createKey: {
+      visibility: 'published',
+      dashboard: { access: 'session', write: true },
+      params: { type: 'object', properties: { name: { type: 'string', maxLength: 1000 }, scopes: formList, ...csrfField } },
+      async handler(this: DashboardThis, ctx: Ctx<KeyForm>): Promise<string> {
+        const session = this.requireManager(ctx);
+        const name = optional(ctx.params.name);
+        const scopes = listOf(ctx.params.scopes);
+        try {
+          if (!name) throw invalidInput('Give the key a name, so you can tell it apart later.');
+          if (name.length > 100) throw invalidInput('A key name is at most 100 characters.');
+          if (!scopes.length) throw invalidInput('Choose at least one scope.');
+          const bad = scopes.find((s) => !(API_SCOPES as readonly string[]).includes(s));
+          if (bad) throw invalidInput(`Unknown scope ${JSON.stringify(bad.slice(0, 40))}.`);
+          const created = await ctx.call<KeyCreateResult, KeyCreateParams>('accounts.createKey', {
+            org_id: session.org_id,
+            by: session.email,
+            name,
+            scopes,
+          });
+          return this.keysPage(ctx, { newKey: created.key, notice: 'Key created.' }, 201);
+        } catch (err) {
+          const { status, body } = toErrorResponse(err);
+          if (status >= 500) throw err;
+          return this.keysPage(ctx, { error: 'success' in body ? body.error.message : body.error }, status);
+        }
+      },
+    },
+
+    revokeKeyPage: {
+      visibility: 'published',
+      dashboard: { access: 'session' },
+      params: idParams,
+      async handler(this: DashboardThis, ctx: Ctx<IdParams>): Promise<string> {
+        const session = this.requireManager(ctx);
+        const keys = await ctx.call<KeyListItem[], OrgIdParams>('accounts.listKeys', { org_id: session.org_id });
+        const key = keys.find((k) => k.key_id === ctx.params.id && !k.revoked_at);
+        if (!key) throw notFound('No such active key in your organization.');
+        return this.page(ctx, 'revoke', { title: 'Revoke key', nav: 'keys', key });
+      },
+    },
+
+    revokeKey: {
+      visibility: 'published',
+      dashboard: { access: 'session', write: true },
+      params: idParams,
+      async handler(this: DashboardThis, ctx: Ctx<IdParams>): Promise<string> {
+        const session = this.requireManager(ctx);
+        if (!UUID.test(ctx.params.id)) throw notFound('No such key in your organization.');
+        await ctx.call<unknown, KeyRevokeParams>('accounts.revokeKey', {
+          key_id: ctx.params.id,
+          by: session.email,
+          org_id: session.org_id,
+        });
+        return this.redirect(ctx, '/dashboard/keys?revoked=1');
+      },
+    },
+
+    rotateWebhookSecret: {
+      visibility: 'published',
+      dashboard: { access: 'session', write: true },
+      params: { type: 'object', properties: csrfField },
+      async handler(this: DashboardThis, ctx: Ctx<CsrfParams>): Promise<string> {
+        const session = this.requireManager(ctx);
+        await ctx.call<WebhookSecretResult, WebhookSecretParams>('accounts.webhookSecret', { org_id: session.org_id, rotate: true });
+        return this.redirect(ctx, '/dashboard/keys?rotated=1');
+      },
+    },
+  },
+
+  methods: {
+    /** The one access check: session for 'session' actions, and the CSRF token for every write. */
+    async checkAccess(ctx: Ctx) {
+      const rule = ctx.action?.dashboard;
+      if (!rule) throw forbidden('Not a dashboard action.');
+      const http = ctx.meta.http;
+      if (!http) throw forbidden('The dashboard is reached through the gateway.');
+      // The token stays on this node: later calls carry the organization (meta.auth), never the cookie.
+      ctx.locals.sessionToken = http.sessionToken;
+      delete http.sessionToken;
+      const params = (ctx.params ?? {}) as CsrfParams;
+      const given = http.csrfHeader ?? params._csrf;
+      if (rule.access === 'public') {
+        if (rule.write && !(http.signInNonce && sameToken(csrfToken(this.signingKey, `sign-in:${http.signInNonce}`), given)))
+          throw forbidden('This form has expired. Reload the page and try again.');
+        return;
+      }
+      const token = ctx.locals.sessionToken as string | undefined;
+      const session =
+        token && SESSION_TOKEN_PATTERN.test(token)
+          ? await ctx.call<SessionInfo | null, SessionTokenParams>('accounts.session', { token })
+          : null;
+      if (!session) throw unauthorized('Sign in to continue.');
+      ctx.meta.session = session;
+      ctx.meta.auth = authOf(session);
+      if (rule.write && !sameToken(csrfToken(this.signingKey, session.session_id), given))
+        throw forbidden('This form has expired or did not come from this dashboard. Reload the page and try again.');
+    },
+
+    csrfFor(ctx: Ctx) {
+      const session = ctx.meta.session;
+      if (session) return csrfToken(this.signingKey, session.session_id);
+      // Before sign-in: a nonce in a cookie of its own, and its token in the form (a sign-in can only come from our page).
+      const nonce =
+        ctx.meta.http?.signInNonce && /^[A-Za-z0-9_-]{43}$/.test(ctx.meta.http.signInNonce)
+          ? ctx.meta.http.signInNonce
+          : generateSessionToken();
+      const secure = ctx.meta.http?.secure ? '; Secure' : '';
+      ctx.meta.$responseHeaders = {
+        ...ctx.meta.$responseHeaders,
+        'Set-Cookie': `${SIGN_IN_COOKIE}=${nonce}; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=3600${secure}`,
+      };
+      return csrfToken(this.signingKey, `sign-in:${nonce}`);
+    },
+
+    async page(ctx: Ctx, view: string, data: Record<string, unknown>, status = 200) {
+      const session = ctx.meta.session;
+      const usage = session ? await ctx.call<UsageResult>('campaigns.usage').catch(() => null) : null;
+      const html = renderView(view, { session, usage, csrf: this.csrfFor(ctx), ...data });
+      // Set after every call: a called action's $statusCode and $location (campaigns.create's 201) come back in meta.
+      ctx.meta.$statusCode = status;
+      delete ctx.meta.$location;
+      ctx.meta.$responseType = 'text/html; charset=utf-8';
+      return html;
+    },
+
+    redirect(ctx: Ctx, location: string, cookies?: string[]) {
+      ctx.meta.$statusCode = 303;
+      ctx.meta.$location = location;
+      if (cookies) ctx.meta.$responseHeaders = { ...ctx.meta.$responseHeaders, 'Set-Cookie': cookies };
+      ctx.meta.$responseType = 'text/plain; charset=utf-8';
+      return `See ${location}`;
+    },
+
+    requireManager(ctx: Ctx) {
+      const session = ctx.meta.session!;
+      if (session.role !== 'owner' && session.role !== 'admin')
+        throw forbidden('Only an owner or admin can manage API keys and the webhook secret.');
+      return session;
+    },
+
+    /** Seconds to wait, 0 when admitted. A limiter that cannot answer refuses (fail closed, as the API does). */
+    async limit(layers: LayerCheck[]) {
+      try {
+        const decision = await this.limiter.check(layers);
+        return decision.allowed ? 0 : Math.max(1, decision.retryAfterSeconds);
+      } catch (err) {
+        if (err instanceof RateLimiterUnavailableError) throw serviceUnavailable('Rate limiting is unavailable. Try again shortly.');
+        throw err;
+      }
+    },
+
+    async keysPage(ctx: Ctx, extra: Record<string, unknown>, status = 200) {
+      const session = ctx.meta.session!;
+      const canManage = session.role === 'owner' || session.role === 'admin';
+      const [keys, secret] = await Promise.all([
+        ctx.call<KeyListItem[], OrgIdParams>('accounts.listKeys', { org_id: session.org_id }),
+        canManage ? ctx.call<WebhookSecretResult, WebhookSecretParams>('accounts.webhookSecret', { org_id: session.org_id }) : null,
+      ]);
+      keys.sort((a, b) => new Date(b.created_at).getTime() - new Date(a.created_at).getTime());
+      return this.page(
+        ctx,
+        'keys',
+        {
+          title: 'API keys',
+          nav: 'keys',
+          keys,
+          canManage,
+          scopes: API_SCOPES,
+          activeCount: keys.filter((k) => !k.revoked_at).length,
+          webhookSecret: secret?.secret,
+          ...extra,
+        },
+        status,
+      );
+    },
+
+    newCampaignPage(ctx: Ctx, form: CampaignForm, error?: string, status = 200) {
+      const languages = listOf(form.languages);
+      const platforms = listOf(form.platforms);
+      return this.page(
+        ctx,
+        'new-campaign',
+        {
+          title: 'New campaign',
+          nav: 'new',
+          error,
+          form: {
+            url: form.url,
+            title: form.title,
+            webhook_url: form.webhook_url,
+            languages: form._csrf === undefined ? DEFAULT_LANGUAGES : languages,
+            platforms: form._csrf === undefined ? DEFAULT_PLATFORMS : platforms,
+          },
+          languages: SUPPORTED_LANGUAGES.map((code) => ({ code, name: renderLanguage(code) })),
+          platforms: PLATFORM_NAMES,
+        },
+        status,
+      );
+    },
+  } satisfies DashboardMethods & ThisType<DashboardThis>,
+};
+
+function renderLanguage(code: string): string {
+  return new Intl.DisplayNames(['en'], { type: 'language' }).of(code) ?? code;
+}
+
+export default DashboardService;
