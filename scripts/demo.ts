@@ -5,6 +5,7 @@
  * webhook the way a customer would, downloads a video through its signed link, and prints what happened.
  */
 import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -54,6 +55,16 @@ function freePort(): Promise<number> {
 async function admin<T>(env: NodeJS.ProcessEnv, ...args: string[]): Promise<T> {
   const { stdout } = await run('npm', ['run', '-s', 'admin', '--', ...args], { cwd: root, env });
   return JSON.parse(stdout) as T;
+}
+
+/** The admin tool with `input` on its standard input (a password never goes on the command line). */
+function adminWithInput(env: NodeJS.ProcessEnv, input: string, ...args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('npm', ['run', '-s', 'admin', '--', ...args], { cwd: root, env, stdio: ['pipe', 'ignore', 'inherit'] });
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`admin ${args.join(' ')} exited with ${code}`))));
+    child.stdin.end(`${input}\n`);
+  });
 }
 
 /** One API call; `T` names the fields of the answer's body the caller reads. */
@@ -118,6 +129,8 @@ async function main(): Promise<void> {
     const { org_id: orgId } = await admin<{ org_id: string }>(env, 'org', 'create', '--name', 'Demo Co', '--plan', 'business');
     const owner = (await admin<{ user_id: string }>(env, 'user', 'add', '--org', orgId, '--email', 'owner@demo.example', '--role', 'owner'))
       .user_id;
+    const password = randomBytes(12).toString('base64url');
+    await adminWithInput(env, password, 'user', 'password', '--email', 'owner@demo.example', '--org', orgId, '--password-stdin');
     const { key, key_id: keyId } = await admin<{ key: string; key_id: string }>(
       env,
       'key',
@@ -244,9 +257,16 @@ async function main(): Promise<void> {
     const published = await api<{ status: string }>(base, 'POST', `${url}/publish`, key);
     console.log(`✔ POST ${url}/publish → ${published.status}, status ${published.body.status}`);
     await receiver.close();
+    console.log(`✔ dashboard: ${base}/dashboard — sign in as owner@demo.example with password ${password}`);
     console.log(
       `✔ demo finished in ${((Date.now() - started) / 1000).toFixed(1)} s (campaign submit → review: ${((reviewAt - submittedAt) / 1000).toFixed(1)} s)`,
     );
+    if (process.env.DEMO_KEEP_RUNNING === '1') {
+      console.log('  the product keeps running for the dashboard (DEMO_KEEP_RUNNING=1); Ctrl-C stops it');
+      await new Promise((resolve) => process.once('SIGINT', resolve));
+    } else {
+      console.log('  (run with DEMO_KEEP_RUNNING=1 to keep the product and its dashboard running afterwards)');
+    }
   } finally {
     stop();
   }
