@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.stop());
 
-const OWN_ACTIONS = new Set(['campaigns.create', 'campaigns.get']);
+const OWN_ACTIONS = new Set(['campaigns.create', 'campaigns.get', 'campaigns.list']);
 const DB_BACKED = ['accounts', 'campaigns', 'capture', 'script', 'voice', 'files', 'webhooks', 'rendering'];
 
 test('no generated action of any database-backed service answers, so no call can cross organizations', async () => {
@@ -29,7 +29,7 @@ test('no generated action of any database-backed service answers, so no call can
         () => 'answered',
         (err: { type?: string }) => err.type,
       );
-      // campaigns.create and campaigns.get are the owner's own actions (the API's): they refuse a call without an organization's key.
+      // campaigns.create, .get and .list are the owner's own actions (the API's and the dashboard's): they refuse a call without an organization.
       const expected = OWN_ACTIONS.has(name) ? expect.stringMatching(/^(unauthorized|invalid_input)$/) : 'SERVICE_NOT_FOUND';
       expect({ name, outcome }).toEqual({ name, outcome: expected });
     }
