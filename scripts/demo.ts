@@ -261,11 +261,13 @@ async function main(): Promise<void> {
     console.log(
       `✔ demo finished in ${((Date.now() - started) / 1000).toFixed(1)} s (campaign submit → review: ${((reviewAt - submittedAt) / 1000).toFixed(1)} s)`,
     );
-    if (process.env.DEMO_KEEP_RUNNING === '1') {
-      console.log('  the product keeps running for the dashboard (DEMO_KEEP_RUNNING=1); Ctrl-C stops it');
+    // A person at a terminal gets the dashboard to open; a script (or DEMO_KEEP_RUNNING=0) gets the demo's end.
+    const keep = process.env.DEMO_KEEP_RUNNING ? process.env.DEMO_KEEP_RUNNING === '1' : !!(process.stdin.isTTY && process.stdout.isTTY);
+    if (keep) {
+      console.log('  the product keeps running: open the dashboard above and sign in with the credentials printed; Ctrl-C stops it');
       await new Promise((resolve) => process.once('SIGINT', resolve));
     } else {
-      console.log('  (run with DEMO_KEEP_RUNNING=1 to keep the product and its dashboard running afterwards)');
+      console.log('  (DEMO_KEEP_RUNNING=1 keeps the product and its dashboard running afterwards; at a terminal it is the default)');
     }
   } finally {
     stop();

@@ -126,7 +126,9 @@ describe.each(SITES)('videos of the $name, as a customer sees them', ({ path: pa
     expect(own.length).toBeGreaterThanOrEqual(PLATFORMS.length * 2);
     for (const f of own) {
       const counts = scriptCounts(f.pageWords, language);
-      expect({ frame: label(f), ...counts, enough: counts.own >= 8 && counts.own > counts.latin }).toMatchObject({
+      // One kana, kanji or hangul carries about as much as three Latin letters; a ja/ko page names products in Latin
+      // ("Postgres, BigQuery, Snowflake…"), the English page read with jpn/kor gives a handful of stray CJK glyphs.
+      expect({ frame: label(f), ...counts, enough: counts.own >= 20 && counts.own * 3 >= counts.latin }).toMatchObject({
         frame: label(f),
         enough: true,
       });
