@@ -16,10 +16,15 @@ import { median, peakMiB, positiveInteger } from '../support';
 import { renderWithFfmpeg } from './ffmpeg-baseline';
 import { makeBenchStoryboard, type BenchFixture, type BenchLanguage } from './fixture';
 
-const CASES: Array<{ language: BenchLanguage; width: number; height: number }> = [
+const ALL_CASES: Array<{ language: BenchLanguage; width: number; height: number }> = [
   { language: 'en', width: 1280, height: 720 },
   { language: 'ja', width: 1080, height: 1920 },
 ];
+/** BENCH_CASES=ja (or en): one frame only. */
+const CASES = ALL_CASES.filter(({ language }) => !process.env.BENCH_CASES || process.env.BENCH_CASES.split(',').includes(language));
+/** The targets of issue 14, printed beside the figures. */
+const TARGET_RATIO = 1.5;
+const TARGET_PEAK_MIB = 600;
 const VARIANTS: Array<{ name: string; encoding: RenderEncoding }> = [
   { name: 'product (full)', encoding: ENCODING.full },
   { name: 'ultrafast preset', encoding: { ...ENCODING.full, preset: 'ultrafast' } },
@@ -29,7 +34,7 @@ const VARIANTS: Array<{ name: string; encoding: RenderEncoding }> = [
 async function ours(fixture: BenchFixture, encoding: RenderEncoding, display: string, dir: string) {
   const workDir = await fs.mkdtemp(path.join(dir, 'ours-'));
   const started = process.hrtime.bigint();
-  const { peakRssBytes } = await renderVideo({
+  const { peakRssBytes, peakPssBytes } = await renderVideo({
     storyboard: fixture.storyboard,
     workDir,
     quality: 'full',
@@ -41,7 +46,7 @@ async function ours(fixture: BenchFixture, encoding: RenderEncoding, display: st
   });
   const wallSeconds = Number(process.hrtime.bigint() - started) / 1e9;
   await fs.rm(workDir, { recursive: true, force: true });
-  return { wallSeconds, peakRssBytes };
+  return { wallSeconds, peakRssBytes, peakPssBytes };
 }
 
 async function floor(fixture: BenchFixture, encoding: RenderEncoding, dir: string, width: number, height: number) {
@@ -55,8 +60,11 @@ async function main(): Promise<void> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-render-'));
   const display = await acquireDisplay();
   console.log(`bench/render: ${rounds} round(s), ${os.cpus().length} cores, DISPLAY=${display}\n`);
-  console.log('| frame | variant | ours (s) | ffmpeg (s) | ratio | ours peak RSS | ffmpeg peak RSS |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log(
+    `| frame | variant | ours (s) | ffmpeg (s) | ratio (target ≤ ${TARGET_RATIO}×) | ours peak RSS (target ≤ ${TARGET_PEAK_MIB} MiB) | ours peak PSS | ffmpeg peak RSS |`,
+  );
+  console.log('|---|---|---|---|---|---|---|---|');
+  const verdicts: string[] = [];
   try {
     for (const { language, width, height } of CASES) {
       const fixture = await makeBenchStoryboard(path.join(dir, `${language}-${width}x${height}`), { language, width, height });
@@ -70,11 +78,21 @@ async function main(): Promise<void> {
         const oursSeconds = median(ourRuns.map((r) => r.wallSeconds));
         const floorSeconds = median(floorRuns.map((r) => r.wallSeconds));
         const e = variant.encoding;
+        const ratio = oursSeconds / floorSeconds;
+        const peakPss = `${Math.round(Math.max(...ourRuns.map((r) => r.peakPssBytes)) / 2 ** 20)} MiB`;
         console.log(
-          `| ${width}×${height} ${language}, ${fixture.storyboard.totalSeconds.toFixed(1)} s | ${variant.name} (${e.preset}, crf ${e.crf}, ${e.fps} fps) | ${oursSeconds.toFixed(2)} | ${floorSeconds.toFixed(2)} | ${(oursSeconds / floorSeconds).toFixed(2)}× | ${peakMiB(ourRuns)} | ${peakMiB(floorRuns)} |`,
+          `| ${width}×${height} ${language}, ${fixture.storyboard.totalSeconds.toFixed(1)} s | ${variant.name} (${e.preset}, crf ${e.crf}, ${e.fps} fps) | ${oursSeconds.toFixed(2)} | ${floorSeconds.toFixed(2)} | ${ratio.toFixed(2)}× | ${peakMiB(ourRuns)} | ${peakPss} | ${peakMiB(floorRuns)} |`,
         );
+        if (variant === VARIANTS[0]) {
+          const peak = Math.max(...ourRuns.map((r) => r.peakRssBytes)) / 2 ** 20;
+          verdicts.push(
+            `${width}×${height}: ratio ${ratio.toFixed(2)}× ${ratio <= TARGET_RATIO ? 'meets' : 'MISSES'} ≤ ${TARGET_RATIO}×; ` +
+              `peak RSS ${Math.round(peak)} MiB ${peak <= TARGET_PEAK_MIB ? 'meets' : 'MISSES'} ≤ ${TARGET_PEAK_MIB} MiB`,
+          );
+        }
       }
     }
+    console.log(`\n${verdicts.join('\n')}`);
   } finally {
     releaseDisplay();
     await fs.rm(dir, { recursive: true, force: true });

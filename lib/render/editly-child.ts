@@ -1,5 +1,5 @@
 /**
- * The editly process: `node editly-child.js <plan.json>` renders the plan's picture (no audio) to
+ * The editly process: `node editly-child.js [plan.json]` (else the plan's path on stdin) renders the plan's picture (no audio) to
  * plan.videoOnlyPath and exits 0, or prints the reason on stderr and exits 1. It runs apart from the
  * node (lib/render/run-editly.ts) so a crash, a hang or a leak of editly, canvas or headless-gl never
  * takes the node down. Needs an X display (DISPLAY) for headless-gl.
@@ -9,7 +9,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { luminance } from '../color';
 import { KEN_BURNS_ZOOM } from '../framing';
-import { breakForBox, captionAt, type PlannedClip, type RenderPlan } from './plan';
+import { clipFfmpegArgs, FRAME_PIXEL_FORMAT, frameBytes, type ClipOverlay } from './clip-graph';
+import { FramePipe } from './frame-pipe';
+import { breakForBox, type PlannedClip, type RenderPlan } from './plan';
 
 /** The part of fabric 5 used here: editly hands its fabric module to a fabric layer, and fabric 5 ships no types. */
 interface FabricObject {
@@ -28,9 +30,14 @@ interface Fabric {
   Rect: new (options: Record<string, unknown>) => FabricObject;
   Group: new (objects: FabricObject[], options: Record<string, unknown>) => FabricObject;
   Image: new (element: unknown, options: Record<string, unknown>) => FabricObject;
+  StaticCanvas: new (element: null, options: { width: number; height: number }) => FabricStaticCanvas;
+  util: { getNodeCanvas(element: unknown): unknown };
 }
-interface FabricCanvas {
+interface FabricStaticCanvas {
   add(object: FabricObject): void;
+  renderAll(): void;
+  dispose(): void;
+  lowerCanvasEl: unknown;
 }
 interface FabricArgs {
   width: number;
@@ -105,122 +112,136 @@ function placed(fabric: Fabric, baked: { element: unknown }, options: Record<str
   return new fabric.Image(baked.element, { originX: 'center', ...options });
 }
 
-/** Title and closing cards: brand colour, the name or call to action large, a line under it. */
-function cardLayer(plan: RenderPlan, clip: PlannedClip) {
-  const background = plan.brand.primary;
-  const ink = contrastText(background);
+/** A baked bitmap (a node-canvas canvas, or the jsdom element fabric wraps around one) as a PNG file. */
+async function writePng(fabric: Fabric, element: unknown, file: string): Promise<string> {
+  const canvas = (fabric.util.getNodeCanvas(element) ?? element) as { toBuffer(mime: 'image/png'): Buffer };
+  await fs.writeFile(file, canvas.toBuffer('image/png'));
+  return file;
+}
+
+/**
+ * Title and closing cards: brand colour, the name or call to action large, a line under it, rising into
+ * place in the first quarter of the clip. The text block is laid out once and drawn as one picture.
+ */
+async function cardOverlays(fabric: Fabric, plan: RenderPlan, clip: PlannedClip, prefix: string): Promise<ClipOverlay[]> {
+  const { width, height } = plan;
+  const ink = contrastText(plan.brand.primary);
   const [main, sub] =
     clip.kind === 'title' ? [plan.brand.name, clip.headline] : [plan.closing.ctaLabel || clip.headline, plan.closing.domain];
   // A title scene whose headline is the brand's name says it once.
   const subLine = sub && sub.trim() !== main.trim() ? sub : '';
+  const min = Math.min(width, height);
+  const title = bakedText(fabric, plan, main, { fill: ink, fontSize: Math.round(min * 0.085), fontWeight: 'bold', width: width * 0.84 });
+  const subtitle = subLine ? bakedText(fabric, plan, subLine, { fill: ink, fontSize: Math.round(min * 0.045), width: width * 0.84 }) : null;
+  const accentTop = title.height + min * 0.03;
+  const subtitleTop = accentTop + min * 0.05;
+  const blockHeight = Math.ceil(subtitle ? subtitleTop + subtitle.height : accentTop + Math.max(2, min * 0.008)) + 2;
+  const block = new fabric.StaticCanvas(null, { width, height: blockHeight });
+  block.add(placed(fabric, title, { left: width / 2, top: 0 }));
+  block.add(
+    new fabric.Rect({
+      left: width / 2,
+      originX: 'center',
+      top: accentTop,
+      width: min * 0.16,
+      height: Math.max(2, min * 0.008),
+      fill: ink,
+      opacity: 0.7,
+    }),
+  );
+  if (subtitle) block.add(placed(fabric, subtitle, { left: width / 2, top: subtitleTop, opacity: 0.92 }));
+  block.renderAll();
+  const path = await writePng(fabric, block.lowerCanvasEl, `${prefix}-card.png`);
+  block.dispose();
+  return [{ path, x: 0, y: height * 0.36, rise: { pixels: min * 0.03, seconds: clip.duration / 4 } }];
+}
+
+/** The scene's headline in a brand-coloured band at the top of a screen, fading in over the first sixth. */
+async function headlineOverlay(fabric: Fabric, plan: RenderPlan, clip: PlannedClip, prefix: string): Promise<ClipOverlay[]> {
+  if (!clip.headline) return [];
+  const { width, height } = plan;
+  const min = Math.min(width, height);
+  const pad = min * 0.025;
+  const band = bakedText(
+    fabric,
+    plan,
+    clip.headline,
+    { fill: contrastText(plan.brand.primary), fontSize: Math.round(min * 0.042), fontWeight: 'bold', width: width * 0.86 },
+    { fill: plan.brand.primary, pad, radius: pad, fullWidth: width * 0.92 },
+  );
+  const path = await writePng(fabric, band.element, `${prefix}-band.png`);
+  return [{ path, x: (width - band.width) / 2, y: height * 0.05 - pad, opacity: 0.9, fadeInSeconds: clip.duration / 6 }];
+}
+
+/** Burned-in captions: each cue of the clip on a dark rounded box in the lower part of the frame, while it is spoken. */
+async function captionOverlays(fabric: Fabric, plan: RenderPlan, clip: PlannedClip, prefix: string): Promise<ClipOverlay[]> {
+  const { width, height } = plan;
+  const min = Math.min(width, height);
+  const pad = min * 0.02;
+  const bottom = height * (height > width ? 0.78 : 0.9) + pad;
+  return Promise.all(
+    clip.captions.map(async (cue, index) => {
+      const baked = bakedText(
+        fabric,
+        plan,
+        cue.text,
+        { fill: '#ffffff', fontSize: Math.round(min * 0.046), width: width * 0.86 },
+        { fill: 'rgba(0,0,0,0.72)', pad, radius: pad },
+        true,
+      );
+      const path = await writePng(fabric, baked.element, `${prefix}-cue${index}.png`);
+      return { path, x: (width - baked.width) / 2, y: bottom - baked.height, from: cue.start - clip.start, until: cue.end - clip.start };
+    }),
+  );
+}
+
+/**
+ * One editly layer per clip: its frames come finished, as yuv420p, from the clip's ffmpeg graph
+ * (lib/render/clip-graph.ts). editly passes the frame of a clip's only layer straight to its encoder and
+ * blends the frames of the fades between clips itself.
+ */
+function clipLayer(plan: RenderPlan, clip: PlannedClip, index: number) {
   return {
     type: 'fabric',
-    func: ({ width, height, fabric }: FabricArgs) => {
-      const min = Math.min(width, height);
-      const title = bakedText(fabric, plan, main, {
-        fill: ink,
-        fontSize: Math.round(min * 0.085),
-        fontWeight: 'bold',
-        width: width * 0.84,
+    func: async ({ width, height, fabric }: FabricArgs) => {
+      const prefix = path.join(path.dirname(plan.videoOnlyPath), `clip${index}`);
+      const screen = clip.kind === 'screen' && clip.still;
+      const overlays = screen
+        ? [...(await headlineOverlay(fabric, plan, clip, prefix)), ...(await captionOverlays(fabric, plan, clip, prefix))]
+        : [...(await cardOverlays(fabric, plan, clip, prefix)), ...(await captionOverlays(fabric, plan, clip, prefix))];
+      const { fps } = plan.encoding;
+      const frames = Math.max(1, Math.round(clip.duration * fps));
+      const args = clipFfmpegArgs({
+        width,
+        height,
+        fps,
+        frames,
+        background: screen
+          ? { kind: 'screen', still: clip.still!, zoom: clip.zoom, zoomAmount: KEN_BURNS_ZOOM }
+          : { kind: 'color', color: plan.brand.primary },
+        overlays,
       });
-      const subtitle = subLine
-        ? bakedText(fabric, plan, subLine, { fill: ink, fontSize: Math.round(min * 0.045), width: width * 0.84 })
-        : null;
+      // Started at the clip's first frame, not when editly opens the clip (at the start of the one before):
+      // with the last frames of each clip read ahead (FramePipe), one clip's ffmpeg runs at a time.
+      let pipe: FramePipe | null = null;
+      let last: Buffer | null = null;
+      const transitionFrames = Math.ceil(plan.transitionSeconds * fps) + 2;
       return {
-        onRender(progress: number, canvas: FabricCanvas) {
-          const rise = (1 - Math.min(1, progress * 4)) * min * 0.03;
-          canvas.add(new fabric.Rect({ left: 0, top: 0, width, height, fill: background }));
-          const top = height * 0.36 + rise;
-          canvas.add(placed(fabric, title, { left: width / 2, top }));
-          const accentTop = top + title.height + min * 0.03;
-          canvas.add(
-            new fabric.Rect({
-              left: width / 2,
-              originX: 'center',
-              top: accentTop,
-              width: min * 0.16,
-              height: Math.max(2, min * 0.008),
-              fill: ink,
-              opacity: 0.7,
-            }),
-          );
-          if (subtitle) canvas.add(placed(fabric, subtitle, { left: width / 2, top: accentTop + min * 0.05, opacity: 0.92 }));
+        async onRender(): Promise<Buffer> {
+          pipe ??= await FramePipe.open('ffmpeg', args, `${prefix}.yuv`, frameBytes(width, height), { frames, readAll: transitionFrames });
+          const frame = await pipe.next();
+          if (frame) last = frame;
+          if (!last) throw new Error(`clip ${index}: ffmpeg gave no frame`);
+          return last;
         },
-      };
-    },
-  };
-}
-
-/** The scene's headline in a brand-coloured band at the top of a screen. */
-function headlineLayer(plan: RenderPlan, clip: PlannedClip) {
-  return {
-    type: 'fabric',
-    func: ({ width, height, fabric }: FabricArgs) => {
-      const min = Math.min(width, height);
-      const pad = min * 0.025;
-      const band = clip.headline
-        ? bakedText(
-            fabric,
-            plan,
-            clip.headline,
-            { fill: contrastText(plan.brand.primary), fontSize: Math.round(min * 0.042), fontWeight: 'bold', width: width * 0.86 },
-            { fill: plan.brand.primary, pad, radius: pad, fullWidth: width * 0.92 },
-          )
-        : null;
-      return {
-        onRender(progress: number, canvas: FabricCanvas) {
-          if (band)
-            canvas.add(placed(fabric, band, { left: width / 2, top: height * 0.05 - pad, opacity: 0.9 * Math.min(1, progress * 6) }));
-        },
-      };
-    },
-  };
-}
-
-/** Burned-in captions: the cue of the moment, on a dark rounded box in the lower part of the frame. */
-function captionsLayer(plan: RenderPlan, clip: PlannedClip) {
-  return {
-    type: 'fabric',
-    func: ({ width, height, fabric }: FabricArgs) => {
-      const min = Math.min(width, height);
-      const pad = min * 0.02;
-      const baked = new Map<string, ReturnType<typeof bakedText>>();
-      const bottom = height * (height > width ? 0.78 : 0.9) + pad;
-      return {
-        onRender(progress: number, canvas: FabricCanvas) {
-          const cue = captionAt(clip.captions, clip.start + progress * clip.duration);
-          if (!cue) return;
-          if (!baked.has(cue.text))
-            baked.set(
-              cue.text,
-              bakedText(
-                fabric,
-                plan,
-                cue.text,
-                { fill: '#ffffff', fontSize: Math.round(min * 0.046), width: width * 0.86 },
-                { fill: 'rgba(0,0,0,0.72)', pad, radius: pad },
-                true,
-              ),
-            );
-          canvas.add(placed(fabric, baked.get(cue.text)!, { left: width / 2, top: bottom, originY: 'bottom' }));
-        },
+        onClose: () => pipe?.close(),
       };
     },
   };
 }
 
 export function editlyConfig(plan: RenderPlan): Record<string, unknown> {
-  const clips = plan.clips.map((clip) => {
-    const layers: Array<Record<string, unknown>> =
-      clip.kind === 'screen' && clip.imagePath
-        ? [
-            { type: 'image', path: clip.imagePath, resizeMode: 'cover', zoomDirection: clip.zoom, zoomAmount: KEN_BURNS_ZOOM },
-            headlineLayer(plan, clip),
-          ]
-        : [cardLayer(plan, clip)];
-    if (clip.captions.length) layers.push(captionsLayer(plan, clip));
-    return { duration: clip.duration, layers };
-  });
+  const clips = plan.clips.map((clip, index) => ({ duration: clip.duration, layers: [clipLayer(plan, clip, index)] }));
   const { preset, crf, fps } = plan.encoding;
   return {
     outPath: plan.videoOnlyPath,
@@ -230,10 +251,11 @@ export function editlyConfig(plan: RenderPlan): Record<string, unknown> {
     defaults: { transition: { name: 'fade', duration: plan.transitionSeconds } },
     clips,
     keepSourceAudio: false,
+    framePixelFormat: FRAME_PIXEL_FORMAT,
     customOutputArgs: [
       '-an',
-      '-vf',
-      'format=yuv420p',
+      '-pix_fmt',
+      'yuv420p',
       '-c:v',
       'libx264',
       '-profile:v',
@@ -261,11 +283,26 @@ function dieWithParent(workDir: string): void {
   }, 500).unref();
 }
 
-async function main(planPath: string): Promise<void> {
+/** The first line of stdin: the parent sends the plan's path once the plan is ready. */
+async function firstLine(): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin) {
+    text += String(chunk);
+    if (text.includes('\n')) break;
+  }
+  return text.split('\n')[0].trim();
+}
+
+async function main(planArg?: string): Promise<void> {
+  // editly (fabric, jsdom, canvas) loads while the parent composes the screens and writes the plan.
+  const loading = import('editly') as Promise<unknown> as Promise<{ default: (config: Record<string, unknown>) => Promise<void> }>;
+  loading.catch(() => undefined);
+  const planPath = planArg ?? (await firstLine());
+  if (!planPath) throw new Error('no render plan was given');
   dieWithParent(path.dirname(planPath));
   const plan = JSON.parse(await fs.readFile(planPath, 'utf8')) as RenderPlan;
   // editly prints progress on stdout; the parent keeps only stderr.
-  const editly = ((await import('editly')) as unknown as { default: (config: Record<string, unknown>) => Promise<void> }).default;
+  const editly = (await loading).default;
   await editly(editlyConfig(plan));
 }
 

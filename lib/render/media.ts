@@ -1,6 +1,5 @@
 /** ffmpeg and ffprobe around the render: the narration muxed in, and the check a video passes before it counts as ready. */
 import fs from 'node:fs/promises';
-import type { Framing } from '../framing';
 import { run } from '../voice/exec';
 
 export interface ProbedVideo {
@@ -14,8 +13,15 @@ export interface ProbedVideo {
   faststart: boolean;
 }
 
-/** The picture as editly encoded it, the narration as AAC; the picture is copied, not re-encoded. */
-export async function muxNarration(videoOnly: string, narration: string, output: string): Promise<void> {
+/** The narration as AAC, encoded while editly renders the picture (lib/render/render-video.ts). */
+export async function encodeNarration(narration: string, output: string): Promise<void> {
+  await run('ffmpeg', ['-v', 'error', '-y', '-i', narration, '-vn', '-c:a', 'aac', '-b:a', '128k', '-ar', '48000', output], {
+    timeoutMs: 120_000,
+  });
+}
+
+/** The picture as editly encoded it and the narration as encodeNarration made it, both copied, not re-encoded. */
+export async function muxNarration(videoOnly: string, narrationAac: string, output: string): Promise<void> {
   await run(
     'ffmpeg',
     [
@@ -25,19 +31,13 @@ export async function muxNarration(videoOnly: string, narration: string, output:
       '-i',
       videoOnly,
       '-i',
-      narration,
+      narrationAac,
       '-map',
       '0:v:0',
       '-map',
       '1:a:0',
-      '-c:v',
+      '-c',
       'copy',
-      '-c:a',
-      'aac',
-      '-b:a',
-      '128k',
-      '-ar',
-      '48000',
       '-movflags',
       '+faststart',
       output,
@@ -125,41 +125,4 @@ export async function isReadableImage(file: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/**
- * A screenshot composed once for the frame: the framed region of it (lib/framing.ts; the whole screenshot when
- * there is no framing) fitted over a blurred, darkened cover of the whole (what editly's contain-blur draws on
- * every frame). The renderer then draws one frame-sized picture per frame.
- */
-export async function composeForFrame(
-  input: string,
-  output: string,
-  width: number,
-  height: number,
-  framing: Framing | null = null,
-): Promise<void> {
-  const sigma = Math.max(2, Math.round(Math.min(width, height) * 0.03));
-  const even = (n: number) => Math.max(2, Math.round(n / 2) * 2);
-  const foreground = framing
-    ? `crop=${Math.round(framing.region.width)}:${Math.round(framing.region.height)}:${Math.round(framing.region.x)}:${Math.round(framing.region.y)},` +
-      `scale=${even(framing.region.width * framing.scale)}:${even(framing.region.height * framing.scale)}:flags=lanczos`
-    : `scale=${width}:${height}:force_original_aspect_ratio=decrease`;
-  await run(
-    'ffmpeg',
-    [
-      '-v',
-      'error',
-      '-y',
-      '-i',
-      input,
-      '-filter_complex',
-      `[0:v]split[a][b];[a]scale=${width}:${height}:force_original_aspect_ratio=increase,crop=${width}:${height},gblur=sigma=${sigma},eq=brightness=-0.08[bg];` +
-        `[b]${foreground}[fg];[bg][fg]overlay=${framing ? `${Math.round(framing.at.x)}:${Math.round(framing.at.y)}` : '(W-w)/2:(H-h)/2'}`,
-      '-frames:v',
-      '1',
-      output,
-    ],
-    { timeoutMs: 60_000 },
-  );
 }

@@ -18,11 +18,16 @@ export interface RenderEncoding {
   preset: string;
   crf: number;
   fps: number;
+  /**
+   * A screen's still is composed at this multiple of the frame's size for its Ken Burns zoom
+   * (lib/render/clip-graph.ts): 2 moves the picture in half-pixel steps, 1 in whole pixels at half the cost.
+   */
+  zoomSupersample: 1 | 2;
 }
 
 export const ENCODING: Record<RenderQuality, RenderEncoding> = {
-  full: { preset: 'veryfast', crf: 20, fps: 30 },
-  draft: { preset: 'ultrafast', crf: 28, fps: 25 },
+  full: { preset: 'veryfast', crf: 20, fps: 30, zoomSupersample: 2 },
+  draft: { preset: 'ultrafast', crf: 28, fps: 25, zoomSupersample: 1 },
 };
 export const TRANSITION_SECONDS = 0.4;
 
@@ -41,10 +46,19 @@ export interface PlannedClip {
   imagePath: string | null;
   /** The image's size and content box, for a crop that never cuts the page's text; null: fitted whole. */
   imageContent: ShotContent | null;
+  /** The screen composed for the frame (lib/render/render-video.ts), raw yuv420p; set before editly runs. */
+  still?: RawStill;
   headline: string;
   zoom: 'in' | 'out';
   /** Captions whose time overlaps this clip, in video time. */
   captions: PlannedCaption[];
+}
+
+/** A raw yuv420p picture on disk. */
+export interface RawStill {
+  path: string;
+  width: number;
+  height: number;
 }
 
 export interface RenderPlan {
@@ -139,9 +153,4 @@ export function breakForBox(text: string, language: LanguageCode, boxWidth: numb
     });
     if (!splitsWord || lines.length === 1) return lines.join('\n');
   }
-}
-
-/** The caption on screen at a moment of the video, if any. */
-export function captionAt(captions: PlannedCaption[], seconds: number): PlannedCaption | undefined {
-  return captions.find((cue) => seconds >= cue.start && seconds < cue.end);
 }

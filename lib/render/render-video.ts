@@ -5,12 +5,14 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { parseWebVtt, toSrt } from '../captions';
+import { parseWebVtt, toSrt, type Cue } from '../captions';
 import { stageFailure } from '../errors';
 import { frameShot } from '../framing';
+import { run } from '../voice/exec';
+import { composeStillArgs } from './clip-graph';
 import type { Storyboard } from '../storyboard';
-import { composeForFrame, deliverableProblems, isReadableImage, muxNarration, probeVideo, type ProbedVideo } from './media';
-import { buildRenderPlan, type RenderEncoding, type RenderQuality } from './plan';
+import { deliverableProblems, encodeNarration, isReadableImage, muxNarration, probeVideo, type ProbedVideo } from './media';
+import { buildRenderPlan, type RenderEncoding, type RenderPlan, type RenderQuality } from './plan';
 import { keyframeTimes, posterMoment, posterProblems, writePoster } from './poster';
 import { RenderProcessError, runEditly } from './run-editly';
 
@@ -38,9 +40,12 @@ export interface RenderedVideo {
   captionsSrtPath: string;
   probe: ProbedVideo;
   peakRssBytes: number;
+  /** The same peak as proportional sets (lib/render/run-editly.ts): shared libraries counted once. */
+  peakPssBytes: number;
 }
 
-export async function renderVideo(options: RenderVideoOptions): Promise<RenderedVideo> {
+/** Every input fetched and checked, each screen composed for the frame, the plan written: its path. */
+async function preparePlan(options: RenderVideoOptions): Promise<{ planPath: string; plan: RenderPlan; cues: Cue[]; narration: string }> {
   const { storyboard, workDir } = options;
   const inputs = new Map<string, string>();
   const fetch = async (key: string) => {
@@ -55,12 +60,15 @@ export async function renderVideo(options: RenderVideoOptions): Promise<Rendered
     }
     return inputs.get(key)!;
   };
-  for (const scene of storyboard.scenes) {
-    if (!scene.screenshotKey) continue;
-    // editly would draw an unreadable image as nothing at all: refuse it instead.
-    if (!(await isReadableImage(await fetch(scene.screenshotKey))))
-      throw stageFailure('render_failed', `Input file ${scene.screenshotKey} is not a readable image.`, true);
-  }
+  const screenshotKeys = [...new Set(storyboard.scenes.flatMap((scene) => (scene.screenshotKey ? [scene.screenshotKey] : [])))];
+  for (const key of screenshotKeys) await fetch(key);
+  await Promise.all(
+    screenshotKeys.map(async (key) => {
+      // A screen that does not decode cleanly would be drawn wrong or not at all: refuse it instead.
+      if (!(await isReadableImage(inputs.get(key)!)))
+        throw stageFailure('render_failed', `Input file ${key} is not a readable image.`, true);
+    }),
+  );
   const narration = await fetch(storyboard.narrationKey);
   const cues = parseWebVtt((await fs.readFile(await fetch(storyboard.captionsKey))).toString('utf8'));
   const plan = buildRenderPlan(storyboard, cues, (key) => inputs.get(key)!, {
@@ -69,42 +77,70 @@ export async function renderVideo(options: RenderVideoOptions): Promise<Rendered
     transitionSeconds: options.transitionSeconds,
     videoOnlyPath: path.join(workDir, 'picture.mp4'),
   });
-  for (const [index, clip] of plan.clips.entries()) {
-    if (!clip.imagePath) continue;
-    const composed = path.join(workDir, `frame-${index}.png`);
-    // Cropped around the page's content, so the frame and the zoom never cut its text (lib/framing.ts).
+  // Each screen composed for the frame once, two at a time (the machine's cores).
+  const waiting = plan.clips.filter((clip) => clip.imagePath);
+  const composeNext = async (): Promise<void> => {
+    const clip = waiting.shift();
+    if (!clip) return;
     const framing = clip.imageContent ? frameShot(clip.imageContent, { width: plan.width, height: plan.height }) : null;
-    await composeForFrame(clip.imagePath, composed, plan.width, plan.height, framing);
-    clip.imagePath = composed;
-  }
+    const output = path.join(workDir, `still-${plan.clips.indexOf(clip)}.yuv`);
+    const { args, still } = composeStillArgs(clip.imagePath!, output, plan, framing, plan.encoding.zoomSupersample);
+    try {
+      await run('ffmpeg', args, { timeoutMs: 60_000 });
+    } catch (err) {
+      throw stageFailure('render_failed', `A screen could not be composed for the frame: ${(err as Error).message}`, true);
+    }
+    clip.still = still;
+    return composeNext();
+  };
+  await Promise.all([composeNext(), composeNext()]);
   const planPath = path.join(workDir, 'plan.json');
   await fs.writeFile(planPath, JSON.stringify(plan));
+  return { planPath, plan, cues, narration };
+}
 
+export async function renderVideo(options: RenderVideoOptions): Promise<RenderedVideo> {
+  const { storyboard, workDir } = options;
+  // editly's process starts now and loads while the plan is prepared; the narration is encoded while it renders.
+  const preparing = preparePlan(options);
+  preparing.catch(() => undefined); // awaited below
+  const narrationAac = path.join(workDir, 'narration.m4a');
+  const encoding = preparing.then(({ narration }) => encodeNarration(narration, narrationAac));
+  encoding.catch(() => undefined); // awaited below
   let peakRssBytes = 0;
+  let peakPssBytes = 0;
   try {
-    ({ peakRssBytes } = await runEditly(planPath, {
-      display: options.display,
-      memoryLimitBytes: options.memoryLimitBytes,
-      timeoutMs: options.timeoutMs,
-      signal: options.signal,
-    }));
+    ({ peakRssBytes, peakPssBytes } = await runEditly(
+      preparing.then(({ planPath }) => planPath),
+      { display: options.display, memoryLimitBytes: options.memoryLimitBytes, timeoutMs: options.timeoutMs, signal: options.signal },
+    ));
   } catch (err) {
+    await preparing; // a plan that could not be made is the reason, not the child it stopped
     if (options.signal?.aborted) throw new RenderAbortedError('render aborted');
     throw stageFailure('render_failed', (err as Error).message, err instanceof RenderProcessError ? err.retryable : true);
   }
+  const { plan, cues } = await preparing;
+  await encoding.catch((err: Error) => {
+    throw stageFailure('render_failed', `The narration could not be encoded: ${err.message}`, true);
+  });
   const outputPath = path.join(workDir, 'video.mp4');
-  await muxNarration(plan.videoOnlyPath, narration, outputPath);
-  const probe = await probeVideo(outputPath);
+  const posterPath = path.join(workDir, 'poster.jpg');
+  // The poster is taken from editly's picture while the narration is muxed in: the video's picture is that
+  // stream, copied, so the frame is the same.
+  const [probe, posterIssues] = await Promise.all([
+    muxNarration(plan.videoOnlyPath, narrationAac, outputPath).then(() => probeVideo(outputPath)),
+    keyframeTimes(plan.videoOnlyPath)
+      .then((keyframes) => writePoster(plan.videoOnlyPath, posterMoment(plan, keyframes), posterPath))
+      .then(
+        () => posterProblems(posterPath, { width: plan.width, height: plan.height }),
+        (err: Error) => [`it could not be taken (${err.message})`],
+      ),
+  ]);
   const problems = deliverableProblems(probe, { width: plan.width, height: plan.height, durationSeconds: storyboard.totalSeconds });
   if (problems.length) throw stageFailure('render_failed', `The rendered video failed its check: ${problems.join('; ')}.`, true);
-  // The poster is a frame of the file just checked; the SRT, the cues that were burned in.
-  const posterPath = path.join(workDir, 'poster.jpg');
-  const posterIssues = await writePoster(outputPath, posterMoment(plan, await keyframeTimes(outputPath)), posterPath).then(
-    () => posterProblems(posterPath, { width: plan.width, height: plan.height }),
-    (err: Error) => [`it could not be taken (${err.message})`],
-  );
   if (posterIssues.length) throw stageFailure('render_failed', `The poster failed its check: ${posterIssues.join('; ')}.`, true);
   const captionsSrtPath = path.join(workDir, 'captions.srt');
+  // The SRT: the cues that were burned in.
   await fs.writeFile(captionsSrtPath, toSrt(cues), 'utf8');
-  return { outputPath, posterPath, captionsSrtPath, probe, peakRssBytes };
+  return { outputPath, posterPath, captionsSrtPath, probe, peakRssBytes, peakPssBytes };
 }

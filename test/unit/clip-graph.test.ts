@@ -1,0 +1,191 @@
+/**
+ * The clip graph (lib/render/clip-graph.ts) run by the real ffmpeg, read through the real FramePipe: a
+ * screen's still composed and zoomed, an overlay shown only in its window, a card's text rising into place,
+ * a failing ffmpeg reported with its reason. Frames are small (96×160) so each case takes a fraction of a second.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { clipFfmpegArgs, composeStillArgs, frameBytes, type ClipGraphInput } from '../../lib/render/clip-graph';
+import { FramePipe } from '../../lib/render/frame-pipe';
+
+const WIDTH = 96;
+const HEIGHT = 160;
+let dir: string;
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clip-graph-'));
+  // A "screenshot": a 300×200 test pattern; an "overlay": a white 40×20 box, opaque.
+  execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc2=s=300x200', '-frames:v', '1', path.join(dir, 'shot.png')]);
+  execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'color=c=white:s=40x20', '-frames:v', '1', path.join(dir, 'box.png')]);
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+async function frames(input: ClipGraphInput, name: string): Promise<Buffer[]> {
+  const pipe = await FramePipe.open('ffmpeg', clipFfmpegArgs(input), path.join(dir, `${name}.yuv`), frameBytes(WIDTH, HEIGHT), {
+    frames: input.frames,
+    readAll: 3,
+  });
+  const out: Buffer[] = [];
+  for (let frame = await pipe.next(); frame; frame = await pipe.next()) out.push(Buffer.from(frame));
+  pipe.close();
+  return out;
+}
+
+/** Mean luma of a rectangle of a yuv420p frame. */
+function luma(frame: Buffer, x: number, y: number, width: number, height: number): number {
+  let sum = 0;
+  for (let row = y; row < y + height; row += 1) for (let col = x; col < x + width; col += 1) sum += frame[row * WIDTH + col];
+  return sum / (width * height);
+}
+
+async function still(name: string, scale: number) {
+  const { args, still } = composeStillArgs(
+    path.join(dir, 'shot.png'),
+    path.join(dir, `${name}.raw`),
+    { width: WIDTH, height: HEIGHT },
+    null,
+    scale,
+  );
+  execFileSync('ffmpeg', args);
+  return still;
+}
+
+test('a screen: the still is composed at twice the frame, zoomed in over the clip, every frame delivered', async () => {
+  const composed = await still('zoom', 2);
+  expect(composed).toMatchObject({ width: WIDTH * 2, height: HEIGHT * 2 });
+  expect(fs.statSync(composed.path).size).toBe(frameBytes(WIDTH * 2, HEIGHT * 2));
+  const zoomIn = await frames(
+    {
+      width: WIDTH,
+      height: HEIGHT,
+      fps: 10,
+      frames: 20,
+      background: { kind: 'screen', still: composed, zoom: 'in', zoomAmount: 0.5 },
+      overlays: [],
+    },
+    'zoom-in',
+  );
+  expect(zoomIn).toHaveLength(20);
+  for (const frame of zoomIn) expect(frame.length).toBe(frameBytes(WIDTH, HEIGHT));
+  // The picture grows: the first frame and the last differ, and the change grows frame by frame.
+  const difference = (a: Buffer, b: Buffer) => a.reduce((sum, value, i) => sum + Math.abs(value - b[i]), 0);
+  expect(difference(zoomIn[0], zoomIn[1])).toBeGreaterThan(0);
+  expect(difference(zoomIn[0], zoomIn[19])).toBeGreaterThan(difference(zoomIn[0], zoomIn[5]));
+  const zoomOut = await frames(
+    {
+      width: WIDTH,
+      height: HEIGHT,
+      fps: 10,
+      frames: 20,
+      background: { kind: 'screen', still: composed, zoom: 'out', zoomAmount: 0.5 },
+      overlays: [],
+    },
+    'zoom-out',
+  );
+  // Zooming out starts close to where zooming in ends, and ends where it starts.
+  expect(difference(zoomOut[0], zoomIn[19])).toBeLessThan(difference(zoomOut[0], zoomIn[0]));
+  expect(difference(zoomOut[19], zoomIn[0])).toBeLessThan(difference(zoomOut[19], zoomIn[19]));
+});
+
+test('an overlay is drawn at its place only from its start to its end', async () => {
+  const out = await frames(
+    {
+      width: WIDTH,
+      height: HEIGHT,
+      fps: 10,
+      frames: 10,
+      background: { kind: 'color', color: '#000000' },
+      overlays: [{ path: path.join(dir, 'box.png'), x: 20, y: 100, from: 0.3, until: 0.6 }],
+    },
+    'overlay',
+  );
+  expect(out).toHaveLength(10);
+  const shown = out.map((frame) => luma(frame, 24, 104, 30, 12) > 200);
+  expect(shown).toEqual([false, false, false, true, true, true, false, false, false, false]);
+  // Nothing outside its box.
+  for (const frame of out) expect(luma(frame, 0, 0, WIDTH, 90)).toBeLessThan(20);
+});
+
+test('a card: the colour fills the frame and the text block rises into place, then stays', async () => {
+  const out = await frames(
+    {
+      width: WIDTH,
+      height: HEIGHT,
+      fps: 10,
+      frames: 10,
+      background: { kind: 'color', color: '#336699' },
+      overlays: [{ path: path.join(dir, 'box.png'), x: 0, y: 60, rise: { pixels: 20, seconds: 0.5 } }],
+    },
+    'card',
+  );
+  const top = (frame: Buffer) => {
+    for (let row = 0; row < HEIGHT; row += 1) if (frame[row * WIDTH + 10] > 200) return row;
+    return -1;
+  };
+  expect(top(out[0])).toBe(80);
+  expect(top(out[2])).toBeGreaterThan(60);
+  expect(top(out[2])).toBeLessThan(80);
+  expect(out.slice(5).map(top)).toEqual([60, 60, 60, 60, 60]);
+  // #336699: a blue, luma about 90 in limited range.
+  expect(luma(out[9], 0, 0, WIDTH, 40)).toBeGreaterThan(70);
+  expect(luma(out[9], 0, 0, WIDTH, 40)).toBeLessThan(110);
+});
+
+test('a clip whose ffmpeg fails rejects with its reason', async () => {
+  const input: ClipGraphInput = {
+    width: WIDTH,
+    height: HEIGHT,
+    fps: 10,
+    frames: 5,
+    background: {
+      kind: 'screen',
+      still: { path: path.join(dir, 'missing.raw'), width: WIDTH * 2, height: HEIGHT * 2 },
+      zoom: 'in',
+      zoomAmount: 0.1,
+    },
+    overlays: [],
+  };
+  const pipe = await FramePipe.open('ffmpeg', clipFfmpegArgs(input), path.join(dir, 'failing.yuv'), frameBytes(WIDTH, HEIGHT), {
+    frames: 5,
+    readAll: 2,
+  });
+  await expect(pipe.next()).rejects.toThrow(/missing\.raw/);
+  expect(fs.existsSync(path.join(dir, 'failing.yuv'))).toBe(false);
+});
+
+test('frames are read into reused buffers: the one handed out before is recycled, never the one in use', async () => {
+  const composed = await still('reuse', 1);
+  const pipe = await FramePipe.open(
+    'ffmpeg',
+    clipFfmpegArgs({
+      width: WIDTH,
+      height: HEIGHT,
+      fps: 10,
+      frames: 8,
+      background: { kind: 'screen', still: composed, zoom: 'in', zoomAmount: 0.3 },
+      overlays: [],
+    }),
+    path.join(dir, 'reuse.yuv'),
+    frameBytes(WIDTH, HEIGHT),
+    { frames: 8, readAll: 2 },
+  );
+  const seen = new Set<Buffer>();
+  let previous: Buffer | null = null;
+  for (let frame = await pipe.next(); frame; frame = await pipe.next()) {
+    expect(frame).not.toBe(previous);
+    seen.add(frame);
+    previous = frame;
+  }
+  pipe.close();
+  expect(seen.size).toBeLessThanOrEqual(4);
+});
+
+test('colours are ffmpeg colours; an odd frame is refused', () => {
+  expect(() =>
+    clipFfmpegArgs({ width: 95, height: 160, fps: 10, frames: 1, background: { kind: 'color', color: '#000' }, overlays: [] }),
+  ).toThrow(/even/);
+  const args = clipFfmpegArgs({ width: 96, height: 160, fps: 10, frames: 1, background: { kind: 'color', color: '#abc' }, overlays: [] });
+  expect(args.join(' ')).toContain('color=c=0xaabbcc');
+});
