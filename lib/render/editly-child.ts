@@ -195,6 +195,9 @@ async function captionOverlays(fabric: Fabric, plan: RenderPlan, clip: PlannedCl
   );
 }
 
+/** The last clip editly opened (it opens them in order): the next one's ffmpeg starts when this one's has ended. */
+let lastClip: Promise<FramePipe> | null = null;
+
 /**
  * One editly layer per clip: its frames come finished, as yuv420p, from the clip's ffmpeg graph
  * (lib/render/clip-graph.ts). editly passes the frame of a clip's only layer straight to its encoder and
@@ -221,20 +224,42 @@ function clipLayer(plan: RenderPlan, clip: PlannedClip, index: number) {
           : { kind: 'color', color: plan.brand.primary },
         overlays,
       });
-      // Started at the clip's first frame, not when editly opens the clip (at the start of the one before):
-      // with the last frames of each clip read ahead (FramePipe), one clip's ffmpeg runs at a time.
+      // One clip's ffmpeg at a time (each is ~80 MB of the render's memory): this clip's starts as soon as the
+      // one before has ended — which is before the transition into this clip, because the last frames of a
+      // clip are read ahead (FramePipe) — so it has its first frame ready when editly asks for it.
+      const transitionFrames = Math.ceil(plan.transitionSeconds * fps) + 1;
+      const before = lastClip;
+      let closed = false;
+      const starting = (async () => {
+        if (before) await (await before).finished();
+        const pipe = await FramePipe.open('ffmpeg', args, `${prefix}.yuv`, frameBytes(width, height), {
+          frames,
+          readAll: transitionFrames,
+        });
+        if (closed) pipe.close();
+        return pipe;
+      })();
+      starting.catch(() => undefined); // awaited by onRender
+      lastClip = starting;
       let pipe: FramePipe | null = null;
       let last: Buffer | null = null;
-      const transitionFrames = Math.ceil(plan.transitionSeconds * fps) + 2;
       return {
         async onRender(): Promise<Buffer> {
-          pipe ??= await FramePipe.open('ffmpeg', args, `${prefix}.yuv`, frameBytes(width, height), { frames, readAll: transitionFrames });
+          if (!pipe) {
+            // Should the clip before still hold frames editly has not read (a transition longer than the read
+            // ahead), they are read into memory now so that its process can end.
+            if (before) (await before).drain();
+            pipe = await starting;
+          }
           const frame = await pipe.next();
           if (frame) last = frame;
           if (!last) throw new Error(`clip ${index}: ffmpeg gave no frame`);
           return last;
         },
-        onClose: () => pipe?.close(),
+        onClose: () => {
+          closed = true;
+          pipe?.close();
+        },
       };
     },
   };

@@ -1,14 +1,20 @@
 /**
  * Fixed-size raw frames read one at a time from a process (lib/render/clip-graph.ts's ffmpeg) through a named
- * pipe. Why a FIFO and not the child's stdout: a stdout stream arrives in 64 KB chunks, each a new buffer —
- * 128 of them per 1080×1920 frame, 6 GB a video — and the garbage collector spent 15 % of the render on them;
- * here the bytes are read straight into a few reused frame buffers. One frame is read ahead, so
- * ffmpeg draws the next frame while editly encodes this one, and a clip opened early (editly opens the next
- * clip before the transition into it) holds a few frames of memory, not its whole length.
+ * pipe, straight into a few reused frame buffers.
+ *
+ * Why this way, measured (bench/render/README.md): the child's stdout as a stream arrives in 64 KB chunks,
+ * each a new buffer — the garbage collector spent 15 % of a render on them; reading the FIFO with fs.read
+ * avoided that but cost a thread-pool round trip per 64 KB, and with x264 keeping both cores busy those
+ * round trips left the clip's ffmpeg waiting on us for 60 % of the render. A socket on the FIFO with
+ * `onread` reads in the event loop, into the frame buffer itself: no allocation, no thread hop.
+ *
+ * One frame is read ahead while editly encodes the last, except near the clip's end: its last frames are
+ * all read ahead so that the process has ended before the next clip's starts (one clip process at a time).
  */
 import { execFile, spawn, type ChildProcessByStdio } from 'node:child_process';
-import { constants } from 'node:fs';
+import { constants, open as openFile } from 'node:fs';
 import fs from 'node:fs/promises';
+import net from 'node:net';
 import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 
@@ -17,21 +23,25 @@ const READ_AHEAD = 1;
 
 export class FramePipe {
   private readonly child: ChildProcessByStdio<null, null, Readable>;
+  private socket: net.Socket | null = null;
   private readonly ready: Buffer[] = [];
-  /** Frame buffers free for reuse (a 1080×1920 frame is 8 MB). */
+  /** Frame buffers free for reuse (a 1080×1920 yuv420p frame is 3 MB). */
   private readonly spare: Buffer[] = [];
+  /** The frame being filled by the socket. */
+  private current: Buffer;
+  private filled = 0;
   /** The frame handed out last: the caller uses it until it asks for the next one. */
   private lent: Buffer | null = null;
+  /** Frames read from the process so far. */
+  private produced = 0;
   private ended = false;
+  private draining = false;
   private closed = false;
   private failure: Error | null = null;
   private stderr = '';
-  private exited: Promise<void>;
+  private readonly exited: Promise<void>;
+  private readonly done: Promise<void>;
   private wakeConsumer: (() => void) | null = null;
-  private wakeReader: (() => void) | null = null;
-
-  /** Frames read from the process so far. */
-  private produced = 0;
 
   private constructor(
     command: string,
@@ -40,6 +50,7 @@ export class FramePipe {
     private readonly frameBytes: number,
     private readonly tail: { frames: number; readAll: number },
   ) {
+    this.current = Buffer.allocUnsafe(frameBytes);
     this.child = spawn(command, [...args, '-y', fifo], { stdio: ['ignore', 'ignore', 'pipe'] });
     this.child.stderr.on('data', (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString()).slice(-2000);
@@ -54,13 +65,12 @@ export class FramePipe {
         resolve();
       });
     });
-    void this.readAll();
+    this.done = this.readAll();
   }
 
   /**
    * Starts `command args… <fifo>`, which must write `tail.frames` raw frames of `frameBytes` to the path it is
-   * given last. The last `tail.readAll` frames are read ahead all at once, so that the process has ended
-   * before the clip after it starts its own (the two overlap in a transition): one ffmpeg at a time.
+   * given last. The last `tail.readAll` frames are read ahead all at once.
    */
   static async open(
     command: string,
@@ -74,39 +84,44 @@ export class FramePipe {
   }
 
   private readAhead(): number {
+    if (this.draining) return Infinity;
     return this.produced >= this.tail.frames - this.tail.readAll ? this.tail.readAll : READ_AHEAD;
   }
 
+  /** Opening a FIFO for reading waits for its writer (in libuv's thread pool). */
+  private async openFifo(): Promise<number> {
+    const opening = promisify(openFile)(this.fifo, constants.O_RDONLY);
+    // If ffmpeg ended without opening it, our own writer lets the open through (it would hold a pool thread for good).
+    if (!(await Promise.race([opening.then(() => true), this.exited.then(() => false)]))) {
+      const writer = await fs.open(this.fifo, constants.O_WRONLY | constants.O_NONBLOCK).catch(() => null);
+      const fd = await opening;
+      await writer?.close();
+      return fd;
+    }
+    return opening;
+  }
+
   private async readAll(): Promise<void> {
-    const opening = fs.open(this.fifo, 'r');
-    let handle: fs.FileHandle | null = null;
     try {
-      // Opening a FIFO for reading waits for its writer. If ffmpeg ended without opening it, our own
-      // writer lets the open through (it would otherwise hold a thread of libuv's pool for good).
-      if (!(await Promise.race([opening.then(() => true), this.exited.then(() => false)]))) {
-        const writer = await fs.open(this.fifo, constants.O_WRONLY | constants.O_NONBLOCK).catch(() => null);
-        handle = await opening;
-        await writer?.close();
-      } else handle = await opening;
-      for (;;) {
-        while (this.ready.length >= this.readAhead() && !this.closed) await new Promise<void>((resolve) => (this.wakeReader = resolve));
-        if (this.closed) return;
-        const frame = this.spare.pop() ?? Buffer.allocUnsafe(this.frameBytes);
-        let filled = 0;
-        while (filled < this.frameBytes) {
-          const { bytesRead } = await handle.read(frame, filled, this.frameBytes - filled, null);
-          if (bytesRead === 0) break;
-          filled += bytesRead;
-        }
-        if (filled < this.frameBytes) return; // end of the stream (a partial last frame is dropped)
-        this.ready.push(frame);
-        this.produced += 1;
-        this.wake();
-      }
+      const fd = await this.openFifo();
+      await new Promise<void>((resolve, reject) => {
+        const socket = new net.Socket({
+          fd,
+          readable: true,
+          writable: false,
+          // Each read lands in the frame being filled, never past its end.
+          onread: { buffer: () => this.current.subarray(this.filled), callback: (bytes: number) => this.take(bytes) },
+        });
+        this.socket = socket;
+        socket.on('end', resolve);
+        socket.on('close', () => resolve());
+        socket.on('error', reject);
+        if (this.closed) socket.destroy();
+      });
     } catch (err) {
       if (!this.closed) this.failure ??= err as Error;
     } finally {
-      await handle?.close().catch(() => undefined);
+      this.socket?.destroy();
       await this.exited;
       await fs.rm(this.fifo, { force: true });
       this.ended = true;
@@ -114,10 +129,34 @@ export class FramePipe {
     }
   }
 
+  private take(bytes: number): boolean {
+    this.filled += bytes;
+    if (this.filled === this.frameBytes) {
+      this.ready.push(this.current);
+      this.produced += 1;
+      this.current = this.spare.pop() ?? Buffer.allocUnsafe(this.frameBytes);
+      this.filled = 0;
+      if (this.ready.length >= this.readAhead()) this.socket?.pause();
+      this.wake();
+    }
+    return true;
+  }
+
   private wake(): void {
     const waiter = this.wakeConsumer;
     this.wakeConsumer = null;
     waiter?.();
+  }
+
+  /** Reads every frame left into memory, however many, so that the process can finish. */
+  drain(): void {
+    this.draining = true;
+    this.socket?.resume();
+  }
+
+  /** Resolves once every frame was read and the process has exited (or was closed). */
+  finished(): Promise<void> {
+    return this.done;
   }
 
   /**
@@ -136,17 +175,13 @@ export class FramePipe {
     const frame = this.ready.shift()!;
     if (this.lent) this.spare.push(this.lent);
     this.lent = frame;
-    const reader = this.wakeReader;
-    this.wakeReader = null;
-    reader?.();
+    if (this.ready.length < this.readAhead()) this.socket?.resume();
     return frame;
   }
 
   close(): void {
     this.closed = true;
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
-    const reader = this.wakeReader;
-    this.wakeReader = null;
-    reader?.();
+    this.socket?.destroy();
   }
 }

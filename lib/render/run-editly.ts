@@ -65,7 +65,7 @@ export async function runEditly(plan: Promise<string>, options: EditlyRunOptions
   const { args } = childCommand();
   // A small young generation: the child allocates little per frame (frames are reused buffers), and the
   // default 16 MB semi-spaces are memory the render's process tree holds for nothing.
-  const child = spawn(process.execPath, ['--max-semi-space-size=2', ...args], {
+  const child = spawn(process.execPath, ['--max-semi-space-size=1', ...args], {
     detached: true, // its own process group: killing -pid takes ffmpeg along
     stdio: ['pipe', 'ignore', 'pipe'],
     env: { ...process.env, DISPLAY: options.display, NODE_OPTIONS: '' },
