@@ -12,7 +12,7 @@ import { renderVideo } from '../../lib/render/render-video';
 import { acquireDisplay, releaseDisplay } from '../../lib/render/xvfb';
 import { makeBenchStoryboard, type BenchFixture } from './fixture';
 
-const list = (name: string, fallback: number[]) => (process.env[name] ? process.env[name]!.split(',').map(Number) : fallback);
+const list = (name: string, fallback: number[]) => (process.env[name] ? process.env[name].split(',').map(Number) : fallback);
 
 async function batch(fixture: BenchFixture, videos: number, slots: number, display: string, dir: string) {
   const queue = Array.from({ length: videos }, (_, i) => i);
