@@ -10,7 +10,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ENCODING, TRANSITION_SECONDS, type RenderEncoding } from '../../lib/render/plan';
-import { renderVideo } from '../../lib/render/render-video';
+import * as sourceRenderer from '../../lib/render/render-video';
 import { acquireDisplay, releaseDisplay } from '../../lib/render/xvfb';
 import { median, peakMiB, positiveInteger } from '../support';
 import { renderWithFfmpeg } from './ffmpeg-baseline';
@@ -20,6 +20,14 @@ const ALL_CASES: Array<{ language: BenchLanguage; width: number; height: number 
   { language: 'en', width: 1280, height: 720 },
   { language: 'ja', width: 1080, height: 1920 },
 ];
+/**
+ * BENCH_DIST=1: the compiled renderer from dist/ (run `npm run build` first), as production runs it — its editly
+ * child is plain JavaScript, without tsx's loader and transpiler (about 40 MB and half a second of start-up).
+ */
+const { renderVideo } = process.env.BENCH_DIST
+  ? // eslint-disable-next-line @typescript-eslint/no-require-imports
+    (require('../../dist/lib/render/render-video') as typeof sourceRenderer)
+  : sourceRenderer;
 /** BENCH_CASES=ja (or en): one frame only. */
 const CASES = ALL_CASES.filter(({ language }) => !process.env.BENCH_CASES || process.env.BENCH_CASES.split(',').includes(language));
 /** The targets of issue 14, printed beside the figures. */
@@ -59,7 +67,9 @@ async function main(): Promise<void> {
   const variants = process.env.BENCH_VARIANTS === 'all' ? VARIANTS : VARIANTS.slice(0, 1);
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-render-'));
   const display = await acquireDisplay();
-  console.log(`bench/render: ${rounds} round(s), ${os.cpus().length} cores, DISPLAY=${display}\n`);
+  console.log(
+    `bench/render: ${rounds} round(s), ${os.cpus().length} cores, DISPLAY=${display}, renderer ${process.env.BENCH_DIST ? 'compiled (dist/)' : 'from source (tsx)'}\n`,
+  );
   console.log(
     `| frame | variant | ours (s) | ffmpeg (s) | ratio (target ≤ ${TARGET_RATIO}×) | ours peak RSS (target ≤ ${TARGET_PEAK_MIB} MiB) | ours peak PSS | ffmpeg peak RSS |`,
   );

@@ -16,14 +16,13 @@ const list = (name: string, fallback: number[]) => (process.env[name] ? process.
 
 async function batch(fixture: BenchFixture, videos: number, slots: number, display: string, dir: string) {
   const queue = Array.from({ length: videos }, (_, i) => i);
-  let peakSum = 0;
-  const running = new Map<number, number>();
+  const renders: Array<{ from: number; until: number; peak: number }> = [];
   const started = process.hrtime.bigint();
   const worker = async (): Promise<void> => {
     const index = queue.shift();
     if (index === undefined) return;
     const workDir = await fs.mkdtemp(path.join(dir, `v${index}-`));
-    running.set(index, 0);
+    const from = Date.now();
     const { peakRssBytes } = await renderVideo({
       storyboard: fixture.storyboard,
       workDir,
@@ -33,17 +32,15 @@ async function batch(fixture: BenchFixture, videos: number, slots: number, displ
       timeoutMs: 15 * 60_000,
       fetchInput: (key, localPath) => fs.copyFile(fixture.files.resolve(key), localPath),
     });
-    // The peaks of renders that ran side by side, added: an upper bound of what the node needed at once.
-    running.set(index, peakRssBytes);
-    peakSum = Math.max(
-      peakSum,
-      [...running.values()].reduce((a, b) => a + b, 0),
-    );
-    running.delete(index);
+    renders.push({ from, until: Date.now(), peak: peakRssBytes });
     await fs.rm(workDir, { recursive: true, force: true });
     return worker();
   };
   await Promise.all(Array.from({ length: slots }, () => worker()));
+  // An upper bound of what the node needed at once: each render's peak plus the peaks of those that overlapped it.
+  const peakSum = Math.max(
+    ...renders.map((r) => renders.filter((o) => o.from < r.until && r.from < o.until).reduce((sum, o) => sum + o.peak, 0)),
+  );
   return { seconds: Number(process.hrtime.bigint() - started) / 1e9, peakMiB: Math.round(peakSum / 2 ** 20) };
 }
 
@@ -55,7 +52,7 @@ async function main(): Promise<void> {
     console.log(
       `bench/render/slots: ${os.cpus().length} cores, 1080×1920 full quality, ${fixture.storyboard.totalSeconds.toFixed(1)} s videos\n`,
     );
-    console.log('| videos | slots | wall (s) | per video (s) | peak memory of renders at once |');
+    console.log('| videos | slots | wall (s) | per video (s) | peak RSS of renders that overlapped, added |');
     console.log('|---|---|---|---|---|');
     for (const videos of list('BENCH_VIDEOS', [3, 6])) {
       const results: Array<{ slots: number; seconds: number }> = [];

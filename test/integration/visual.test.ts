@@ -58,7 +58,7 @@ describe.each(SITES)('videos of the $name, as a customer sees them', ({ path: pa
   beforeAll(async () => {
     h = await startHarness({
       render: 'worker',
-      config: { rateLimits: limits, renderQuality: 'full', videoTargetSeconds: 25, renderConcurrency: 2 },
+      config: { rateLimits: limits, renderQuality: 'full', videoTargetSeconds: 25 },
     });
     const { key } = await h.newCustomer('business');
     const created = await h.request('POST', '/api/v1/campaigns', {
