@@ -208,18 +208,23 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
       const source = await this.captureVariant(campaign.id, 'source', campaign.url, true);
       const variants = [{ variant: 'source', url: campaign.url, ...source }];
       const sourceLanguage = (source.text.language ?? '').toLowerCase().split('-')[0];
-      for (const language of campaign.languages) {
-        if (language === sourceLanguage) continue;
-        const alternate = source.text.alternates.find((a: { hreflang: string; href: string }) => a.hreflang.split('-')[0] === language);
-        if (!alternate) continue;
-        try {
-          // Desktop and phone, as the source: each language's videos show its own page on every platform.
-          const localized = await this.captureVariant(campaign.id, language, alternate.href, true);
-          variants.push({ variant: language, url: alternate.href, ...localized });
-        } catch (err) {
-          this.logger.warn(`campaign ${campaign.id}: localized page ${alternate.href} not captured: ${(err as Error).message}`);
-        }
-      }
+      // The localized pages at once (the pool runs CAPTURE_CONCURRENCY pages at a time): one after another,
+      // the collecting stage of a 3-language campaign took 15–17 s (bench/e2e/README.md).
+      const localized = await Promise.all(
+        campaign.languages.map(async (language) => {
+          if (language === sourceLanguage) return null;
+          const alternate = source.text.alternates.find((a: { hreflang: string; href: string }) => a.hreflang.split('-')[0] === language);
+          if (!alternate) return null;
+          try {
+            // Desktop and phone, as the source: each language's videos show its own page on every platform.
+            return { variant: language, url: alternate.href, ...(await this.captureVariant(campaign.id, language, alternate.href, true)) };
+          } catch (err) {
+            this.logger.warn(`campaign ${campaign.id}: localized page ${alternate.href} not captured: ${(err as Error).message}`);
+            return null;
+          }
+        }),
+      );
+      for (const variant of localized) if (variant) variants.push(variant);
       const colours = await palette(source.shots.slice(0, 3));
       const now = new Date();
       await sequelize.transaction(async (transaction: Transaction) => {
@@ -279,23 +284,27 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
     async captureVariant(campaignId: string, variant: string, url: string, withMobile: boolean): Promise<VariantCapture> {
       const maxShots = configOf(this.broker).captureMaxShots;
       const viewports = withMobile ? [DESKTOP, MOBILE] : [DESKTOP];
-      let text: PageText | undefined;
-      let presentation: Presentation | undefined;
-      let finalUrl = url;
       const refs: ScreenshotRef[] = [];
       const kept: Buffer[] = [];
-      for (const viewport of viewports) {
-        // The phone gets the same sections as the desktop: each scene of a 9:16 video shows its own section.
-        const shots: Shot[] = await this.collectPool.run(async (page: Page) => {
-          const loaded = await this.loadChecked(page, url, viewport);
-          const presented = await makePresentable(page);
-          presentation ??= presented;
-          if (!text) {
-            text = await readText(page);
-            finalUrl = loaded.finalUrl;
-          }
-          return shootSections(page, maxShots);
-        });
+      // Both viewports at once, each in its own pool page; the text, final URL and presentation are the desktop's.
+      const captures = await Promise.all(
+        viewports.map((viewport) =>
+          this.collectPool.run(async (page: Page) => {
+            const loaded = await this.loadChecked(page, url, viewport);
+            const presented = await makePresentable(page);
+            const pageText = viewport === DESKTOP ? await readText(page) : undefined;
+            // The phone gets the same sections as the desktop: each scene of a 9:16 video shows its own section.
+            const sectionShots: Shot[] = await shootSections(page, maxShots);
+            return { loaded, presented, pageText, shots: sectionShots };
+          }),
+        ),
+      );
+      const desktop = captures[0];
+      const text: PageText = desktop.pageText!;
+      const presentation: Presentation = desktop.presented;
+      const finalUrl = desktop.loaded.finalUrl;
+      for (const [viewportIndex, viewport] of viewports.entries()) {
+        const shots = captures[viewportIndex].shots;
         // Section shots are distinct by construction (each frames its own section); screen-by-screen shots of a
         // page without sections may repeat (a short page, a fixed full-screen layer) and are thinned.
         const bySection = shots.some((shot) => shot.heading !== undefined);
@@ -317,7 +326,7 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
           if (viewport === DESKTOP) kept.push(shot.png);
         }
       }
-      return { text: text!, shots: kept, refs, finalUrl, presentation: presentation! };
+      return { text, shots: kept, refs, finalUrl, presentation };
     },
   },
 };

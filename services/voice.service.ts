@@ -7,6 +7,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
+import pLimit from 'p-limit';
 import type { Transaction } from 'sequelize';
 import { configOf } from '../config';
 import type { LanguageCode, PlatformName } from '../config/catalog';
@@ -27,6 +28,11 @@ import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 
 /** The pause after each scene's last word, so scenes do not run into each other. */
 const SCENE_PAUSE_MS = 450;
+/**
+ * Scenes spoken at once: one more than the cores, as each is mostly short processes' start-up (an engine, a
+ * few ffmpeg runs) on one core. One after another, 3 languages took 23 s; see bench/e2e/README.md.
+ */
+const SCENE_JOBS = os.availableParallelism() + 1;
 const MIN_SCREEN_SECONDS = 3;
 /** Longest speech per scene kind. A voice slower than the reading rate the script assumed is re-fitted to this. */
 const MAX_SPOKEN_SECONDS: Record<StoryboardScene['kind'], number> = { title: 4, screen: SCREEN_NARRATION_SECONDS + 1, closing: 5 };
@@ -101,86 +107,97 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
         const workDir = await fs.mkdtemp(path.join(os.tmpdir(), `voice-${campaign.id}-`));
         const storyboards: Array<{ videoId: string; document: Storyboard }> = [];
         try {
-          for (const row of scripts) {
-            const script = row.script;
-            const language = script.language;
-            const parts: Array<{ kind: StoryboardScene['kind']; scene: ScriptScene; min: number }> = [
-              { kind: 'title', scene: script.title, min: TITLE_SECONDS },
-              ...script.screens.map((scene) => ({ kind: 'screen' as const, scene, min: MIN_SCREEN_SECONDS })),
-              { kind: 'closing', scene: script.closing, min: CLOSING_SECONDS },
-            ];
-            const spoken: SpokenScene[] = [];
-            const files: string[] = [];
-            for (const [index, part] of parts.entries()) {
-              // Scene 1 is the hero screen, whose script may run longer (HERO_NARRATION_SECONDS).
-              const maxSeconds = index === 1 ? HERO_NARRATION_SECONDS + 1 : MAX_SPOKEN_SECONDS[part.kind];
-              const { file, durationSeconds, narration } = await this.speakScene(
-                campaign.id,
-                language,
-                index,
-                part.scene,
-                part.min,
-                maxSeconds,
-                workDir,
+          // Every scene of every language is its own job (an engine run and a few ffmpeg runs, each mostly
+          // process start-up and one core): a few at a time, ordered back per language below.
+          const limit = pLimit(SCENE_JOBS);
+          const languages = await Promise.all(
+            scripts.map(async (row) => {
+              const script = row.script;
+              const language = script.language;
+              const parts: Array<{ kind: StoryboardScene['kind']; scene: ScriptScene; min: number }> = [
+                { kind: 'title', scene: script.title, min: TITLE_SECONDS },
+                ...script.screens.map((scene) => ({ kind: 'screen' as const, scene, min: MIN_SCREEN_SECONDS })),
+                { kind: 'closing', scene: script.closing, min: CLOSING_SECONDS },
+              ];
+              const said = await Promise.all(
+                parts.map((part, index) =>
+                  limit(async () => {
+                    // Scene 1 is the hero screen, whose script may run longer (HERO_NARRATION_SECONDS).
+                    const maxSeconds = index === 1 ? HERO_NARRATION_SECONDS + 1 : MAX_SPOKEN_SECONDS[part.kind];
+                    const { file, durationSeconds, narration } = await this.speakScene(
+                      campaign.id,
+                      language,
+                      index,
+                      part.scene,
+                      part.min,
+                      maxSeconds,
+                      workDir,
+                    );
+                    const audioKey = storageKeys.sceneAudio(campaign.id, language, index);
+                    await this.storage.put(audioKey, await fs.readFile(file));
+                    return { file, spoken: { kind: part.kind, script: { ...part.scene, narration }, audioKey, durationSeconds } };
+                  }),
+                ),
               );
-              const audioKey = storageKeys.sceneAudio(campaign.id, language, index);
-              await this.storage.put(audioKey, await fs.readFile(file));
-              files.push(file);
-              spoken.push({ kind: part.kind, script: { ...part.scene, narration }, audioKey, durationSeconds });
-            }
-            const trackFile = path.join(workDir, `${language}-narration.wav`);
-            await concatAudio(files, trackFile);
-            const narrationKey = storageKeys.narration(campaign.id, language);
-            await this.storage.put(narrationKey, await fs.readFile(trackFile));
+              const files = said.map((s) => s.file);
+              const spoken: SpokenScene[] = said.map((s) => s.spoken);
+              const languageStoryboards: Array<{ videoId: string; document: Storyboard }> = [];
+              const trackFile = path.join(workDir, `${language}-narration.wav`);
+              await concatAudio(files, trackFile);
+              const narrationKey = storageKeys.narration(campaign.id, language);
+              await this.storage.put(narrationKey, await fs.readFile(trackFile));
 
-            let start = 0;
-            const scenes: StoryboardScene[] = spoken.map((s, index) => {
-              const screen = s.kind === 'screen' ? plan.scenes[index - 1] : undefined;
-              // Starts add up the rounded durations, so scenes meet exactly (no 1 ms overlaps or gaps).
-              const durationSeconds = round(s.durationSeconds);
-              const scene: StoryboardScene = {
-                index,
-                kind: s.kind,
-                screenshotKey: screen?.screenshotKey ?? null,
-                onScreenText: s.script.onScreenText,
-                narration: s.script.narration,
-                audioKey: s.audioKey,
-                startSeconds: start,
-                durationSeconds,
-              };
-              start = round(start + durationSeconds);
-              return scene;
-            });
-            const cues = buildCues(
-              scenes.map((s) => ({
-                text: s.narration.map((n) => n.text).join(' '),
-                startSeconds: s.startSeconds,
-                durationSeconds: s.durationSeconds,
-              })),
-              language,
-            );
-            const captionsKey = storageKeys.captions(campaign.id, language);
-            await this.storage.put(captionsKey, Buffer.from(toWebVtt(cues), 'utf8'));
-
-            for (const video of campaign.videos.filter((v) => v.language === language)) {
-              storyboards.push({
-                videoId: video.id,
-                document: buildStoryboard({
-                  campaignId: campaign.id,
-                  videoId: video.id,
-                  language,
-                  platform: video.platform as PlatformName,
-                  plan,
-                  scriptSource: row.script_source as Storyboard['scriptSource'],
-                  scenes,
-                  narrationKey,
-                  captionsKey,
-                  totalSeconds: round(start),
-                  ctaLabel: script.closing.ctaLabel,
-                }),
+              let start = 0;
+              const scenes: StoryboardScene[] = spoken.map((s, index) => {
+                const screen = s.kind === 'screen' ? plan.scenes[index - 1] : undefined;
+                // Starts add up the rounded durations, so scenes meet exactly (no 1 ms overlaps or gaps).
+                const durationSeconds = round(s.durationSeconds);
+                const scene: StoryboardScene = {
+                  index,
+                  kind: s.kind,
+                  screenshotKey: screen?.screenshotKey ?? null,
+                  onScreenText: s.script.onScreenText,
+                  narration: s.script.narration,
+                  audioKey: s.audioKey,
+                  startSeconds: start,
+                  durationSeconds,
+                };
+                start = round(start + durationSeconds);
+                return scene;
               });
-            }
-          }
+              const cues = buildCues(
+                scenes.map((s) => ({
+                  text: s.narration.map((n) => n.text).join(' '),
+                  startSeconds: s.startSeconds,
+                  durationSeconds: s.durationSeconds,
+                })),
+                language,
+              );
+              const captionsKey = storageKeys.captions(campaign.id, language);
+              await this.storage.put(captionsKey, Buffer.from(toWebVtt(cues), 'utf8'));
+
+              for (const video of campaign.videos.filter((v) => v.language === language)) {
+                languageStoryboards.push({
+                  videoId: video.id,
+                  document: buildStoryboard({
+                    campaignId: campaign.id,
+                    videoId: video.id,
+                    language,
+                    platform: video.platform as PlatformName,
+                    plan,
+                    scriptSource: row.script_source as Storyboard['scriptSource'],
+                    scenes,
+                    narrationKey,
+                    captionsKey,
+                    totalSeconds: round(start),
+                    ctaLabel: script.closing.ctaLabel,
+                  }),
+                });
+              }
+              return languageStoryboards;
+            }),
+          );
+          storyboards.push(...languages.flat());
         } catch (err) {
           if (err instanceof SpeechProviderError)
             throw stageFailure('speech_failed', `Speech synthesis failed: ${err.message}`, err.retryable);

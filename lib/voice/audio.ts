@@ -1,4 +1,5 @@
 /** Audio post-processing with ffmpeg/ffprobe: loudness normalization, measured durations, concat. */
+import fs from 'node:fs/promises';
 import { run } from './exec';
 
 const TIMEOUT_MS = 120_000;
@@ -24,8 +25,49 @@ export async function normalizeAudio(input: string, output: string, opts: { padE
   await ffmpeg(['-y', '-i', input, '-vn', '-af', filters.join(','), ...WAV_OUT, output]);
 }
 
-/** Samples in the decoded audio at 48 kHz mono (counted by decoding, not read from a header). */
+/** A PCM WAV's format and where its samples are, from its chunks; null if it is not one. */
+async function pcmWav(file: string): Promise<{ sampleRate: number; channels: number; bits: number; dataBytes: number } | null> {
+  const handle = await fs.open(file, 'r');
+  try {
+    const { size } = await handle.stat();
+    const head = Buffer.alloc(Math.min(size, 4096));
+    await handle.read(head, 0, head.length, 0);
+    if (head.length < 12 || head.toString('latin1', 0, 4) !== 'RIFF' || head.toString('latin1', 8, 12) !== 'WAVE') return null;
+    let format: { sampleRate: number; channels: number; bits: number } | null = null;
+    for (let offset = 12; offset + 8 <= head.length;) {
+      const id = head.toString('latin1', offset, offset + 4);
+      const length = head.readUInt32LE(offset + 4);
+      if (id === 'fmt ' && offset + 24 <= head.length && head.readUInt16LE(offset + 8) === 1)
+        format = {
+          channels: head.readUInt16LE(offset + 10),
+          sampleRate: head.readUInt32LE(offset + 12),
+          bits: head.readUInt16LE(offset + 22),
+        };
+      if (id === 'data') {
+        // A size the file really has: a WAV written to a pipe carries a placeholder here instead.
+        const exact = offset + 8 + length === size || offset + 8 + length + 1 === size;
+        return format && exact ? { ...format, dataBytes: length } : null;
+      }
+      offset += 8 + length + (length % 2);
+    }
+    return null;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Samples in the audio at 48 kHz mono: read from the header of a 48 kHz mono 16-bit WAV whose data size is the
+ * file's own (what normalizeAudio and concatAudio write — half the voiceover's ffmpeg runs were these counts);
+ * otherwise counted by decoding (an engine's WAV written to a pipe has no true size in its header).
+ */
 async function decodedSamples(file: string): Promise<number> {
+  const wav = await pcmWav(file).catch(() => null);
+  if (wav && wav.sampleRate === RATE && wav.channels === 1 && wav.bits === 16 && wav.dataBytes > 0) return wav.dataBytes / 2;
+  return countDecodedSamples(file);
+}
+
+async function countDecodedSamples(file: string): Promise<number> {
   const { stderr } = await ffmpeg([
     '-i',
     file,
@@ -41,8 +83,17 @@ async function decodedSamples(file: string): Promise<number> {
   return samples;
 }
 
-/** Duration in seconds measured by ffprobe (from the stream, not guessed). */
+/**
+ * Duration in seconds: exact from the header of a PCM WAV whose data size is the file's own (samples ÷ rate),
+ * otherwise measured by ffprobe (from the stream, not guessed).
+ */
 export async function measureDuration(file: string): Promise<number> {
+  const wav = await pcmWav(file).catch(() => null);
+  if (wav && wav.dataBytes > 0 && wav.bits % 8 === 0) return wav.dataBytes / ((wav.bits / 8) * wav.channels) / wav.sampleRate;
+  return probeDuration(file);
+}
+
+async function probeDuration(file: string): Promise<number> {
   const { stdout } = await run(
     'ffprobe',
     ['-v', 'error', '-select_streams', 'a:0', '-show_entries', 'stream=duration:format=duration', '-of', 'json', file],
