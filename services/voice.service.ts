@@ -248,17 +248,30 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
       let joined = path.join(workDir, `${language}-${index}.joined.wav`);
       let spokenSeconds = 0;
       for (let attempt = 0; attempt < 3; attempt += 1) {
-        const segmentFiles: string[] = [];
-        for (const [n, run] of narration.flatMap((segment) => speechRuns(segment.text, segment.language)).entries()) {
+        const runs = narration.flatMap((segment) => speechRuns(segment.text, segment.language));
+        const rawFiles: string[] = [];
+        for (const [n, run] of runs.entries()) {
           const raw = path.join(workDir, `${language}-${index}-${attempt}-${n}.raw.wav`);
           await this.speech.synthesize({ text: run.text, language: run.language, outFile: raw });
-          const clean = path.join(workDir, `${language}-${index}-${attempt}-${n}.wav`);
-          await normalizeAudio(raw, clean);
-          segmentFiles.push(clean);
+          rawFiles.push(raw);
         }
-        joined = path.join(workDir, `${language}-${index}-${attempt}.joined.wav`);
-        if (segmentFiles.length) await concatAudio(segmentFiles, joined);
-        spokenSeconds = segmentFiles.length ? await measureDuration(joined) : 0;
+        if (rawFiles.length === 1) {
+          // One run of text (most scenes): normalized once below, with the pause, straight from the engine's file
+          // — normalizing it alone and again after a one-file join gave the same audio for two more ffmpeg runs.
+          joined = rawFiles[0];
+          spokenSeconds = await measureDuration(joined);
+        } else {
+          // Runs in different voices (a Latin name in Japanese) are levelled one by one, then together.
+          const segmentFiles: string[] = [];
+          for (const [n, raw] of rawFiles.entries()) {
+            const clean = path.join(workDir, `${language}-${index}-${attempt}-${n}.wav`);
+            await normalizeAudio(raw, clean);
+            segmentFiles.push(clean);
+          }
+          joined = path.join(workDir, `${language}-${index}-${attempt}.joined.wav`);
+          if (segmentFiles.length) await concatAudio(segmentFiles, joined);
+          spokenSeconds = segmentFiles.length ? await measureDuration(joined) : 0;
+        }
         if (spokenSeconds <= maxSeconds) break;
         // The voice is slower than the script assumed: keep the share of text it can say in time.
         const ratio = (maxSeconds / spokenSeconds) * 0.95;

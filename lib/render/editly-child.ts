@@ -4,7 +4,7 @@
  * node (lib/render/run-editly.ts) so a crash, a hang or a leak of editly, canvas or headless-gl never
  * takes the node down. Needs an X display (DISPLAY) for headless-gl.
  */
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { luminance } from '../color';
@@ -318,7 +318,17 @@ async function firstLine(): Promise<string> {
   return text.split('\n')[0].trim();
 }
 
+/**
+ * The renderer needs editly as patched (patches/editly+0.14.2.patch, applied by npm's postinstall): unpatched,
+ * it would take our yuv420p frames for RGBA and write a video of noise that still passes ffprobe's check.
+ */
+function assertEditlyPatched(): void {
+  if (!readFileSync(require.resolve('editly'), 'utf8').includes('framePixelFormat'))
+    throw new Error('editly is not patched (patches/editly+0.14.2.patch): run npm ci, or npx patch-package');
+}
+
 async function main(planArg?: string): Promise<void> {
+  assertEditlyPatched();
   // editly (fabric, jsdom, canvas) loads while the parent composes the screens and writes the plan.
   const loading = import('editly') as Promise<unknown> as Promise<{ default: (config: Record<string, unknown>) => Promise<void> }>;
   loading.catch(() => undefined);
