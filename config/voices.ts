@@ -36,6 +36,11 @@ export const DEFAULT_OPEN_JTALK_DICTIONARY = '/var/lib/mecab/dic/open-jtalk/nais
 export const DEFAULT_FESTIVAL_VOICE = 'cmu_us_slt_arctic_hts';
 export const DEFAULT_FLITE_VOICE = 'slt';
 
+/** festival processes a node keeps with the voice loaded (lib/voice/festival-process.ts; each holds ~330 MB),
+ * and how long one stays unused before it ends (the next text then waits ~1.2 s for the voice to load). */
+export const FESTIVAL_PROCESSES = 1;
+export const FESTIVAL_IDLE_SECONDS = 600;
+
 /** TTS_VOICES: `lang=engine` pairs over the defaults, e.g. `en=flite,ja=espeak,ru=espeak`. */
 export function parseVoiceEngines(text: string | undefined): Partial<Record<LanguageCode, VoiceEngineName>> {
   const engines: Partial<Record<LanguageCode, VoiceEngineName>> = { ...DEFAULT_VOICE_ENGINES };

@@ -94,6 +94,10 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
     }
   },
 
+  async stopped() {
+    await this.speech?.close?.();
+  },
+
   actions: {
     speak: {
       visibility: 'public',
@@ -245,33 +249,19 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
       workDir: string,
     ): Promise<SceneSpeech> {
       let narration = scene.narration.filter((segment) => segment.text.trim());
-      let joined = path.join(workDir, `${language}-${index}.joined.wav`);
+      let rawFiles: string[] = [];
       let spokenSeconds = 0;
       for (let attempt = 0; attempt < 3; attempt += 1) {
         const runs = narration.flatMap((segment) => speechRuns(segment.text, segment.language));
-        const rawFiles: string[] = [];
+        rawFiles = [];
         for (const [n, run] of runs.entries()) {
           const raw = path.join(workDir, `${language}-${index}-${attempt}-${n}.raw.wav`);
           await this.speech.synthesize({ text: run.text, language: run.language, outFile: raw });
           rawFiles.push(raw);
         }
-        if (rawFiles.length === 1) {
-          // One run of text (most scenes): normalized once below, with the pause, straight from the engine's file
-          // — normalizing it alone and again after a one-file join gave the same audio for two more ffmpeg runs.
-          joined = rawFiles[0];
-          spokenSeconds = await measureDuration(joined);
-        } else {
-          // Runs in different voices (a Latin name in Japanese) are levelled one by one, then together.
-          const segmentFiles: string[] = [];
-          for (const [n, raw] of rawFiles.entries()) {
-            const clean = path.join(workDir, `${language}-${index}-${attempt}-${n}.wav`);
-            await normalizeAudio(raw, clean);
-            segmentFiles.push(clean);
-          }
-          joined = path.join(workDir, `${language}-${index}-${attempt}.joined.wav`);
-          if (segmentFiles.length) await concatAudio(segmentFiles, joined);
-          spokenSeconds = segmentFiles.length ? await measureDuration(joined) : 0;
-        }
+        // The engines' files are PCM WAVs with true sizes: their lengths come from their headers, no ffmpeg run.
+        spokenSeconds = 0;
+        for (const raw of rawFiles) spokenSeconds += await measureDuration(raw);
         if (spokenSeconds <= maxSeconds) break;
         // The voice is slower than the script assumed: keep the share of text it can say in time.
         const ratio = (maxSeconds / spokenSeconds) * 0.95;
@@ -281,7 +271,9 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
       }
       const padMs = SCENE_PAUSE_MS + Math.max(0, minSeconds * 1000 - spokenSeconds * 1000 - SCENE_PAUSE_MS);
       const file = path.join(workDir, `${language}-${index}.wav`);
-      if (spokenSeconds > 0) await normalizeAudio(joined, file, { padEndMs: padMs });
+      // One ffmpeg run a scene: runs in different voices (a Latin name in Japanese) levelled one by one, then
+      // together, with the pause (normalizeAudio).
+      if (spokenSeconds > 0) await normalizeAudio(rawFiles, file, { padEndMs: padMs });
       else await silence(file, Math.max(minSeconds, padMs / 1000));
       return { file, durationSeconds: await measureDuration(file), narration };
     },

@@ -89,7 +89,7 @@ async function engines(dir: string): Promise<Engine[]> {
   const speech = loadConfig().speech;
   const espeak = await measured(dir, 'espeak-ng');
   const jtalk = await measured(dir, 'open_jtalk');
-  const festival = await measured(dir, 'text2wave');
+  const festival = await measured(dir, 'festival');
   const flite = await measured(dir, 'flite');
   const openJTalk = new OpenJTalkProvider({ binary: jtalk.binary, voices: speech.openJTalkVoices, dictionary: speech.openJTalkDictionary });
   const list: Engine[] = [
@@ -164,6 +164,8 @@ async function speedAndMemory(list: Engine[], dir: string, rounds: number): Prom
         row.audio += await measureDuration(clean);
         row.pipeline += secondsSince(started);
       }
+      // festival keeps its voice loaded in one process (lib/voice/festival-process.ts): its peak is known when it ends.
+      await engine.speech.close?.();
       const kib = await engine.peakKib();
       row.peakMib = kib === undefined ? undefined : kib / 1024;
       rows.push(row);
@@ -201,8 +203,9 @@ async function englishWer(list: Engine[], dir: string): Promise<Array<{ engine: 
 async function main(): Promise<void> {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-voice-'));
+  let list: Engine[] = [];
   try {
-    const list = await engines(dir);
+    list = await engines(dir);
     const rows = await speedAndMemory(list, dir, rounds);
     const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
     console.log(`node ${process.version}, ${os.cpus().length} × ${cpu}, ${rounds} rounds per language and engine`);
@@ -234,6 +237,7 @@ async function main(): Promise<void> {
       `\n(pocketsphinx ${version('pocketsphinx')}, festival ${version('festival')}, flite ${version('flite')}, espeak-ng ${version('espeak-ng')})`,
     );
   } finally {
+    for (const engine of list) await engine.speech.close?.();
     await fs.rm(dir, { recursive: true, force: true });
   }
 }

@@ -13,16 +13,34 @@ const WAV_OUT = ['-ar', String(RATE), '-ac', '1', '-c:a', 'pcm_s16le'];
 const LOUDNORM_MIN_SAMPLES = 3.2 * RATE;
 
 /** ffmpeg: loudness-normalize (EBU R128 loudnorm to about -16 LUFS, single pass), resample to 48 kHz
- * mono, 16-bit WAV; optional trailing silence pad in ms. The output keeps the input's length (+ pad). */
-export async function normalizeAudio(input: string, output: string, opts: { padEndMs?: number } = {}): Promise<void> {
-  const samples = await decodedSamples(input);
+ * mono, 16-bit WAV; optional trailing silence pad in ms. The output keeps the input's length (+ pad).
+ * Several inputs (runs of one scene in different voices) are levelled one by one, joined and levelled
+ * together, in the same ffmpeg run: one process start instead of one per input, plus a join and a pass. */
+export async function normalizeAudio(input: string | string[], output: string, opts: { padEndMs?: number } = {}): Promise<void> {
+  const inputs = typeof input === 'string' ? [input] : input;
+  if (!inputs.length) throw new Error('normalizeAudio: no inputs');
+  const counts = await Promise.all(inputs.map(decodedSamples));
+  const pad = Math.round(((opts.padEndMs ?? 0) * RATE) / 1000);
+  const padFilter = pad > 0 ? [`apad=pad_len=${pad}`] : [];
+  let graph: string;
+  if (inputs.length === 1) {
+    graph = `[0:a]${[...levelled(counts[0]), ...padFilter].join(',')}[out]`;
+  } else {
+    const each = counts.map((samples, i) => `[${i}:a]${levelled(samples).join(',')}[l${i}]`);
+    const joined = `${counts.map((_, i) => `[l${i}]`).join('')}concat=n=${counts.length}:v=0:a=1[joined]`;
+    const total = counts.reduce((sum, n) => sum + n, 0);
+    graph = [...each, joined, `[joined]${[...levelled(total), ...padFilter].join(',')}[out]`].join(';');
+  }
+  await ffmpeg(['-y', ...inputs.flatMap((f) => ['-i', f]), '-filter_complex', graph, '-map', '[out]', ...WAV_OUT, output]);
+}
+
+/** The filters that level `samples` (counted at 48 kHz) of audio to the loudness target and keep its length. */
+function levelled(samples: number): string[] {
   const loops = Math.ceil(LOUDNORM_MIN_SAMPLES / samples) - 1;
   const filters = [`aresample=${RATE}`, 'aformat=channel_layouts=mono'];
   if (loops > 0) filters.push(`aloop=loop=${loops}:size=${samples}`);
   filters.push('loudnorm=I=-16:TP=-1.5:LRA=11', `aresample=${RATE}`, `atrim=end_sample=${samples}`);
-  const pad = Math.round(((opts.padEndMs ?? 0) * RATE) / 1000);
-  if (pad > 0) filters.push(`apad=pad_len=${pad}`);
-  await ffmpeg(['-y', '-i', input, '-vn', '-af', filters.join(','), ...WAV_OUT, output]);
+  return filters;
 }
 
 /** A PCM WAV's format and where its samples are, from its chunks; null if it is not one. */
@@ -57,13 +75,19 @@ async function pcmWav(file: string): Promise<{ sampleRate: number; channels: num
 }
 
 /**
- * Samples in the audio at 48 kHz mono: read from the header of a 48 kHz mono 16-bit WAV whose data size is the
- * file's own (what normalizeAudio and concatAudio write — half the voiceover's ffmpeg runs were these counts);
- * otherwise counted by decoding (an engine's WAV written to a pipe has no true size in its header).
+ * Samples in the audio at 48 kHz mono: from the header of a PCM WAV whose data size is the file's own (what the
+ * engines write to a file, and normalizeAudio and concatAudio write — half the voiceover's ffmpeg runs were
+ * these counts); resampled from another rate, the count is the frames scaled, rounded down (ffmpeg's resampler
+ * keeps the length within a sample, and a sample short only trims one). Otherwise counted by decoding (a WAV
+ * written to a pipe has no true size in its header).
  */
 async function decodedSamples(file: string): Promise<number> {
   const wav = await pcmWav(file).catch(() => null);
-  if (wav && wav.sampleRate === RATE && wav.channels === 1 && wav.bits === 16 && wav.dataBytes > 0) return wav.dataBytes / 2;
+  if (wav && wav.dataBytes > 0 && wav.bits % 8 === 0) {
+    const frames = wav.dataBytes / ((wav.bits / 8) * wav.channels);
+    const samples = wav.sampleRate === RATE ? frames : Math.floor((frames * RATE) / wav.sampleRate);
+    if (samples > 0) return samples;
+  }
   return countDecodedSamples(file);
 }
 

@@ -1,26 +1,32 @@
 /**
- * English through CMU's US "slt" voice, two ways: festival (`text2wave`) with the HTS voice of Debian's
- * festvox-us-slt-hts (the default: the lowest word error rate measured, bench/voice), or flite's built-in
+ * English through CMU's US "slt" voice, two ways: festival with the HTS voice of Debian's festvox-us-slt-hts,
+ * kept loaded in a festival process (lib/voice/festival-process.ts; the default: the lowest word error rate
+ * measured, bench/voice), or flite's built-in
  * slt (about 7 times faster and 15 times lighter, a little less intelligible). Both read ASCII text: other
  * characters are folded (é → e, curly quotes → straight) or dropped.
  */
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { LanguageCode } from '../../config/catalog';
-import { DEFAULT_FESTIVAL_VOICE, DEFAULT_FLITE_VOICE } from '../../config/voices';
+import { DEFAULT_FESTIVAL_VOICE, DEFAULT_FLITE_VOICE, FESTIVAL_IDLE_SECONDS, FESTIVAL_PROCESSES } from '../../config/voices';
 import { findExecutable, run } from './exec';
+import { FestivalPool } from './festival-process';
 import type { LanguageEngine } from './offline';
 import type { SpeechRequest } from './tts';
 
 export interface FestivalOptions {
-  /** default `text2wave` on PATH (festival's script) */
+  /** default `festival` on PATH */
   binary?: string;
   /** a festival voice name (`voice_<name>` must exist); default cmu_us_slt_arctic_hts */
   voice?: string;
   /** where festival's voices are installed; default /usr/share/festival/voices */
   voicesDir?: string;
-  /** limit per synthesis; default 60000 */
+  /** limit per synthesis (and for loading the voice); default 60000 */
   timeoutMs?: number;
+  /** festival processes kept with the voice loaded; default FESTIVAL_PROCESSES */
+  processes?: number;
+  /** a process unused this long ends; default FESTIVAL_IDLE_SECONDS */
+  idleMs?: number;
 }
 
 export class FestivalProvider implements LanguageEngine {
@@ -29,18 +35,25 @@ export class FestivalProvider implements LanguageEngine {
   readonly voice: string;
   private readonly binary: string;
   private readonly voicesDir: string;
-  private readonly timeoutMs: number;
+  /** the festival processes that keep the voice loaded */
+  readonly pool: FestivalPool;
 
   constructor(opts: FestivalOptions = {}) {
-    this.binary = opts.binary ?? 'text2wave';
+    this.binary = opts.binary ?? 'festival';
     this.voice = opts.voice ?? DEFAULT_FESTIVAL_VOICE;
     // The name goes into a Scheme expression: letters, digits and underscores only.
     if (!/^[a-z0-9_]+$/i.test(this.voice)) throw new Error(`festival: bad voice name "${this.voice}"`);
     this.voicesDir = opts.voicesDir ?? '/usr/share/festival/voices';
-    this.timeoutMs = opts.timeoutMs ?? 60_000;
+    this.pool = new FestivalPool({
+      binary: this.binary,
+      voice: this.voice,
+      timeoutMs: opts.timeoutMs ?? 60_000,
+      max: opts.processes ?? FESTIVAL_PROCESSES,
+      idleMs: opts.idleMs ?? FESTIVAL_IDLE_SECONDS * 1000,
+    });
   }
 
-  /** File checks only (festival takes about a second to load a voice): text2wave, and the voice in voicesDir/<lang>/<voice>. */
+  /** File checks only (festival takes about a second to load a voice): festival, and the voice in voicesDir/<lang>/<voice>. */
   async verify(): Promise<void> {
     if (!(await findExecutable(this.binary))) throw new Error(`${this.binary} not found (Debian package festival)`);
     const families = await readdir(this.voicesDir).catch(() => [] as string[]);
@@ -56,12 +69,13 @@ export class FestivalProvider implements LanguageEngine {
   }
 
   async synthesize(req: SpeechRequest): Promise<void> {
-    const text = englishText(req, this.name);
-    // Text on stdin (festival's text mode: no Scheme is evaluated from it); RIFF WAV at the voice's rate.
-    await run(this.binary, ['-eval', `(voice_${this.voice})`, '-otype', 'riff', '-o', req.outFile], {
-      input: `${text}\n`,
-      timeoutMs: this.timeoutMs,
-    });
+    // Text from a file in festival's text mode (no Scheme is evaluated from it); RIFF WAV at the voice's rate.
+    await this.pool.synthesize(englishText(req, this.name), req.outFile);
+  }
+
+  /** Ends the festival processes. */
+  close(): Promise<void> {
+    return this.pool.close();
   }
 }
 

@@ -83,6 +83,11 @@ export class OfflineSpeechProvider implements SpeechProvider {
     return engine.synthesize(req);
   }
 
+  /** Ends every engine that keeps something running. */
+  async close(): Promise<void> {
+    for (const engine of this.wanted.keys()) await engine.close?.();
+  }
+
   /** Engine and voice per supported language. */
   voices(): VoiceChoice[] {
     return SUPPORTED_LANGUAGES.map((language) => {

@@ -23,6 +23,8 @@ export interface SpeechProvider {
   /** throws when a supported language has no voice */
   verify(): Promise<void>;
   synthesize(req: SpeechRequest): Promise<void>;
+  /** ends what the provider keeps running (festival's loaded voice); absent when it keeps nothing */
+  close?(): Promise<void>;
 }
 
 export class SpeechProviderError extends Error {

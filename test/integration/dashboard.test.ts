@@ -177,7 +177,10 @@ describe('the owner', () => {
       v.muted = true;
       await v.play();
       const start = v.currentTime;
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // Under the full suite's load the first frames can take seconds: wait for the clock to move, up to 15 s.
+      for (let waited = 0; v.currentTime <= start && waited < 15_000; waited += 250) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
       return {
         readyState: v.readyState,
         start,

@@ -7,3 +7,13 @@ export async function waitFor<T>(probe: () => Promise<T>, accept: (value: T) => 
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
+
+/** Whether a process of this pid is still there (signal 0 checks without sending anything). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

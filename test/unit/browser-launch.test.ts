@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { LaunchOptions } from 'puppeteer-core';
 import { launchWithDeadline } from '../../lib/capture/browser-pool';
+import { processAlive } from '../support/wait';
 
 let dir: string;
 let silentBrowser: string;
@@ -18,15 +19,6 @@ beforeAll(() => {
   fs.writeFileSync(silentBrowser, `#!/bin/sh\necho $$ >> "${dir}/pids"\nexec sleep 600\n`, { mode: 0o755 });
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 test('a start that never answers is killed at the deadline, tried once more, then fails with a clear error', async () => {
   const puppeteer = (await import('puppeteer-core')).default;
@@ -46,7 +38,7 @@ test('a start that never answers is killed at the deadline, tried once more, the
   const pids = fs.readFileSync(path.join(dir, 'pids'), 'utf8').trim().split('\n').map(Number);
   expect(pids).toHaveLength(2);
   await new Promise((resolve) => setTimeout(resolve, 200));
-  expect(pids.filter(alive)).toEqual([]);
+  expect(pids.filter(processAlive)).toEqual([]);
 });
 
 test('a real Chromium starts within the deadline and is returned as is', async () => {

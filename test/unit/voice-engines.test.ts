@@ -28,7 +28,10 @@ beforeAll(async () => {
   product = createSpeechProvider(loadConfig({}).speech, { warn: (m) => warnings.push(m) }) as OfflineSpeechProvider;
   await product.verify();
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  await product.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 test('defaults: Japanese is Open JTalk with Mei, English festival with slt HTS, the rest espeak-ng; nothing fell back', () => {
   expect(warnings).toEqual([]);

@@ -49,8 +49,9 @@ function probe(file: string): { sample_rate: string; channels: number } {
   return JSON.parse(out).streams[0];
 }
 
-/** A sine tone at a given gain, as a WAV. */
-function tone(file: string, seconds: number, gainDb: number): string {
+/** A sine tone at a given gain (and sample rate, default lavfi's 44.1 kHz), as a WAV. */
+function tone(file: string, seconds: number, gainDb: number, sampleRate?: number): string {
+  const rate = sampleRate ? ['-ar', String(sampleRate)] : [];
   execFileSync('ffmpeg', [
     '-v',
     'error',
@@ -61,6 +62,7 @@ function tone(file: string, seconds: number, gainDb: number): string {
     `sine=frequency=440:duration=${seconds}`,
     '-af',
     `volume=${gainDb}dB`,
+    ...rate,
     file,
   ]);
   return file;
@@ -179,6 +181,23 @@ describe('audio', () => {
     const input = tone(tmp('pad-in.wav'), 1, -10);
     await normalizeAudio(input, tmp('pad-out.wav'), { padEndMs: 750 });
     expect(await measureDuration(tmp('pad-out.wav'))).toBeCloseTo(1.75, 2);
+  });
+
+  test('normalizeAudio of several inputs (other rates, 40 dB apart) levels each and the whole in one file: summed length, one pause', async () => {
+    const quiet = tone(tmp('run-quiet.wav'), 1.2, -40); // 44.1 kHz
+    const loud = tone(tmp('run-loud.wav'), 2, 0, 22_050);
+    await normalizeAudio([quiet, loud], tmp('runs.wav'), { padEndMs: 450 });
+    expect(probe(tmp('runs.wav'))).toEqual({ sample_rate: '48000', channels: 1 });
+    expect(await measureDuration(tmp('runs.wav'))).toBeCloseTo(3.65, 2);
+    const part = (name: string, from: number, to: number) => {
+      execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', tmp('runs.wav'), '-af', `atrim=${from}:${to}`, tmp(name)]);
+      return loudness(tmp(name));
+    };
+    const [first, second] = [await part('runs-1.wav', 0, 1.2), await part('runs-2.wav', 1.2, 3.2)];
+    expect(Math.abs(first.integratedLufs - second.integratedLufs)).toBeLessThan(4);
+    expect(Math.abs((await loudness(tmp('runs.wav'))).integratedLufs - -16)).toBeLessThanOrEqual(2);
+    // The pause is silence.
+    expect((await part('runs-pause.wav', 3.25, 3.65)).meanVolumeDb).toBeLessThan(-80);
   });
 
   test('concatAudio: the duration is the sum of the parts', async () => {
