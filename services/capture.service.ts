@@ -59,6 +59,18 @@ interface LoadedPage {
   title: string;
 }
 /** One captured version of the page, before it is stored. */
+/** One viewport's pool task: what it loaded, presented, read (desktop only) and shot. */
+interface ViewportCapture {
+  loaded: LoadedPage;
+  presented: Presentation;
+  pageText: PageText | undefined;
+  shots: Shot[];
+}
+/** A page being captured: its desktop text as soon as it is read, the whole capture once both viewports are shot. */
+interface VariantInProgress {
+  text: Promise<PageText>;
+  capture: Promise<VariantCapture>;
+}
 interface VariantCapture {
   text: PageText;
   shots: Buffer[];
@@ -70,7 +82,8 @@ interface VariantCapture {
 type CaptureMethods = DbMethods & {
   collectCampaign(campaignId: string): Promise<CollectResult>;
   loadChecked(page: Page, url: string, viewport: Viewport): Promise<LoadedPage>;
-  captureVariant(campaignId: string, variant: string, url: string, withMobile: boolean): Promise<VariantCapture>;
+  captureVariant(campaignId: string, variant: string, url: string, withMobile: boolean): VariantInProgress;
+  storeShots(campaignId: string, variant: string, viewports: Viewport[], captures: ViewportCapture[]): Promise<VariantCapture>;
 };
 
 interface CaptureLocalVars {
@@ -205,25 +218,32 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
       const { models, sequelize } = this.db;
       const campaign = await this.broker.call<StageInput, StageParams>('campaigns.stageInput', { campaign_id: campaignId });
       // Redone from scratch when retried: same keys, rows replaced in one transaction.
-      const source = await this.captureVariant(campaign.id, 'source', campaign.url, true);
-      const variants = [{ variant: 'source', url: campaign.url, ...source }];
-      const sourceLanguage = (source.text.language ?? '').toLowerCase().split('-')[0];
-      // The localized pages at once (the pool runs CAPTURE_CONCURRENCY pages at a time): one after another,
-      // the collecting stage of a 3-language campaign took 15–17 s (bench/e2e/README.md).
-      const localized = await Promise.all(
+      const sourceInProgress = this.captureVariant(campaign.id, 'source', campaign.url, true);
+      // The localized pages start as soon as the source's text (its hreflang links) is read, beside the source's
+      // phone shots, all through the pool (CAPTURE_CONCURRENCY pages at a time): one after another, the collecting
+      // stage of a 3-language campaign took 15–17 s (bench/e2e/README.md).
+      const sourceText = await sourceInProgress.text;
+      const sourceLanguage = (sourceText.language ?? '').toLowerCase().split('-')[0];
+      const localizedInProgress = Promise.all(
         campaign.languages.map(async (language) => {
           if (language === sourceLanguage) return null;
-          const alternate = source.text.alternates.find((a: { hreflang: string; href: string }) => a.hreflang.split('-')[0] === language);
+          const alternate = sourceText.alternates.find((a: { hreflang: string; href: string }) => a.hreflang.split('-')[0] === language);
           if (!alternate) return null;
           try {
             // Desktop and phone, as the source: each language's videos show its own page on every platform.
-            return { variant: language, url: alternate.href, ...(await this.captureVariant(campaign.id, language, alternate.href, true)) };
+            const capture = await this.captureVariant(campaign.id, language, alternate.href, true).capture;
+            return { variant: language, url: alternate.href, ...capture };
           } catch (err) {
             this.logger.warn(`campaign ${campaign.id}: localized page ${alternate.href} not captured: ${(err as Error).message}`);
             return null;
           }
         }),
       );
+      // The localized pages first (they never fail the stage): should the source's phone shots fail, none of
+      // this attempt's pages is still being written when the stage is retried.
+      const localized = await localizedInProgress;
+      const source = await sourceInProgress.capture;
+      const variants = [{ variant: 'source', url: campaign.url, ...source }];
       for (const variant of localized) if (variant) variants.push(variant);
       const colours = await palette(source.shots.slice(0, 3));
       const now = new Date();
@@ -281,24 +301,31 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
       return { finalUrl: opened.signals.finalUrl, status: opened.signals.status, title: opened.signals.title };
     },
 
-    async captureVariant(campaignId: string, variant: string, url: string, withMobile: boolean): Promise<VariantCapture> {
+    captureVariant(campaignId: string, variant: string, url: string, withMobile: boolean): VariantInProgress {
       const maxShots = configOf(this.broker).captureMaxShots;
       const viewports = withMobile ? [DESKTOP, MOBILE] : [DESKTOP];
+      // Both viewports at once, each in its own pool page; the text, final URL and presentation are the desktop's.
+      const tasks = viewports.map((viewport) =>
+        this.collectPool.run(async (page: Page) => {
+          const loaded = await this.loadChecked(page, url, viewport);
+          const presented = await makePresentable(page);
+          const pageText = viewport === DESKTOP ? await readText(page) : undefined;
+          // The phone gets the same sections as the desktop: each scene of a 9:16 video shows its own section.
+          const sectionShots: Shot[] = await shootSections(page, maxShots);
+          return { loaded, presented, pageText, shots: sectionShots };
+        }),
+      );
+      const text = tasks[0].then((desktop) => desktop.pageText!);
+      const capture = Promise.all(tasks).then((captures) => this.storeShots(campaignId, variant, viewports, captures));
+      // A caller awaits one of the two first; should the other fail meanwhile, it is not an unhandled rejection.
+      text.catch(() => undefined);
+      capture.catch(() => undefined);
+      return { text, capture };
+    },
+
+    async storeShots(campaignId: string, variant: string, viewports: Viewport[], captures: ViewportCapture[]): Promise<VariantCapture> {
       const refs: ScreenshotRef[] = [];
       const kept: Buffer[] = [];
-      // Both viewports at once, each in its own pool page; the text, final URL and presentation are the desktop's.
-      const captures = await Promise.all(
-        viewports.map((viewport) =>
-          this.collectPool.run(async (page: Page) => {
-            const loaded = await this.loadChecked(page, url, viewport);
-            const presented = await makePresentable(page);
-            const pageText = viewport === DESKTOP ? await readText(page) : undefined;
-            // The phone gets the same sections as the desktop: each scene of a 9:16 video shows its own section.
-            const sectionShots: Shot[] = await shootSections(page, maxShots);
-            return { loaded, presented, pageText, shots: sectionShots };
-          }),
-        ),
-      );
       const desktop = captures[0];
       const text: PageText = desktop.pageText!;
       const presentation: Presentation = desktop.presented;

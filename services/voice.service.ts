@@ -43,6 +43,11 @@ interface SpokenScene {
   audioKey: string;
   durationSeconds: number;
 }
+/** A scene spoken: its normalized file in the work directory, and what the storyboard records of it. */
+interface SaidScene {
+  file: string;
+  spoken: SpokenScene;
+}
 
 /** voice.storyboards' answer: each video's storyboard. */
 export type StoryboardsResult = Array<{ video_id: string; document: Storyboard }>;
@@ -114,35 +119,46 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
           // Every scene of every language is its own job (an engine run and a few ffmpeg runs, each mostly
           // process start-up and one core): a few at a time, ordered back per language below.
           const limit = pLimit(SCENE_JOBS);
-          const languages = await Promise.all(
-            scripts.map(async (row) => {
-              const script = row.script;
-              const language = script.language;
-              const parts: Array<{ kind: StoryboardScene['kind']; scene: ScriptScene; min: number }> = [
-                { kind: 'title', scene: script.title, min: TITLE_SECONDS },
-                ...script.screens.map((scene) => ({ kind: 'screen' as const, scene, min: MIN_SCREEN_SECONDS })),
-                { kind: 'closing', scene: script.closing, min: CLOSING_SECONDS },
-              ];
-              const said = await Promise.all(
-                parts.map((part, index) =>
-                  limit(async () => {
-                    // Scene 1 is the hero screen, whose script may run longer (HERO_NARRATION_SECONDS).
-                    const maxSeconds = index === 1 ? HERO_NARRATION_SECONDS + 1 : MAX_SPOKEN_SECONDS[part.kind];
-                    const { file, durationSeconds, narration } = await this.speakScene(
-                      campaign.id,
-                      language,
-                      index,
-                      part.scene,
-                      part.min,
-                      maxSeconds,
-                      workDir,
-                    );
-                    const audioKey = storageKeys.sceneAudio(campaign.id, language, index);
-                    await this.storage.put(audioKey, await fs.readFile(file));
-                    return { file, spoken: { kind: part.kind, script: { ...part.scene, narration }, audioKey, durationSeconds } };
-                  }),
-                ),
+          const languageParts = scripts.map((row) => {
+            const script = row.script;
+            const parts: Array<{ kind: StoryboardScene['kind']; scene: ScriptScene; min: number }> = [
+              { kind: 'title', scene: script.title, min: TITLE_SECONDS },
+              ...script.screens.map((scene) => ({ kind: 'screen' as const, scene, min: MIN_SCREEN_SECONDS })),
+              { kind: 'closing', scene: script.closing, min: CLOSING_SECONDS },
+            ];
+            return { row, language: script.language, parts, said: [] as Array<Promise<SaidScene>> };
+          });
+          // Queued scene by scene across the languages (en 0, ja 0, ko 0, en 1, …), so the jobs running at once use
+          // different engines: English has one festival process, and English scenes queued first waited on it.
+          const mostParts = Math.max(...languageParts.map((l) => l.parts.length));
+          for (let index = 0; index < mostParts; index += 1) {
+            for (const { language, parts, said } of languageParts) {
+              const part = parts[index];
+              if (!part) continue;
+              said.push(
+                limit(async () => {
+                  // Scene 1 is the hero screen, whose script may run longer (HERO_NARRATION_SECONDS).
+                  const maxSeconds = index === 1 ? HERO_NARRATION_SECONDS + 1 : MAX_SPOKEN_SECONDS[part.kind];
+                  const { file, durationSeconds, narration } = await this.speakScene(
+                    campaign.id,
+                    language,
+                    index,
+                    part.scene,
+                    part.min,
+                    maxSeconds,
+                    workDir,
+                  );
+                  const audioKey = storageKeys.sceneAudio(campaign.id, language, index);
+                  await this.storage.put(audioKey, await fs.readFile(file));
+                  return { file, spoken: { kind: part.kind, script: { ...part.scene, narration }, audioKey, durationSeconds } };
+                }),
               );
+            }
+          }
+          const languages = await Promise.all(
+            languageParts.map(async ({ row, language, said: saying }) => {
+              const script = row.script;
+              const said = await Promise.all(saying);
               const files = said.map((s) => s.file);
               const spoken: SpokenScene[] = said.map((s) => s.spoken);
               const languageStoryboards: Array<{ videoId: string; document: Storyboard }> = [];

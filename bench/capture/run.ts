@@ -21,11 +21,12 @@ const PAGE_TIMEOUT_MS = 30_000; // what capture.service passes (capturePageTimeo
 const MAX_SHOTS = 6; // captureMaxShots default, desktop
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 
-// The fixed sleeps in lib/capture/page-reader.ts, used to show how much of each step is waiting by design.
+// The waits by design in lib/capture/page-reader.ts, used to show how much of each step is waiting.
 const OPEN_IDLE_MS = 300; // openPage: waitForNetworkIdle({ idleTime: 300 })
-const SCROLL_PAUSE_MS = 60; // makePresentable: setTimeout(60) per scroll step
+const TWO_FRAMES_MS = 33; // two requestAnimationFrame callbacks at 60 frames a second
+const SCROLL_PAUSE_MS = TWO_FRAMES_MS; // makePresentable: two frames (at most 60 ms) per scroll step
 const PRESENT_IDLE_MS = 300; // makePresentable: waitForNetworkIdle({ idleTime: 300 })
-const SHOT_PAUSE_MS = 120; // shootSections: setTimeout(120) before each shot
+const SHOT_PAUSE_MS = TWO_FRAMES_MS; // shootSections: two frames (at most 120 ms) before each shot
 
 const N = positiveInteger('BENCH_PAGES', 15);
 
@@ -360,7 +361,7 @@ async function main(): Promise<number> {
       '  consent            makePresentable tries up to 15 consent selectors ($ + isVisible per selector) and clicks the first visible one',
     );
     console.log(
-      '  scroll-through     scrolls the whole page in 0.8-screen steps with 60 ms pauses so lazy images load, then waits for network idle again',
+      '  scroll-through     scrolls the whole page in 0.8-screen steps, two frames each, so lazy images load, then waits for network idle again',
     );
     console.log(
       '  overlays           walks every element under body (getComputedStyle) to hide fixed/sticky banners, bubbles and modals; counts images',
@@ -369,7 +370,7 @@ async function main(): Promise<number> {
       '  Readability        readText injects Mozilla Readability (~90 KB of source) on a clone of the DOM, then reads meta, headings, hreflang',
     );
     console.log(
-      `  ${MAX_SHOTS} shots            shootSections scrolls one screen at a time (page.evaluate(scrollTo)), waits 120 ms, and takes a PNG per screen (at most ${MAX_SHOTS}) instead of one`,
+      `  ${MAX_SHOTS} shots            shootSections scrolls to each section (page.evaluate(scrollTo)), waits two frames, and takes a PNG per screen (at most ${MAX_SHOTS}) instead of one`,
     );
     console.log('');
 
@@ -400,7 +401,7 @@ async function main(): Promise<number> {
     console.log('');
     console.log(
       table(
-        ['step', 'p50', 'mean', 'p95', 'share of mean', 'fixed sleeps (min)'],
+        ['step', 'p50', 'mean', 'p95', 'share of mean', 'waits by design (min)'],
         [
           ...rows.map(([name, samples]) => {
             const s = stats(samples);

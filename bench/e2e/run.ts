@@ -31,6 +31,8 @@ const FOREIGN_LIMIT_PERCENT = 10;
 const CONFIG: ConfigOverrides = {
   renderQuality: 'full',
   rateLimits: { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000 },
+  // The harness reads no environment; CAPTURE_CONCURRENCY is passed on to try other pool sizes.
+  ...(process.env.CAPTURE_CONCURRENCY ? { captureConcurrency: Number(process.env.CAPTURE_CONCURRENCY) } : {}),
 };
 
 /** The targets of issue 14 ("a campaign in a minute"), printed beside the figures of the same run. */
