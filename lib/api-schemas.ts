@@ -149,6 +149,57 @@ export const CampaignSchema = {
   },
 } as const;
 
+/** decisions §11: GET /api/v1/campaigns takes these query parameters (query strings are coerced by the gateway). */
+export const LIST_LIMIT_DEFAULT = 20;
+export const LIST_LIMIT_MAX = 100;
+export const ListCampaignsQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    limit: {
+      type: 'integer',
+      minimum: 1,
+      maximum: LIST_LIMIT_MAX,
+      description: `Campaigns per page, 1–${LIST_LIMIT_MAX} (default ${LIST_LIMIT_DEFAULT}).`,
+    },
+    cursor: {
+      type: 'string',
+      maxLength: 200,
+      description: "Opaque: the previous page's next_cursor. Keep the other parameters as they were for that page.",
+    },
+    status: { type: 'string', enum: CAMPAIGN_STATES, description: 'Only campaigns in this state.' },
+    created_after: {
+      type: 'string',
+      format: 'date-time',
+      description: 'Only campaigns created strictly after this ISO 8601 date-time with its offset, e.g. 2026-11-01T00:00:00Z.',
+    },
+    created_before: {
+      type: 'string',
+      format: 'date-time',
+      description: 'Only campaigns created strictly before this ISO 8601 date-time with its offset.',
+    },
+  },
+} as const;
+
+/** A campaign in a list: GET's body without its `success` (the list's envelope carries it). */
+const { success: _listedSuccess, ...listedProperties } = CampaignSchema.properties;
+export const ListedCampaignSchema = {
+  type: 'object',
+  required: CampaignSchema.required.filter((name) => name !== 'success'),
+  properties: listedProperties,
+} as const;
+
+export const CampaignListSchema = {
+  type: 'object',
+  required: ['success', 'campaigns', 'has_more', 'next_cursor'],
+  properties: {
+    success: { const: true },
+    campaigns: { type: 'array', items: ListedCampaignSchema, description: 'Newest first (created_at, then campaign_id, descending).' },
+    has_more: { type: 'boolean', description: 'Whether older campaigns match beyond this page.' },
+    next_cursor: { type: ['string', 'null'], description: 'Pass as cursor for the next page; null on the last page.' },
+  },
+} as const;
+
 export const ErrorBodySchema = {
   type: 'object',
   required: ['success', 'error'],

@@ -63,3 +63,20 @@ export function presentCampaign(campaign: CampaignRow, videos: VideoRow[], links
 export function defaultTitle(url: URL): string {
   return url.hostname.replace(/^www\./i, '');
 }
+
+/**
+ * The list's cursor (decisions §11): opaque to customers; here the id of the page's last campaign, in base64url
+ * so that nobody builds one by hand. Undefined when the text is not one of ours.
+ */
+const CURSOR_PREFIX = 'c1:';
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export function encodeListCursor(campaignId: string): string {
+  return Buffer.from(`${CURSOR_PREFIX}${campaignId}`, 'utf8').toString('base64url');
+}
+
+export function decodeListCursor(cursor: string): string | undefined {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const id = text.startsWith(CURSOR_PREFIX) ? text.slice(CURSOR_PREFIX.length) : '';
+  return UUID_TEXT.test(id) ? id : undefined;
+}

@@ -27,6 +27,8 @@ export async function writeTerminalEvent(
     campaign_id: campaign.id,
     status: campaign.status,
     videos: view.videos,
+    // campaign.failed says why, as GET does (decisions §11).
+    ...(view.error ? { error: view.error } : {}),
     timestamp: at.toISOString(),
   });
   const eventId = newEventId();

@@ -9,8 +9,8 @@ import { Validators, type Context, type Middleware, type ServiceBroker } from 'm
 import { SINGLE_LINE_PATTERN } from './api-schemas';
 import { invalidInput } from './errors';
 
-export function createAjv(): Ajv {
-  const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: false, useDefaults: false });
+export function createAjv(options: { coerceTypes?: boolean } = {}): Ajv {
+  const ajv = new Ajv({ allErrors: !!options.coerceTypes, strict: false, coerceTypes: !!options.coerceTypes, useDefaults: false });
   addFormats(ajv);
   // `transform: ['trim']` normalizes a string before its length is checked (titles, decisions §1).
   addKeywords(ajv, ['transform']);
@@ -108,4 +108,21 @@ export class AjvValidator extends Validators.Base {
       },
     };
   }
+}
+
+/**
+ * A query string's values are all text: `?limit=20` arrives as "20". Before the action's own (strict) check,
+ * the gateway turns each value the schema types as a number, integer or boolean into one where the text is
+ * exactly that (ajv's coerceTypes, in place); anything else is left for the strict check to name.
+ */
+const coercing = createAjv({ coerceTypes: true });
+const coercers = new WeakMap<object, ValidateFunction>();
+export function coerceQueryParams(schema: unknown, params: Record<string, unknown>): void {
+  if (!isJsonSchema(schema)) return;
+  let coerce = coercers.get(schema);
+  if (!coerce) {
+    coerce = coercing.compile(schema);
+    coercers.set(schema, coerce);
+  }
+  coerce(params);
 }

@@ -15,6 +15,7 @@ import { configOf } from '../config';
 import { keyFromHeaders, KEY_PATTERN, type AuthContext } from '../lib/auth';
 import { clientIp, fromTrustedProxy, parseTrustedProxies, type TrustedProxies } from '../lib/client-ip';
 import { DASHBOARD_HEADERS, renderView } from '../lib/dashboard/render';
+import { coerceQueryParams } from '../lib/validator';
 import { cookieValue, SESSION_COOKIE } from '../lib/session';
 import {
   forbidden,
@@ -608,6 +609,8 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
       if (action.scope && !auth.scopes.includes(action.scope)) {
         throw forbidden(`This API key lacks the ${action.scope} scope. Create a new key to obtain it.`);
       }
+      // A GET's parameters come from the query string, as text: typed by the action's schema before its check.
+      if (req.method === 'GET') coerceQueryParams(action.params, req.$params);
       if (action.rateLimit === 'plan') {
         await this.checkRate(req, res, [{ key: `plan:${auth.orgId}`, limit: auth.limits.ratePerMinute }]);
       }

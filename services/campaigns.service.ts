@@ -4,11 +4,20 @@
  * action in STAGE_ACTIONS; a campaign whose stage has no running service waits in that state.
  */
 import crypto from 'node:crypto';
-import { Op, UniqueConstraintError, type Attributes, type FindOptions, type Transaction } from 'sequelize';
+import { Op, UniqueConstraintError, type Attributes, type FindOptions, type Transaction, type WhereOptions } from 'sequelize';
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import { configOf } from '../config';
 import { DEFAULT_LANGUAGES, DEFAULT_PLATFORMS, isSupportedLanguage } from '../config/catalog';
-import { CampaignIdParams, CampaignSchema, CreatedCampaign, CreateCampaignBody, TITLE_MAX_CHARACTERS } from '../lib/api-schemas';
+import {
+  CampaignIdParams,
+  CampaignListSchema,
+  CampaignSchema,
+  CreatedCampaign,
+  CreateCampaignBody,
+  LIST_LIMIT_DEFAULT,
+  ListCampaignsQuery,
+  TITLE_MAX_CHARACTERS,
+} from '../lib/api-schemas';
 import type { AuthContext } from '../lib/auth';
 import {
   CAMPAIGN_STATES,
@@ -37,7 +46,7 @@ import { hostResolver } from '../lib/dns-resolver';
 import { assertPublicUrl, UrlRejectedError } from '../lib/net-guard';
 import { periodResetsAt, quotaPeriod, refundQuota, reserveQuota, usedInPeriod } from '../lib/quota';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
-import { defaultTitle, presentCampaign } from '../lib/campaign-view';
+import { decodeListCursor, defaultTitle, encodeListCursor, presentCampaign } from '../lib/campaign-view';
 import { FILE_COLUMNS, fileLinks, loadSigningKey, type FileKind, type FileLinks, type LinkableVideo } from '../lib/signing';
 import { writeTerminalEvent } from '../lib/outbox';
 import type { CheckParams, CheckResult } from './capture.service';
@@ -77,7 +86,22 @@ export interface DownloadTargetParams {
   kind: FileKind;
 }
 
-/** campaigns.list (the dashboard): one page of the caller's campaigns, newest first. */
+/** campaigns.list (GET /api/v1/campaigns): the query as validated (the gateway coerced `limit` to a number). */
+export interface ListQueryParams {
+  limit?: number;
+  cursor?: string;
+  status?: string;
+  created_after?: string;
+  created_before?: string;
+}
+/** campaigns.list's answer: campaigns as GET presents them, without their own `success`. */
+export interface CampaignListView {
+  success: true;
+  campaigns: CampaignView[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+/** campaigns.browse (the dashboard): one numbered page of the caller's campaigns, newest first. */
 export interface ListCampaignsParams {
   status?: string;
   page?: number;
@@ -353,8 +377,63 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
       },
     },
 
-    /** The dashboard's list: the caller's organization only (meta.auth), newest first, optionally one status. */
+    /**
+     * The public list (decisions §11): the caller's organization only, newest first, by keyset on (created_at, id) —
+     * a page never repeats or skips a campaign when others are created meanwhile, as an offset would.
+     */
     list: {
+      rest: 'GET /campaigns',
+      scope: 'campaigns:read',
+      params: ListCampaignsQuery,
+      openapi: { summary: 'List campaigns, newest first', successStatus: 200, response: CampaignListSchema },
+      async handler(ctx: Context<ListQueryParams, CampaignMeta>): Promise<CampaignListView> {
+        const auth = ctx.meta.auth;
+        if (!auth) throw unauthorized();
+        const { models, sequelize } = this.db;
+        const limit = ctx.params.limit ?? LIST_LIMIT_DEFAULT;
+        const conditions: WhereOptions<Attributes<Campaign>>[] = [{ org_id: auth.orgId }];
+        if (ctx.params.status) conditions.push({ status: ctx.params.status });
+        if (ctx.params.created_after) conditions.push({ created_at: { [Op.gt]: new Date(ctx.params.created_after) } });
+        if (ctx.params.created_before) conditions.push({ created_at: { [Op.lt]: new Date(ctx.params.created_before) } });
+        if (ctx.params.cursor !== undefined) {
+          const after = decodeListCursor(ctx.params.cursor);
+          // The position is the cursor campaign's own row, read by the database: no timestamp precision is lost.
+          if (!after || !(await models.Campaign.count({ where: { id: after, org_id: auth.orgId } })))
+            throw invalidInput("cursor is not valid: pass the previous page's next_cursor as it is.");
+          conditions.push(
+            sequelize.literal(
+              `("created_at", "id") < (SELECT c."created_at", c."id" FROM "campaigns" AS c WHERE c."id" = ${sequelize.escape(after)})`,
+            ),
+          );
+        }
+        const rows: Campaign[] = await models.Campaign.findAll({
+          where: { [Op.and]: conditions },
+          order: [
+            ['created_at', 'DESC'],
+            ['id', 'DESC'],
+          ],
+          limit: limit + 1,
+        });
+        const page = rows.slice(0, limit);
+        const videos: Video[] = page.length ? await models.Video.findAll({ where: { campaign_id: page.map((c) => c.id) } }) : [];
+        const hasMore = rows.length > limit;
+        return {
+          success: true,
+          campaigns: page.map((campaign) => {
+            const { success: _envelope, ...listed } = this.present(
+              campaign,
+              videos.filter((v) => v.campaign_id === campaign.id),
+            );
+            return listed;
+          }),
+          has_more: hasMore,
+          next_cursor: hasMore ? encodeListCursor(page[page.length - 1].id) : null,
+        };
+      },
+    },
+
+    /** The dashboard's list: numbered pages with a total; the caller's organization only (meta.auth), newest first, optionally one status. */
+    browse: {
       visibility: 'public',
       params: {
         type: 'object',

@@ -1,7 +1,7 @@
 /**
  * The dashboard (issue 13): server-rendered pages for an organization's users under /dashboard on the gateway.
  * Every page acts through the owners' actions with the signed-in user's organization as `meta.auth`, exactly as
- * an API key's call would (campaigns.create, get, publish, list, usage, timeline; accounts.* for keys and the
+ * an API key's call would (campaigns.create, get, publish, browse, usage, timeline; accounts.* for keys and the
  * webhook secret), so validation, quota and isolation are the API's own. Each action declares its access
  * (`dashboard: { access, write }`); one `before` hook resolves the session and checks the CSRF token.
  */
@@ -265,7 +265,7 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
         if (ctx.params.page !== undefined && !/^[1-9]\d{0,5}$/.test(ctx.params.page))
           throw invalidInput('page must be a whole number from 1.');
         const page = Number(ctx.params.page ?? 1);
-        const list = await ctx.call<CampaignList, ListCampaignsParams>('campaigns.list', { status, page, per_page: PER_PAGE });
+        const list = await ctx.call<CampaignList, ListCampaignsParams>('campaigns.browse', { status, page, per_page: PER_PAGE });
         const pages = Math.max(1, Math.ceil(list.total / PER_PAGE));
         const link = (n: number) => `/dashboard/campaigns?${new URLSearchParams({ ...(status ? { status } : {}), page: String(n) })}`;
         return this.page(ctx, 'campaigns', {

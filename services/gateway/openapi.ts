@@ -65,7 +65,18 @@ export function buildOpenApiDocument(config: Pick<AppConfig, 'maxBodyBytes'>): R
       operationId: action.name.replace('.', '_'),
       summary: openapi.summary,
       security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
-      parameters: pathParams.map((name) => ({ name, in: 'path', required: true, schema: params.properties?.[name] ?? { type: 'string' } })),
+      parameters: [
+        ...pathParams.map((name) => ({ name, in: 'path', required: true, schema: params.properties?.[name] ?? { type: 'string' } })),
+        // A GET's other parameters are its query string's (the gateway types them by the same schema).
+        ...(action.method === 'GET'
+          ? Object.entries(params.properties ?? {})
+              .filter(([name]) => !pathParams.includes(name))
+              .map(([name, schema]) => {
+                const { description, ...rest } = schema as { description?: string };
+                return { name, in: 'query', required: !!params.required?.includes(name), description, schema: rest };
+              })
+          : []),
+      ],
       responses: {
         [String(openapi.successStatus)]: {
           description: 'Success.',
@@ -116,8 +127,12 @@ export function buildOpenApiDocument(config: Pick<AppConfig, 'maxBodyBytes'>): R
           422: errorResponse('invalid_input: the page could not be captured, or its host name did not resolve in time.'),
         });
       }
-    } else {
+    }
+    if (pathParams.length) {
       Object.assign(operation.responses as object, { 404: errorResponse("not_found: unknown id, or another organization's.") });
+      // An action on one campaign (publish) depends on its state.
+      if (action.method === 'POST')
+        Object.assign(operation.responses as object, { 409: errorResponse("conflict: the campaign's state does not allow this.") });
     }
     const path = `/api/v1${action.path.replace(/:(\w+)/g, '{$1}')}`;
     paths[path] = { ...paths[path], [action.method.toLowerCase()]: operation };

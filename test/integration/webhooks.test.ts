@@ -110,6 +110,7 @@ test('a campaign reaches review; the receiver gets one campaign.completed whose 
   expect(Math.abs(Number(webhook.headers['x-service-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
   const body = JSON.parse(webhook.body);
   expect(body).toMatchObject({ event: 'campaign.completed', campaign_id: id, status: 'review' });
+  expect(body).not.toHaveProperty('error');
   expect(new Date(body.timestamp).toISOString()).toBe(body.timestamp);
   expect(body.videos).toHaveLength(1);
   expect(body.videos[0]).toMatchObject({ id: done.body.videos[0].id, status: 'ready', platform: 'tiktok', language: 'en' });
@@ -151,7 +152,12 @@ test('a receiver that keeps failing gets exactly 3 attempts with one event id an
   const timestamps = hook.received.map((r) => Number(r.headers['x-service-timestamp']));
   expect(new Set(timestamps).size).toBe(3);
   expect(hook.received.every((r) => verifyWebhook(r, secret))).toBe(true);
-  expect(JSON.parse(hook.received[0].body)).toMatchObject({ event: 'campaign.failed', campaign_id: id, status: 'failed' });
+  expect(JSON.parse(hook.received[0].body)).toMatchObject({
+    event: 'campaign.failed',
+    campaign_id: id,
+    status: 'failed',
+    error: { code: 'render_failed', message: 'The renderer gave up.' },
+  });
   const recorded = await attempts(id);
   expect(recorded.map((a) => [a.attempt, a.status_code])).toEqual([
     [1, 503],
@@ -207,7 +213,13 @@ test('a stage that keeps failing fails the campaign with its error, sends campai
     10_000,
     100,
   );
-  expect(JSON.parse(hook.received[0].body)).toMatchObject({ event: 'campaign.failed', campaign_id: id, status: 'failed' });
+  // The webhook says why, exactly as GET does.
+  expect(JSON.parse(hook.received[0].body)).toMatchObject({
+    event: 'campaign.failed',
+    campaign_id: id,
+    status: 'failed',
+    error: read.body.error,
+  });
   const [{ used: after }] = await h.sql('SELECT used FROM usage_counters WHERE org_id = $1 AND period = $2', [customer.orgId, period]);
   expect(Number(after)).toBe(Number(before) - 1);
 }, 60_000);
@@ -228,7 +240,7 @@ test('a campaign past its deadline fails with timeout and sends campaign.failed'
     10_000,
     100,
   );
-  expect(JSON.parse(hook.received[0].body)).toMatchObject({ event: 'campaign.failed', campaign_id: id });
+  expect(JSON.parse(hook.received[0].body)).toMatchObject({ event: 'campaign.failed', campaign_id: id, error: read.body.error });
   // The stored files of a failed campaign stay where they were; nothing of this one was rendered.
   expect(fs.existsSync(path.join(h.config.dataDir, 'files', 'campaigns', id, 'videos'))).toBe(false);
 }, 60_000);
