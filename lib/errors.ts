@@ -60,8 +60,19 @@ export function stageFailure(code: StageErrorCode, message: string, retryable: b
   return retryable ? new MoleculerRetryableError(message, 503, code) : new Errors.MoleculerError(message, 500, code);
 }
 
-/** Every code a failed campaign's `error.code` can hold: a stage's, or `internal` for anything else. */
-export const CAMPAIGN_FAILURE_CODES = [...STAGE_ERROR_CODES, 'internal'] as const;
+/** Every code a failed campaign's `error.code` can hold: a stage's, `canceled` by its customer, or `internal` for anything else. */
+export const CAMPAIGN_FAILURE_CODES = [...STAGE_ERROR_CODES, 'canceled', 'internal'] as const;
+
+/**
+ * The work of a campaign its customer canceled (decisions §11), stopped where it stood. Not retryable; the campaign
+ * is already `failed` with `canceled` when a stage throws this, so the actor records nothing more.
+ */
+export class CampaignCanceledError extends Errors.MoleculerError {
+  static readonly TYPE = 'canceled';
+  constructor(campaignId: string) {
+    super(`Campaign ${campaignId} was canceled.`, 409, CampaignCanceledError.TYPE, { campaignId });
+  }
+}
 
 /**
  * A stage stopped through no fault of the campaign (its node is stopping, or a stage service left):

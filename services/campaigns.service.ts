@@ -33,7 +33,17 @@ import {
   type VideoState,
 } from '../lib/campaign-states';
 import type { Campaign, CampaignEvent, Video } from '../lib/db/models';
-import { conflict, invalidInput, notFound, quotaExceeded, STAGE_ERROR_CODES, STAGE_WAITS_ON, unauthorized } from '../lib/errors';
+import {
+  CampaignCanceledError,
+  conflict,
+  invalidInput,
+  notFound,
+  quotaExceeded,
+  STAGE_ERROR_CODES,
+  STAGE_WAITS_ON,
+  unauthorized,
+} from '../lib/errors';
+import type { CampaignCanceledEvent } from '../mixins/cancelable.mixin';
 import {
   STAGE_PARAMS_SCHEMA,
   type RecordVideoParams,
@@ -372,6 +382,44 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
           throw err;
         }
         // The row was just moved under lock, so it is there.
+        const campaign = (await models.Campaign.findByPk(id, { include: [{ model: models.Video, as: 'videos' }] }))!;
+        return this.present(campaign, campaign.videos ?? []);
+      },
+    },
+
+    /**
+     * Cancel (decisions §11): a generating campaign becomes `failed` with `canceled` (quota refunded, `campaign.failed`
+     * written with the transition), then every node is told to stop its work in flight (mixins/cancelable.mixin.ts).
+     */
+    cancel: {
+      rest: 'POST /campaigns/:id/cancel',
+      scope: 'campaigns:create',
+      params: CampaignIdParams,
+      openapi: {
+        summary: 'Cancel a campaign that is still generating',
+        successStatus: 200,
+        response: CampaignSchema,
+      },
+      async handler(ctx: Context<CampaignByIdParams, CampaignMeta>): Promise<CampaignView> {
+        const { models, sequelize } = this.db;
+        const { id } = await this.findOwned(ctx, { attributes: ['id'] });
+        const reason = { error_code: 'canceled', error_message: 'Canceled by the customer.' };
+        try {
+          await sequelize.transaction(async (transaction: Transaction) => {
+            // The campaign row first, as every writer locks it, then its unfinished videos, then the transition
+            // (whose campaign.failed body shows them failed too).
+            await models.Campaign.findByPk(id, { transaction, lock: true });
+            await models.Video.update(
+              { status: 'failed', ...reason },
+              { where: { campaign_id: id, status: ['queued', 'rendering'] }, transaction },
+            );
+            await this.applyTransition({ campaign_id: id, to: 'failed', ...reason, detail: 'canceled by the customer' }, transaction);
+          });
+        } catch (err) {
+          if (err instanceof InvalidTransitionError) throw conflict(`Only a generating campaign can be canceled; this one is ${err.from}.`);
+          throw err;
+        }
+        await this.broker.broadcast<CampaignCanceledEvent>('campaigns.canceled', { campaign_id: id });
         const campaign = (await models.Campaign.findByPk(id, { include: [{ model: models.Video, as: 'videos' }] }))!;
         return this.present(campaign, campaign.videos ?? []);
       },
@@ -811,6 +859,11 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
         }
       } catch (err) {
         const e = err as { message?: string; retryable?: boolean; type?: string; code?: number };
+        // Canceled (or timed out) while its stage ran: the campaign is failed already, and its stage's end changes nothing.
+        if (e.type === CampaignCanceledError.TYPE || err instanceof InvalidTransitionError) {
+          this.logger.info(`campaign ${campaignId}: ended while its stage ran (${e.message})`);
+          return;
+        }
         if (STAGE_WAITS_ON.has(e.type ?? '')) {
           // Not the campaign's fault (a node stopping, a stage gone): it waits and is resumed when the stage is back.
           this.logger.warn(`campaign ${campaignId}: stage interrupted, will resume: ${e.message}`);

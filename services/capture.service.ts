@@ -29,6 +29,7 @@ import { invalidInput, StageInterruptedError } from '../lib/errors';
 import { STAGE_PARAMS_SCHEMA, type CapturedPage, type StageInput, type StageParams } from '../lib/stages';
 import { storageKeys } from '../lib/storage-keys';
 import { storageFor, type FileStorage } from '../lib/storage';
+import { CancelableMixin, type CancelableMethods } from '../mixins/cancelable.mixin';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 
 export interface CheckParams {
@@ -79,12 +80,13 @@ interface VariantCapture {
   presentation: Presentation;
 }
 
-type CaptureMethods = DbMethods & {
-  collectCampaign(campaignId: string): Promise<CollectResult>;
-  loadChecked(page: Page, url: string, viewport: Viewport): Promise<LoadedPage>;
-  captureVariant(campaignId: string, variant: string, url: string, withMobile: boolean): VariantInProgress;
-  storeShots(campaignId: string, variant: string, viewports: Viewport[], captures: ViewportCapture[]): Promise<VariantCapture>;
-};
+type CaptureMethods = DbMethods &
+  CancelableMethods & {
+    collectCampaign(campaignId: string, signal: AbortSignal): Promise<CollectResult>;
+    loadChecked(page: Page, url: string, viewport: Viewport): Promise<LoadedPage>;
+    captureVariant(campaignId: string, variant: string, url: string, withMobile: boolean, signal: AbortSignal): VariantInProgress;
+    storeShots(campaignId: string, variant: string, viewports: Viewport[], captures: ViewportCapture[]): Promise<VariantCapture>;
+  };
 
 interface CaptureLocalVars {
   /** Browser connections the egress proxy refused (set at start). */
@@ -118,7 +120,7 @@ function describeLoadError(err: unknown): string {
 
 const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, CaptureLocalVars> = {
   name: 'capture',
-  mixins: [DbMixin({ model: 'PageCapture' })],
+  mixins: [DbMixin({ model: 'PageCapture' }), CancelableMixin],
 
   async started() {
     const config = configOf(this.broker);
@@ -184,12 +186,16 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
       visibility: 'public',
       params: STAGE_PARAMS_SCHEMA,
       async handler(ctx: Context<StageParams>): Promise<CollectResult> {
+        const cancel = this.watchCancel(ctx.params.campaign_id);
         try {
-          return await this.collectCampaign(ctx.params.campaign_id);
+          return await this.collectCampaign(ctx.params.campaign_id, cancel.signal);
         } catch (err) {
+          if (cancel.signal.aborted) throw cancel.signal.reason;
           // A node going down is not the campaign's fault: the actor keeps it waiting and resumes it elsewhere.
           if (this.stopping) throw new StageInterruptedError('capture interrupted: node stopping');
           throw err;
+        } finally {
+          cancel.done();
         }
       },
     },
@@ -214,11 +220,11 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
   },
 
   methods: {
-    async collectCampaign(campaignId: string): Promise<CollectResult> {
+    async collectCampaign(campaignId: string, signal: AbortSignal): Promise<CollectResult> {
       const { models, sequelize } = this.db;
       const campaign = await this.broker.call<StageInput, StageParams>('campaigns.stageInput', { campaign_id: campaignId });
       // Redone from scratch when retried: same keys, rows replaced in one transaction.
-      const sourceInProgress = this.captureVariant(campaign.id, 'source', campaign.url, true);
+      const sourceInProgress = this.captureVariant(campaign.id, 'source', campaign.url, true, signal);
       // The localized pages start as soon as the source's text (its hreflang links) is read, beside the source's
       // phone shots, all through the pool (CAPTURE_CONCURRENCY pages at a time): one after another, the collecting
       // stage of a 3-language campaign took 15–17 s (bench/e2e/README.md).
@@ -231,10 +237,11 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
           if (!alternate) return null;
           try {
             // Desktop and phone, as the source: each language's videos show its own page on every platform.
-            const capture = await this.captureVariant(campaign.id, language, alternate.href, true).capture;
+            const capture = await this.captureVariant(campaign.id, language, alternate.href, true, signal).capture;
             return { variant: language, url: alternate.href, ...capture };
           } catch (err) {
-            this.logger.warn(`campaign ${campaign.id}: localized page ${alternate.href} not captured: ${(err as Error).message}`);
+            if (!signal.aborted)
+              this.logger.warn(`campaign ${campaign.id}: localized page ${alternate.href} not captured: ${(err as Error).message}`);
             return null;
           }
         }),
@@ -243,6 +250,7 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
       // this attempt's pages is still being written when the stage is retried.
       const localized = await localizedInProgress;
       const source = await sourceInProgress.capture;
+      signal.throwIfAborted();
       const variants = [{ variant: 'source', url: campaign.url, ...source }];
       for (const variant of localized) if (variant) variants.push(variant);
       const colours = await palette(source.shots.slice(0, 3));
@@ -301,18 +309,30 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
       return { finalUrl: opened.signals.finalUrl, status: opened.signals.status, title: opened.signals.title };
     },
 
-    captureVariant(campaignId: string, variant: string, url: string, withMobile: boolean): VariantInProgress {
+    captureVariant(campaignId: string, variant: string, url: string, withMobile: boolean, signal: AbortSignal): VariantInProgress {
       const maxShots = configOf(this.broker).captureMaxShots;
       const viewports = withMobile ? [DESKTOP, MOBILE] : [DESKTOP];
       // Both viewports at once, each in its own pool page; the text, final URL and presentation are the desktop's.
       const tasks = viewports.map((viewport) =>
         this.collectPool.run(async (page: Page) => {
-          const loaded = await this.loadChecked(page, url, viewport);
-          const presented = await makePresentable(page);
-          const pageText = viewport === DESKTOP ? await readText(page) : undefined;
-          // The phone gets the same sections as the desktop: each scene of a 9:16 video shows its own section.
-          const sectionShots: Shot[] = await shootSections(page, maxShots);
-          return { loaded, presented, pageText, shots: sectionShots };
+          signal.throwIfAborted();
+          // Canceled: the page is closed, so a load or a shot in progress ends at once.
+          const closePage = () => void page.close().catch(() => undefined);
+          signal.addEventListener('abort', closePage, { once: true });
+          try {
+            const loaded = await this.loadChecked(page, url, viewport);
+            signal.throwIfAborted();
+            const presented = await makePresentable(page);
+            signal.throwIfAborted();
+            const pageText = viewport === DESKTOP ? await readText(page) : undefined;
+            // The phone gets the same sections as the desktop: each scene of a 9:16 video shows its own section.
+            const sectionShots: Shot[] = await shootSections(page, maxShots);
+            return { loaded, presented, pageText, shots: sectionShots };
+          } catch (err) {
+            throw signal.aborted ? signal.reason : err;
+          } finally {
+            signal.removeEventListener('abort', closePage);
+          }
         }),
       );
       const text = tasks[0].then((desktop) => desktop.pageText!);

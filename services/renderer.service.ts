@@ -13,6 +13,7 @@ import { Errors, type Context, type Service, type ServiceSchema, type ServiceSet
 import { configOf } from '../config';
 import { RenderAbortedError, renderVideo } from '../lib/render/render-video';
 import { acquireDisplay, releaseDisplay } from '../lib/render/xvfb';
+import { CancelableMixin, type CancelableMethods } from '../mixins/cancelable.mixin';
 import type { RenderMeta, SlotReport } from '../lib/render/slots';
 import { storageFor, type FileStorage } from '../lib/storage';
 import type { Storyboard } from '../lib/storyboard';
@@ -89,7 +90,7 @@ async function removeDeadRendersWorkDirs(): Promise<void> {
   }
 }
 
-type RendererMethods = {
+type RendererMethods = CancelableMethods & {
   announce(): void;
   render(params: RenderVideoParams, signal: AbortSignal): Promise<RenderVideoResult>;
 };
@@ -110,6 +111,7 @@ export type RendererThis = Service<ServiceSettingSchema> & RendererMethods & Ren
 
 const RendererService: ServiceSchema<ServiceSettingSchema, RendererMethods, RendererLocalVars> = {
   name: 'renderer',
+  mixins: [CancelableMixin],
 
   created() {
     const config = configOf(this.broker);
@@ -143,14 +145,22 @@ const RendererService: ServiceSchema<ServiceSettingSchema, RendererMethods, Rend
         const slotKey = `${ctx.params.video_id}:${ctx.id}`;
         this.active.set(slotKey, controller);
         this.announce();
+        // Its campaign canceled: the render stops (editly and ffmpeg killed) and says so.
+        const cancel = this.watchCancel(ctx.params.storyboard.campaignId);
+        const stopForCancel = () => controller.abort();
+        if (cancel.signal.aborted) stopForCancel();
+        else cancel.signal.addEventListener('abort', stopForCancel, { once: true });
         try {
           return await this.render(ctx.params, controller.signal);
         } catch (err) {
+          if (cancel.signal.aborted) throw cancel.signal.reason;
           // The caller avoids this node on its next try: say which node failed (data crosses the transporter).
           const e = err as { data?: Record<string, unknown> };
           e.data = { ...(e.data ?? {}), nodeID: this.broker.nodeID };
           throw err;
         } finally {
+          cancel.signal.removeEventListener('abort', stopForCancel);
+          cancel.done();
           this.active.delete(slotKey);
           this.announce();
         }

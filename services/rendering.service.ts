@@ -8,11 +8,12 @@
 import { Errors, type Context, type Service, type ServiceSchema, type ServiceSettingSchema } from 'moleculer';
 import { configOf } from '../config';
 import type { RenderAttempt } from '../lib/db/models';
-import { stageFailure, StageInterruptedError } from '../lib/errors';
+import { CampaignCanceledError, stageFailure, StageInterruptedError } from '../lib/errors';
 import { slotTableOf, takeRenderNode, type RenderMeta, type SlotReport } from '../lib/render/slots';
 import { STAGE_PARAMS_SCHEMA, type RecordVideoParams, type StageInput, type StageParams } from '../lib/stages';
 import { storageKeys } from '../lib/storage-keys';
 import type { Storyboard } from '../lib/storyboard';
+import { CancelableMixin, type CancelableMethods } from '../mixins/cancelable.mixin';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 import type { RenderVideoParams, RenderVideoResult } from './renderer.service';
 
@@ -56,12 +57,13 @@ interface NodeDisconnectedPayload {
   node: { id: string };
 }
 
-type RenderingMethods = DbMethods & {
-  renderOne(video: StageVideo, storyboard: Storyboard): Promise<void>;
-  sendToFreeNode(params: RenderVideoParams, meta: RenderMeta): Promise<RenderVideoResult>;
-  markProgress(campaignId: string, done: number, total: number): Promise<void>;
-  recordVideo(report: RecordVideoParams): Promise<void>;
-};
+type RenderingMethods = DbMethods &
+  CancelableMethods & {
+    renderOne(video: StageVideo, storyboard: Storyboard, signal: AbortSignal): Promise<void>;
+    sendToFreeNode(params: RenderVideoParams, meta: RenderMeta, signal: AbortSignal): Promise<RenderVideoResult>;
+    markProgress(campaignId: string, done: number, total: number): Promise<void>;
+    recordVideo(report: RecordVideoParams): Promise<void>;
+  };
 
 interface RenderingLocalVars {
   /** Round-robin turn among equally free render nodes (lib/render/slots.ts); unset until the first render. */
@@ -72,7 +74,7 @@ export type RenderingThis = Service<ServiceSettingSchema> & RenderingMethods & R
 
 const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, RenderingLocalVars> = {
   name: 'rendering',
-  mixins: [DbMixin({ model: 'RenderAttempt' })],
+  mixins: [DbMixin({ model: 'RenderAttempt' }), CancelableMixin],
 
   started() {
     // Render nodes already running tell us their slots.
@@ -93,13 +95,16 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
           throw stageFailure('render_failed', 'Storyboards are missing; the voiceover must run again.', false);
         let done = videos.filter(isRendered).length;
         const pending = videos.filter((video) => !isRendered(video));
+        // Canceled: no video is sent any more, and the render nodes stop those they are rendering (they hear it too).
+        const cancel = this.watchCancel(campaignId);
         const outcomes = await Promise.allSettled(
           pending.map(async (video) => {
-            await this.renderOne(video, storyboards.get(video.id)!);
+            await this.renderOne(video, storyboards.get(video.id)!, cancel.signal);
             done += 1;
             await this.markProgress(campaignId, done, videos.length);
           }),
-        );
+        ).finally(() => cancel.done());
+        if (cancel.signal.aborted) throw cancel.signal.reason;
         const lostNodes = outcomes.find((o) => o.status === 'rejected' && LOST.has((o.reason as { type?: string }).type ?? ''));
         const failed = outcomes.filter((o) => o.status === 'rejected' && !LOST.has((o.reason as { type?: string }).type ?? ''));
         if (failed.length) {
@@ -134,13 +139,14 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
   },
 
   methods: {
-    async renderOne(video: StageVideo, storyboard: Storyboard) {
+    async renderOne(video: StageVideo, storyboard: Storyboard, signal: AbortSignal) {
       const { models } = this.db;
       const config = configOf(this.broker);
       const avoid: string[] = [];
       let failures = 0;
       let lost = 0;
       for (;;) {
+        signal.throwIfAborted();
         const startedAt = new Date();
         const attempt = await models.RenderAttempt.create({
           video_id: video.id,
@@ -160,6 +166,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
               storyboard,
             },
             { renderAvoidNodes: avoid },
+            signal,
           );
           await attempt.update({
             node_id: result.node_id,
@@ -183,6 +190,10 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
           if (nodeID) slotTableOf(this.broker).settle(nodeID);
           const finish = (outcome: RenderAttempt['outcome']) =>
             attempt.update({ node_id: nodeID, outcome, error_message: e.message, finished_at: new Date() });
+          if (signal.aborted || e.type === CampaignCanceledError.TYPE) {
+            await finish('canceled');
+            throw signal.aborted ? signal.reason : err;
+          }
           if (e.type === 'RENDERER_BUSY') {
             await finish('busy');
             await slotTableOf(this.broker).changed(1000);
@@ -219,11 +230,12 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
      * this video failed). Choice and call happen in one tick, so concurrent renders never take the same slot;
      * the node is named in the call because Moleculer's preferLocal would otherwise bypass the balancing.
      */
-    async sendToFreeNode(params: RenderVideoParams, meta: RenderMeta): Promise<RenderVideoResult> {
+    async sendToFreeNode(params: RenderVideoParams, meta: RenderMeta, signal: AbortSignal): Promise<RenderVideoResult> {
       const table = slotTableOf(this.broker);
       const config = configOf(this.broker);
       let noNodeSince: number | null = null;
       for (;;) {
+        signal.throwIfAborted();
         const endpoints = (this.broker.registry.getActionEndpoints(RENDER_ACTION)?.endpoints ?? []).filter((ep) => ep.isAvailable);
         const chosen = takeRenderNode(endpoints, table, meta.renderAvoidNodes ?? [], (this.turn = (this.turn ?? 0) + 1));
         if (chosen) {

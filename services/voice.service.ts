@@ -24,6 +24,7 @@ import { concatAudio, measureDuration, normalizeAudio } from '../lib/voice/audio
 import { run } from '../lib/voice/exec';
 import { OfflineSpeechProvider } from '../lib/voice/offline';
 import { createSpeechProvider, SpeechProviderError, type SpeechProvider } from '../lib/voice/tts';
+import { CancelableMixin, type CancelableMethods } from '../mixins/cancelable.mixin';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 
 /** The pause after each scene's last word, so scenes do not run into each other. */
@@ -59,17 +60,18 @@ interface SceneSpeech {
   narration: ScriptScene['narration'];
 }
 
-type VoiceMethods = DbMethods & {
-  speakScene(
-    campaignId: string,
-    language: LanguageCode,
-    index: number,
-    scene: ScriptScene,
-    minSeconds: number,
-    maxSeconds: number,
-    workDir: string,
-  ): Promise<SceneSpeech>;
-};
+type VoiceMethods = DbMethods &
+  CancelableMethods & {
+    speakScene(
+      campaignId: string,
+      language: LanguageCode,
+      index: number,
+      scene: ScriptScene,
+      minSeconds: number,
+      maxSeconds: number,
+      workDir: string,
+    ): Promise<SceneSpeech>;
+  };
 
 interface VoiceLocalVars {
   storage: FileStorage;
@@ -81,7 +83,7 @@ export type VoiceThis = Service<ServiceSettingSchema> & VoiceMethods & VoiceLoca
 
 const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocalVars> = {
   name: 'voice',
-  mixins: [DbMixin({ model: 'Storyboard' })],
+  mixins: [DbMixin({ model: 'Storyboard' }), CancelableMixin],
 
   async started() {
     const config = configOf(this.broker);
@@ -114,6 +116,8 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
         const { plan, scripts } = await ctx.call<ScriptOutputs, StageParams>('script.outputs', { campaign_id: campaign.id });
         if (!plan || scripts.length === 0) throw stageFailure('speech_failed', 'The scripts are missing; scripting must run again.', false);
         const workDir = await fs.mkdtemp(path.join(os.tmpdir(), `voice-${campaign.id}-`));
+        // Canceled: the scenes not yet started are not spoken (one is at most a second).
+        const cancel = this.watchCancel(campaign.id);
         const storyboards: Array<{ videoId: string; document: Storyboard }> = [];
         try {
           // Every scene of every language is its own job (an engine run and a few ffmpeg runs, each mostly
@@ -137,6 +141,7 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
               if (!part) continue;
               said.push(
                 limit(async () => {
+                  cancel.signal.throwIfAborted();
                   // Scene 1 is the hero screen, whose script may run longer (HERO_NARRATION_SECONDS).
                   const maxSeconds = index === 1 ? HERO_NARRATION_SECONDS + 1 : MAX_SPOKEN_SECONDS[part.kind];
                   const { file, durationSeconds, narration } = await this.speakScene(
@@ -219,10 +224,12 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
           );
           storyboards.push(...languages.flat());
         } catch (err) {
+          if (cancel.signal.aborted) throw cancel.signal.reason;
           if (err instanceof SpeechProviderError)
             throw stageFailure('speech_failed', `Speech synthesis failed: ${err.message}`, err.retryable);
           throw err;
         } finally {
+          cancel.done();
           await fs.rm(workDir, { recursive: true, force: true });
         }
         await sequelize.transaction(async (transaction: Transaction) => {

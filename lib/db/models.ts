@@ -193,7 +193,7 @@ export class RenderAttempt extends Model<InferAttributes<RenderAttempt>, InferCr
   declare video_id: string;
   declare campaign_id: string;
   declare node_id: string | null;
-  declare outcome: 'rendering' | 'ready' | 'failed' | 'lost' | 'busy';
+  declare outcome: 'rendering' | 'ready' | 'failed' | 'lost' | 'busy' | 'canceled';
   declare error_message: CreationOptional<string | null>;
   declare wall_ms: CreationOptional<number | null>;
   declare peak_rss_bytes: CreationOptional<number | null>;

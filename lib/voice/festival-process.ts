@@ -163,6 +163,8 @@ export class FestivalPool {
   private readonly processes = new Set<FestivalProcess>();
   /** festival processes started so far (each loaded the voice once) */
   started = 0;
+  /** Set by close(): tarn leaves an acquire on a destroyed pool pending until its timeout, so none is made. */
+  private closed = false;
 
   constructor(opts: FestivalPoolOptions) {
     this.pool = new Pool<FestivalProcess>({
@@ -191,6 +193,7 @@ export class FestivalPool {
   async synthesize(text: string, outFile: string): Promise<void> {
     const textFile = `${outFile}.txt`;
     await writeFile(textFile, `${text}\n`, 'utf8');
+    if (this.closed) throw new Error('festival: the voice service is stopping');
     const process = await this.pool.acquire().promise;
     try {
       await process.say(textFile, outFile);
@@ -207,6 +210,7 @@ export class FestivalPool {
 
   /** Ends every process (the service's stop). */
   async close(): Promise<void> {
+    this.closed = true;
     await this.pool.destroy();
   }
 }

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { probeVideo } from '../../lib/render/media';
 import { startHarness, type Harness } from '../support/harness';
-import { startRenderNode, type RenderNode } from '../support/render-node';
+import { startRenderNode, waitForRenderers, type RenderNode } from '../support/render-node';
 import { waitFor } from '../support/wait';
 
 // Generous: these tests are about the pipeline, not the limiter (whose Redis deadline a loaded CI machine can miss).
@@ -40,12 +40,7 @@ async function busy(nodeID: string): Promise<number> {
 test('work spreads to a node that joins mid-campaign; a node killed mid-render loses no video', async () => {
   const first = startRenderNode(h, `${h.config.namespace}-render-a`);
   nodes.push(first);
-  await waitFor(
-    async () => h.worker.registry.getActionEndpoints('renderer.renderVideo')?.count() ?? 0,
-    (n) => n >= 1,
-    60_000,
-    200,
-  );
+  await waitForRenderers(h);
 
   const { key } = await h.newCustomer('business');
   const created = await h.request('POST', '/api/v1/campaigns', {

@@ -74,12 +74,18 @@ export function uniqueName(prefix: string): string {
   return `${prefix}_${crypto.randomBytes(5).toString('hex')}`;
 }
 
+/** The broker's services whose `started` has not finished (a service registers itself once it has). */
+function notStarted(broker: ServiceBroker): string[] {
+  const registered = new Set(broker.registry.getServiceList({ onlyLocal: true }).map((service) => service.fullName));
+  return broker.services.map((service) => service.fullName).filter((name) => !registered.has(name));
+}
+
 /** A startup phase that overruns fails the hook with its own name, not Jest's anonymous hook timeout. */
 const PHASE_DEADLINE_MS = 45_000;
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const startupTimes: Array<[string, number]> = [];
-  const phase = async <T>(name: string, work: Promise<T>): Promise<T> => {
+  const phase = async <T>(name: string, work: Promise<T>, pending?: () => string[]): Promise<T> => {
     const started = Date.now();
     let timer: NodeJS.Timeout | undefined;
     const overrun = new Promise<never>((_, reject) => {
@@ -88,7 +94,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
           reject(
             new Error(
               `harness startup: ${name} did not finish within ${PHASE_DEADLINE_MS / 1000} s ` +
-                `(finished: ${startupTimes.map(([n, ms]) => `${n} ${ms} ms`).join(', ') || 'nothing'})`,
+                `(finished: ${startupTimes.map(([n, ms]) => `${n} ${ms} ms`).join(', ') || 'nothing'}` +
+                `${pending ? `; still starting: ${pending().join(', ') || 'none'}` : ''})`,
             ),
           ),
         PHASE_DEADLINE_MS,
@@ -150,9 +157,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   (captureNode ?? worker).createService(CaptureService);
   for (const service of options.workerServices ?? []) worker.createService(service);
   await Promise.all([
-    phase('worker start', worker.start()),
-    phase('api start', api.start()),
-    captureNode && phase('capture node start', captureNode.start()),
+    phase('worker start', worker.start(), () => notStarted(worker)),
+    phase('api start', api.start(), () => notStarted(api)),
+    captureNode && phase('capture node start', captureNode.start(), () => notStarted(captureNode)),
   ]);
   await phase('api sees the worker', api.waitForServices(['accounts', 'campaigns', 'capture']));
   if (process.env.HARNESS_TIMING) console.log(`harness ${schema}: ${startupTimes.map(([name, ms]) => `${name} ${ms} ms`).join(', ')}`);

@@ -122,7 +122,9 @@ export function startNodeProcess(h: Harness, options: NodeProcessOptions): NodeP
     async stop() {
       if (!exitedNow()) {
         child.kill('SIGTERM'); // the node alone: it closes its browsers and renders itself
-        await Promise.race([exit, new Promise((resolve) => setTimeout(resolve, 15_000))]);
+        let grace: NodeJS.Timeout | undefined;
+        await Promise.race([exit, new Promise((resolve) => (grace = setTimeout(resolve, 15_000)))]);
+        clearTimeout(grace);
         if (!exitedNow()) kill('SIGKILL');
       }
       if (options.detached) kill('SIGKILL'); // whatever is left of its group
