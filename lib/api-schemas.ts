@@ -6,6 +6,7 @@ import { SUPPORTED_LANGUAGES, PLATFORM_NAMES, DEFAULT_LANGUAGES, DEFAULT_PLATFOR
 import { PLAN_NAMES, PLANS } from '../config/plans';
 import { CAMPAIGN_STATES, VIDEO_STATES } from './campaign-states';
 import { API_ERROR_CODES, CAMPAIGN_FAILURE_CODES } from './errors';
+import { WEBHOOK_EVENT_TYPES } from './webhooks';
 
 /** "Growth 5, Business 8, Enterprise 8": each API plan's language cap, from the plan table. */
 function languageCapsInWords(): string {
@@ -86,6 +87,20 @@ export const CreatedCampaign = {
     campaign_id: { type: 'string', format: 'uuid' },
     job_id: { type: 'string', format: 'uuid' },
     status: { type: 'string', const: 'collecting' },
+  },
+} as const;
+
+/** POST /campaigns/{id}/webhook/redeliver's answer (decisions §11). */
+export const WebhookRedelivery = {
+  type: 'object',
+  required: ['success', 'campaign_id', 'event_id', 'event', 'status', 'redeliveries_left'],
+  properties: {
+    success: { const: true },
+    campaign_id: { type: 'string', format: 'uuid' },
+    event_id: { type: 'string', description: 'The X-Service-Event-Id of the first delivery, sent again unchanged.' },
+    event: { type: 'string', enum: WEBHOOK_EVENT_TYPES },
+    status: { type: 'string', const: 'pending', description: 'Queued: it is sent at once, signed with a fresh timestamp.' },
+    redeliveries_left: { type: 'integer', minimum: 0, description: 'Redeliveries this campaign has left in the last 24 hours.' },
   },
 } as const;
 

@@ -40,6 +40,12 @@ export const quotaExceeded = (details: { used: number; limit: number; resets_at:
     'rate_limited',
     { details },
   );
+/**
+ * 429 in the standard body for an allowance of our own (not the request limiter): `details.retry_after_seconds`
+ * also becomes the Retry-After header. Plain data, so it survives the transporter between nodes.
+ */
+export const allowanceExhausted = (message: string, details: { limit: number; retry_after_seconds: number }) =>
+  new MoleculerClientError(message, 429, 'rate_limited', { details });
 /** 415: the gateway cannot read a body sent with this Content-Encoding. */
 export const unsupportedContentEncoding = (encoding: string) =>
   new MoleculerClientError(
@@ -145,7 +151,10 @@ export function toErrorResponse(err: unknown): ErrorResponse {
     return errorBody(400, 'invalid_input', e.message || 'Invalid request.');
   }
   if (e && typeof e.code === 'number' && typeof e.type === 'string' && PUBLIC_CODES.has(e.type) && e.code < 600) {
-    return errorBody(e.code, e.type as ErrorCode, e.message ?? 'Error', e.data?.details);
+    const answer = errorBody(e.code, e.type as ErrorCode, e.message ?? 'Error', e.data?.details);
+    const retryAfter = e.data?.details?.retry_after_seconds;
+    if (e.code === 429 && typeof retryAfter === 'number') answer.headers['Retry-After'] = String(retryAfter);
+    return answer;
   }
   // moleculer-web: no route or alias matched.
   if (e && e.type === 'NOT_FOUND' && e.code === 404) return errorBody(404, 'not_found', 'No such endpoint.');

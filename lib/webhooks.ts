@@ -9,7 +9,26 @@ import http from 'node:http';
 import https from 'node:https';
 import { AddressBlockedError, assertAllowedHostLiteral, guardedLookup, type GuardOptions } from './net-guard';
 
-export type WebhookEventType = 'campaign.completed' | 'campaign.failed';
+export const WEBHOOK_EVENT_TYPES = ['campaign.completed', 'campaign.failed'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** Self-serve redelivery (decisions §11): at most this many requests per campaign in any 24 hours, then 429. */
+export const WEBHOOK_REDELIVERIES_PER_DAY = 10;
+export const REDELIVERY_WINDOW_MS = 24 * 60 * 60_000;
+
+/** webhooks.redeliver's params (the campaign actor has checked the caller owns a terminal campaign) and answer. */
+export interface RedeliverParams {
+  campaign_id: string;
+}
+export interface RedeliverResult {
+  campaign_id: string;
+  event_id: string;
+  event: WebhookEventType;
+  /** The delivery is due now: the dispatcher sends it at once, signed afresh. */
+  status: 'pending';
+  /** Redeliveries this campaign has left in the current 24 hours. */
+  redeliveries_left: number;
+}
 
 export function newEventId(): string {
   return `evt_${crypto.randomUUID()}`;

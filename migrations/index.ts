@@ -7,6 +7,7 @@ import * as webhooks from './0005-webhooks';
 import * as campaignWebhookEvents from './0006-campaign-webhook-events';
 import * as videoPostersSrt from './0007-video-posters-srt';
 import * as dashboardSessions from './0008-dashboard-sessions';
+import * as webhookRedeliveries from './0009-webhook-redeliveries';
 
 export const MIGRATIONS = [
   { name: '0001-initial', ...initial },
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   { name: '0006-campaign-webhook-events', ...campaignWebhookEvents },
   { name: '0007-video-posters-srt', ...videoPostersSrt },
   { name: '0008-dashboard-sessions', ...dashboardSessions },
+  { name: '0009-webhook-redeliveries', ...webhookRedeliveries },
 ];

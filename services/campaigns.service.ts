@@ -17,6 +17,7 @@ import {
   LIST_LIMIT_DEFAULT,
   ListCampaignsQuery,
   TITLE_MAX_CHARACTERS,
+  WebhookRedelivery,
 } from '../lib/api-schemas';
 import type { AuthContext } from '../lib/auth';
 import {
@@ -59,6 +60,7 @@ import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 import { decodeListCursor, defaultTitle, encodeListCursor, presentCampaign } from '../lib/campaign-view';
 import { FILE_COLUMNS, fileLinks, loadSigningKey, type FileKind, type FileLinks, type LinkableVideo } from '../lib/signing';
 import { writeTerminalEvent } from '../lib/outbox';
+import type { RedeliverParams, RedeliverResult } from '../lib/webhooks';
 import type { CheckParams, CheckResult } from './capture.service';
 
 export interface CreateCampaignParams {
@@ -422,6 +424,35 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
         await this.broker.broadcast<CampaignCanceledEvent>('campaigns.canceled', { campaign_id: id });
         const campaign = (await models.Campaign.findByPk(id, { include: [{ model: models.Video, as: 'videos' }] }))!;
         return this.present(campaign, campaign.videos ?? []);
+      },
+    },
+
+    /**
+     * Redelivery (decisions §11): the campaign's terminal event again, same event id, signed afresh — for a customer
+     * whose endpoint was down or lost it. The actor checks the campaign (the caller's, terminal, with a webhook_url);
+     * the dispatcher, which owns the deliveries, counts the allowance and sends it.
+     */
+    redeliverWebhook: {
+      rest: 'POST /campaigns/:id/webhook/redeliver',
+      scope: 'campaigns:create',
+      params: CampaignIdParams,
+      openapi: {
+        summary: "Send a campaign's terminal webhook event again",
+        successStatus: 202,
+        response: WebhookRedelivery,
+        responses: {
+          409: 'conflict: the campaign is still generating, or was created without a webhook_url.',
+          429: 'rate_limited: a request limit (limiter body), or this campaign was redelivered 10 times in the last 24 hours (standard body, details { limit, retry_after_seconds }); both with Retry-After.',
+        },
+      },
+      async handler(ctx: Context<CampaignByIdParams, CampaignMeta>): Promise<RedeliverResult & { success: true }> {
+        const campaign = await this.findOwned(ctx, { attributes: ['id', 'status', 'webhook_url'] });
+        if (isGenerating(campaign.status))
+          throw conflict(`The campaign is ${campaign.status}; its webhook event is sent when it reaches review or failed.`);
+        if (!campaign.webhook_url) throw conflict('The campaign was created without a webhook_url: there is no webhook event to send.');
+        const result = await ctx.call<RedeliverResult, RedeliverParams>('webhooks.redeliver', { campaign_id: campaign.id });
+        ctx.meta.$statusCode = 202;
+        return { success: true, ...result };
       },
     },
 

@@ -4,7 +4,9 @@
  * event becomes a delivery under its unique event id, so taking it twice makes one delivery), then sends
  * the deliveries to customers. At most WEBHOOK_MAX_ATTEMPTS attempts per
  * event, all with the same event id and each signed afresh; waits of WEBHOOK_RETRY_DELAYS between them;
- * only 2xx counts. Every attempt is recorded. A delivery is claimed with a short lock, so several
+ * only 2xx counts. Every attempt is recorded. A customer may ask for a campaign's terminal event again (redeliver),
+ * up to WEBHOOK_REDELIVERIES_PER_DAY a campaign: each request is served by one attempt, due at once; a failed one is
+ * retried only while the event has some of its WEBHOOK_MAX_ATTEMPTS left. A delivery is claimed with a short lock, so several
  * dispatchers (or a restarted one) never send the same attempt twice, and a crash loses none.
  */
 import crypto from 'node:crypto';
@@ -12,9 +14,18 @@ import { Op, UniqueConstraintError } from 'sequelize';
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import { configOf } from '../config';
 import type { WebhookDelivery } from '../lib/db/models';
-import { conflict, notFound } from '../lib/errors';
+import type { Transaction } from 'sequelize';
+import { allowanceExhausted, conflict, notFound } from '../lib/errors';
 import { hostResolver } from '../lib/dns-resolver';
-import { attemptDelivery, webhookHeaders } from '../lib/webhooks';
+import {
+  attemptDelivery,
+  REDELIVERY_WINDOW_MS,
+  webhookHeaders,
+  WEBHOOK_REDELIVERIES_PER_DAY,
+  type RedeliverParams,
+  type RedeliverResult,
+  type WebhookEventType,
+} from '../lib/webhooks';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 import type { WebhookSecretParams } from './accounts.service';
 import type { WebhookEvent } from './campaigns.service';
@@ -43,6 +54,7 @@ type WebhooksMethods = DbMethods & {
   takeOverEvents(): Promise<number>;
   dispatchDue(): Promise<number>;
   deliver(delivery: WebhookDelivery): Promise<void>;
+  waitingRedeliveries(deliveryId: string): Promise<Array<{ id: number }>>;
 };
 
 interface WebhooksLocalVars {
@@ -97,6 +109,72 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksMethods, Webh
         return { delivery_id: delivery.id, status: 'pending' };
       },
     },
+
+    /**
+     * The customer's redelivery (decisions §11), asked through the campaign actor once it has checked the campaign is
+     * the caller's, terminal and has a webhook_url: its latest terminal event is sent again, same event id, signed
+     * afresh. The allowance is counted and taken under the delivery's row lock, so concurrent requests cannot
+     * overdraw it.
+     */
+    redeliver: {
+      visibility: 'public',
+      params: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['campaign_id'],
+        properties: { campaign_id: { type: 'string', format: 'uuid' } },
+      },
+      async handler(ctx: Context<RedeliverParams>): Promise<RedeliverResult> {
+        const { models, sequelize } = this.db;
+        const campaignId = ctx.params.campaign_id;
+        // The event may have been written a moment ago and not taken over yet.
+        await this.takeOverEvents();
+        const result = await sequelize.transaction(async (transaction: Transaction) => {
+          const delivery: WebhookDelivery | null = await models.WebhookDelivery.findOne({
+            where: { campaign_id: campaignId },
+            order: [['created_at', 'DESC']],
+            transaction,
+            lock: true,
+          });
+          if (!delivery) throw conflict('The campaign has no webhook event yet; it is sent when the campaign reaches review or failed.');
+          const now = Date.now();
+          const recent = await models.WebhookRedelivery.findAll({
+            attributes: ['requested_at'],
+            where: { campaign_id: campaignId, requested_at: { [Op.gt]: new Date(now - REDELIVERY_WINDOW_MS) } },
+            order: [['requested_at', 'ASC']],
+            transaction,
+          });
+          if (recent.length >= WEBHOOK_REDELIVERIES_PER_DAY) {
+            // The oldest request in the window frees a place when it leaves the window.
+            const freedAt = recent[recent.length - WEBHOOK_REDELIVERIES_PER_DAY].requested_at.getTime() + REDELIVERY_WINDOW_MS;
+            const retryAfter = Math.max(1, Math.ceil((freedAt - now) / 1000));
+            throw allowanceExhausted(
+              `This campaign's webhook was redelivered ${WEBHOOK_REDELIVERIES_PER_DAY} times in the last 24 hours, the most allowed; retry in ${retryAfter} s.`,
+              { limit: WEBHOOK_REDELIVERIES_PER_DAY, retry_after_seconds: retryAfter },
+            );
+          }
+          await models.WebhookRedelivery.create(
+            { delivery_id: delivery.id, campaign_id: campaignId, requested_at: new Date(now) },
+            { transaction },
+          );
+          // Due at once; an attempt on the wire (claimed) finishes first, finds this request waiting and leaves it due.
+          await models.WebhookDelivery.update(
+            { status: 'pending', next_attempt_at: new Date(now) },
+            { where: { id: delivery.id }, transaction },
+          );
+          return {
+            campaign_id: campaignId,
+            event_id: delivery.event_id,
+            event: delivery.event_type as WebhookEventType,
+            status: 'pending' as const,
+            redeliveries_left: WEBHOOK_REDELIVERIES_PER_DAY - recent.length - 1,
+          };
+        });
+        this.logger.info(`webhook ${result.event} ${result.event_id}: redelivery asked (${result.redeliveries_left} left today)`);
+        this.dispatchDue().catch(() => undefined);
+        return result;
+      },
+    },
   },
 
   events: {
@@ -107,6 +185,11 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksMethods, Webh
   },
 
   methods: {
+    /** The customer's redelivery requests of a delivery that no attempt has served yet. */
+    async waitingRedeliveries(deliveryId: string) {
+      return this.db.models.WebhookRedelivery.findAll({ attributes: ['id'], where: { delivery_id: deliveryId, attempt: null } });
+    },
+
     /** New terminal events from the campaign actor's outbox become deliveries, due at once. */
     async takeOverEvents() {
       if (!this.broker.registry.getActionEndpoints('campaigns.webhookEvents')?.hasAvailable()) return 0;
@@ -188,6 +271,8 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksMethods, Webh
         org_id: delivery.org_id,
       });
       const attempt = delivery.attempts + 1;
+      // The redelivery requests this attempt serves: those made before it; one made while it is on the wire waits for the next.
+      const serving = (await this.waitingRedeliveries(delivery.id)).map((row) => row.id);
       const timestamp = Math.floor(Date.now() / 1000);
       const result = await attemptDelivery(
         delivery.url,
@@ -208,21 +293,31 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksMethods, Webh
         error: result.error,
         created_at: new Date(),
       });
+      if (serving.length) await models.WebhookRedelivery.update({ attempt }, { where: { id: serving } });
+      // Asked while this attempt was on the wire: the next attempt is due at once, whatever this one's outcome.
+      const asked = (await this.waitingRedeliveries(delivery.id)).length > 0;
       const last = attempt >= WEBHOOK_MAX_ATTEMPTS;
       const delay = config.webhookRetryDelaysMs[Math.min(attempt - 1, config.webhookRetryDelaysMs.length - 1)] ?? 0;
+      const status = asked ? 'pending' : result.delivered ? 'delivered' : last ? 'failed' : 'pending';
       // A class-level update: the instance was read before the claim, so it would skip `locked_until: null` as unchanged.
       await models.WebhookDelivery.update(
         {
           attempts: attempt,
-          status: result.delivered ? 'delivered' : last ? 'failed' : 'pending',
-          delivered_at: result.delivered ? new Date() : null,
-          next_attempt_at: result.delivered || last ? null : new Date(Date.now() + delay),
+          status,
+          delivered_at: result.delivered ? new Date() : delivery.delivered_at,
+          next_attempt_at: asked ? new Date() : status === 'pending' ? new Date(Date.now() + delay) : null,
           locked_until: null,
           last_error: result.error,
         },
         { where: { id: delivery.id } },
       );
-      const outcome = result.delivered ? 'delivered' : last ? 'failed for good' : `failed, next attempt in ${Math.round(delay / 1000)} s`;
+      const outcome = asked
+        ? 'a redelivery was asked meanwhile: next attempt now'
+        : result.delivered
+          ? 'delivered'
+          : last
+            ? 'failed for good'
+            : `failed, next attempt in ${Math.round(delay / 1000)} s`;
       this.logger.info(
         `webhook ${delivery.event_type} ${delivery.event_id} attempt ${attempt}: ${result.statusCode ?? result.error} — ${outcome}`,
       );

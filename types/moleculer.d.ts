@@ -15,7 +15,13 @@ declare module 'moleculer' {
     /** Public route of the action, e.g. 'POST /campaigns' (relative to /api/v1). Drives the gateway aliases and OpenAPI. */
     rest?: string;
     /** OpenAPI description of the action's public route; request schemas come from `params`. */
-    openapi?: { summary: string; successStatus: number; response: Record<string, unknown> };
+    openapi?: {
+      summary: string;
+      successStatus: number;
+      response: Record<string, unknown>;
+      /** Responses particular to this operation, by status: their descriptions replace the generic ones. */
+      responses?: Record<number, string>;
+    };
     /**
      * A dashboard page or form (services/dashboard.service.ts, routed under /dashboard): 'session' needs a signed-in
      * user; `write` also needs the session's CSRF token. One hook of the dashboard service enforces both.

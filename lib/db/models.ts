@@ -230,6 +230,15 @@ export class CampaignWebhookEvent extends Model<InferAttributes<CampaignWebhookE
   declare handed_over_at: CreationOptional<Date | null>;
 }
 
+export class WebhookRedelivery extends Model<InferAttributes<WebhookRedelivery>, InferCreationAttributes<WebhookRedelivery>> {
+  declare id: CreationOptional<number>;
+  declare delivery_id: string;
+  declare campaign_id: string;
+  declare requested_at: Date;
+  /** The attempt that served this request; null while it waits. */
+  declare attempt: CreationOptional<number | null>;
+}
+
 export class WebhookAttempt extends Model<InferAttributes<WebhookAttempt>, InferCreationAttributes<WebhookAttempt>> {
   declare id: CreationOptional<number>;
   declare delivery_id: string;
@@ -259,6 +268,7 @@ export interface Models {
   RenderAttempt: typeof RenderAttempt;
   WebhookDelivery: typeof WebhookDelivery;
   WebhookAttempt: typeof WebhookAttempt;
+  WebhookRedelivery: typeof WebhookRedelivery;
   CampaignWebhookEvent: typeof CampaignWebhookEvent;
 }
 
@@ -286,6 +296,7 @@ export function defineModels(sequelize: Sequelize): Models {
     RenderAttempt: fresh(RenderAttempt),
     WebhookDelivery: fresh(WebhookDelivery),
     WebhookAttempt: fresh(WebhookAttempt),
+    WebhookRedelivery: fresh(WebhookRedelivery),
     CampaignWebhookEvent: fresh(CampaignWebhookEvent),
   };
   models.Organization.init(
@@ -522,6 +533,16 @@ export function defineModels(sequelize: Sequelize): Models {
       created_at: DataTypes.DATE,
     },
     { sequelize, tableName: 'webhook_attempts', modelName: 'WebhookAttempt', ...common, updatedAt: false },
+  );
+  models.WebhookRedelivery.init(
+    {
+      id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true },
+      delivery_id: DataTypes.UUID,
+      campaign_id: DataTypes.UUID,
+      requested_at: DataTypes.DATE,
+      attempt: DataTypes.INTEGER,
+    },
+    { sequelize, tableName: 'webhook_redeliveries', modelName: 'WebhookRedelivery', ...common, createdAt: false, updatedAt: false },
   );
   models.CampaignWebhookEvent.init(
     {

@@ -94,7 +94,10 @@ export function buildOpenApiDocument(config: Pick<AppConfig, 'maxBodyBytes'>): R
             'rate_limited: a request limit (body { error: "Too many requests" }, Retry-After header) or the monthly quota (standard error body with details).',
           headers: {
             ...rateHeaders,
-            'Retry-After': { description: 'Seconds to wait (request limiter only).', schema: { type: 'integer' } },
+            'Retry-After': {
+              description: 'Seconds to wait: the request limiter, or an allowance whose details carry retry_after_seconds.',
+              schema: { type: 'integer' },
+            },
           },
           content: {
             'application/json': {
@@ -134,6 +137,10 @@ export function buildOpenApiDocument(config: Pick<AppConfig, 'maxBodyBytes'>): R
       if (action.method === 'POST')
         Object.assign(operation.responses as object, { 409: errorResponse("conflict: the campaign's state does not allow this.") });
     }
+    // An operation's own reasons (e.g. redelivery's daily allowance) replace the generic descriptions of a status.
+    const responses = operation.responses as Record<string, { description: string }>;
+    for (const [status, description] of Object.entries(openapi.responses ?? {}))
+      responses[status] = responses[status] ? { ...responses[status], description } : errorResponse(description);
     const path = `/api/v1${action.path.replace(/:(\w+)/g, '{$1}')}`;
     paths[path] = { ...paths[path], [action.method.toLowerCase()]: operation };
   }

@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startSink, type Sink } from '../fixtures/site/server';
-import { startWebhookReceiver, verifyWebhook, type WebhookReceiver } from '../fixtures/webhook-receiver';
+import { verifyWebhook, webhookReceivers } from '../fixtures/webhook-receiver';
 import { startHarness, type Harness } from '../support/harness';
 import { waitFor } from '../support/wait';
 
@@ -18,7 +18,8 @@ const EVENT_ID = /^evt_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 let h: Harness;
 let customer: { orgId: string; key: string };
 let secret: string;
-const receivers: WebhookReceiver[] = [];
+const receivers = webhookReceivers();
+const receiver = receivers.start;
 
 beforeAll(async () => {
   h = await startHarness({
@@ -36,15 +37,9 @@ beforeAll(async () => {
   ({ secret } = await h.call<{ secret: string }>('accounts.webhookSecret', { org_id: customer.orgId }));
 });
 afterAll(async () => {
-  await Promise.allSettled(receivers.map((r) => r.close()));
+  await receivers.closeAll();
   await h?.stop();
 });
-
-async function receiver(answer?: Parameters<typeof startWebhookReceiver>[0]): Promise<WebhookReceiver> {
-  const started = await startWebhookReceiver(answer);
-  receivers.push(started);
-  return started;
-}
 
 /** A campaign row in a given state, as if the pipeline had brought it there (no page load needed). */
 /**
