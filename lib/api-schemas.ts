@@ -6,6 +6,7 @@ import { SUPPORTED_LANGUAGES, PLATFORM_NAMES, DEFAULT_LANGUAGES, DEFAULT_PLATFOR
 import { PLAN_NAMES, PLANS } from '../config/plans';
 import { CAMPAIGN_STATES, VIDEO_STATES } from './campaign-states';
 import { API_ERROR_CODES, CAMPAIGN_FAILURE_CODES } from './errors';
+import { MONTH_PATTERN, REPORT_ID_PREFIX } from './reports';
 import { WEBHOOK_EVENT_TYPES } from './webhooks';
 
 /** "Growth 5, Business 8, Enterprise 8": each API plan's language cap, from the plan table. */
@@ -161,6 +162,11 @@ export const CampaignSchema = {
       properties: { code: { type: 'string', enum: [...CAMPAIGN_FAILURE_CODES] }, message: { type: 'string' } },
       description: 'Present when status is failed.',
     },
+    report_id: {
+      type: 'string',
+      pattern: `^${REPORT_ID_PREFIX}`,
+      description: 'Present once the campaign has an outcome (review, published or failed): GET /api/v1/reports/{report_id}.',
+    },
   },
 } as const;
 
@@ -241,3 +247,172 @@ export const LimiterBodySchema = {
   required: ['error'],
   properties: { error: { const: 'Too many requests' } },
 } as const;
+
+/** decisions §11: GET /api/v1/reports/usage?month=YYYY-MM. */
+export const UsageReportQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    month: { type: 'string', pattern: MONTH_PATTERN, description: 'A UTC month, YYYY-MM (default: the current one).' },
+  },
+} as const;
+
+const figures = {
+  videos: { type: 'integer', minimum: 0, description: 'Videos rendered (ready).' },
+  seconds: { type: 'number', minimum: 0, description: 'Seconds of video rendered.' },
+} as const;
+
+export const UsageReportSchema = {
+  type: 'object',
+  required: ['success', 'month', 'used', 'limit', 'resets_at', 'campaigns', 'videos', 'by_language', 'by_platform'],
+  properties: {
+    success: { const: true },
+    month: { type: 'string', pattern: MONTH_PATTERN },
+    used: { type: 'integer', minimum: 0, description: "Campaigns counted against the month's quota (failed ones are refunded)." },
+    limit: { type: 'integer', minimum: 0, description: "The plan's campaigns per month." },
+    resets_at: { type: 'string', format: 'date-time', description: 'When the next month begins (UTC).' },
+    campaigns: {
+      type: 'object',
+      required: ['total', 'by_status'],
+      properties: {
+        total: { type: 'integer', minimum: 0, description: 'Campaigns created in the month.' },
+        by_status: {
+          type: 'object',
+          description: 'Those campaigns by their state now; every state is listed.',
+          properties: Object.fromEntries(CAMPAIGN_STATES.map((state) => [state, { type: 'integer', minimum: 0 }])),
+        },
+      },
+    },
+    videos: {
+      type: 'object',
+      required: ['rendered', 'seconds'],
+      properties: { rendered: figures.videos, seconds: figures.seconds },
+    },
+    by_language: {
+      type: 'array',
+      items: { type: 'object', required: ['language', 'videos', 'seconds'], properties: { language: { type: 'string' }, ...figures } },
+    },
+    by_platform: {
+      type: 'array',
+      items: { type: 'object', required: ['platform', 'videos', 'seconds'], properties: { platform: { type: 'string' }, ...figures } },
+    },
+  },
+} as const;
+
+export const ReportIdParams = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['report_id'],
+  properties: { report_id: { type: 'string', maxLength: 100, description: "A campaign's report_id (GET shows it)." } },
+} as const;
+
+const nullableNumber = { type: ['number', 'null'] } as const;
+const nullableTime = { type: ['string', 'null'], format: 'date-time' } as const;
+
+export const CampaignReportSchema = {
+  type: 'object',
+  required: ['success', 'report_id', 'campaign_id', 'status', 'url', 'created_at', 'finished_at', 'states', 'languages', 'videos'],
+  properties: {
+    success: { const: true },
+    report_id: { type: 'string' },
+    campaign_id: { type: 'string', format: 'uuid' },
+    status: { type: 'string', enum: CAMPAIGN_STATES },
+    url: { type: 'string' },
+    created_at: { type: 'string', format: 'date-time' },
+    finished_at: { ...nullableTime, description: 'When the campaign reached review or failed.' },
+    error: CampaignSchema.properties.error,
+    states: {
+      type: 'array',
+      description: 'Each state the campaign went through, in order, and the time spent in it (null for the current one).',
+      items: {
+        type: 'object',
+        required: ['state', 'entered_at', 'left_at', 'seconds'],
+        properties: {
+          state: { type: 'string', enum: CAMPAIGN_STATES },
+          entered_at: { type: 'string', format: 'date-time' },
+          left_at: nullableTime,
+          seconds: nullableNumber,
+        },
+      },
+    },
+    languages: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['language', 'script_source', 'voice', 'total_seconds', 'scenes'],
+        properties: {
+          language: { type: 'string' },
+          script_source: { type: 'string', description: 'As in the video: where the script came from.' },
+          voice: {
+            type: ['object', 'null'],
+            required: ['engine', 'name'],
+            properties: { engine: { type: 'string' }, name: { type: 'string' } },
+            description: 'The engine and voice that spoke it; null when the campaign ended before its voiceover.',
+          },
+          total_seconds: nullableNumber,
+          scenes: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['index', 'kind', 'on_screen_text', 'narration', 'start_seconds', 'duration_seconds'],
+              properties: {
+                index: { type: 'integer', minimum: 0 },
+                kind: { type: 'string', enum: ['title', 'screen', 'closing'] },
+                on_screen_text: { type: 'string' },
+                narration: { type: 'string', description: 'What the voice said (the script as spoken).' },
+                start_seconds: { ...nullableNumber, description: 'Null when the campaign ended before its voiceover.' },
+                duration_seconds: nullableNumber,
+              },
+            },
+          },
+        },
+      },
+    },
+    videos: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'language', 'platform', 'status', 'duration_seconds', 'render_attempts'],
+        properties: {
+          id: { type: 'string', format: 'uuid' },
+          language: { type: 'string' },
+          platform: { type: 'string' },
+          status: { type: 'string', enum: VIDEO_STATES },
+          duration_seconds: nullableNumber,
+          render_attempts: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['node_id', 'outcome', 'started_at', 'finished_at', 'seconds', 'error'],
+              properties: {
+                node_id: { type: ['string', 'null'] },
+                outcome: { type: 'string' },
+                started_at: { type: 'string', format: 'date-time' },
+                finished_at: nullableTime,
+                seconds: nullableNumber,
+                error: { type: ['string', 'null'] },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+/** The body POSTed to a campaign's webhook_url for `event` (contract §6; `error` for campaign.failed, decisions §11). */
+export function webhookBodySchema(event: (typeof WEBHOOK_EVENT_TYPES)[number]) {
+  const failed = event === 'campaign.failed';
+  return {
+    type: 'object',
+    required: ['event', 'campaign_id', 'status', 'videos', 'timestamp', ...(failed ? ['error'] : [])],
+    properties: {
+      event: { const: event },
+      campaign_id: { type: 'string', format: 'uuid' },
+      status: { const: failed ? 'failed' : 'review', description: 'The campaign status at delivery time.' },
+      videos: { type: 'array', items: VideoSchema, description: 'As in GET /api/v1/campaigns/{id}.' },
+      ...(failed ? { error: CampaignSchema.properties.error } : {}),
+      timestamp: { type: 'string', format: 'date-time', description: 'When the event happened (ISO 8601, UTC).' },
+    },
+  };
+}

@@ -1,4 +1,5 @@
 /** The public JSON of a campaign (GET /api/v1/campaigns/{id}), from its row and its video rows. */
+import { reportIdOf } from './reports';
 import { NO_FILE_LINKS, type FileLinks } from './signing';
 
 export interface CampaignRow {
@@ -56,6 +57,8 @@ export function presentCampaign(campaign: CampaignRow, videos: VideoRow[], links
   };
   if (campaign.status === 'failed')
     body.error = { code: campaign.error_code ?? 'internal', message: campaign.error_message ?? 'Generation failed.' };
+  const reportId = reportIdOf(campaign);
+  if (reportId) body.report_id = reportId;
   return body;
 }
 

@@ -51,6 +51,13 @@ export interface Storyboard {
   captionsKey: string;
   totalSeconds: number;
   closing: { ctaLabel: string; domain: string };
+  /** The engine and voice of the video's language (absent on storyboards written before it was recorded). */
+  voice?: SpokenVoice;
+}
+
+export interface SpokenVoice {
+  engine: string;
+  name: string;
 }
 
 /** Installed Noto families (fonts-noto-core, fonts-noto-cjk) with glyphs for each language. */
@@ -86,6 +93,7 @@ export interface StoryboardInput {
   captionsKey: string;
   totalSeconds: number;
   ctaLabel: string;
+  voice?: SpokenVoice;
 }
 
 /**
@@ -141,5 +149,6 @@ export function buildStoryboard(input: StoryboardInput): Storyboard {
     captionsKey: input.captionsKey,
     totalSeconds: input.totalSeconds,
     closing: { ctaLabel: input.ctaLabel, domain: plan.facts.domain },
+    ...(input.voice ? { voice: input.voice } : {}),
   };
 }

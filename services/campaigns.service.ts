@@ -4,7 +4,7 @@
  * action in STAGE_ACTIONS; a campaign whose stage has no running service waits in that state.
  */
 import crypto from 'node:crypto';
-import { Op, UniqueConstraintError, type Attributes, type FindOptions, type Transaction, type WhereOptions } from 'sequelize';
+import { Op, QueryTypes, UniqueConstraintError, type Attributes, type FindOptions, type Transaction, type WhereOptions } from 'sequelize';
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import { configOf } from '../config';
 import { DEFAULT_LANGUAGES, DEFAULT_PLATFORMS, isSupportedLanguage } from '../config/catalog';
@@ -17,6 +17,7 @@ import {
   LIST_LIMIT_DEFAULT,
   ListCampaignsQuery,
   TITLE_MAX_CHARACTERS,
+  UsageReportQuery,
   WebhookRedelivery,
 } from '../lib/api-schemas';
 import type { AuthContext } from '../lib/auth';
@@ -60,6 +61,7 @@ import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 import { decodeListCursor, defaultTitle, encodeListCursor, presentCampaign } from '../lib/campaign-view';
 import { FILE_COLUMNS, fileLinks, loadSigningKey, type FileKind, type FileLinks, type LinkableVideo } from '../lib/signing';
 import { writeTerminalEvent } from '../lib/outbox';
+import { buildUsageReport, type UsageReport } from '../lib/reports';
 import type { RedeliverParams, RedeliverResult } from '../lib/webhooks';
 import type { CheckParams, CheckResult } from './capture.service';
 
@@ -141,6 +143,10 @@ export interface UsageResult {
   used: number;
   limit: number;
   resets_at: string;
+}
+/** campaigns.usageReport's params: a UTC month, YYYY-MM (default: the current one). */
+export interface UsageReportParams {
+  month?: string;
 }
 export interface TimelineEvent {
   from_status: string | null;
@@ -241,7 +247,13 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
       scope: 'campaigns:create',
       rateLimit: 'plan',
       params: CreateCampaignBody,
-      openapi: { summary: 'Create a campaign', successStatus: 201, response: CreatedCampaign },
+      openapi: {
+        summary: 'Create a campaign',
+        description:
+          'Starts generating narrated videos of a public page, one per language and platform. Answers as soon as collection starts (201, status collecting); poll GET /api/v1/campaigns/{id} or give a webhook_url. One campaign of the monthly quota; the same Idempotency-Key and body within 24 h returns the first answer again.',
+        successStatus: 201,
+        response: CreatedCampaign,
+      },
       async handler(ctx: Context<CreateCampaignParams, CampaignMeta>): Promise<CreateCampaignResult> {
         const auth = ctx.meta.auth;
         if (!auth) throw unauthorized();
@@ -357,7 +369,13 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
       rest: 'GET /campaigns/:id',
       scope: 'campaigns:read',
       params: CampaignIdParams,
-      openapi: { summary: 'Read a campaign and its videos', successStatus: 200, response: CampaignSchema },
+      openapi: {
+        summary: 'Read a campaign and its videos',
+        description:
+          'The source of truth for a campaign: its status, progress, videos with signed download links once ready, error when failed, and report_id once it has an outcome. Polling every 10–15 s stays within the rate limits.',
+        successStatus: 200,
+        response: CampaignSchema,
+      },
       async handler(ctx: Context<CampaignByIdParams, CampaignMeta>): Promise<CampaignView> {
         const campaign = await this.findOwned(ctx, { include: [{ model: this.db.models.Video, as: 'videos' }] });
         return this.present(campaign, campaign.videos ?? []);
@@ -369,7 +387,12 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
       rest: 'POST /campaigns/:id/publish',
       scope: 'campaigns:create',
       params: CampaignIdParams,
-      openapi: { summary: 'Publish a campaign that is in review', successStatus: 200, response: CampaignSchema },
+      openapi: {
+        summary: 'Publish a campaign that is in review',
+        description: 'Moves a campaign from review to published; every ready video gets its published_at. From any other state: 409.',
+        successStatus: 200,
+        response: CampaignSchema,
+      },
       async handler(ctx: Context<CampaignByIdParams, CampaignMeta>): Promise<CampaignView> {
         const { models, sequelize } = this.db;
         const { id } = await this.findOwned(ctx, { attributes: ['id'] });
@@ -399,6 +422,8 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
       params: CampaignIdParams,
       openapi: {
         summary: 'Cancel a campaign that is still generating',
+        description:
+          'Stops a generating campaign: it becomes failed with error.code canceled, its quota is refunded, campaign.failed is sent, and work in flight on every node stops. From review, published or failed: 409.',
         successStatus: 200,
         response: CampaignSchema,
       },
@@ -438,6 +463,9 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
       params: CampaignIdParams,
       openapi: {
         summary: "Send a campaign's terminal webhook event again",
+        description:
+          'For a receiver that was down or lost it: the same event id and body, a fresh timestamp and signature, sent at once (one attempt per request). 10 requests per campaign in any 24 hours.',
+        tag: 'Webhooks',
         successStatus: 202,
         response: WebhookRedelivery,
         responses: {
@@ -464,7 +492,13 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
       rest: 'GET /campaigns',
       scope: 'campaigns:read',
       params: ListCampaignsQuery,
-      openapi: { summary: 'List campaigns, newest first', successStatus: 200, response: CampaignListSchema },
+      openapi: {
+        summary: 'List campaigns, newest first',
+        description:
+          "The caller's organization's campaigns, each as GET shows it, in keyset pages: pass the previous page's next_cursor (and the same filters) for the next page. Campaigns created meanwhile never shift or repeat a page.",
+        successStatus: 200,
+        response: CampaignListSchema,
+      },
       async handler(ctx: Context<ListQueryParams, CampaignMeta>): Promise<CampaignListView> {
         const auth = ctx.meta.auth;
         if (!auth) throw unauthorized();
@@ -564,6 +598,49 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
         const period = quotaPeriod();
         const used = await usedInPeriod(this.db.sequelize, auth.orgId, period);
         return { period, used, limit: auth.limits.campaignsPerMonth, resets_at: periodResetsAt(period) };
+      },
+    },
+
+    /**
+     * A month's usage of the caller's organization (reports.usage asks): its quota counter, its campaigns by state
+     * now, and its rendered videos by language and platform. A campaign belongs to the month it was counted in.
+     */
+    usageReport: {
+      visibility: 'public',
+      params: UsageReportQuery,
+      async handler(ctx: Context<UsageReportParams, CampaignMeta>): Promise<UsageReport> {
+        const auth = ctx.meta.auth;
+        if (!auth) throw unauthorized();
+        const { sequelize } = this.db;
+        const month = ctx.params.month ?? quotaPeriod();
+        const replacements = { orgId: auth.orgId, month };
+        const [used, campaigns, videos] = await Promise.all([
+          usedInPeriod(sequelize, auth.orgId, month),
+          sequelize.query<{ status: string; count: number | string }>(
+            'SELECT status, count(*) AS count FROM campaigns WHERE org_id = :orgId AND quota_period = :month GROUP BY status',
+            { replacements, type: QueryTypes.SELECT },
+          ),
+          sequelize.query<{ language: string; platform: string; count: number | string; seconds: number | string | null }>(
+            `SELECT v.language, v.platform, count(*) AS count, sum(v.duration_seconds) AS seconds
+             FROM videos v JOIN campaigns c ON c.id = v.campaign_id
+             WHERE c.org_id = :orgId AND c.quota_period = :month AND v.status = 'ready'
+             GROUP BY v.language, v.platform`,
+            { replacements, type: QueryTypes.SELECT },
+          ),
+        ]);
+        return buildUsageReport(
+          { month, used, limit: auth.limits.campaignsPerMonth, resets_at: periodResetsAt(month) },
+          {
+            campaigns: campaigns.map((row) => ({ status: row.status, count: Number(row.count) })),
+            videos: videos.map((row) => ({
+              language: row.language,
+              platform: row.platform,
+              count: Number(row.count),
+              seconds: Number(row.seconds ?? 0),
+            })),
+          },
+          CAMPAIGN_STATES,
+        );
       },
     },
 
@@ -874,6 +951,8 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
         for (;;) {
           const campaign: Campaign | null = await this.db.models.Campaign.findByPk(campaignId);
           if (!campaign || !isGenerating(campaign.status)) return;
+          // Past its deadline, no further stage starts: the reaper fails it with timeout.
+          if (new Date(campaign.deadline_at).getTime() < Date.now()) return;
           const action = STAGE_ACTIONS[campaign.status];
           if (!this.broker.registry.getActionEndpoints(action)?.hasAvailable()) {
             this.logger.debug(`campaign ${campaignId} waits in ${campaign.status}: no service offers ${action}`);
@@ -975,7 +1054,12 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
         }).catch((err: Error) => this.logger.warn(`campaign ${id}: timeout not recorded: ${err.message}`));
       }
       const orphaned = await Campaigns.findAll({
-        where: { status: generating, [Op.or]: [{ lease_owner: null }, { lease_expires_at: { [Op.lt]: now } }] },
+        // Not the late ones: a campaign inserted between the two queries would otherwise run a stage instead of timing out.
+        where: {
+          status: generating,
+          deadline_at: { [Op.gte]: now },
+          [Op.or]: [{ lease_owner: null }, { lease_expires_at: { [Op.lt]: now } }],
+        },
         attributes: ['id'],
         limit: 100,
       });

@@ -11,11 +11,15 @@ import type { RenderAttempt } from '../lib/db/models';
 import { CampaignCanceledError, stageFailure, StageInterruptedError } from '../lib/errors';
 import { slotTableOf, takeRenderNode, type RenderMeta, type SlotReport } from '../lib/render/slots';
 import { STAGE_PARAMS_SCHEMA, type RecordVideoParams, type StageInput, type StageParams } from '../lib/stages';
+import type { ReportInputs } from '../lib/reports';
 import { storageKeys } from '../lib/storage-keys';
 import type { Storyboard } from '../lib/storyboard';
 import { CancelableMixin, type CancelableMethods } from '../mixins/cancelable.mixin';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 import type { RenderVideoParams, RenderVideoResult } from './renderer.service';
+
+/** rendering.attempts: one render attempt as a campaign's report shows it. */
+export type RenderAttemptView = ReportInputs['attempts'][number];
 
 const RENDER_ACTION = 'renderer.renderVideo';
 /** With no render node at all for this long, the stage gives up for now; the campaign waits for one to join. */
@@ -117,6 +121,27 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
         // No render node left to finish the rest: the campaign waits in rendering until one joins.
         if (lostNodes) throw (lostNodes as PromiseRejectedResult).reason;
         return { campaign_id: campaignId, videos: videos.length };
+      },
+    },
+
+    /** A campaign's render attempts, oldest first (its report shows them): where each ran, how long, how it ended. */
+    attempts: {
+      visibility: 'public',
+      params: STAGE_PARAMS_SCHEMA,
+      async handler(ctx: Context<StageParams>): Promise<RenderAttemptView[]> {
+        const rows: RenderAttempt[] = await this.db.models.RenderAttempt.findAll({
+          where: { campaign_id: ctx.params.campaign_id },
+          order: [['started_at', 'ASC']],
+        });
+        return rows.map((row) => ({
+          video_id: row.video_id,
+          node_id: row.node_id,
+          outcome: row.outcome,
+          started_at: new Date(row.started_at).toISOString(),
+          finished_at: row.finished_at ? new Date(row.finished_at).toISOString() : null,
+          wall_ms: row.wall_ms ?? null,
+          error_message: row.error_message ?? null,
+        }));
       },
     },
 

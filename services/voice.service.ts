@@ -216,6 +216,7 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
                     captionsKey,
                     totalSeconds: round(start),
                     ctaLabel: script.closing.ctaLabel,
+                    voice: this.speech.voiceOf(language),
                   }),
                 });
               }

@@ -17,6 +17,10 @@ declare module 'moleculer' {
     /** OpenAPI description of the action's public route; request schemas come from `params`. */
     openapi?: {
       summary: string;
+      /** What an integrator needs beyond the summary: when to call it, what it changes, its rules. */
+      description: string;
+      /** The document's tag (a section of the reference); default: the service's name, capitalized. */
+      tag?: string;
       successStatus: number;
       response: Record<string, unknown>;
       /** Responses particular to this operation, by status: their descriptions replace the generic ones. */

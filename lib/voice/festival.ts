@@ -5,6 +5,7 @@
  * slt (about 7 times faster and 15 times lighter, a little less intelligible). Both read ASCII text: other
  * characters are folded (é → e, curly quotes → straight) or dropped.
  */
+import type { SpokenVoice } from '../storyboard';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { LanguageCode } from '../../config/catalog';
@@ -64,6 +65,10 @@ export class FestivalProvider implements LanguageEngine {
     throw new Error(`festival has no voice ${this.voice} in ${this.voicesDir} (Debian package festvox-us-slt-hts)`);
   }
 
+  voiceOf(): SpokenVoice {
+    return { engine: this.name, name: this.voice };
+  }
+
   canSpeak(text: string): boolean {
     return speakable(text);
   }
@@ -106,6 +111,10 @@ export class FliteProvider implements LanguageEngine {
     const { stdout } = await run(this.binary, ['-lv'], { timeoutMs: 10_000 });
     const voices = stdout.replace(/^.*:/, '').trim().split(/\s+/);
     if (!voices.includes(this.voice)) throw new Error(`flite has no voice ${this.voice} (it has: ${voices.join(', ')})`);
+  }
+
+  voiceOf(): SpokenVoice {
+    return { engine: this.name, name: this.voice };
   }
 
   canSpeak(text: string): boolean {

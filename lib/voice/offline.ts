@@ -6,6 +6,7 @@
  */
 import { SUPPORTED_LANGUAGES, type LanguageCode } from '../../config/catalog';
 import type { VoiceEngineName } from '../../config/voices';
+import type { SpokenVoice } from '../storyboard';
 import type { SpeechProvider, SpeechRequest } from './tts';
 
 /** An engine for some languages only, with a voice name to report. */
@@ -81,6 +82,11 @@ export class OfflineSpeechProvider implements SpeechProvider {
     const engine = this.route.get(req.language);
     if (!engine || (engine.canSpeak && !engine.canSpeak(req.text))) return this.fallback.synthesize(req);
     return engine.synthesize(req);
+  }
+
+  voiceOf(language: LanguageCode): SpokenVoice {
+    const engine = this.route.get(language);
+    return (engine ?? this.fallback).voiceOf(language);
   }
 
   /** Ends every engine that keeps something running. */

@@ -4,6 +4,7 @@
  * the text itself (MeCab with NAIST-jdic), so kanji need no kana step, and its trace (`-ot`) shows
  * the reading it chose for every word, which is what the tests check.
  */
+import type { SpokenVoice } from '../storyboard';
 import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -71,6 +72,10 @@ export class OpenJTalkProvider implements LanguageEngine {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  }
+
+  voiceOf(): SpokenVoice {
+    return { engine: this.name, name: this.voice };
   }
 
   async synthesize(req: SpeechRequest): Promise<void> {

@@ -6,6 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { SUPPORTED_LANGUAGES, type LanguageCode } from '../../config/catalog';
 import type { VoiceEngineName } from '../../config/voices';
+import type { SpokenVoice } from '../storyboard';
 import { run } from './exec';
 import { FestivalProvider, FliteProvider } from './festival';
 import { toKana } from './japanese';
@@ -23,6 +24,8 @@ export interface SpeechProvider {
   /** throws when a supported language has no voice */
   verify(): Promise<void>;
   synthesize(req: SpeechRequest): Promise<void>;
+  /** The engine and voice that speak `language` (text another engine cannot read falls back to espeak-ng). */
+  voiceOf(language: LanguageCode): SpokenVoice;
   /** ends what the provider keeps running (festival's loaded voice); absent when it keeps nothing */
   close?(): Promise<void>;
 }
@@ -90,6 +93,10 @@ export class EspeakProvider implements SpeechProvider {
   /** The espeak-ng voice that speaks `language`. */
   voiceFor(language: LanguageCode): string {
     return this.voices[language];
+  }
+
+  voiceOf(language: LanguageCode): SpokenVoice {
+    return { engine: 'espeak', name: this.voiceFor(language) };
   }
 
   /** One `espeak-ng --voices` run; throws naming every supported language whose voice is missing. */
@@ -173,6 +180,10 @@ export class OpenAISpeechProvider implements SpeechProvider {
     this.model = opts.model ?? 'tts-1';
     this.voice = opts.voice ?? 'alloy';
     this.timeoutMs = opts.timeoutMs ?? 30_000;
+  }
+
+  voiceOf(): SpokenVoice {
+    return { engine: 'openai', name: `${this.model}/${this.voice}` };
   }
 
   /** The API's voices are multilingual: checks the configuration only (no network call at start-up). */

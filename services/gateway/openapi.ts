@@ -1,8 +1,9 @@
 /** The OpenAPI 3.1 document, built from the public actions' own schemas (./public-actions.ts) and the settings. */
 import type { AppConfig } from '../../config';
-import { ErrorBodySchema, LimiterBodySchema } from '../../lib/api-schemas';
+import { ErrorBodySchema, LimiterBodySchema, webhookBodySchema } from '../../lib/api-schemas';
 import { ACCEPTED_CONTENT_ENCODINGS, formatBytes } from '../../lib/errors';
 import { FILE_PATHS, type FileKind } from '../../lib/signing';
+import type { WebhookEventType } from '../../lib/webhooks';
 import { publicActions } from './public-actions';
 
 const errorResponse = (description: string) => ({
@@ -33,6 +34,7 @@ function downloadPaths(): Record<string, Record<string, unknown>> {
     const operation = (method: string) => ({
       operationId: `download_${kind}${method === 'head' ? '_head' : ''}`,
       summary: DOWNLOAD_SUMMARIES[kind],
+      tags: ['Downloads'],
       description: `Served as \`${contentType}\`. The link comes signed in the campaign's video; it expires (FILE_URL_TTL, 7 days by default).`,
       security: [],
       parameters: [
@@ -55,15 +57,84 @@ function downloadPaths(): Record<string, Record<string, unknown>> {
   return paths;
 }
 
+const DOCUMENT_TAGS = [
+  { name: 'Campaigns', description: 'Create, read, list, publish and cancel campaigns.' },
+  { name: 'Reports', description: "Usage by month, and each finished campaign's report (scope reports:read)." },
+  { name: 'Webhooks', description: "The events sent to a campaign's webhook_url, and asking for one again." },
+  { name: 'Downloads', description: 'The signed links of a ready video: no API key, the signature is the credential.' },
+];
+
+const WEBHOOK_HEADERS = [
+  {
+    name: 'X-Service-Event-Id',
+    description: 'Unique per event, the same on every attempt and redelivery: deduplicate on it.',
+    example: 'evt_0b4f2c4e-8d1a-4c55-9a77-3f1e2d5c6b7a',
+  },
+  {
+    name: 'X-Service-Timestamp',
+    description: 'Unix seconds when this attempt was signed; reject ones too far from now.',
+    example: '1764000000',
+  },
+  {
+    name: 'X-Service-Signature',
+    description: "Hex HMAC-SHA256, keyed with the organization's webhook secret, of `{timestamp}.{event id}.{raw body}`.",
+    example: '5d41402abc4b2a76b9719d911017c592…',
+  },
+  { name: 'X-Service-Signature-Alg', description: 'Always HMAC-SHA256.', example: 'HMAC-SHA256' },
+];
+
+/**
+ * OpenAPI 3.1's `webhooks`: what we POST to a campaign's webhook_url (contract §6). Generators make the receiver's
+ * types from these; the headers are the ones lib/webhooks.ts signs.
+ */
+function webhookOperations(): Record<string, unknown> {
+  const operation = (event: WebhookEventType, summary: string, description: string) => ({
+    post: {
+      operationId: `webhook_${event.replace('.', '_')}`,
+      summary,
+      description: `${description} Sent at most 3 times automatically (same event id, fresh timestamp and signature); answer 2xx within a few seconds — a redirect is a failure. Handlers must be idempotent.`,
+      tags: ['Webhooks'],
+      security: [],
+      parameters: WEBHOOK_HEADERS.map(({ name, description: text, example }) => ({
+        name,
+        in: 'header',
+        required: true,
+        description: text,
+        schema: { type: 'string' },
+        example,
+      })),
+      requestBody: { required: true, content: { 'application/json': { schema: webhookBodySchema(event) } } },
+      responses: { '2XX': { description: 'Received: no further attempt is made.' } },
+    },
+  });
+  return {
+    'campaign.completed': operation(
+      'campaign.completed',
+      'A campaign reached review: its videos are ready',
+      'The campaign finished generating; status is review and every video is ready, with its signed links.',
+    ),
+    'campaign.failed': operation(
+      'campaign.failed',
+      'A campaign failed',
+      'The campaign failed (or was canceled, or timed out); error says why, with the same code and message as GET.',
+    ),
+  };
+}
+
 export function buildOpenApiDocument(config: Pick<AppConfig, 'maxBodyBytes'>): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const action of publicActions()) {
     const pathParams = [...action.path.matchAll(/:(\w+)/g)].map((m) => m[1]);
     const params = (action.schema.params ?? {}) as { properties?: Record<string, unknown>; required?: string[] };
-    const openapi = action.schema.openapi ?? { summary: action.name, successStatus: 200, response: {} };
+    const openapi = action.schema.openapi;
+    // Every public action documents itself: a missing one is a programming error, found by the first test.
+    if (!openapi) throw new Error(`public action ${action.name} has no openapi description`);
+    const service = action.name.split('.')[0];
     const operation: Record<string, unknown> = {
       operationId: action.name.replace('.', '_'),
       summary: openapi.summary,
+      description: openapi.description,
+      tags: [openapi.tag ?? service.charAt(0).toUpperCase() + service.slice(1)],
       security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
       parameters: [
         ...pathParams.map((name) => ({ name, in: 'path', required: true, schema: params.properties?.[name] ?? { type: 'string' } })),
@@ -151,9 +222,13 @@ export function buildOpenApiDocument(config: Pick<AppConfig, 'maxBodyBytes'>): R
       version: '1.0.0',
       description:
         'Submit a public page URL; receive narrated demo videos per language and platform. Version is carried in the /api/v1 path prefix.',
+      // No address of its own: the document is the same for every deployment (and committed as openapi.json).
+      contact: { name: "Your deployment's operators (sign in to /dashboard)" },
     },
     servers: [{ url: '/' }],
+    tags: DOCUMENT_TAGS,
     paths: { ...paths, ...downloadPaths() },
+    webhooks: webhookOperations(),
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer sk_live_…' },

@@ -5,6 +5,7 @@
  */
 import type { ActionSchema } from 'moleculer';
 import CampaignsService from '../campaigns.service';
+import ReportsService from '../reports.service';
 
 export interface PublicAction {
   /** Moleculer action name, e.g. campaigns.create */
@@ -21,7 +22,7 @@ interface ActionSource {
   actions?: Record<string, unknown>;
 }
 
-const SOURCES: ActionSource[] = [CampaignsService];
+const SOURCES: ActionSource[] = [CampaignsService, ReportsService];
 
 export function publicActions(): PublicAction[] {
   return SOURCES.flatMap((service) =>

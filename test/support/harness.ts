@@ -24,6 +24,7 @@ import VoiceService from '../../services/voice.service';
 import FilesService from '../../services/files.service';
 import RendererService from '../../services/renderer.service';
 import RenderingService from '../../services/rendering.service';
+import ReportsService from '../../services/reports.service';
 import WebhooksService from '../../services/webhooks.service';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server';
 
@@ -152,6 +153,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   worker.createService(VoiceService);
   worker.createService(FilesService);
   worker.createService(WebhooksService);
+  worker.createService(ReportsService);
   if (options.render) worker.createService(RenderingService);
   if (options.render === 'worker') worker.createService(RendererService);
   (captureNode ?? worker).createService(CaptureService);
