@@ -6,6 +6,7 @@ import { SUPPORTED_LANGUAGES, PLATFORM_NAMES, DEFAULT_LANGUAGES, DEFAULT_PLATFOR
 import { PLAN_NAMES, PLANS } from '../config/plans';
 import { CAMPAIGN_STATES, VIDEO_STATES } from './campaign-states';
 import { API_ERROR_CODES, CAMPAIGN_FAILURE_CODES } from './errors';
+import { CAPTION_MODES, HEX_COLOR_PATTERN, METADATA_MAX_CHARACTERS, METADATA_MAX_PAIRS, QUALITIES } from './campaign-options';
 import { MONTH_PATTERN, REPORT_ID_PREFIX } from './reports';
 import { WEBHOOK_EVENT_TYPES } from './webhooks';
 
@@ -20,6 +21,40 @@ function languageCapsInWords(): string {
 export const TITLE_MAX_CHARACTERS = 200;
 /** One line of text: no control characters (U+0000–U+001F, U+007F). lib/validator.ts words its error. */
 export const SINGLE_LINE_PATTERN = '^[^\\u0000-\\u001F\\u007F]*$';
+
+/** The creative options of a create (lib/campaign-options.ts), echoed by GET as given. */
+const CREATIVE_OPTIONS = {
+  captions: {
+    type: 'string',
+    enum: CAPTION_MODES,
+    description: 'burned (default): captions drawn on the video, and as files; file_only: the WebVTT and SubRip files only.',
+  },
+  quality: {
+    type: 'string',
+    enum: QUALITIES,
+    description: "full (default): the platform's frame; draft: half the pixels, faster encoding, for a cheap preview.",
+  },
+  brand: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['primary_color'],
+    properties: {
+      primary_color: {
+        type: 'string',
+        pattern: HEX_COLOR_PATTERN,
+        description: "#rrggbb: the title and closing cards' colour, instead of the one read from the page.",
+      },
+    },
+  },
+} as const;
+
+const METADATA_SCHEMA = {
+  type: 'object',
+  maxProperties: METADATA_MAX_PAIRS,
+  propertyNames: { type: 'string', minLength: 1, maxLength: METADATA_MAX_CHARACTERS },
+  additionalProperties: { type: 'string', maxLength: METADATA_MAX_CHARACTERS },
+  description: `Your own string pairs (at most ${METADATA_MAX_PAIRS}, keys and values ≤ ${METADATA_MAX_CHARACTERS} characters), never interpreted; echoed in GET, the list and the webhooks.`,
+} as const;
 
 export const CreateCampaignBody = {
   type: 'object',
@@ -70,6 +105,8 @@ export const CreateCampaignBody = {
       description: 'Target platforms (extension). One video per language and platform.',
       default: DEFAULT_PLATFORMS,
     },
+    ...CREATIVE_OPTIONS,
+    metadata: METADATA_SCHEMA,
   },
 } as const;
 
@@ -162,6 +199,8 @@ export const CampaignSchema = {
       properties: { code: { type: 'string', enum: [...CAMPAIGN_FAILURE_CODES] }, message: { type: 'string' } },
       description: 'Present when status is failed.',
     },
+    ...CREATIVE_OPTIONS,
+    metadata: METADATA_SCHEMA,
     report_id: {
       type: 'string',
       pattern: `^${REPORT_ID_PREFIX}`,
@@ -412,6 +451,7 @@ export function webhookBodySchema(event: (typeof WEBHOOK_EVENT_TYPES)[number]) {
       status: { const: failed ? 'failed' : 'review', description: 'The campaign status at delivery time.' },
       videos: { type: 'array', items: VideoSchema, description: 'As in GET /api/v1/campaigns/{id}.' },
       ...(failed ? { error: CampaignSchema.properties.error } : {}),
+      metadata: { ...METADATA_SCHEMA, description: 'As given at creation; absent when none was.' },
       timestamp: { type: 'string', format: 'date-time', description: 'When the event happened (ISO 8601, UTC).' },
     },
   };

@@ -1,4 +1,5 @@
 /** The public JSON of a campaign (GET /api/v1/campaigns/{id}), from its row and its video rows. */
+import type { CampaignMetadata, CampaignOptions } from './campaign-options';
 import { reportIdOf } from './reports';
 import { NO_FILE_LINKS, type FileLinks } from './signing';
 
@@ -13,6 +14,8 @@ export interface CampaignRow {
   created_at: Date | string;
   error_code?: string | null;
   error_message?: string | null;
+  options?: CampaignOptions | null;
+  metadata?: CampaignMetadata | null;
 }
 export interface VideoRow {
   id: string;
@@ -57,6 +60,9 @@ export function presentCampaign(campaign: CampaignRow, videos: VideoRow[], links
   };
   if (campaign.status === 'failed')
     body.error = { code: campaign.error_code ?? 'internal', message: campaign.error_message ?? 'Generation failed.' };
+  // The create's options and metadata, as given (absent when not given).
+  Object.assign(body, campaign.options ?? {});
+  if (campaign.metadata) body.metadata = campaign.metadata;
   const reportId = reportIdOf(campaign);
   if (reportId) body.report_id = reportId;
   return body;

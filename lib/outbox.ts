@@ -29,6 +29,7 @@ export async function writeTerminalEvent(
     videos: view.videos,
     // campaign.failed says why, as GET does (decisions §11).
     ...(view.error ? { error: view.error } : {}),
+    ...(view.metadata ? { metadata: view.metadata } : {}),
     timestamp: at.toISOString(),
   });
   const eventId = newEventId();

@@ -4,6 +4,7 @@
  * and returns what the actor must record. A stage that cannot go on through no fault of the campaign throws
  * StageInterruptedError (lib/errors.ts).
  */
+import type { CampaignOptions } from './campaign-options';
 import type { VideoState } from './campaign-states';
 import type { ScreenshotRef } from './db/models';
 import type { CampaignPlanDocument } from './script/analyze';
@@ -29,6 +30,8 @@ export interface StageInput {
   status: string;
   languages: string[];
   platforms: string[];
+  /** The creative options given at create (the voice stage writes them into each storyboard). */
+  options: CampaignOptions | null;
   videos: Array<{
     id: string;
     campaign_id: string;

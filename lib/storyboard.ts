@@ -3,6 +3,8 @@
  * rules that make it from the plan and the spoken scenes (buildStoryboard). Written by the voiceover stage, stored in the database (the renderer may run on another node);
  * every file it names is a key in lib/storage.ts.
  */
+import type { CampaignOptions, CaptionMode } from './campaign-options';
+import type { RenderQuality } from './render/plan';
 import { PLATFORMS, type LanguageCode, type PlatformName } from '../config/catalog';
 import { luminance } from './color';
 import { typeScale, type ShotContent } from './framing';
@@ -53,6 +55,9 @@ export interface Storyboard {
   closing: { ctaLabel: string; domain: string };
   /** The engine and voice of the video's language (absent on storyboards written before it was recorded). */
   voice?: SpokenVoice;
+  /** The campaign's choices (lib/campaign-options.ts); absent: captions burned, the render node's quality. */
+  captions?: CaptionMode;
+  quality?: RenderQuality;
 }
 
 export interface SpokenVoice {
@@ -94,6 +99,8 @@ export interface StoryboardInput {
   totalSeconds: number;
   ctaLabel: string;
   voice?: SpokenVoice;
+  /** The campaign's creative options: captions, quality and brand colour carry into the storyboard. */
+  options?: CampaignOptions | null;
 }
 
 /**
@@ -137,7 +144,7 @@ export function buildStoryboard(input: StoryboardInput): Storyboard {
     brand: {
       name: plan.facts.name,
       domain: plan.facts.domain,
-      primary: plan.brand.themeColor ?? palette[0] ?? '#1f2937',
+      primary: input.options?.brand?.primary_color ?? plan.brand.themeColor ?? palette[0] ?? '#1f2937',
       background: palette.find((c) => luminance(c) > 200) ?? '#ffffff',
       text: '#111827',
       palette,
@@ -150,5 +157,7 @@ export function buildStoryboard(input: StoryboardInput): Storyboard {
     totalSeconds: input.totalSeconds,
     closing: { ctaLabel: input.ctaLabel, domain: plan.facts.domain },
     ...(input.voice ? { voice: input.voice } : {}),
+    ...(input.options?.captions ? { captions: input.options.captions } : {}),
+    ...(input.options?.quality ? { quality: input.options.quality } : {}),
   };
 }

@@ -8,6 +8,7 @@ import * as campaignWebhookEvents from './0006-campaign-webhook-events';
 import * as videoPostersSrt from './0007-video-posters-srt';
 import * as dashboardSessions from './0008-dashboard-sessions';
 import * as webhookRedeliveries from './0009-webhook-redeliveries';
+import * as campaignOptions from './0010-campaign-options';
 
 export const MIGRATIONS = [
   { name: '0001-initial', ...initial },
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   { name: '0007-video-posters-srt', ...videoPostersSrt },
   { name: '0008-dashboard-sessions', ...dashboardSessions },
   { name: '0009-webhook-redeliveries', ...webhookRedeliveries },
+  { name: '0010-campaign-options', ...campaignOptions },
 ];

@@ -63,9 +63,56 @@ class SharedSequelizeAdapter extends SequelizeAdapter {
   }
 }
 
+/**
+ * Whether a failed connect is worth retrying: the database not reachable yet (a node starting before PostgreSQL,
+ * or during its restart). Anything else — a migration that fails on its own SQL, a bad setting — would fail the
+ * same way every second for ever, and the service would never say so; it fails the service's start instead.
+ */
+export function isConnectionFailure(err: unknown): boolean {
+  type Link = { name?: string; code?: string; cause?: unknown; original?: unknown; jse_cause?: unknown };
+  for (let e = err as Link | undefined; e;) {
+    if (
+      typeof e.name === 'string' &&
+      /^Sequelize(Connection|ConnectionRefused|HostNotFound|HostNotReachable|ConnectionTimedOut|ConnectionAcquireTimeout)Error$/.test(
+        e.name,
+      )
+    )
+      return true;
+    // Node's socket errors, and PostgreSQL's "starting up" / "shutting down" / "too many clients" (class 57P, 53300).
+    if (typeof e.code === 'string' && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|57P0[1-3]|53300)$/.test(e.code))
+      return true;
+    // Sequelize keeps the driver's error as `original`; umzug's MigrationError (a VError) its cause as `jse_cause`.
+    e = ((typeof e.cause === 'object' ? e.cause : undefined) ?? e.jse_cause ?? e.original) as Link | undefined;
+  }
+  return false;
+}
+
+const RECONNECT_MS = 1000;
+
+/** moleculer-db's lifecycle, with a start that retries only what can get better (see isConnectionFailure). */
+const MoleculerDbStartingOnce = {
+  ...(MoleculerDb as unknown as Partial<ServiceSchema>),
+  started(this: Service & { connect(): Promise<void> }) {
+    return new Promise<void>((resolve, reject) => {
+      const connecting = () => {
+        this.connect().then(resolve, (err: Error) => {
+          if (!isConnectionFailure(err)) {
+            this.logger.error(`database: ${err.message}`);
+            reject(err);
+            return;
+          }
+          this.logger.warn(`database not reachable (${err.message}); retrying in ${RECONNECT_MS} ms`);
+          setTimeout(connecting, RECONNECT_MS);
+        });
+      };
+      connecting();
+    });
+  },
+};
+
 export function DbMixin(options: DbMixinOptions): Partial<ServiceSchema> {
   const schema = {
-    mixins: [MoleculerDb as unknown as Partial<ServiceSchema>],
+    mixins: [MoleculerDbStartingOnce as Partial<ServiceSchema>],
     adapter: new SharedSequelizeAdapter(options.model),
     // Every generated action is off: they would answer for any organization, and nothing calls them. Reads and
     // writes go through the owning service's own actions, which scope by organization where a customer asks.

@@ -61,16 +61,18 @@ import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 import { decodeListCursor, defaultTitle, encodeListCursor, presentCampaign } from '../lib/campaign-view';
 import { FILE_COLUMNS, fileLinks, loadSigningKey, type FileKind, type FileLinks, type LinkableVideo } from '../lib/signing';
 import { writeTerminalEvent } from '../lib/outbox';
+import { optionsOf, type CampaignMetadata, type CampaignOptions } from '../lib/campaign-options';
 import { buildUsageReport, type UsageReport } from '../lib/reports';
 import type { RedeliverParams, RedeliverResult } from '../lib/webhooks';
 import type { CheckParams, CheckResult } from './capture.service';
 
-export interface CreateCampaignParams {
+export interface CreateCampaignParams extends CampaignOptions {
   url: string;
   languages?: string[];
   title?: string;
   webhook_url?: string;
   platforms?: string[];
+  metadata?: CampaignMetadata;
 }
 export interface CampaignMeta {
   auth?: AuthContext;
@@ -329,6 +331,8 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
                 languages: campaign.languages,
                 platforms: campaign.platforms,
                 webhook_url: campaign.webhook_url,
+                options: optionsOf(ctx.params),
+                metadata: ctx.params.metadata && Object.keys(ctx.params.metadata).length ? ctx.params.metadata : null,
                 progress: PROGRESS_ON_ENTRY.collecting,
                 quota_period: period,
                 status_changed_at: now,
@@ -702,6 +706,7 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
           status: campaign.status,
           languages: campaign.languages,
           platforms: campaign.platforms,
+          options: campaign.options ?? null,
           videos: (campaign.videos ?? []).map((video) => ({
             id: video.id,
             campaign_id: video.campaign_id,

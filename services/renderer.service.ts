@@ -201,7 +201,8 @@ const RendererService: ServiceSchema<ServiceSettingSchema, RendererMethods, Rend
         const { outputPath, posterPath, captionsSrtPath, probe, peakRssBytes } = await renderVideo({
           storyboard: params.storyboard,
           workDir,
-          quality: config.renderQuality,
+          // The campaign's choice (in its storyboard), else this node's setting.
+          quality: params.storyboard.quality ?? config.renderQuality,
           display: this.display,
           signal,
           fetchInput: (key, localPath) => this.storage.getFile(key, localPath),

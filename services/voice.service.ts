@@ -217,6 +217,7 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
                     totalSeconds: round(start),
                     ctaLabel: script.closing.ctaLabel,
                     voice: this.speech.voiceOf(language),
+                    options: campaign.options,
                   }),
                 });
               }

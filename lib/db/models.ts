@@ -1,4 +1,5 @@
 /** Sequelize models over the tables created by migrations/ (the migrations own the schema; nothing here syncs). */
+import type { CampaignMetadata, CampaignOptions } from '../campaign-options';
 import { DataTypes, Model, type InferAttributes, type InferCreationAttributes, type CreationOptional, type Sequelize } from 'sequelize';
 import type { CampaignPlanDocument } from '../script/analyze';
 import type { ScriptDocument } from '../script/writer';
@@ -77,6 +78,8 @@ export class Campaign extends Model<InferAttributes<Campaign>, InferCreationAttr
   declare languages: string[];
   declare platforms: string[];
   declare webhook_url: string | null;
+  declare options: CreationOptional<CampaignOptions | null>;
+  declare metadata: CreationOptional<CampaignMetadata | null>;
   declare progress: CreationOptional<number>;
   declare error_code: CreationOptional<string | null>;
   declare error_message: CreationOptional<string | null>;
@@ -374,6 +377,8 @@ export function defineModels(sequelize: Sequelize): Models {
       languages: DataTypes.JSON,
       platforms: DataTypes.JSON,
       webhook_url: DataTypes.STRING(2048),
+      options: DataTypes.JSON,
+      metadata: DataTypes.JSON,
       progress: DataTypes.INTEGER,
       error_code: DataTypes.STRING(40),
       error_message: DataTypes.TEXT,

@@ -110,7 +110,11 @@ export function buildRenderPlan(
       imageContent: scene.screenshotKey ? (scene.screenshotContent ?? null) : null,
       headline: scene.onScreenText,
       zoom: index % 2 === 0 ? 'in' : 'out',
-      captions: cues.filter((cue) => cue.end > start && cue.start < start + duration).map((cue) => ({ ...cue })),
+      // file_only: the captions are the WebVTT and SubRip files alone, nothing is drawn.
+      captions:
+        storyboard.captions === 'file_only'
+          ? []
+          : cues.filter((cue) => cue.end > start && cue.start < start + duration).map((cue) => ({ ...cue })),
     };
   });
   return {

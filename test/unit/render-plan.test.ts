@@ -60,6 +60,23 @@ test('captions go to every clip they overlap, in video time', () => {
   expect(plan.clips[3].captions.map((c) => c.text)).toEqual(['three']);
 });
 
+test('a campaign that asked for captions as files only gets no caption drawn in any clip', () => {
+  const cues = [
+    { start: 0, end: 2.5, text: 'one' },
+    { start: 9.1, end: 12.1, text: 'three' },
+  ];
+  const plan = buildRenderPlan({ ...storyboard(), captions: 'file_only' }, cues, (key) => key, { quality: 'full', videoOnlyPath: 'p.mp4' });
+  expect(plan.clips.length).toBeGreaterThan(1);
+  expect(plan.clips.flatMap((clip) => clip.captions)).toEqual([]);
+  const texts = (captions?: 'burned' | 'file_only') =>
+    buildRenderPlan({ ...storyboard(), ...(captions ? { captions } : {}) }, cues, (key) => key, {
+      quality: 'full',
+      videoOnlyPath: 'p.mp4',
+    }).clips.flatMap((clip) => clip.captions.map((c) => c.text));
+  expect(texts('burned')).toEqual(texts());
+  expect(new Set(texts('burned'))).toEqual(new Set(['one', 'three']));
+});
+
 test('draft renders a quarter of the frame area with even sides; full keeps the platform frame', () => {
   expect(frameFor({ width: 1080, height: 1920 }, 'draft')).toEqual({ width: 540, height: 960 });
   expect(frameFor({ width: 1920, height: 1080 }, 'draft')).toEqual({ width: 960, height: 540 });

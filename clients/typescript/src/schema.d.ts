@@ -395,6 +395,24 @@ export interface operations {
                                 code: "capture_failed" | "translation_failed" | "speech_failed" | "render_failed" | "timeout" | "canceled" | "internal";
                                 message: string;
                             };
+                            /**
+                             * @description burned (default): captions drawn on the video, and as files; file_only: the WebVTT and SubRip files only.
+                             * @enum {string}
+                             */
+                            captions?: "burned" | "file_only";
+                            /**
+                             * @description full (default): the platform's frame; draft: half the pixels, faster encoding, for a cheap preview.
+                             * @enum {string}
+                             */
+                            quality?: "full" | "draft";
+                            brand?: {
+                                /** @description #rrggbb: the title and closing cards' colour, instead of the one read from the page. */
+                                primary_color: string;
+                            };
+                            /** @description Your own string pairs (at most 20, keys and values ≤ 500 characters), never interpreted; echoed in GET, the list and the webhooks. */
+                            metadata?: {
+                                [key: string]: string;
+                            };
                             /** @description Present once the campaign has an outcome (review, published or failed): GET /api/v1/reports/{report_id}. */
                             report_id?: string;
                         }[];
@@ -507,6 +525,24 @@ export interface operations {
                      *     ]
                      */
                     platforms?: ("tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin")[];
+                    /**
+                     * @description burned (default): captions drawn on the video, and as files; file_only: the WebVTT and SubRip files only.
+                     * @enum {string}
+                     */
+                    captions?: "burned" | "file_only";
+                    /**
+                     * @description full (default): the platform's frame; draft: half the pixels, faster encoding, for a cheap preview.
+                     * @enum {string}
+                     */
+                    quality?: "full" | "draft";
+                    brand?: {
+                        /** @description #rrggbb: the title and closing cards' colour, instead of the one read from the page. */
+                        primary_color: string;
+                    };
+                    /** @description Your own string pairs (at most 20, keys and values ≤ 500 characters), never interpreted; echoed in GET, the list and the webhooks. */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -703,6 +739,24 @@ export interface operations {
                             code: "capture_failed" | "translation_failed" | "speech_failed" | "render_failed" | "timeout" | "canceled" | "internal";
                             message: string;
                         };
+                        /**
+                         * @description burned (default): captions drawn on the video, and as files; file_only: the WebVTT and SubRip files only.
+                         * @enum {string}
+                         */
+                        captions?: "burned" | "file_only";
+                        /**
+                         * @description full (default): the platform's frame; draft: half the pixels, faster encoding, for a cheap preview.
+                         * @enum {string}
+                         */
+                        quality?: "full" | "draft";
+                        brand?: {
+                            /** @description #rrggbb: the title and closing cards' colour, instead of the one read from the page. */
+                            primary_color: string;
+                        };
+                        /** @description Your own string pairs (at most 20, keys and values ≤ 500 characters), never interpreted; echoed in GET, the list and the webhooks. */
+                        metadata?: {
+                            [key: string]: string;
+                        };
                         /** @description Present once the campaign has an outcome (review, published or failed): GET /api/v1/reports/{report_id}. */
                         report_id?: string;
                     };
@@ -846,6 +900,24 @@ export interface operations {
                             /** @enum {string} */
                             code: "capture_failed" | "translation_failed" | "speech_failed" | "render_failed" | "timeout" | "canceled" | "internal";
                             message: string;
+                        };
+                        /**
+                         * @description burned (default): captions drawn on the video, and as files; file_only: the WebVTT and SubRip files only.
+                         * @enum {string}
+                         */
+                        captions?: "burned" | "file_only";
+                        /**
+                         * @description full (default): the platform's frame; draft: half the pixels, faster encoding, for a cheap preview.
+                         * @enum {string}
+                         */
+                        quality?: "full" | "draft";
+                        brand?: {
+                            /** @description #rrggbb: the title and closing cards' colour, instead of the one read from the page. */
+                            primary_color: string;
+                        };
+                        /** @description Your own string pairs (at most 20, keys and values ≤ 500 characters), never interpreted; echoed in GET, the list and the webhooks. */
+                        metadata?: {
+                            [key: string]: string;
                         };
                         /** @description Present once the campaign has an outcome (review, published or failed): GET /api/v1/reports/{report_id}. */
                         report_id?: string;
@@ -999,6 +1071,24 @@ export interface operations {
                             /** @enum {string} */
                             code: "capture_failed" | "translation_failed" | "speech_failed" | "render_failed" | "timeout" | "canceled" | "internal";
                             message: string;
+                        };
+                        /**
+                         * @description burned (default): captions drawn on the video, and as files; file_only: the WebVTT and SubRip files only.
+                         * @enum {string}
+                         */
+                        captions?: "burned" | "file_only";
+                        /**
+                         * @description full (default): the platform's frame; draft: half the pixels, faster encoding, for a cheap preview.
+                         * @enum {string}
+                         */
+                        quality?: "full" | "draft";
+                        brand?: {
+                            /** @description #rrggbb: the title and closing cards' colour, instead of the one read from the page. */
+                            primary_color: string;
+                        };
+                        /** @description Your own string pairs (at most 20, keys and values ≤ 500 characters), never interpreted; echoed in GET, the list and the webhooks. */
+                        metadata?: {
+                            [key: string]: string;
                         };
                         /** @description Present once the campaign has an outcome (review, published or failed): GET /api/v1/reports/{report_id}. */
                         report_id?: string;
@@ -2190,6 +2280,10 @@ export interface operations {
                         /** @enum {string|null} */
                         script_source: "localized_page" | "translated" | "source_text" | null;
                     }[];
+                    /** @description As given at creation; absent when none was. */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                     /**
                      * Format: date-time
                      * @description When the event happened (ISO 8601, UTC).
@@ -2275,6 +2369,10 @@ export interface operations {
                         /** @enum {string} */
                         code: "capture_failed" | "translation_failed" | "speech_failed" | "render_failed" | "timeout" | "canceled" | "internal";
                         message: string;
+                    };
+                    /** @description As given at creation; absent when none was. */
+                    metadata?: {
+                        [key: string]: string;
                     };
                     /**
                      * Format: date-time
