@@ -16,6 +16,7 @@ const MoleculerRedis = Transporters.Redis as unknown as new (opts?: unknown) => 
   disconnect(): Promise<void>;
   send(topic: string, data: Buffer): Promise<void>;
   clientPub?: Redis;
+  nodeID?: string;
   logger: { warn(...args: unknown[]): void };
 };
 
@@ -39,6 +40,9 @@ export class RedisSingleConnectionTransporter extends MoleculerRedis {
     this.ownListeners.set(client, new Set(MOLECULER_EVENTS.flatMap((event) => client.rawListeners(event))));
     const role = this.nextIsSubscriber ? 'subscriber' : 'publisher';
     this.nextIsSubscriber = false;
+    // Named in Redis's CLIENT LIST (`<node id>:<role>`), so an operator sees whose each connection is. ioredis
+    // sends the name once connected (after this synchronous return) and again on every reconnect.
+    client.options.connectionName = `${this.nodeID ?? 'node'}:${role}`.replace(/[^\x21-\x7e]/g, '_');
     const previous = this.held[role];
     this.held[role] = client;
     if (previous && previous !== client) this.retire(previous);

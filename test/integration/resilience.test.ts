@@ -9,9 +9,7 @@
  *    meanwhile (decisions §8, fail closed), the transporter reconnects without leaving the connections it
  *    replaced open, the campaign reaches review and the webhook arrives once.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import Redis from 'ioredis';
 import pg from 'pg';
 import type { ServiceBroker } from 'moleculer';
@@ -19,6 +17,7 @@ import { startWebhookReceiver, verifyWebhook, type ReceivedWebhook, type Webhook
 import { RedisSingleConnectionTransporter } from '../../lib/redis-transporter';
 import { startHarness, TEST_DATABASE_URL, type Harness } from '../support/harness';
 import { startNodeProcess, type NodeProcess } from '../support/node-process';
+import { freePort, startRedisServer, type RedisServer } from '../support/redis-server';
 import { waitFor } from '../support/wait';
 
 const limits = { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000 };
@@ -300,62 +299,6 @@ describe('the campaign actor SIGKILLed mid-pipeline', () => {
     }
   }, 600_000);
 });
-
-/** A redis-server of this test's own, so it can be stopped and started again without touching the shared one. */
-interface RedisServer {
-  url: string;
-  process: ChildProcess;
-  output(): string;
-  stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function startRedisServer(port: number): Promise<RedisServer> {
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  const exit = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start on ${port}:\n${output}`)), 15_000);
-    const keep = (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-8000);
-      if (output.includes('Ready to accept connections')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`redis-server exited (${code}):\n${output}`));
-    });
-  });
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    process: child,
-    output: () => output,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      await Promise.race([exit, sleep(10_000)]);
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGKILL');
-        await exit;
-      }
-    },
-  };
-}
 
 /** A GET that cannot hang the test while the cluster is degraded. */
 async function getWithin(h: Harness, route: string, key: string, ms: number): Promise<{ status: number | 'no answer'; tookMs: number }> {
