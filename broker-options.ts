@@ -20,7 +20,9 @@ export function brokerOptions(app: AppConfig): BrokerOptions {
     // event loop stalled under load, answering 503 meanwhile; 6 s notices a dead node in about 7 s.
     heartbeatInterval: app.heartbeatIntervalSeconds,
     heartbeatTimeout: app.heartbeatTimeoutSeconds,
-    tracking: { enabled: true, shutdownTimeout: 30_000 },
+    // Drain: a stopping node first withdraws its services (Moleculer sends the cluster an empty node info), then waits
+    // for the calls it is running — a render node's renders — for up to DRAIN_TIMEOUT before its services stop.
+    tracking: { enabled: true, shutdownTimeout: app.drainTimeoutMs },
     requestTimeout: 0,
     retryPolicy: {
       enabled: true,

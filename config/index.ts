@@ -79,6 +79,11 @@ export interface AppConfig {
   renderMemoryLimitBytes: number;
   /** One render's time limit. */
   renderTimeoutMs: number;
+  /**
+   * SIGTERM on any node (drain): how long its work in flight (a render node's renders, a gateway's requests) may take
+   * to finish before the node leaves anyway. Moleculer's context tracking waits for it (broker-options.ts).
+   */
+  drainTimeoutMs: number;
   /** Renders of one video that may fail (on different nodes where there are several) before the video fails. */
   renderAttempts: number;
   fileUrlTtlMs: number;
@@ -230,6 +235,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     renderConcurrency: parseInteger(env.RENDER_CONCURRENCY, 'RENDER_CONCURRENCY', defaultRenderSlots(os.availableParallelism()), 1),
     renderMemoryLimitBytes: parseBytes(env.RENDER_MEMORY_LIMIT || '2g', 'RENDER_MEMORY_LIMIT'),
     renderTimeoutMs: parseDuration(env.RENDER_TIMEOUT || '10m', 'RENDER_TIMEOUT'),
+    drainTimeoutMs: parseDuration(env.DRAIN_TIMEOUT || '5m', 'DRAIN_TIMEOUT'),
     renderAttempts: parseInteger(env.RENDER_ATTEMPTS, 'RENDER_ATTEMPTS', 3, 1),
     fileUrlTtlMs: parseDuration(env.FILE_URL_TTL || '7d', 'FILE_URL_TTL'),
     signingKey: env.SIGNING_KEY || undefined,

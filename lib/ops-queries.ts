@@ -28,6 +28,8 @@ export interface RenderNodeView {
   reserved: number;
   /** Videos rendering there now, from the node itself. */
   videos: string[];
+  /** Stopping (SIGTERM): takes no new render, finishes those in flight, then leaves. */
+  draining: boolean;
   /** Why the node could not be asked, when it could not. */
   error?: string;
 }

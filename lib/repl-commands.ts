@@ -116,6 +116,7 @@ export function formatNodes({ nodes, queue_depth }: RenderNodesView): string {
   const table = textTable(
     nodes.map((n) => ({
       node: n.node_id,
+      state: n.draining ? 'draining' : 'serving',
       slots: n.slots,
       busy: n.busy,
       free: n.free,

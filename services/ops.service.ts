@@ -137,6 +137,8 @@ const OpsService: ServiceSchema<ServiceSettingSchema, OpsMethods, OpsLocalVars> 
               free: null,
               reserved: dispatcher?.reserved ?? 0,
               videos: [],
+              // Connected, yet its services withdrawn: a node stopping, finishing what it runs (drain).
+              draining: !offering.includes(nodeId) && this.broker.registry.nodes.get(nodeId)?.available === true,
             };
             if (offering.includes(nodeId)) {
               try {
@@ -145,7 +147,8 @@ const OpsService: ServiceSchema<ServiceSettingSchema, OpsMethods, OpsLocalVars> 
               } catch (err) {
                 view.error = (err as Error).message;
               }
-            } else {
+            } else if (!view.draining) {
+              // A draining node has withdrawn its actions on purpose; its last report (slots, busy) stands.
               view.error = 'no longer offers renderer.status';
             }
             if (view.slots !== null && view.busy !== null) view.free = Math.max(0, view.slots - view.busy);

@@ -100,7 +100,7 @@ interface RendererLocalVars {
   slots: number;
   /** Renders in progress, by `<video_id>:<context id>`, each with the controller that aborts it. */
   active: Map<string, AbortController>;
-  /** Set once the node stops: new renders are refused, running ones aborted. */
+  /** Set once the node stops: new renders are refused, running ones finish (drain), then what is left is aborted. */
   stopping: boolean;
   storage: FileStorage;
   /** The X display (lib/render/xvfb.ts) this node's renders share. */
@@ -128,8 +128,15 @@ const RendererService: ServiceSchema<ServiceSettingSchema, RendererMethods, Rend
     this.announce();
   },
 
+  /**
+   * Drain (issue 16): before this runs, the broker has withdrawn this node's services from the cluster (no new
+   * render comes; one that still arrives is refused, and the stage sends it elsewhere) and Moleculer's context
+   * tracking has waited up to DRAIN_TIMEOUT for the renders in flight, which answered over the transporter, still
+   * connected. What is still running now is aborted and rendered elsewhere, as when a node dies.
+   */
   stopped() {
     this.stopping = true;
+    if (this.active.size) this.logger.warn(`drain: ${this.active.size} render(s) still running after DRAIN_TIMEOUT: given back`);
     for (const controller of this.active.values()) controller.abort();
     releaseDisplay();
   },

@@ -361,7 +361,7 @@ describe('REPL commands', () => {
 
   test('render-nodes: each render node with its slots, and the queue', async () => {
     const nodes = await run('render-nodes');
-    expect(nodes).toMatch(new RegExp(`^${renderNode.nodeID}\\s+2\\s+0\\s+2\\s+0\\s+-`, 'm'));
+    expect(nodes).toMatch(new RegExp(`^${renderNode.nodeID}\\s+serving\\s+2\\s+0\\s+2\\s+0\\s+-`, 'm'));
     const [{ n }] = await h.sql(`SELECT COUNT(*)::int AS n FROM videos JOIN campaigns ON campaigns.id = videos.campaign_id
       WHERE campaigns.status = 'rendering' AND videos.status IN ('queued', 'rendering')`);
     expect(nodes).toContain(`Queue: ${n} video(s) queued or rendering; 2 free slot(s) on 1 render node(s).`);
