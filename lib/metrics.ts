@@ -28,6 +28,8 @@ export interface RenderNodeSlots {
   node: string;
   busy: number;
   free: number;
+  /** Stopping: finishing its renders in flight, taking no new one (issue 16 drain). */
+  draining: boolean;
 }
 
 export interface OpsMetrics {
@@ -89,6 +91,12 @@ export function opsMetricsText(metrics: OpsMetrics): string {
         { labels: { node, state: 'busy' }, value: busy },
         { labels: { node, state: 'free' }, value: free },
       ]),
+    },
+    {
+      name: 'render_node_draining',
+      type: 'gauge',
+      help: '1 while a render node drains (SIGTERM: finishing its renders in flight, taking no new one), else 0.',
+      samples: (metrics.renderSlots ?? []).map(({ node, draining }) => ({ labels: { node }, value: draining ? 1 : 0 })),
     },
     {
       name: 'webhook_deliveries_total',

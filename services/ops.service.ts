@@ -48,6 +48,7 @@ type DispatcherView = RenderNodeSlotsView;
 type OpsMethods = DbMethods & {
   fromDatabase<T>(read: () => Promise<T>): Promise<T>;
   dispatcherSlots(ctx: Context<NoParams>): Promise<DispatcherView[] | null>;
+  isDraining(nodeId: string): boolean;
 };
 
 /** Nothing kept on `this`: every read goes to the database or to the render nodes. */
@@ -68,7 +69,11 @@ const OpsService: ServiceSchema<ServiceSettingSchema, OpsMethods, OpsLocalVars> 
         );
         const slots = await this.dispatcherSlots(ctx);
         const renderSlots: RenderNodeSlots[] | null =
-          slots && slots.map((n) => ({ node: n.nodeID, busy: n.busy, free: Math.max(0, n.slots - n.busy) }));
+          slots &&
+          slots.map((n) => {
+            const draining = this.isDraining(n.nodeID);
+            return { node: n.nodeID, busy: n.busy, free: draining ? 0 : Math.max(0, n.slots - n.busy), draining };
+          });
         return {
           campaignsByState,
           stageDurations: durations,
@@ -137,8 +142,7 @@ const OpsService: ServiceSchema<ServiceSettingSchema, OpsMethods, OpsLocalVars> 
               free: null,
               reserved: dispatcher?.reserved ?? 0,
               videos: [],
-              // Connected, yet its services withdrawn: a node stopping, finishing what it runs (drain).
-              draining: !offering.includes(nodeId) && this.broker.registry.nodes.get(nodeId)?.available === true,
+              draining: this.isDraining(nodeId),
             };
             if (offering.includes(nodeId)) {
               try {
@@ -162,6 +166,14 @@ const OpsService: ServiceSchema<ServiceSettingSchema, OpsMethods, OpsLocalVars> 
   },
 
   methods: {
+    /** Connected, yet no longer offering renderer.status: a render node stopping, finishing what it runs (drain). */
+    isDraining(nodeId: string): boolean {
+      const offers = (this.broker.registry.getActionEndpoints('renderer.status')?.endpoints ?? []).some(
+        (endpoint) => endpoint.id === nodeId && endpoint.isAvailable,
+      );
+      return !offers && this.broker.registry.nodes.get(nodeId)?.available === true;
+    },
+
     /** Any database failure becomes a retryable 503: operators' reads never crash a node. */
     async fromDatabase<T>(read: () => Promise<T>): Promise<T> {
       try {

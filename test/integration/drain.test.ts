@@ -75,6 +75,11 @@ test('SIGTERM mid-render: the render finishes on that node and is not redone, th
   );
   expect(view.nodes.find((n) => n.node_id === drained.nodeID)).toMatchObject({ draining: true });
   expect(view.nodes.find((n) => n.node_id !== drained.nodeID)).toMatchObject({ draining: false });
+  // And /metrics: render_node_draining is 1 for it, 0 for the other; it offers no free slot.
+  const metrics = String((await h.request('GET', '/metrics')).body);
+  expect(metrics).toContain(`campaign_video_render_node_draining{node="${drained.nodeID}"} 1`);
+  expect(metrics).toMatch(new RegExp(`campaign_video_render_node_draining\\{node="[^"]*-render-[ab]"\\} 0`));
+  expect(metrics).toContain(`campaign_video_render_slots{node="${drained.nodeID}",state="free"} 0`);
 
   await drained.exit();
   const leftAfterMs = Date.now() - termAt;

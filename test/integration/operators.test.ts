@@ -190,6 +190,7 @@ describe('GET /metrics', () => {
     expect(m.get('campaign_video_render_queue_depth')).toBe(2);
     expect(m.get(`campaign_video_render_slots{node="${renderNode.nodeID}",state="free"}`)).toBe(2);
     expect(m.get(`campaign_video_render_slots{node="${renderNode.nodeID}",state="busy"}`)).toBe(0);
+    expect(m.get(`campaign_video_render_node_draining{node="${renderNode.nodeID}"}`)).toBe(0);
     expect(m.get('campaign_video_webhook_deliveries_total{outcome="delivered"}')).toBe(1);
     expect(m.get('campaign_video_webhook_deliveries_total{outcome="failed"}')).toBe(1);
     expect(m.get('campaign_video_webhook_deliveries_total{outcome="pending"}')).toBe(1);
