@@ -1,4 +1,5 @@
 /** The public JSON of a campaign (GET /api/v1/campaigns/{id}), from its row and its video rows. */
+import { UUID_TEXT } from './ids';
 import type { CampaignMetadata, CampaignOptions } from './campaign-options';
 import { reportIdOf } from './reports';
 import { NO_FILE_LINKS, type FileLinks } from './signing';
@@ -78,7 +79,6 @@ export function defaultTitle(url: URL): string {
  * so that nobody builds one by hand. Undefined when the text is not one of ours.
  */
 const CURSOR_PREFIX = 'c1:';
-const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export function encodeListCursor(campaignId: string): string {
   return Buffer.from(`${CURSOR_PREFIX}${campaignId}`, 'utf8').toString('base64url');

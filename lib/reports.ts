@@ -5,12 +5,12 @@
  * render attempts (rendering). Its id is the campaign's under a prefix of its own, so there is nothing to keep in
  * step; a campaign has one once it has an outcome (review, published, failed).
  */
+import { UUID_TEXT } from './ids';
 import { isGenerating } from './campaign-states';
 import type { ScriptDocument } from './script/writer';
 import type { Storyboard } from './storyboard';
 
 export const REPORT_ID_PREFIX = 'rpt_';
-const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The campaign's report id, or null while it is generating (no report yet). */
 export function reportIdOf(campaign: { id: string; status: string }): string | null {

@@ -3,6 +3,7 @@
  * the state machine (lib/campaign-states.ts). Each generating state is one stage, performed by the
  * action in STAGE_ACTIONS; a campaign whose stage has no running service waits in that state.
  */
+import { UUID_ANY_CASE } from '../lib/ids';
 import crypto from 'node:crypto';
 import { Op, QueryTypes, UniqueConstraintError, type Attributes, type FindOptions, type Transaction, type WhereOptions } from 'sequelize';
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
@@ -187,7 +188,6 @@ export interface DownloadTargetResult {
   storage_key: string | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 interface NormalizedCampaign {
@@ -678,7 +678,7 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
         additionalProperties: false,
         required: ['campaign_id', 'to'],
         properties: {
-          campaign_id: { type: 'string', pattern: UUID.source },
+          campaign_id: { type: 'string', pattern: UUID_ANY_CASE.source },
           to: { type: 'string' },
           error_code: { type: 'string', maxLength: 40 },
           error_message: { type: 'string', maxLength: 2000 },
@@ -883,7 +883,7 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
     async findOwned(ctx: Context<CampaignByIdParams, CampaignMeta>, options: Omit<FindOptions<Attributes<Campaign>>, 'where'> = {}) {
       const auth = ctx.meta.auth;
       if (!auth) throw unauthorized();
-      if (!UUID.test(ctx.params.id)) throw notFound();
+      if (!UUID_ANY_CASE.test(ctx.params.id)) throw notFound();
       const campaign = await this.db.models.Campaign.findOne({
         where: { id: ctx.params.id.toLowerCase(), org_id: auth.orgId },
         ...options,

@@ -5,6 +5,7 @@
  * webhook secret), so validation, quota and isolation are the API's own. Each action declares its access
  * (`dashboard: { access, write }`); one `before` hook resolves the session and checks the CSRF token.
  */
+import { UUID_ANY_CASE } from '../lib/ids';
 import crypto from 'node:crypto';
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import { configOf } from '../config';
@@ -94,7 +95,6 @@ interface KeysQuery {
 
 const SIGN_IN_COOKIE = 'cv_signin';
 const PER_PAGE = 20;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const csrfField = { _csrf: { type: 'string', maxLength: 200 } } as const;
 const formList = {
@@ -463,7 +463,7 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
       params: idParams,
       async handler(this: DashboardThis, ctx: Ctx<IdParams>): Promise<string> {
         const session = this.requireManager(ctx);
-        if (!UUID.test(ctx.params.id)) throw notFound('No such key in your organization.');
+        if (!UUID_ANY_CASE.test(ctx.params.id)) throw notFound('No such key in your organization.');
         await ctx.call<unknown, KeyRevokeParams>('accounts.revokeKey', {
           key_id: ctx.params.id,
           by: session.email,
