@@ -56,3 +56,46 @@ export function parseVoiceEngines(text: string | undefined): Partial<Record<Lang
   }
   return engines;
 }
+
+/**
+ * The voices a campaign may ask for (create's `voice`, per language; decisions §11), the one list of them: the create
+ * schema's enum per language, the OpenAPI document and the voice stage all derive from it. Every language has
+ * espeak-ng's voice and its female variant; English and Japanese also have the engines above. A voice whose engine a
+ * node lacks is spoken by that language's espeak-ng voice, and the storyboard and report name the voice really used.
+ */
+export interface VoiceOption {
+  id: string;
+  language: LanguageCode;
+  engine: VoiceEngineName;
+  /** espeak-ng only: its voice name (`-v`); default the language's voice in lib/voice/tts.ts */
+  espeakVoice?: string;
+  /** espeak-ng only: a variant appended as `+<variant>` (espeak-ng --voices=variant) */
+  espeakVariant?: string;
+  description: string;
+}
+
+const ESPEAK_FEMALE_VARIANT = 'f3';
+
+export const VOICE_OPTIONS: readonly VoiceOption[] = [
+  { id: 'en-festival-slt', language: 'en', engine: 'festival', description: 'US English, female (festival, CMU slt HTS); the default' },
+  { id: 'en-flite-slt', language: 'en', engine: 'flite', description: 'US English, female (flite, CMU slt), lighter and more synthetic' },
+  { id: 'en-espeak-gb', language: 'en', engine: 'espeak', espeakVoice: 'en-gb', description: 'British English, male (espeak-ng)' },
+  { id: 'ja-openjtalk-mei', language: 'ja', engine: 'open-jtalk', description: 'Japanese, female (Open JTalk, Mei); the default' },
+  ...SUPPORTED_LANGUAGES.flatMap((language): VoiceOption[] => [
+    { id: `${language}-espeak`, language, engine: 'espeak', description: `espeak-ng's ${language} voice, male` },
+    {
+      id: `${language}-espeak-female`,
+      language,
+      engine: 'espeak',
+      espeakVariant: ESPEAK_FEMALE_VARIANT,
+      description: `espeak-ng's ${language} voice, female variant`,
+    },
+  ]),
+];
+
+export const VOICE_OPTIONS_BY_ID: ReadonlyMap<string, VoiceOption> = new Map(VOICE_OPTIONS.map((v) => [v.id, v]));
+
+/** The ids a language accepts, in the order above. */
+export function voiceIdsFor(language: LanguageCode): string[] {
+  return VOICE_OPTIONS.filter((v) => v.language === language).map((v) => v.id);
+}

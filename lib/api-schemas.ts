@@ -3,6 +3,7 @@
  * lib/validator.ts); services/gateway/openapi.ts builds the OpenAPI document from all of them.
  */
 import { SUPPORTED_LANGUAGES, PLATFORM_NAMES, DEFAULT_LANGUAGES, DEFAULT_PLATFORMS } from '../config/catalog';
+import { VOICE_OPTIONS_BY_ID, voiceIdsFor } from '../config/voices';
 import { PLAN_NAMES, PLANS } from '../config/plans';
 import { CAMPAIGN_STATES, VIDEO_STATES } from './campaign-states';
 import { API_ERROR_CODES, CAMPAIGN_FAILURE_CODES } from './errors';
@@ -24,6 +25,26 @@ export const SINGLE_LINE_PATTERN = '^[^\\u0000-\\u001F\\u007F]*$';
 
 /** The creative options of a create (lib/campaign-options.ts), echoed by GET as given. */
 const CREATIVE_OPTIONS = {
+  voice: {
+    type: 'object',
+    additionalProperties: false,
+    minProperties: 1,
+    properties: Object.fromEntries(
+      SUPPORTED_LANGUAGES.map((language) => {
+        const ids = voiceIdsFor(language);
+        return [
+          language,
+          {
+            type: 'string',
+            enum: ids,
+            description: ids.map((id) => `${id}: ${VOICE_OPTIONS_BY_ID.get(id)?.description}`).join('; '),
+          },
+        ];
+      }),
+    ),
+    description:
+      "The voice per language (lower-case codes among the campaign's languages). A language not listed gets the default voice; a voice whose engine a node lacks is spoken by the language's espeak-ng voice (the report names the voice used).",
+  },
   captions: {
     type: 'string',
     enum: CAPTION_MODES,
@@ -37,12 +58,19 @@ const CREATIVE_OPTIONS = {
   brand: {
     type: 'object',
     additionalProperties: false,
-    required: ['primary_color'],
+    minProperties: 1,
     properties: {
       primary_color: {
         type: 'string',
         pattern: HEX_COLOR_PATTERN,
         description: "#rrggbb: the title and closing cards' colour, instead of the one read from the page.",
+      },
+      logo_url: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 2048,
+        description:
+          'Public http(s) URL of your logo (PNG, JPEG, GIF or SVG, at most 5 MB), drawn on the title and closing cards. Checked against private networks like every URL; fetched when the campaign is created (an unreadable image answers 422) and again when its page is collected.',
       },
     },
   },

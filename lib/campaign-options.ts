@@ -1,8 +1,9 @@
 /**
  * The optional creative fields of a create (decisions §11, issue 15 item 5), defined once: the JSON Schemas of the
  * create body and of GET derive from these, the campaign actor stores them, the voice stage writes them into each
- * storyboard, and the renderer follows the storyboard. `voice` and `brand.logo_url` are not accepted yet (README).
+ * storyboard, and the renderer follows the storyboard. The voices a campaign may ask for are config/voices.ts's.
  */
+import type { LanguageCode } from '../config/catalog';
 import type { RenderQuality } from './render/plan';
 
 export const CAPTION_MODES = ['burned', 'file_only'] as const;
@@ -14,9 +15,11 @@ export const METADATA_MAX_CHARACTERS = 500;
 
 /** What a campaign asked of its videos; an absent field is the default (captions burned, the node's quality, the page's colour). */
 export interface CampaignOptions {
+  /** per language, a voice id of config/voices.ts VOICE_OPTIONS; a language not listed gets the node's voice */
+  voice?: Partial<Record<LanguageCode, string>>;
   captions?: CaptionMode;
   quality?: RenderQuality;
-  brand?: { primary_color: string };
+  brand?: { primary_color?: string; logo_url?: string };
 }
 /** The integrator's own key–value pairs, echoed in GET, the list and the webhooks; never interpreted. */
 export type CampaignMetadata = Record<string, string>;
@@ -24,9 +27,17 @@ export type CampaignMetadata = Record<string, string>;
 /** The options a create body carries, without the fields that are not options. */
 export function optionsOf(body: CampaignOptions): CampaignOptions | null {
   const options: CampaignOptions = {
+    ...(body.voice && Object.keys(body.voice).length ? { voice: body.voice } : {}),
     ...(body.captions ? { captions: body.captions } : {}),
     ...(body.quality ? { quality: body.quality } : {}),
-    ...(body.brand ? { brand: { primary_color: body.brand.primary_color.toLowerCase() } } : {}),
+    ...(body.brand
+      ? {
+          brand: {
+            ...(body.brand.primary_color ? { primary_color: body.brand.primary_color.toLowerCase() } : {}),
+            ...(body.brand.logo_url ? { logo_url: body.brand.logo_url } : {}),
+          },
+        }
+      : {}),
   };
   return Object.keys(options).length ? options : null;
 }

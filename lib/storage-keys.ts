@@ -11,6 +11,8 @@ export const storageKeys = {
     `${campaignPrefix(campaignId)}/voice/${language}/scene-${sceneIndex}.wav`,
   narration: (campaignId: string, language: string) => `${campaignPrefix(campaignId)}/voice/${language}/narration.wav`,
   captions: (campaignId: string, language: string) => `${campaignPrefix(campaignId)}/voice/${language}/captions.vtt`,
+  /** The campaign's logo (create's brand.logo_url) as a PNG, fetched by the capture stage (lib/capture/logo.ts). */
+  logo: (campaignId: string) => `${campaignPrefix(campaignId)}/capture/logo.png`,
   video: (campaignId: string, videoId: string) => `${campaignPrefix(campaignId)}/videos/${videoId}.mp4`,
   /** The video's poster frame (thumbnail_url), written by the renderer beside the video. */
   thumbnail: (campaignId: string, videoId: string) => `${campaignPrefix(campaignId)}/videos/${videoId}.jpg`,

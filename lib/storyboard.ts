@@ -45,7 +45,17 @@ export interface Storyboard {
   direction: 'ltr' | 'rtl';
   /** Font family for on-screen text and captions in this language (installed Noto fonts). */
   font: string;
-  brand: { name: string; domain: string; primary: string; background: string; text: string; palette: string[]; logoUrl: string | null };
+  /** logoUrl: the page's own icon (not drawn); logoKey: the campaign's logo (create's brand.logo_url), drawn on the cards */
+  brand: {
+    name: string;
+    domain: string;
+    primary: string;
+    background: string;
+    text: string;
+    palette: string[];
+    logoUrl: string | null;
+    logoKey?: string | null;
+  };
   scriptSource: ScriptSource;
   scenes: StoryboardScene[];
   /** All scenes' audio joined: the video's voice track. */
@@ -149,6 +159,7 @@ export function buildStoryboard(input: StoryboardInput): Storyboard {
       text: '#111827',
       palette,
       logoUrl: plan.brand.iconUrls[0] ?? null,
+      logoKey: plan.brand.logoKey ?? null,
     },
     scriptSource: input.scriptSource,
     scenes: input.scenes.map((s) => (s.kind === 'screen' ? { ...s, ...screenFor(plan.scenes[s.index - 1], language, frame) } : s)),

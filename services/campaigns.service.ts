@@ -196,6 +196,8 @@ interface NormalizedCampaign {
   platforms: string[];
   title: string;
   webhook_url: string | null;
+  /** brand.logo_url, checked and normalized like the page's URL */
+  logo_url: string | null;
 }
 
 type CampaignsSettings = ServiceSettingSchema;
@@ -283,7 +285,7 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
         try {
           await ctx.call<CheckResult, CheckParams>(
             'capture.check',
-            { url: campaign.url },
+            { url: campaign.url, ...(campaign.logo_url ? { logo_url: campaign.logo_url } : {}) },
             { timeout: config.captureCheckTimeoutMs, retries: 0 },
           );
         } catch (err) {
@@ -331,7 +333,9 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
                 languages: campaign.languages,
                 platforms: campaign.platforms,
                 webhook_url: campaign.webhook_url,
-                options: optionsOf(ctx.params),
+                options: optionsOf(
+                  campaign.logo_url ? { ...ctx.params, brand: { ...ctx.params.brand, logo_url: campaign.logo_url } } : ctx.params,
+                ),
                 metadata: ctx.params.metadata && Object.keys(ctx.params.metadata).length ? ctx.params.metadata : null,
                 progress: PROGRESS_ON_ENTRY.collecting,
                 quota_period: period,
@@ -842,10 +846,13 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
       const guard = { allowLoopback: config.allowPrivateNetwork, resolve: hostResolver(config.dns).resolve };
       let url: URL;
       let webhookUrl: URL | undefined;
+      let logoUrl: URL | undefined;
       try {
         url = await assertPublicUrl(params.url, { ...guard, field: 'url', httpsOnly: false });
         if (params.webhook_url !== undefined)
           webhookUrl = await assertPublicUrl(params.webhook_url, { ...guard, field: 'webhook_url', httpsOnly: true });
+        if (params.brand?.logo_url !== undefined)
+          logoUrl = await assertPublicUrl(params.brand.logo_url, { ...guard, field: 'brand.logo_url', httpsOnly: false });
       } catch (err) {
         if (err instanceof UrlRejectedError) throw invalidInput(err.message, err.status);
         throw err;
@@ -858,6 +865,8 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
           `languages: the ${auth.plan} plan allows at most ${auth.limits.languagesPerCampaign} languages per campaign (got ${languages.length})`,
         );
       }
+      const notAsked = Object.keys(params.voice ?? {}).find((language) => !languages.includes(language));
+      if (notAsked) throw invalidInput(`voice: "${notAsked}" is not one of the campaign's languages (${languages.join(', ')})`);
       // An explicit title was trimmed and measured (in code points) by its schema; the default is cut to fit.
       const title = params.title ?? [...defaultTitle(url)].slice(0, TITLE_MAX_CHARACTERS).join('');
       return {
@@ -866,6 +875,7 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
         platforms: params.platforms ?? [...DEFAULT_PLATFORMS],
         title,
         webhook_url: webhookUrl?.href ?? null,
+        logo_url: logoUrl?.href ?? null,
       };
     },
 

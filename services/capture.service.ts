@@ -25,7 +25,8 @@ import { refusalReason } from '../lib/capture/refusal';
 import type { PageCapture, ScreenshotRef } from '../lib/db/models';
 import { hostResolver } from '../lib/dns-resolver';
 import { EgressProxy, type EgressDecision } from '../lib/egress-proxy';
-import { invalidInput, StageInterruptedError } from '../lib/errors';
+import { fetchLogo, LogoError } from '../lib/capture/logo';
+import { invalidInput, stageFailure, StageInterruptedError } from '../lib/errors';
 import { STAGE_PARAMS_SCHEMA, type CapturedPage, type StageInput, type StageParams } from '../lib/stages';
 import { storageKeys } from '../lib/storage-keys';
 import { storageFor, type FileStorage } from '../lib/storage';
@@ -34,6 +35,8 @@ import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 
 export interface CheckParams {
   url: string;
+  /** create's brand.logo_url: fetched and read as an image beside the page's load (422 when it cannot be) */
+  logo_url?: string;
 }
 export interface CheckResult {
   final_url: string;
@@ -86,6 +89,7 @@ type CaptureMethods = DbMethods &
     loadChecked(page: Page, url: string, viewport: Viewport): Promise<LoadedPage>;
     captureVariant(campaignId: string, variant: string, url: string, withMobile: boolean, signal: AbortSignal): VariantInProgress;
     storeShots(campaignId: string, variant: string, viewports: Viewport[], captures: ViewportCapture[]): Promise<VariantCapture>;
+    logo(url: string): Promise<Buffer>;
   };
 
 interface CaptureLocalVars {
@@ -175,9 +179,26 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
 
     check: {
       visibility: 'public',
-      params: { type: 'object', additionalProperties: false, required: ['url'], properties: { url: { type: 'string', maxLength: 2048 } } },
+      params: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['url'],
+        properties: { url: { type: 'string', maxLength: 2048 }, logo_url: { type: 'string', maxLength: 2048 } },
+      },
       async handler(ctx: Context<CheckParams>): Promise<CheckResult> {
-        const result = await this.checkPool.run((page: Page) => this.loadChecked(page, ctx.params.url, DESKTOP));
+        const logo = ctx.params.logo_url ? this.logo(ctx.params.logo_url) : null;
+        // Awaited even when the page fails, so its rejection is never left unhandled.
+        const [page, logoOutcome] = await Promise.allSettled([
+          this.checkPool.run((page: Page) => this.loadChecked(page, ctx.params.url, DESKTOP)),
+          logo,
+        ]);
+        if (page.status === 'rejected') throw page.reason;
+        if (logoOutcome.status === 'rejected') {
+          const err = logoOutcome.reason as Error;
+          if (err instanceof LogoError) throw invalidInput(`brand.logo_url ${err.message}`, 422);
+          throw err;
+        }
+        const result = page.value;
         return { final_url: result.finalUrl, status: result.status, title: result.title };
       },
     },
@@ -225,6 +246,23 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
       const campaign = await this.broker.call<StageInput, StageParams>('campaigns.stageInput', { campaign_id: campaignId });
       // Redone from scratch when retried: same keys, rows replaced in one transaction.
       const sourceInProgress = this.captureVariant(campaign.id, 'source', campaign.url, true, signal);
+      // The logo was read at create; fetched again now (it is the customer's file, it may have changed) and stored.
+      const logoUrl = campaign.options?.brand?.logo_url;
+      const logoInProgress = logoUrl
+        ? this.logo(logoUrl).then(
+            async (png) => {
+              const key = storageKeys.logo(campaign.id);
+              await this.storage.put(key, png);
+              return key;
+            },
+            (err: Error) => {
+              if (err instanceof LogoError) throw stageFailure('capture_failed', `brand.logo_url ${err.message}`, err.retryable);
+              throw err;
+            },
+          )
+        : Promise.resolve(null);
+      // Handled here so a failing page does not leave it unhandled; awaited (and thrown) below.
+      logoInProgress.catch(() => undefined);
       // The localized pages start as soon as the source's text (its hreflang links) is read, beside the source's
       // phone shots, all through the pool (CAPTURE_CONCURRENCY pages at a time): one after another, the collecting
       // stage of a 3-language campaign took 15–17 s (bench/e2e/README.md).
@@ -250,6 +288,7 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
       // this attempt's pages is still being written when the stage is retried.
       const localized = await localizedInProgress;
       const source = await sourceInProgress.capture;
+      const logoKey = await logoInProgress;
       signal.throwIfAborted();
       const variants = [{ variant: 'source', url: campaign.url, ...source }];
       for (const variant of localized) if (variant) variants.push(variant);
@@ -274,7 +313,10 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
                 alternates: v.text.alternates,
                 actions: v.text.actions,
               },
-              brand: v.variant === 'source' ? { theme_color: v.text.themeColor, icon_urls: v.text.iconUrls, palette: colours } : {},
+              brand:
+                v.variant === 'source'
+                  ? { theme_color: v.text.themeColor, icon_urls: v.text.iconUrls, palette: colours, logo_key: logoKey }
+                  : {},
               screenshots: v.refs,
               created_at: now,
               updated_at: now,
@@ -294,6 +336,15 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
         variants: variants.map((v) => v.variant),
         screenshots: variants.reduce((n, v) => n + v.refs.length, 0),
       };
+    },
+
+    /** The campaign's logo as a PNG, through the address guard (lib/capture/logo.ts). */
+    logo(url: string): Promise<Buffer> {
+      const config = configOf(this.broker);
+      return fetchLogo(url, {
+        guard: { allowLoopback: config.allowPrivateNetwork, resolve: hostResolver(config.dns).resolve },
+        timeoutMs: config.capturePageTimeoutMs,
+      });
     },
 
     async loadChecked(page: Page, url: string, viewport: Viewport): Promise<LoadedPage> {

@@ -86,6 +86,7 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
             themeColor: (source.brand.theme_color as string | null) ?? null,
             palette: (source.brand.palette as string[]) ?? [],
             iconUrls: (source.brand.icon_urls as string[]) ?? [],
+            logoKey: (source.brand.logo_key as string | null | undefined) ?? null,
           },
           scenes: hasSectionShots(source.screenshots)
             ? this.scenesBySection(facts, source, ownVersions, target)

@@ -11,6 +11,7 @@ import pLimit from 'p-limit';
 import type { Transaction } from 'sequelize';
 import { configOf } from '../config';
 import type { LanguageCode, PlatformName } from '../config/catalog';
+import type { CampaignOptions } from '../lib/campaign-options';
 import { buildCues, toWebVtt } from '../lib/captions';
 import type { StoryboardRow } from '../lib/db/models';
 import { stageFailure } from '../lib/errors';
@@ -50,6 +51,9 @@ interface SaidScene {
   spoken: SpokenScene;
 }
 
+/** The voices a campaign asked for, per language (lib/campaign-options.ts). */
+type CampaignVoices = NonNullable<CampaignOptions['voice']>;
+
 /** voice.storyboards' answer: each video's storyboard. */
 export type StoryboardsResult = Array<{ video_id: string; document: Storyboard }>;
 
@@ -70,6 +74,7 @@ type VoiceMethods = DbMethods &
       minSeconds: number,
       maxSeconds: number,
       workDir: string,
+      voices: CampaignVoices,
     ): Promise<SceneSpeech>;
   };
 
@@ -152,6 +157,7 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
                     part.min,
                     maxSeconds,
                     workDir,
+                    campaign.options?.voice ?? {},
                   );
                   const audioKey = storageKeys.sceneAudio(campaign.id, language, index);
                   await this.storage.put(audioKey, await fs.readFile(file));
@@ -216,7 +222,7 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
                     captionsKey,
                     totalSeconds: round(start),
                     ctaLabel: script.closing.ctaLabel,
-                    voice: this.speech.voiceOf(language),
+                    voice: this.speech.voiceOf(language, campaign.options?.voice?.[language]),
                     options: campaign.options,
                   }),
                 });
@@ -272,6 +278,7 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
       minSeconds: number,
       maxSeconds: number,
       workDir: string,
+      voices: CampaignVoices,
     ): Promise<SceneSpeech> {
       let narration = scene.narration.filter((segment) => segment.text.trim());
       let rawFiles: string[] = [];
@@ -281,7 +288,8 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
         rawFiles = [];
         for (const [n, run] of runs.entries()) {
           const raw = path.join(workDir, `${language}-${index}-${attempt}-${n}.raw.wav`);
-          await this.speech.synthesize({ text: run.text, language: run.language, outFile: raw });
+          // A Latin name inside Japanese is said by the campaign's English voice, when it chose one.
+          await this.speech.synthesize({ text: run.text, language: run.language, outFile: raw, voice: voices[run.language] });
           rawFiles.push(raw);
         }
         // The engines' files are PCM WAVs with true sizes: their lengths come from their headers, no ffmpeg run.

@@ -14,6 +14,13 @@ import { clipFfmpegArgs, FRAME_PIXEL_FORMAT, frameBytes, type ClipOverlay } from
 import { FramePipe } from './frame-pipe';
 import { breakForBox, type PlannedClip, type RenderPlan } from './plan';
 
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { loadImage } = require('canvas') as typeof import('canvas');
+type CanvasImage = Awaited<ReturnType<typeof loadImage>>;
+interface NodeCanvas2d {
+  getContext(kind: '2d'): import('canvas').CanvasRenderingContext2D;
+}
+
 /** The part of fabric 5 used here: editly hands its fabric module to a fabric layer, and fabric 5 ships no types. */
 interface FabricObject {
   width: number;
@@ -132,13 +139,17 @@ async function cardOverlays(fabric: Fabric, plan: RenderPlan, clip: PlannedClip,
   // A title scene whose headline is the brand's name says it once.
   const subLine = sub && sub.trim() !== main.trim() ? sub : '';
   const min = Math.min(width, height);
+  // The campaign's logo (brand.logo_url) above the words, on a white plate so that it reads on any brand colour.
+  const logo = plan.logoPath ? await loadImage(plan.logoPath) : null;
+  const badge = logo ? logoBadge(logo, width, min) : null;
+  const titleTop = badge ? badge.height + min * 0.05 : 0;
   const title = bakedText(fabric, plan, main, { fill: ink, fontSize: Math.round(min * 0.085), fontWeight: 'bold', width: width * 0.84 });
   const subtitle = subLine ? bakedText(fabric, plan, subLine, { fill: ink, fontSize: Math.round(min * 0.045), width: width * 0.84 }) : null;
-  const accentTop = title.height + min * 0.03;
+  const accentTop = titleTop + title.height + min * 0.03;
   const subtitleTop = accentTop + min * 0.05;
   const blockHeight = Math.ceil(subtitle ? subtitleTop + subtitle.height : accentTop + Math.max(2, min * 0.008)) + 2;
   const block = new fabric.StaticCanvas(null, { width, height: blockHeight });
-  block.add(placed(fabric, title, { left: width / 2, top: 0 }));
+  block.add(placed(fabric, title, { left: width / 2, top: titleTop }));
   block.add(
     new fabric.Rect({
       left: width / 2,
@@ -152,9 +163,26 @@ async function cardOverlays(fabric: Fabric, plan: RenderPlan, clip: PlannedClip,
   );
   if (subtitle) block.add(placed(fabric, subtitle, { left: width / 2, top: subtitleTop, opacity: 0.92 }));
   block.renderAll();
+  if (logo && badge) {
+    const context = (fabric.util.getNodeCanvas(block.lowerCanvasEl) as NodeCanvas2d).getContext('2d');
+    const left = (width - badge.width) / 2;
+    context.fillStyle = '#ffffff';
+    context.beginPath();
+    context.roundRect(left, 0, badge.width, badge.height, badge.pad);
+    context.fill();
+    context.drawImage(logo, left + badge.pad, badge.pad, badge.width - badge.pad * 2, badge.height - badge.pad * 2);
+  }
   const path = await writePng(fabric, block.lowerCanvasEl, `${prefix}-card.png`);
   block.dispose();
-  return [{ path, x: 0, y: height * 0.36, rise: { pixels: min * 0.03, seconds: clip.duration / 4 } }];
+  // The words stay where they were without a logo; the logo sits above them.
+  return [{ path, x: 0, y: height * 0.36 - titleTop, rise: { pixels: min * 0.03, seconds: clip.duration / 4 } }];
+}
+
+/** The logo's plate: the logo at most 12 % of the frame's shorter side high and 40 % of its width wide, padded. */
+function logoBadge(logo: CanvasImage, width: number, min: number): { width: number; height: number; pad: number } {
+  const scale = Math.min((min * 0.12) / logo.height, (width * 0.4) / logo.width);
+  const pad = Math.round(min * 0.022);
+  return { width: Math.round(logo.width * scale) + pad * 2, height: Math.round(logo.height * scale) + pad * 2, pad };
 }
 
 /** The scene's headline in a brand-coloured band at the top of a screen, fading in over the first sixth. */

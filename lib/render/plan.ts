@@ -72,6 +72,8 @@ export interface RenderPlan {
   /** Scripts without spaces between words: their titles are broken into lines by breakForBox, not by the text box. */
   wrapAnywhere: boolean;
   brand: Storyboard['brand'];
+  /** The campaign's logo fetched to a local file, drawn on the title and closing cards; null without one. */
+  logoPath: string | null;
   closing: Storyboard['closing'];
   clips: PlannedClip[];
   totalSeconds: number;
@@ -126,6 +128,7 @@ export function buildRenderPlan(
     language: storyboard.language,
     wrapAnywhere: ['ja', 'zh', 'th'].includes(storyboard.language),
     brand: storyboard.brand,
+    logoPath: storyboard.brand.logoKey ? localPath(storyboard.brand.logoKey) : null,
     closing: storyboard.closing,
     clips,
     totalSeconds: storyboard.totalSeconds,

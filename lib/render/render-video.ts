@@ -69,6 +69,11 @@ async function preparePlan(options: RenderVideoOptions): Promise<{ planPath: str
         throw stageFailure('render_failed', `Input file ${key} is not a readable image.`, true);
     }),
   );
+  if (storyboard.brand.logoKey) {
+    const logo = await fetch(storyboard.brand.logoKey);
+    if (!(await isReadableImage(logo)))
+      throw stageFailure('render_failed', `Input file ${storyboard.brand.logoKey} is not a readable image.`, true);
+  }
   const narration = await fetch(storyboard.narrationKey);
   const cues = parseWebVtt((await fs.readFile(await fetch(storyboard.captionsKey))).toString('utf8'));
   const plan = buildRenderPlan(storyboard, cues, (key) => inputs.get(key)!, {

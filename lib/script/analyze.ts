@@ -145,7 +145,8 @@ export interface CampaignPlanDocument {
   /** Seconds the video should last (title card, screens, closing card). */
   targetSeconds: number;
   sourceLanguage: string;
-  brand: { themeColor: string | null; palette: string[]; iconUrls: string[] };
+  /** logoKey: the campaign's own logo (create's brand.logo_url) as stored by the capture stage, or null */
+  brand: { themeColor: string | null; palette: string[]; iconUrls: string[]; logoKey?: string | null };
 }
 
 /** Headings that belong to page furniture, not to the product. */

@@ -5,7 +5,7 @@
  * hands that language to espeak-ng with a warning, so a node without the extra packages still speaks.
  */
 import { SUPPORTED_LANGUAGES, type LanguageCode } from '../../config/catalog';
-import type { VoiceEngineName } from '../../config/voices';
+import { VOICE_OPTIONS_BY_ID, type VoiceEngineName } from '../../config/voices';
 import type { SpokenVoice } from '../storyboard';
 import type { SpeechProvider, SpeechRequest } from './tts';
 
@@ -19,7 +19,7 @@ export interface LanguageEngine extends SpeechProvider {
 
 /** espeak-ng, for every language: the fallback. */
 export interface FallbackEngine extends SpeechProvider {
-  voiceFor(language: LanguageCode): string;
+  voiceFor(language: LanguageCode, voice?: string): string;
 }
 
 export interface OfflineSpeechOptions {
@@ -45,15 +45,22 @@ export class OfflineSpeechProvider implements SpeechProvider {
   private readonly wanted = new Map<LanguageEngine, LanguageCode[]>();
   private readonly route = new Map<LanguageCode, LanguageEngine>();
   private readonly warn: (message: string) => void;
+  private readonly build: OfflineSpeechOptions['build'];
+  /** Every engine built, the node's defaults and those campaigns asked for. */
+  private readonly built = new Map<Exclude<VoiceEngineName, 'espeak'>, LanguageEngine>();
+  /** An engine a campaign asked for, once checked: itself, or null when not installed (its text goes to espeak-ng). */
+  private readonly asked = new Map<Exclude<VoiceEngineName, 'espeak'>, Promise<LanguageEngine | null>>();
+  /** Engines checked and usable, for voiceOf (which cannot wait). */
+  private readonly usable = new Set<LanguageEngine>();
 
   constructor(opts: OfflineSpeechOptions) {
     this.fallback = opts.fallback;
+    this.build = opts.build;
     this.warn = opts.warn ?? ((message) => console.warn(message));
-    const built = new Map<VoiceEngineName, LanguageEngine>();
     for (const [language, name] of Object.entries(opts.engines) as Array<[LanguageCode, VoiceEngineName]>) {
       if (name === 'espeak') continue;
-      const engine = built.get(name) ?? opts.build(name);
-      built.set(name, engine);
+      const engine = this.built.get(name) ?? opts.build(name);
+      this.built.set(name, engine);
       if (!engine.languages.includes(language))
         throw new Error(`speech: ${name} does not speak "${language}" (it speaks ${engine.languages.join(', ')})`);
       this.wanted.set(engine, [...(this.wanted.get(engine) ?? []), language]);
@@ -69,6 +76,7 @@ export class OfflineSpeechProvider implements SpeechProvider {
       try {
         await engine.verify();
         for (const language of languages) this.route.set(language, engine);
+        this.usable.add(engine);
       } catch (err) {
         for (const language of languages) this.route.delete(language);
         this.warn(
@@ -78,20 +86,54 @@ export class OfflineSpeechProvider implements SpeechProvider {
     }
   }
 
-  synthesize(req: SpeechRequest): Promise<void> {
+  async synthesize(req: SpeechRequest): Promise<void> {
+    const option = req.voice ? VOICE_OPTIONS_BY_ID.get(req.voice) : undefined;
+    if (option && option.language === req.language) {
+      if (option.engine === 'espeak') return this.fallback.synthesize(req);
+      const engine = await this.engineAskedFor(option.engine);
+      if (engine && (!engine.canSpeak || engine.canSpeak(req.text))) return engine.synthesize(req);
+      return this.fallback.synthesize({ ...req, voice: undefined });
+    }
     const engine = this.route.get(req.language);
-    if (!engine || (engine.canSpeak && !engine.canSpeak(req.text))) return this.fallback.synthesize(req);
+    if (!engine || (engine.canSpeak && !engine.canSpeak(req.text))) return this.fallback.synthesize({ ...req, voice: undefined });
     return engine.synthesize(req);
   }
 
-  voiceOf(language: LanguageCode): SpokenVoice {
+  voiceOf(language: LanguageCode, voice?: string): SpokenVoice {
+    const option = voice ? VOICE_OPTIONS_BY_ID.get(voice) : undefined;
+    if (option && option.language === language) {
+      if (option.engine === 'espeak') return this.fallback.voiceOf(language, voice);
+      const engine = this.built.get(option.engine);
+      return engine && this.usable.has(engine) ? engine.voiceOf(language) : this.fallback.voiceOf(language);
+    }
     const engine = this.route.get(language);
     return (engine ?? this.fallback).voiceOf(language);
   }
 
   /** Ends every engine that keeps something running. */
   async close(): Promise<void> {
-    for (const engine of this.wanted.keys()) await engine.close?.();
+    for (const engine of this.built.values()) await engine.close?.();
+  }
+
+  /** The engine a campaign's voice needs: built and checked once per node, the first time a campaign asks for it. */
+  private engineAskedFor(name: Exclude<VoiceEngineName, 'espeak'>): Promise<LanguageEngine | null> {
+    let found = this.asked.get(name);
+    if (!found) {
+      const engine = this.built.get(name) ?? this.build(name);
+      this.built.set(name, engine);
+      found = engine.verify().then(
+        () => {
+          this.usable.add(engine);
+          return engine;
+        },
+        (err: Error) => {
+          this.warn(`speech: ${engine.name} is not usable (${err.message}); voices asked of it are spoken by espeak-ng instead`);
+          return null;
+        },
+      );
+      this.asked.set(name, found);
+    }
+    return found;
   }
 
   /** Engine and voice per supported language. */

@@ -5,7 +5,7 @@
  * audio.ts before use. */
 import { writeFile } from 'node:fs/promises';
 import { SUPPORTED_LANGUAGES, type LanguageCode } from '../../config/catalog';
-import type { VoiceEngineName } from '../../config/voices';
+import { VOICE_OPTIONS, VOICE_OPTIONS_BY_ID, type VoiceEngineName } from '../../config/voices';
 import type { SpokenVoice } from '../storyboard';
 import { run } from './exec';
 import { FestivalProvider, FliteProvider } from './festival';
@@ -17,6 +17,8 @@ export interface SpeechRequest {
   text: string;
   language: LanguageCode;
   /** absolute path of the WAV to write */ outFile: string;
+  /** a voice of config/voices.ts VOICE_OPTIONS the campaign asked for; a provider that cannot give it uses its own */
+  voice?: string;
 }
 
 export interface SpeechProvider {
@@ -24,8 +26,9 @@ export interface SpeechProvider {
   /** throws when a supported language has no voice */
   verify(): Promise<void>;
   synthesize(req: SpeechRequest): Promise<void>;
-  /** The engine and voice that speak `language` (text another engine cannot read falls back to espeak-ng). */
-  voiceOf(language: LanguageCode): SpokenVoice;
+  /** The engine and voice that speak `language`, or the asked-for `voice` where the provider gives it (text another
+   * engine cannot read falls back to espeak-ng). */
+  voiceOf(language: LanguageCode, voice?: string): SpokenVoice;
   /** ends what the provider keeps running (festival's loaded voice); absent when it keeps nothing */
   close?(): Promise<void>;
 }
@@ -90,13 +93,16 @@ export class EspeakProvider implements SpeechProvider {
     this.voices = { ...ESPEAK_VOICES, ...opts.voices };
   }
 
-  /** The espeak-ng voice that speaks `language`. */
-  voiceFor(language: LanguageCode): string {
-    return this.voices[language];
+  /** The espeak-ng voice (`-v`) that speaks `language`: the asked-for one when it is an espeak-ng voice of that language. */
+  voiceFor(language: LanguageCode, voice?: string): string {
+    const option = voice ? VOICE_OPTIONS_BY_ID.get(voice) : undefined;
+    if (option?.engine !== 'espeak' || option.language !== language) return this.voices[language];
+    const base = option.espeakVoice ?? this.voices[language];
+    return option.espeakVariant ? `${base}+${option.espeakVariant}` : base;
   }
 
-  voiceOf(language: LanguageCode): SpokenVoice {
-    return { engine: 'espeak', name: this.voiceFor(language) };
+  voiceOf(language: LanguageCode, voice?: string): SpokenVoice {
+    return { engine: 'espeak', name: this.voiceFor(language, voice) };
   }
 
   /** One `espeak-ng --voices` run; throws naming every supported language whose voice is missing. */
@@ -118,10 +124,14 @@ export class EspeakProvider implements SpeechProvider {
         `espeak-ng has no voice for ${missing.length} supported language(s): ${list}. Install espeak-ng-data or fix the voice map.`,
       );
     }
+    // The other espeak-ng voices a campaign may ask for (config/voices.ts) must be there too.
+    const missingOptions = VOICE_OPTIONS.filter((v) => v.espeakVoice && !known.has(v.espeakVoice.toLowerCase()));
+    if (missingOptions.length)
+      throw new Error(`espeak-ng has no voice ${missingOptions.map((v) => `"${v.espeakVoice}" (${v.id})`).join(', ')}.`);
   }
 
   async synthesize(req: SpeechRequest): Promise<void> {
-    await run(this.binary, [...this.args(req.language), '-w', req.outFile, '--stdin'], {
+    await run(this.binary, [...this.args(req.language, req.voice), '-w', req.outFile, '--stdin'], {
       input: await this.prepare(req.text, req.language),
       timeoutMs: this.timeoutMs,
     });
@@ -137,9 +147,9 @@ export class EspeakProvider implements SpeechProvider {
     return stdout.trim();
   }
 
-  private args(language: LanguageCode): string[] {
-    const voice = this.voices[language];
-    if (!voice) throw new Error(`espeak: unsupported language "${language}"`);
+  private args(language: LanguageCode, asked?: string): string[] {
+    if (!this.voices[language]) throw new Error(`espeak: unsupported language "${language}"`);
+    const voice = this.voiceFor(language, asked);
     // Text goes through stdin (-b 1: UTF-8), so quotes, newlines, leading dashes and RTL scripts are safe.
     return ['-v', voice, '-s', String(this.rate), '-b', '1'];
   }

@@ -122,20 +122,89 @@ test('without options nothing is echoed and the defaults apply; bad options are 
     [{ quality: 'ultra' }, /quality/],
     [{ brand: { primary_color: 'red' } }, /primary_color/],
     [{ brand: { primary_color: '#ff550' } }, /primary_color/],
-    [{ brand: {} }, /primary_color/],
+    [{ brand: {} }, /brand/],
     [{ brand: { primary_color: '#ff5500', logo_url: 'https://acme.example/logo.png' } }, /logo_url/],
+    [{ brand: { logo_url: 'http://169.254.169.254/logo.png' } }, /logo_url.*public address/],
+    [{ brand: { logo_url: 'ftp://acme.example/logo.png' } }, /logo_url/],
     [{ metadata: tooMany }, /metadata/],
     [{ metadata: { note: 'x'.repeat(501) } }, /metadata/],
     [{ metadata: { ['k'.repeat(501)]: 'v' } }, /metadata/],
     [{ metadata: { count: 3 } }, /metadata/],
     [{ metadata: ['a'] }, /metadata/],
     [{ voice: { en: 'festival' } }, /voice/],
+    [{ voice: { en: 'ja-openjtalk-mei' } }, /voice/],
+    [{ voice: { xx: 'en-espeak' } }, /voice/],
+    [{ voice: {} }, /voice/],
+    // A voice for a language the campaign does not speak (the default languages are en, ja, ko).
+    [{ voice: { de: 'de-espeak' } }, /voice: "de" is not one of the campaign's languages/],
   ];
   for (const [extra, field] of cases) {
     const res = await h.request('POST', '/api/v1/campaigns', { key: customer.key, body: { url: h.pageUrl, ...extra } });
     expect({ extra, status: res.status, code: res.body.error?.code }).toEqual({ extra, status: 400, code: 'invalid_input' });
     expect(res.body.error.message).toMatch(field);
   }
+  // A logo that is not an image is refused when the campaign is created, like a page that does not load.
+  const notImage = await h.request('POST', '/api/v1/campaigns', {
+    key: customer.key,
+    body: { url: h.pageUrl, languages: ['en'], brand: { logo_url: h.pageUrl } },
+  });
+  expect({ status: notImage.status, code: notImage.body.error?.code }).toEqual({ status: 422, code: 'invalid_input' });
+  expect(notImage.body.error.message).toMatch(/brand\.logo_url is not an image/);
   const [{ count: after }] = await h.sql<{ count: string }>('SELECT count(*) FROM campaigns WHERE org_id = $1', [customer.orgId]);
   expect(after).toBe(before);
 });
+
+test('a voice and a logo asked for: the narration is spoken by that voice, and the logo is drawn above the title', async () => {
+  const logoUrl = h.site.url('/logo.svg');
+  const created = await h.request('POST', '/api/v1/campaigns', {
+    key: customer.key,
+    body: {
+      url: h.pageUrl,
+      languages: ['en'],
+      platforms: ['tiktok'],
+      quality: 'draft',
+      voice: { en: 'en-flite-slt' },
+      brand: { primary_color: '#111111', logo_url: logoUrl },
+    },
+  });
+  expect(created.status).toBe(201);
+  const id = created.body.campaign_id;
+  const done = await waitFor(
+    () => h.request('GET', `/api/v1/campaigns/${id}`, { key: customer.key }),
+    (res) => ['review', 'failed'].includes(res.body.status),
+    240_000,
+    500,
+  );
+  expect(done.body).toMatchObject({
+    status: 'review',
+    voice: { en: 'en-flite-slt' },
+    brand: { primary_color: '#111111', logo_url: logoUrl },
+  });
+  // The voice stage spoke with flite (not the node's default, festival) and recorded it; the report says the same.
+  const [video] = done.body.videos;
+  const [storyboard] = await h.sql<{ document: { voice?: unknown; brand: { logoKey?: string } } }>(
+    'SELECT document FROM storyboards WHERE video_id = $1',
+    [video.id],
+  );
+  expect(storyboard.document.voice).toEqual({ engine: 'flite', name: 'slt' });
+  expect(storyboard.document.brand.logoKey).toBe(`campaigns/${id}/capture/logo.png`);
+  const report = await h.request('GET', `/api/v1/reports/${done.body.report_id}`, { key: customer.key });
+  expect(JSON.stringify(report.body)).toContain('"flite"');
+
+  // The title card: the logo's blue (#3a5bd9) on its white plate, centred above the words (the card's words start
+  // at 36 % of the height); the page's own colours never show on this card, which is all #111111 and white.
+  const local = (url: string) => url.replace(h.config.publicBaseUrl, h.baseUrl);
+  const frame = await frameRgb(local(video.file_url), 1.2, 540, 960);
+  const blue: Array<{ x: number; y: number }> = [];
+  for (let y = 0; y < 960; y += 1) {
+    for (let x = 0; x < 540; x += 1) {
+      const i = (y * 540 + x) * 3;
+      if (Math.abs(frame[i] - 0x3a) < 24 && Math.abs(frame[i + 1] - 0x5b) < 24 && Math.abs(frame[i + 2] - 0xd9) < 24) blue.push({ x, y });
+    }
+  }
+  expect(blue.length).toBeGreaterThan(1500);
+  const meanX = blue.reduce((sum, p) => sum + p.x, 0) / blue.length;
+  const lowest = Math.max(...blue.map((p) => p.y));
+  expect(Math.abs(meanX - 270)).toBeLessThan(20);
+  expect(lowest).toBeLessThan(960 * 0.36);
+}, 300_000);

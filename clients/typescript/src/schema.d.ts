@@ -395,6 +395,109 @@ export interface operations {
                                 code: "capture_failed" | "translation_failed" | "speech_failed" | "render_failed" | "timeout" | "canceled" | "internal";
                                 message: string;
                             };
+                            /** @description The voice per language (lower-case codes among the campaign's languages). A language not listed gets the default voice; a voice whose engine a node lacks is spoken by the language's espeak-ng voice (the report names the voice used). */
+                            voice?: {
+                                /**
+                                 * @description en-festival-slt: US English, female (festival, CMU slt HTS); the default; en-flite-slt: US English, female (flite, CMU slt), lighter and more synthetic; en-espeak-gb: British English, male (espeak-ng); en-espeak: espeak-ng's en voice, male; en-espeak-female: espeak-ng's en voice, female variant
+                                 * @enum {string}
+                                 */
+                                en?: "en-festival-slt" | "en-flite-slt" | "en-espeak-gb" | "en-espeak" | "en-espeak-female";
+                                /**
+                                 * @description ja-openjtalk-mei: Japanese, female (Open JTalk, Mei); the default; ja-espeak: espeak-ng's ja voice, male; ja-espeak-female: espeak-ng's ja voice, female variant
+                                 * @enum {string}
+                                 */
+                                ja?: "ja-openjtalk-mei" | "ja-espeak" | "ja-espeak-female";
+                                /**
+                                 * @description ko-espeak: espeak-ng's ko voice, male; ko-espeak-female: espeak-ng's ko voice, female variant
+                                 * @enum {string}
+                                 */
+                                ko?: "ko-espeak" | "ko-espeak-female";
+                                /**
+                                 * @description zh-espeak: espeak-ng's zh voice, male; zh-espeak-female: espeak-ng's zh voice, female variant
+                                 * @enum {string}
+                                 */
+                                zh?: "zh-espeak" | "zh-espeak-female";
+                                /**
+                                 * @description es-espeak: espeak-ng's es voice, male; es-espeak-female: espeak-ng's es voice, female variant
+                                 * @enum {string}
+                                 */
+                                es?: "es-espeak" | "es-espeak-female";
+                                /**
+                                 * @description fr-espeak: espeak-ng's fr voice, male; fr-espeak-female: espeak-ng's fr voice, female variant
+                                 * @enum {string}
+                                 */
+                                fr?: "fr-espeak" | "fr-espeak-female";
+                                /**
+                                 * @description de-espeak: espeak-ng's de voice, male; de-espeak-female: espeak-ng's de voice, female variant
+                                 * @enum {string}
+                                 */
+                                de?: "de-espeak" | "de-espeak-female";
+                                /**
+                                 * @description pt-espeak: espeak-ng's pt voice, male; pt-espeak-female: espeak-ng's pt voice, female variant
+                                 * @enum {string}
+                                 */
+                                pt?: "pt-espeak" | "pt-espeak-female";
+                                /**
+                                 * @description it-espeak: espeak-ng's it voice, male; it-espeak-female: espeak-ng's it voice, female variant
+                                 * @enum {string}
+                                 */
+                                it?: "it-espeak" | "it-espeak-female";
+                                /**
+                                 * @description nl-espeak: espeak-ng's nl voice, male; nl-espeak-female: espeak-ng's nl voice, female variant
+                                 * @enum {string}
+                                 */
+                                nl?: "nl-espeak" | "nl-espeak-female";
+                                /**
+                                 * @description pl-espeak: espeak-ng's pl voice, male; pl-espeak-female: espeak-ng's pl voice, female variant
+                                 * @enum {string}
+                                 */
+                                pl?: "pl-espeak" | "pl-espeak-female";
+                                /**
+                                 * @description ru-espeak: espeak-ng's ru voice, male; ru-espeak-female: espeak-ng's ru voice, female variant
+                                 * @enum {string}
+                                 */
+                                ru?: "ru-espeak" | "ru-espeak-female";
+                                /**
+                                 * @description tr-espeak: espeak-ng's tr voice, male; tr-espeak-female: espeak-ng's tr voice, female variant
+                                 * @enum {string}
+                                 */
+                                tr?: "tr-espeak" | "tr-espeak-female";
+                                /**
+                                 * @description ar-espeak: espeak-ng's ar voice, male; ar-espeak-female: espeak-ng's ar voice, female variant
+                                 * @enum {string}
+                                 */
+                                ar?: "ar-espeak" | "ar-espeak-female";
+                                /**
+                                 * @description hi-espeak: espeak-ng's hi voice, male; hi-espeak-female: espeak-ng's hi voice, female variant
+                                 * @enum {string}
+                                 */
+                                hi?: "hi-espeak" | "hi-espeak-female";
+                                /**
+                                 * @description id-espeak: espeak-ng's id voice, male; id-espeak-female: espeak-ng's id voice, female variant
+                                 * @enum {string}
+                                 */
+                                id?: "id-espeak" | "id-espeak-female";
+                                /**
+                                 * @description vi-espeak: espeak-ng's vi voice, male; vi-espeak-female: espeak-ng's vi voice, female variant
+                                 * @enum {string}
+                                 */
+                                vi?: "vi-espeak" | "vi-espeak-female";
+                                /**
+                                 * @description th-espeak: espeak-ng's th voice, male; th-espeak-female: espeak-ng's th voice, female variant
+                                 * @enum {string}
+                                 */
+                                th?: "th-espeak" | "th-espeak-female";
+                                /**
+                                 * @description sv-espeak: espeak-ng's sv voice, male; sv-espeak-female: espeak-ng's sv voice, female variant
+                                 * @enum {string}
+                                 */
+                                sv?: "sv-espeak" | "sv-espeak-female";
+                                /**
+                                 * @description uk-espeak: espeak-ng's uk voice, male; uk-espeak-female: espeak-ng's uk voice, female variant
+                                 * @enum {string}
+                                 */
+                                uk?: "uk-espeak" | "uk-espeak-female";
+                            };
                             /**
                              * @description burned (default): captions drawn on the video, and as files; file_only: the WebVTT and SubRip files only.
                              * @enum {string}
@@ -407,7 +510,9 @@ export interface operations {
                             quality?: "full" | "draft";
                             brand?: {
                                 /** @description #rrggbb: the title and closing cards' colour, instead of the one read from the page. */
-                                primary_color: string;
+                                primary_color?: string;
+                                /** @description Public http(s) URL of your logo (PNG, JPEG, GIF or SVG, at most 5 MB), drawn on the title and closing cards. Checked against private networks like every URL; fetched when the campaign is created (an unreadable image answers 422) and again when its page is collected. */
+                                logo_url?: string;
                             };
                             /** @description Your own string pairs (at most 20, keys and values ≤ 500 characters), never interpreted; echoed in GET, the list and the webhooks. */
                             metadata?: {
@@ -525,6 +630,109 @@ export interface operations {
                      *     ]
                      */
                     platforms?: ("tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin")[];
+                    /** @description The voice per language (lower-case codes among the campaign's languages). A language not listed gets the default voice; a voice whose engine a node lacks is spoken by the language's espeak-ng voice (the report names the voice used). */
+                    voice?: {
+                        /**
+                         * @description en-festival-slt: US English, female (festival, CMU slt HTS); the default; en-flite-slt: US English, female (flite, CMU slt), lighter and more synthetic; en-espeak-gb: British English, male (espeak-ng); en-espeak: espeak-ng's en voice, male; en-espeak-female: espeak-ng's en voice, female variant
+                         * @enum {string}
+                         */
+                        en?: "en-festival-slt" | "en-flite-slt" | "en-espeak-gb" | "en-espeak" | "en-espeak-female";
+                        /**
+                         * @description ja-openjtalk-mei: Japanese, female (Open JTalk, Mei); the default; ja-espeak: espeak-ng's ja voice, male; ja-espeak-female: espeak-ng's ja voice, female variant
+                         * @enum {string}
+                         */
+                        ja?: "ja-openjtalk-mei" | "ja-espeak" | "ja-espeak-female";
+                        /**
+                         * @description ko-espeak: espeak-ng's ko voice, male; ko-espeak-female: espeak-ng's ko voice, female variant
+                         * @enum {string}
+                         */
+                        ko?: "ko-espeak" | "ko-espeak-female";
+                        /**
+                         * @description zh-espeak: espeak-ng's zh voice, male; zh-espeak-female: espeak-ng's zh voice, female variant
+                         * @enum {string}
+                         */
+                        zh?: "zh-espeak" | "zh-espeak-female";
+                        /**
+                         * @description es-espeak: espeak-ng's es voice, male; es-espeak-female: espeak-ng's es voice, female variant
+                         * @enum {string}
+                         */
+                        es?: "es-espeak" | "es-espeak-female";
+                        /**
+                         * @description fr-espeak: espeak-ng's fr voice, male; fr-espeak-female: espeak-ng's fr voice, female variant
+                         * @enum {string}
+                         */
+                        fr?: "fr-espeak" | "fr-espeak-female";
+                        /**
+                         * @description de-espeak: espeak-ng's de voice, male; de-espeak-female: espeak-ng's de voice, female variant
+                         * @enum {string}
+                         */
+                        de?: "de-espeak" | "de-espeak-female";
+                        /**
+                         * @description pt-espeak: espeak-ng's pt voice, male; pt-espeak-female: espeak-ng's pt voice, female variant
+                         * @enum {string}
+                         */
+                        pt?: "pt-espeak" | "pt-espeak-female";
+                        /**
+                         * @description it-espeak: espeak-ng's it voice, male; it-espeak-female: espeak-ng's it voice, female variant
+                         * @enum {string}
+                         */
+                        it?: "it-espeak" | "it-espeak-female";
+                        /**
+                         * @description nl-espeak: espeak-ng's nl voice, male; nl-espeak-female: espeak-ng's nl voice, female variant
+                         * @enum {string}
+                         */
+                        nl?: "nl-espeak" | "nl-espeak-female";
+                        /**
+                         * @description pl-espeak: espeak-ng's pl voice, male; pl-espeak-female: espeak-ng's pl voice, female variant
+                         * @enum {string}
+                         */
+                        pl?: "pl-espeak" | "pl-espeak-female";
+                        /**
+                         * @description ru-espeak: espeak-ng's ru voice, male; ru-espeak-female: espeak-ng's ru voice, female variant
+                         * @enum {string}
+                         */
+                        ru?: "ru-espeak" | "ru-espeak-female";
+                        /**
+                         * @description tr-espeak: espeak-ng's tr voice, male; tr-espeak-female: espeak-ng's tr voice, female variant
+                         * @enum {string}
+                         */
+                        tr?: "tr-espeak" | "tr-espeak-female";
+                        /**
+                         * @description ar-espeak: espeak-ng's ar voice, male; ar-espeak-female: espeak-ng's ar voice, female variant
+                         * @enum {string}
+                         */
+                        ar?: "ar-espeak" | "ar-espeak-female";
+                        /**
+                         * @description hi-espeak: espeak-ng's hi voice, male; hi-espeak-female: espeak-ng's hi voice, female variant
+                         * @enum {string}
+                         */
+                        hi?: "hi-espeak" | "hi-espeak-female";
+                        /**
+                         * @description id-espeak: espeak-ng's id voice, male; id-espeak-female: espeak-ng's id voice, female variant
+                         * @enum {string}
+                         */
+                        id?: "id-espeak" | "id-espeak-female";
+                        /**
+                         * @description vi-espeak: espeak-ng's vi voice, male; vi-espeak-female: espeak-ng's vi voice, female variant
+                         * @enum {string}
+                         */
+                        vi?: "vi-espeak" | "vi-espeak-female";
+                        /**
+                         * @description th-espeak: espeak-ng's th voice, male; th-espeak-female: espeak-ng's th voice, female variant
+                         * @enum {string}
+                         */
+                        th?: "th-espeak" | "th-espeak-female";
+                        /**
+                         * @description sv-espeak: espeak-ng's sv voice, male; sv-espeak-female: espeak-ng's sv voice, female variant
+                         * @enum {string}
+                         */
+                        sv?: "sv-espeak" | "sv-espeak-female";
+                        /**
+                         * @description uk-espeak: espeak-ng's uk voice, male; uk-espeak-female: espeak-ng's uk voice, female variant
+                         * @enum {string}
+                         */
+                        uk?: "uk-espeak" | "uk-espeak-female";
+                    };
                     /**
                      * @description burned (default): captions drawn on the video, and as files; file_only: the WebVTT and SubRip files only.
                      * @enum {string}
@@ -537,7 +745,9 @@ export interface operations {
                     quality?: "full" | "draft";
                     brand?: {
                         /** @description #rrggbb: the title and closing cards' colour, instead of the one read from the page. */
-                        primary_color: string;
+                        primary_color?: string;
+                        /** @description Public http(s) URL of your logo (PNG, JPEG, GIF or SVG, at most 5 MB), drawn on the title and closing cards. Checked against private networks like every URL; fetched when the campaign is created (an unreadable image answers 422) and again when its page is collected. */
+                        logo_url?: string;
                     };
                     /** @description Your own string pairs (at most 20, keys and values ≤ 500 characters), never interpreted; echoed in GET, the list and the webhooks. */
                     metadata?: {
@@ -739,6 +949,109 @@ export interface operations {
                             code: "capture_failed" | "translation_failed" | "speech_failed" | "render_failed" | "timeout" | "canceled" | "internal";
                             message: string;
                         };
+                        /** @description The voice per language (lower-case codes among the campaign's languages). A language not listed gets the default voice; a voice whose engine a node lacks is spoken by the language's espeak-ng voice (the report names the voice used). */
+                        voice?: {
+                            /**
+                             * @description en-festival-slt: US English, female (festival, CMU slt HTS); the default; en-flite-slt: US English, female (flite, CMU slt), lighter and more synthetic; en-espeak-gb: British English, male (espeak-ng); en-espeak: espeak-ng's en voice, male; en-espeak-female: espeak-ng's en voice, female variant
+                             * @enum {string}
+                             */
+                            en?: "en-festival-slt" | "en-flite-slt" | "en-espeak-gb" | "en-espeak" | "en-espeak-female";
+                            /**
+                             * @description ja-openjtalk-mei: Japanese, female (Open JTalk, Mei); the default; ja-espeak: espeak-ng's ja voice, male; ja-espeak-female: espeak-ng's ja voice, female variant
+                             * @enum {string}
+                             */
+                            ja?: "ja-openjtalk-mei" | "ja-espeak" | "ja-espeak-female";
+                            /**
+                             * @description ko-espeak: espeak-ng's ko voice, male; ko-espeak-female: espeak-ng's ko voice, female variant
+                             * @enum {string}
+                             */
+                            ko?: "ko-espeak" | "ko-espeak-female";
+                            /**
+                             * @description zh-espeak: espeak-ng's zh voice, male; zh-espeak-female: espeak-ng's zh voice, female variant
+                             * @enum {string}
+                             */
+                            zh?: "zh-espeak" | "zh-espeak-female";
+                            /**
+                             * @description es-espeak: espeak-ng's es voice, male; es-espeak-female: espeak-ng's es voice, female variant
+                             * @enum {string}
+                             */
+                            es?: "es-espeak" | "es-espeak-female";
+                            /**
+                             * @description fr-espeak: espeak-ng's fr voice, male; fr-espeak-female: espeak-ng's fr voice, female variant
+                             * @enum {string}
+                             */
+                            fr?: "fr-espeak" | "fr-espeak-female";
+                            /**
+                             * @description de-espeak: espeak-ng's de voice, male; de-espeak-female: espeak-ng's de voice, female variant
+                             * @enum {string}
+                             */
+                            de?: "de-espeak" | "de-espeak-female";
+                            /**
+                             * @description pt-espeak: espeak-ng's pt voice, male; pt-espeak-female: espeak-ng's pt voice, female variant
+                             * @enum {string}
+                             */
+                            pt?: "pt-espeak" | "pt-espeak-female";
+                            /**
+                             * @description it-espeak: espeak-ng's it voice, male; it-espeak-female: espeak-ng's it voice, female variant
+                             * @enum {string}
+                             */
+                            it?: "it-espeak" | "it-espeak-female";
+                            /**
+                             * @description nl-espeak: espeak-ng's nl voice, male; nl-espeak-female: espeak-ng's nl voice, female variant
+                             * @enum {string}
+                             */
+                            nl?: "nl-espeak" | "nl-espeak-female";
+                            /**
+                             * @description pl-espeak: espeak-ng's pl voice, male; pl-espeak-female: espeak-ng's pl voice, female variant
+                             * @enum {string}
+                             */
+                            pl?: "pl-espeak" | "pl-espeak-female";
+                            /**
+                             * @description ru-espeak: espeak-ng's ru voice, male; ru-espeak-female: espeak-ng's ru voice, female variant
+                             * @enum {string}
+                             */
+                            ru?: "ru-espeak" | "ru-espeak-female";
+                            /**
+                             * @description tr-espeak: espeak-ng's tr voice, male; tr-espeak-female: espeak-ng's tr voice, female variant
+                             * @enum {string}
+                             */
+                            tr?: "tr-espeak" | "tr-espeak-female";
+                            /**
+                             * @description ar-espeak: espeak-ng's ar voice, male; ar-espeak-female: espeak-ng's ar voice, female variant
+                             * @enum {string}
+                             */
+                            ar?: "ar-espeak" | "ar-espeak-female";
+                            /**
+                             * @description hi-espeak: espeak-ng's hi voice, male; hi-espeak-female: espeak-ng's hi voice, female variant
+                             * @enum {string}
+                             */
+                            hi?: "hi-espeak" | "hi-espeak-female";
+                            /**
+                             * @description id-espeak: espeak-ng's id voice, male; id-espeak-female: espeak-ng's id voice, female variant
+                             * @enum {string}
+                             */
+                            id?: "id-espeak" | "id-espeak-female";
+                            /**
+                             * @description vi-espeak: espeak-ng's vi voice, male; vi-espeak-female: espeak-ng's vi voice, female variant
+                             * @enum {string}
+                             */
+                            vi?: "vi-espeak" | "vi-espeak-female";
+                            /**
+                             * @description th-espeak: espeak-ng's th voice, male; th-espeak-female: espeak-ng's th voice, female variant
+                             * @enum {string}
+                             */
+                            th?: "th-espeak" | "th-espeak-female";
+                            /**
+                             * @description sv-espeak: espeak-ng's sv voice, male; sv-espeak-female: espeak-ng's sv voice, female variant
+                             * @enum {string}
+                             */
+                            sv?: "sv-espeak" | "sv-espeak-female";
+                            /**
+                             * @description uk-espeak: espeak-ng's uk voice, male; uk-espeak-female: espeak-ng's uk voice, female variant
+                             * @enum {string}
+                             */
+                            uk?: "uk-espeak" | "uk-espeak-female";
+                        };
                         /**
                          * @description burned (default): captions drawn on the video, and as files; file_only: the WebVTT and SubRip files only.
                          * @enum {string}
@@ -751,7 +1064,9 @@ export interface operations {
                         quality?: "full" | "draft";
                         brand?: {
                             /** @description #rrggbb: the title and closing cards' colour, instead of the one read from the page. */
-                            primary_color: string;
+                            primary_color?: string;
+                            /** @description Public http(s) URL of your logo (PNG, JPEG, GIF or SVG, at most 5 MB), drawn on the title and closing cards. Checked against private networks like every URL; fetched when the campaign is created (an unreadable image answers 422) and again when its page is collected. */
+                            logo_url?: string;
                         };
                         /** @description Your own string pairs (at most 20, keys and values ≤ 500 characters), never interpreted; echoed in GET, the list and the webhooks. */
                         metadata?: {
@@ -901,6 +1216,109 @@ export interface operations {
                             code: "capture_failed" | "translation_failed" | "speech_failed" | "render_failed" | "timeout" | "canceled" | "internal";
                             message: string;
                         };
+                        /** @description The voice per language (lower-case codes among the campaign's languages). A language not listed gets the default voice; a voice whose engine a node lacks is spoken by the language's espeak-ng voice (the report names the voice used). */
+                        voice?: {
+                            /**
+                             * @description en-festival-slt: US English, female (festival, CMU slt HTS); the default; en-flite-slt: US English, female (flite, CMU slt), lighter and more synthetic; en-espeak-gb: British English, male (espeak-ng); en-espeak: espeak-ng's en voice, male; en-espeak-female: espeak-ng's en voice, female variant
+                             * @enum {string}
+                             */
+                            en?: "en-festival-slt" | "en-flite-slt" | "en-espeak-gb" | "en-espeak" | "en-espeak-female";
+                            /**
+                             * @description ja-openjtalk-mei: Japanese, female (Open JTalk, Mei); the default; ja-espeak: espeak-ng's ja voice, male; ja-espeak-female: espeak-ng's ja voice, female variant
+                             * @enum {string}
+                             */
+                            ja?: "ja-openjtalk-mei" | "ja-espeak" | "ja-espeak-female";
+                            /**
+                             * @description ko-espeak: espeak-ng's ko voice, male; ko-espeak-female: espeak-ng's ko voice, female variant
+                             * @enum {string}
+                             */
+                            ko?: "ko-espeak" | "ko-espeak-female";
+                            /**
+                             * @description zh-espeak: espeak-ng's zh voice, male; zh-espeak-female: espeak-ng's zh voice, female variant
+                             * @enum {string}
+                             */
+                            zh?: "zh-espeak" | "zh-espeak-female";
+                            /**
+                             * @description es-espeak: espeak-ng's es voice, male; es-espeak-female: espeak-ng's es voice, female variant
+                             * @enum {string}
+                             */
+                            es?: "es-espeak" | "es-espeak-female";
+                            /**
+                             * @description fr-espeak: espeak-ng's fr voice, male; fr-espeak-female: espeak-ng's fr voice, female variant
+                             * @enum {string}
+                             */
+                            fr?: "fr-espeak" | "fr-espeak-female";
+                            /**
+                             * @description de-espeak: espeak-ng's de voice, male; de-espeak-female: espeak-ng's de voice, female variant
+                             * @enum {string}
+                             */
+                            de?: "de-espeak" | "de-espeak-female";
+                            /**
+                             * @description pt-espeak: espeak-ng's pt voice, male; pt-espeak-female: espeak-ng's pt voice, female variant
+                             * @enum {string}
+                             */
+                            pt?: "pt-espeak" | "pt-espeak-female";
+                            /**
+                             * @description it-espeak: espeak-ng's it voice, male; it-espeak-female: espeak-ng's it voice, female variant
+                             * @enum {string}
+                             */
+                            it?: "it-espeak" | "it-espeak-female";
+                            /**
+                             * @description nl-espeak: espeak-ng's nl voice, male; nl-espeak-female: espeak-ng's nl voice, female variant
+                             * @enum {string}
+                             */
+                            nl?: "nl-espeak" | "nl-espeak-female";
+                            /**
+                             * @description pl-espeak: espeak-ng's pl voice, male; pl-espeak-female: espeak-ng's pl voice, female variant
+                             * @enum {string}
+                             */
+                            pl?: "pl-espeak" | "pl-espeak-female";
+                            /**
+                             * @description ru-espeak: espeak-ng's ru voice, male; ru-espeak-female: espeak-ng's ru voice, female variant
+                             * @enum {string}
+                             */
+                            ru?: "ru-espeak" | "ru-espeak-female";
+                            /**
+                             * @description tr-espeak: espeak-ng's tr voice, male; tr-espeak-female: espeak-ng's tr voice, female variant
+                             * @enum {string}
+                             */
+                            tr?: "tr-espeak" | "tr-espeak-female";
+                            /**
+                             * @description ar-espeak: espeak-ng's ar voice, male; ar-espeak-female: espeak-ng's ar voice, female variant
+                             * @enum {string}
+                             */
+                            ar?: "ar-espeak" | "ar-espeak-female";
+                            /**
+                             * @description hi-espeak: espeak-ng's hi voice, male; hi-espeak-female: espeak-ng's hi voice, female variant
+                             * @enum {string}
+                             */
+                            hi?: "hi-espeak" | "hi-espeak-female";
+                            /**
+                             * @description id-espeak: espeak-ng's id voice, male; id-espeak-female: espeak-ng's id voice, female variant
+                             * @enum {string}
+                             */
+                            id?: "id-espeak" | "id-espeak-female";
+                            /**
+                             * @description vi-espeak: espeak-ng's vi voice, male; vi-espeak-female: espeak-ng's vi voice, female variant
+                             * @enum {string}
+                             */
+                            vi?: "vi-espeak" | "vi-espeak-female";
+                            /**
+                             * @description th-espeak: espeak-ng's th voice, male; th-espeak-female: espeak-ng's th voice, female variant
+                             * @enum {string}
+                             */
+                            th?: "th-espeak" | "th-espeak-female";
+                            /**
+                             * @description sv-espeak: espeak-ng's sv voice, male; sv-espeak-female: espeak-ng's sv voice, female variant
+                             * @enum {string}
+                             */
+                            sv?: "sv-espeak" | "sv-espeak-female";
+                            /**
+                             * @description uk-espeak: espeak-ng's uk voice, male; uk-espeak-female: espeak-ng's uk voice, female variant
+                             * @enum {string}
+                             */
+                            uk?: "uk-espeak" | "uk-espeak-female";
+                        };
                         /**
                          * @description burned (default): captions drawn on the video, and as files; file_only: the WebVTT and SubRip files only.
                          * @enum {string}
@@ -913,7 +1331,9 @@ export interface operations {
                         quality?: "full" | "draft";
                         brand?: {
                             /** @description #rrggbb: the title and closing cards' colour, instead of the one read from the page. */
-                            primary_color: string;
+                            primary_color?: string;
+                            /** @description Public http(s) URL of your logo (PNG, JPEG, GIF or SVG, at most 5 MB), drawn on the title and closing cards. Checked against private networks like every URL; fetched when the campaign is created (an unreadable image answers 422) and again when its page is collected. */
+                            logo_url?: string;
                         };
                         /** @description Your own string pairs (at most 20, keys and values ≤ 500 characters), never interpreted; echoed in GET, the list and the webhooks. */
                         metadata?: {
@@ -1072,6 +1492,109 @@ export interface operations {
                             code: "capture_failed" | "translation_failed" | "speech_failed" | "render_failed" | "timeout" | "canceled" | "internal";
                             message: string;
                         };
+                        /** @description The voice per language (lower-case codes among the campaign's languages). A language not listed gets the default voice; a voice whose engine a node lacks is spoken by the language's espeak-ng voice (the report names the voice used). */
+                        voice?: {
+                            /**
+                             * @description en-festival-slt: US English, female (festival, CMU slt HTS); the default; en-flite-slt: US English, female (flite, CMU slt), lighter and more synthetic; en-espeak-gb: British English, male (espeak-ng); en-espeak: espeak-ng's en voice, male; en-espeak-female: espeak-ng's en voice, female variant
+                             * @enum {string}
+                             */
+                            en?: "en-festival-slt" | "en-flite-slt" | "en-espeak-gb" | "en-espeak" | "en-espeak-female";
+                            /**
+                             * @description ja-openjtalk-mei: Japanese, female (Open JTalk, Mei); the default; ja-espeak: espeak-ng's ja voice, male; ja-espeak-female: espeak-ng's ja voice, female variant
+                             * @enum {string}
+                             */
+                            ja?: "ja-openjtalk-mei" | "ja-espeak" | "ja-espeak-female";
+                            /**
+                             * @description ko-espeak: espeak-ng's ko voice, male; ko-espeak-female: espeak-ng's ko voice, female variant
+                             * @enum {string}
+                             */
+                            ko?: "ko-espeak" | "ko-espeak-female";
+                            /**
+                             * @description zh-espeak: espeak-ng's zh voice, male; zh-espeak-female: espeak-ng's zh voice, female variant
+                             * @enum {string}
+                             */
+                            zh?: "zh-espeak" | "zh-espeak-female";
+                            /**
+                             * @description es-espeak: espeak-ng's es voice, male; es-espeak-female: espeak-ng's es voice, female variant
+                             * @enum {string}
+                             */
+                            es?: "es-espeak" | "es-espeak-female";
+                            /**
+                             * @description fr-espeak: espeak-ng's fr voice, male; fr-espeak-female: espeak-ng's fr voice, female variant
+                             * @enum {string}
+                             */
+                            fr?: "fr-espeak" | "fr-espeak-female";
+                            /**
+                             * @description de-espeak: espeak-ng's de voice, male; de-espeak-female: espeak-ng's de voice, female variant
+                             * @enum {string}
+                             */
+                            de?: "de-espeak" | "de-espeak-female";
+                            /**
+                             * @description pt-espeak: espeak-ng's pt voice, male; pt-espeak-female: espeak-ng's pt voice, female variant
+                             * @enum {string}
+                             */
+                            pt?: "pt-espeak" | "pt-espeak-female";
+                            /**
+                             * @description it-espeak: espeak-ng's it voice, male; it-espeak-female: espeak-ng's it voice, female variant
+                             * @enum {string}
+                             */
+                            it?: "it-espeak" | "it-espeak-female";
+                            /**
+                             * @description nl-espeak: espeak-ng's nl voice, male; nl-espeak-female: espeak-ng's nl voice, female variant
+                             * @enum {string}
+                             */
+                            nl?: "nl-espeak" | "nl-espeak-female";
+                            /**
+                             * @description pl-espeak: espeak-ng's pl voice, male; pl-espeak-female: espeak-ng's pl voice, female variant
+                             * @enum {string}
+                             */
+                            pl?: "pl-espeak" | "pl-espeak-female";
+                            /**
+                             * @description ru-espeak: espeak-ng's ru voice, male; ru-espeak-female: espeak-ng's ru voice, female variant
+                             * @enum {string}
+                             */
+                            ru?: "ru-espeak" | "ru-espeak-female";
+                            /**
+                             * @description tr-espeak: espeak-ng's tr voice, male; tr-espeak-female: espeak-ng's tr voice, female variant
+                             * @enum {string}
+                             */
+                            tr?: "tr-espeak" | "tr-espeak-female";
+                            /**
+                             * @description ar-espeak: espeak-ng's ar voice, male; ar-espeak-female: espeak-ng's ar voice, female variant
+                             * @enum {string}
+                             */
+                            ar?: "ar-espeak" | "ar-espeak-female";
+                            /**
+                             * @description hi-espeak: espeak-ng's hi voice, male; hi-espeak-female: espeak-ng's hi voice, female variant
+                             * @enum {string}
+                             */
+                            hi?: "hi-espeak" | "hi-espeak-female";
+                            /**
+                             * @description id-espeak: espeak-ng's id voice, male; id-espeak-female: espeak-ng's id voice, female variant
+                             * @enum {string}
+                             */
+                            id?: "id-espeak" | "id-espeak-female";
+                            /**
+                             * @description vi-espeak: espeak-ng's vi voice, male; vi-espeak-female: espeak-ng's vi voice, female variant
+                             * @enum {string}
+                             */
+                            vi?: "vi-espeak" | "vi-espeak-female";
+                            /**
+                             * @description th-espeak: espeak-ng's th voice, male; th-espeak-female: espeak-ng's th voice, female variant
+                             * @enum {string}
+                             */
+                            th?: "th-espeak" | "th-espeak-female";
+                            /**
+                             * @description sv-espeak: espeak-ng's sv voice, male; sv-espeak-female: espeak-ng's sv voice, female variant
+                             * @enum {string}
+                             */
+                            sv?: "sv-espeak" | "sv-espeak-female";
+                            /**
+                             * @description uk-espeak: espeak-ng's uk voice, male; uk-espeak-female: espeak-ng's uk voice, female variant
+                             * @enum {string}
+                             */
+                            uk?: "uk-espeak" | "uk-espeak-female";
+                        };
                         /**
                          * @description burned (default): captions drawn on the video, and as files; file_only: the WebVTT and SubRip files only.
                          * @enum {string}
@@ -1084,7 +1607,9 @@ export interface operations {
                         quality?: "full" | "draft";
                         brand?: {
                             /** @description #rrggbb: the title and closing cards' colour, instead of the one read from the page. */
-                            primary_color: string;
+                            primary_color?: string;
+                            /** @description Public http(s) URL of your logo (PNG, JPEG, GIF or SVG, at most 5 MB), drawn on the title and closing cards. Checked against private networks like every URL; fetched when the campaign is created (an unreadable image answers 422) and again when its page is collected. */
+                            logo_url?: string;
                         };
                         /** @description Your own string pairs (at most 20, keys and values ≤ 500 characters), never interpreted; echoed in GET, the list and the webhooks. */
                         metadata?: {
