@@ -27,6 +27,13 @@ import {
 } from '../lib/session';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 import type { ApiKey, Organization, User } from '../lib/db/models';
+import { findActiveKey } from '../lib/db/reads';
+
+/** What a plan's limits are computed from: the plan and the organization's own overrides. */
+type OrgPlanColumns = Pick<
+  Organization,
+  'id' | 'plan' | 'campaigns_per_month' | 'languages_per_campaign' | 'rate_per_minute' | 'max_api_keys'
+>;
 
 const { MoleculerClientError } = Errors;
 const adminError = (message: string, code = 'invalid_input', status = 400) => new MoleculerClientError(message, status, code);
@@ -142,7 +149,7 @@ type AccountsSettings = ServiceSettingSchema;
 
 type AccountsMethods = DbMethods & {
   findOrg(orgId: string): Promise<Organization>;
-  limitsOf(org: Organization): PlanLimits;
+  limitsOf(org: OrgPlanColumns): PlanLimits;
   sessionInfo(sessionId: string, user: User, org: Organization): SessionInfo;
 };
 
@@ -470,24 +477,20 @@ const AccountsService: ServiceSchema<AccountsSettings, AccountsMethods, Accounts
       params: { type: 'object', additionalProperties: false, required: ['key'], properties: { key: { type: 'string', maxLength: 200 } } },
       async handler(ctx: Context<AuthenticateParams>): Promise<AuthContext | null> {
         if (!KEY_PATTERN.test(ctx.params.key)) return null;
-        const { models } = this.db;
-        const key = await models.ApiKey.findOne({
-          where: { key_hash: hashApiKey(ctx.params.key), revoked_at: null },
-          include: [{ model: models.Organization, as: 'organization', required: true }],
-        });
-        const org = key?.organization;
-        if (!key || !org) return null;
+        // Every API request comes here: one statement, plain rows (lib/db/reads.ts).
+        const key = await findActiveKey(this.db.sequelize, hashApiKey(ctx.params.key));
+        if (!key) return null;
         const now = Date.now();
         if (!key.last_used_at || now - new Date(key.last_used_at).getTime() > LAST_USED_RESOLUTION_MS) {
-          models.ApiKey.update({ last_used_at: new Date(now) }, { where: { id: key.id } }).catch((err: Error) =>
+          this.db.models.ApiKey.update({ last_used_at: new Date(now) }, { where: { id: key.key_id } }).catch((err: Error) =>
             this.logger.warn('last_used_at update failed', err.message),
           );
         }
-        const limits = this.limitsOf(org);
+        const limits = this.limitsOf({ ...key, id: key.org_id });
         return {
-          orgId: org.id,
-          keyId: key.id,
-          plan: org.plan,
+          orgId: key.org_id,
+          keyId: key.key_id,
+          plan: key.plan,
           scopes: key.scopes.split(',').filter(isApiScope),
           limits: {
             campaignsPerMonth: limits.campaignsPerMonth,
@@ -518,7 +521,7 @@ const AccountsService: ServiceSchema<AccountsSettings, AccountsMethods, Accounts
         limits: this.limitsOf(org),
       };
     },
-    limitsOf(org: Organization) {
+    limitsOf(org: OrgPlanColumns) {
       if (!isPlanName(org.plan)) throw new Error(`organization ${org.id} has unknown plan ${org.plan}`);
       return effectiveLimits(org.plan, {
         campaignsPerMonth: org.campaigns_per_month,

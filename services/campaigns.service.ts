@@ -36,6 +36,7 @@ import {
   type VideoState,
 } from '../lib/campaign-states';
 import type { Campaign, CampaignEvent, Video } from '../lib/db/models';
+import { findCampaignWithVideos } from '../lib/db/reads';
 import {
   CampaignCanceledError,
   conflict,
@@ -385,8 +386,13 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
         response: CampaignSchema,
       },
       async handler(ctx: Context<CampaignByIdParams, CampaignMeta>): Promise<CampaignView> {
-        const campaign = await this.findOwned(ctx, { include: [{ model: this.db.models.Video, as: 'videos' }] });
-        return this.present(campaign, campaign.videos ?? []);
+        const auth = ctx.meta.auth;
+        if (!auth) throw unauthorized();
+        if (!UUID_ANY_CASE.test(ctx.params.id)) throw notFound();
+        // The read path (issue 15 item 8): one statement, plain rows (lib/db/reads.ts).
+        const found = await findCampaignWithVideos(this.db.sequelize, ctx.params.id.toLowerCase(), auth.orgId);
+        if (!found) throw notFound();
+        return presentCampaign(found.campaign, found.videos, (video) => this.links(video));
       },
     },
 

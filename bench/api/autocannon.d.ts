@@ -17,6 +17,8 @@ declare module 'autocannon' {
       connections?: number;
       duration?: number;
       pipelining?: number;
+      /** requests per second across all connections (a fixed arrival rate instead of saturation) */
+      overallRate?: number;
       workers?: number;
       headers?: Record<string, string>;
       method?: string;

@@ -221,4 +221,18 @@ describe('on the embedded SQLite', () => {
     const after = await h.request('GET', `/api/v1/campaigns?created_after=${encodeURIComponent(first.created_at)}`, { key });
     expect(after.body.campaigns.map((c: Listed) => c.campaign_id)).toEqual([created[2], created[1]]);
   });
+
+  test('GET (its own read path, lib/db/reads.ts) shows each campaign exactly as the list does, options and videos included', async () => {
+    const options = { captions: 'file_only', brand: { primary_color: '#ff5500' }, metadata: { crm: 'opp 42', note: '秋' } };
+    const res = await h.request('POST', '/api/v1/campaigns', { key, body: { url: h.pageUrl, languages: ['en', 'ja'], ...options } });
+    expect(res.status).toBe(201);
+    const listed = (await h.request('GET', '/api/v1/campaigns?limit=10', { key })).body as ListBody;
+    expect(listed.campaigns[0]).toMatchObject({ campaign_id: res.body.campaign_id, ...options, languages: ['en', 'ja'] });
+    expect(listed.campaigns[0].videos).toHaveLength(2);
+    for (const campaign of listed.campaigns) {
+      const { success, ...asInGet } = (await h.request('GET', `/api/v1/campaigns/${campaign.campaign_id}`, { key })).body;
+      expect(success).toBe(true);
+      expect(campaign).toEqual(asInGet);
+    }
+  });
 });

@@ -47,6 +47,8 @@ export interface HarnessOptions {
   render?: 'worker' | 'dispatcher';
   /** Redis for the transporter and rate limits (and the keys stop() deletes); default TEST_REDIS_URL. */
   redisUrl?: string;
+  /** true: the gateway on the worker broker, one node as `npm start` runs by default; `api` and `worker` are then the same broker. */
+  oneNode?: boolean;
 }
 
 export interface Harness {
@@ -142,8 +144,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       logger: process.env.HARNESS_LOG ? { type: 'Console', options: { level: 'info' } } : false,
     });
   const site = await phase('fixture site', startFixtureSite());
-  const api = make('api');
   const worker = make('worker');
+  const api = options.oneNode ? worker : make('api');
   const captureNode = options.capture === 'own-node' ? make('capture') : undefined;
   api.createService(ApiService);
   api.createService(DashboardService);
@@ -160,7 +162,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   for (const service of options.workerServices ?? []) worker.createService(service);
   await Promise.all([
     phase('worker start', worker.start(), () => notStarted(worker)),
-    phase('api start', api.start(), () => notStarted(api)),
+    api !== worker && phase('api start', api.start(), () => notStarted(api)),
     captureNode && phase('capture node start', captureNode.start(), () => notStarted(captureNode)),
   ]);
   await phase('api sees the worker', api.waitForServices(['accounts', 'campaigns', 'capture']));
@@ -225,7 +227,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       }
     },
     async stop() {
-      await Promise.allSettled([api.stop(), worker.stop(), captureNode?.stop()]);
+      await Promise.allSettled([api !== worker && api.stop(), worker.stop(), captureNode?.stop()]);
       await site.close();
       if (dialect === 'postgres') {
         const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
