@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Issue 16 item 2: the README's two commands on a Debian 12 root filesystem that has neither node nor npm.
+# Makes that root with debootstrap (minbase bookworm, from Debian's mirror; kept in $ROOTFS and imported once as the
+# image $IMAGE), then runs, in a container of it with its own network (so it installs its own PostgreSQL and
+# Redis), a clean copy of the committed tree (git archive HEAD): `bash scripts/demo.sh` with DEMO_KEEP_RUNNING=0 (the demo
+# ends after its campaign instead of keeping the dashboard up), then `bash scripts/test.sh`. Too slow for every CI
+# run (about 35 minutes on 2 cores); run it before resolving issue 16 and keep the last lines of its log.
+#
+#   sudo bash scripts/fresh-machine-check.sh            (log: $LOG, default /var/tmp/fresh-machine-check.log)
+#
+# Needs root, debootstrap and a running Docker engine (Debian's docker.io; `dockerd &` where no init runs it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOTFS=${ROOTFS:-/var/tmp/cv-fresh-rootfs}
+IMAGE=${IMAGE:-local/debian-minbase:bookworm}
+LOG=${LOG:-/var/tmp/fresh-machine-check.log}
+WORK=$(mktemp -d /var/tmp/fresh-machine-check.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+
+say() { echo "[fresh-machine-check] $*" | tee -a "$LOG"; }
+: >"$LOG"
+command -v debootstrap >/dev/null || { echo "debootstrap is needed: apt-get install debootstrap" >&2; exit 2; }
+docker info >/dev/null 2>&1 || { echo "a running Docker engine is needed (apt-get install docker.io; dockerd &)" >&2; exit 2; }
+
+if ! docker image inspect "$IMAGE" >/dev/null 2>&1; then
+  if [ ! -x "$ROOTFS/bin/bash" ]; then
+    say "debootstrap --variant=minbase bookworm $ROOTFS"
+    debootstrap --variant=minbase bookworm "$ROOTFS" http://deb.debian.org/debian >>"$LOG" 2>&1
+  fi
+  say "docker import $ROOTFS as $IMAGE"
+  tar -C "$ROOTFS" -c . | docker import - "$IMAGE" >>"$LOG"
+fi
+say "the image has node: $(docker run --rm "$IMAGE" sh -c 'command -v node || echo no'), npm: $(docker run --rm "$IMAGE" sh -c 'command -v npm || echo no')"
+
+git archive --format=tar HEAD | tar -x -C "$WORK"
+say "tree: $(git rev-parse --short HEAD), in a container of $IMAGE"
+started=$(date +%s)
+set +e
+docker run --rm --shm-size=1g -v "$WORK:/app" -w /app -e DEMO_KEEP_RUNNING=0 "$IMAGE" bash -c '
+  set -o pipefail
+  t0=$(date +%s)
+  bash scripts/demo.sh 2>&1 | tail -n 40; demo=$?
+  echo "[fresh-machine-check] demo.sh exit $demo after $(( $(date +%s) - t0 )) s"
+  t1=$(date +%s)
+  bash scripts/test.sh 2>&1 | tail -n 60; tests=$?
+  echo "[fresh-machine-check] test.sh exit $tests after $(( $(date +%s) - t1 )) s"
+  [ "$demo" = 0 ] && [ "$tests" = 0 ]
+' 2>&1 | tee -a "$LOG"
+status=${PIPESTATUS[0]}
+set -e
+say "both commands: $([ "$status" = 0 ] && echo passed || echo "FAILED (exit $status)") in $(( $(date +%s) - started )) s"
+exit "$status"
