@@ -4,10 +4,28 @@
  * (moleculer.config.ts), the admin tool, tests and benchmarks. Nothing below the root imports it.
  */
 import type { BrokerOptions, Errors } from 'moleculer';
-import type { AppConfig } from './config';
+import type { AppConfig, TracingSettings } from './config';
 import { replCommands } from './lib/repl-commands';
 import { transporterOption } from './lib/redis-transporter';
 import { AjvValidator } from './lib/validator';
+
+/**
+ * Moleculer tracing from TRACING_EXPORTER (config/index.ts). Every span of a campaign's pipeline carries the campaign
+ * id as its trace id, on whichever node it runs (lib/stages.ts campaignTrace), so one search finds the whole campaign.
+ */
+function tracingOption(tracing: TracingSettings): BrokerOptions['tracing'] {
+  if (tracing.exporter === 'none') return { enabled: false };
+  const exporters = {
+    console: { type: 'Console' as const },
+    zipkin: { type: 'Zipkin' as const, options: { baseURL: tracing.zipkinUrl } },
+    // The spans of every node to whichever service listens (one of them gets each batch), not to all.
+    event: {
+      type: 'Event' as const,
+      options: { eventName: '$tracing.spans', sendStartSpan: false, sendFinishSpan: true, broadcast: false, interval: 1 },
+    },
+  };
+  return { enabled: true, sampling: { rate: 1 }, exporter: [exporters[tracing.exporter]] };
+}
 
 export function brokerOptions(app: AppConfig): BrokerOptions {
   return {
@@ -35,6 +53,7 @@ export function brokerOptions(app: AppConfig): BrokerOptions {
     registry: { strategy: 'RoundRobin', preferLocal: true },
     // Read by GET /metrics (lib/metrics.ts); no reporter of Moleculer's own, so no extra port.
     metrics: { enabled: true },
+    tracing: tracingOption(app.tracing),
     replOptions: { customCommands: replCommands() },
     app,
   };

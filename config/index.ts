@@ -84,6 +84,8 @@ export interface AppConfig {
    * to finish before the node leaves anyway. Moleculer's context tracking waits for it (broker-options.ts).
    */
   drainTimeoutMs: number;
+  /** Moleculer tracing (issue 16 item 8): where spans go; `none` turns tracing off. */
+  tracing: TracingSettings;
   /** Renders of one video that may fail (on different nodes where there are several) before the video fails. */
   renderAttempts: number;
   fileUrlTtlMs: number;
@@ -140,6 +142,28 @@ export interface AppConfig {
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** "30s" → 30000; a bare number is milliseconds. */
+/**
+ * TRACING_EXPORTER: `none` (default), `console` (spans printed by each node), `zipkin` (to TRACING_ZIPKIN_URL,
+ * default http://127.0.0.1:9411: Zipkin, or Jaeger's Zipkin-compatible collector), or `event` (each node emits its
+ * spans as the Moleculer event `$tracing.spans`, for a service of one's own; the tests use it). Not `TRACING`:
+ * moleculer-runner would read that name as its own option.
+ */
+export const TRACING_EXPORTERS = ['none', 'console', 'zipkin', 'event'] as const;
+export type TracingExporter = (typeof TRACING_EXPORTERS)[number];
+export interface TracingSettings {
+  exporter: TracingExporter;
+  zipkinUrl: string;
+}
+
+function parseTracing(env: NodeJS.ProcessEnv): TracingSettings {
+  const exporter = (env.TRACING_EXPORTER || 'none').toLowerCase();
+  if (!(TRACING_EXPORTERS as readonly string[]).includes(exporter))
+    throw new Error(`TRACING_EXPORTER: "${exporter}" must be one of ${TRACING_EXPORTERS.join(', ')}`);
+  const zipkinUrl = (env.TRACING_ZIPKIN_URL || 'http://127.0.0.1:9411').replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/]+/.test(zipkinUrl)) throw new Error(`TRACING_ZIPKIN_URL: "${zipkinUrl}" must be an http(s) URL`);
+  return { exporter: exporter as TracingExporter, zipkinUrl };
+}
+
 export function parseDuration(text: string, name: string): number {
   const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(text);
   if (!match) throw new Error(`${name}: "${text}" is not a duration (examples: 500ms, 30s, 5m, 7d)`);
@@ -236,6 +260,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     renderMemoryLimitBytes: parseBytes(env.RENDER_MEMORY_LIMIT || '2g', 'RENDER_MEMORY_LIMIT'),
     renderTimeoutMs: parseDuration(env.RENDER_TIMEOUT || '10m', 'RENDER_TIMEOUT'),
     drainTimeoutMs: parseDuration(env.DRAIN_TIMEOUT || '5m', 'DRAIN_TIMEOUT'),
+    tracing: parseTracing(env),
     renderAttempts: parseInteger(env.RENDER_ATTEMPTS, 'RENDER_ATTEMPTS', 3, 1),
     fileUrlTtlMs: parseDuration(env.FILE_URL_TTL || '7d', 'FILE_URL_TTL'),
     signingKey: env.SIGNING_KEY || undefined,

@@ -14,6 +14,15 @@ export interface StageParams {
   campaign_id: string;
 }
 
+/**
+ * The call options of every call made for a campaign's pipeline outside a handler's own context (the actor's stage
+ * calls, a stage's calls to other actors, the renders): the campaign id is the request id, which Moleculer's tracing
+ * takes as the trace id, so one campaign's spans share a trace across every node (issue 16 item 8).
+ */
+export function campaignTrace(campaignId: string): { requestID: string } {
+  return { requestID: campaignId };
+}
+
 /** The params schema of every stage action (validated by lib/validator.ts). */
 export const STAGE_PARAMS_SCHEMA = {
   type: 'object',

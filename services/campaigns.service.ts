@@ -49,6 +49,7 @@ import {
 } from '../lib/errors';
 import type { CampaignCanceledEvent } from '../mixins/cancelable.mixin';
 import {
+  campaignTrace,
   STAGE_PARAMS_SCHEMA,
   type RecordVideoParams,
   type ScriptingResult,
@@ -980,7 +981,7 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
             return;
           }
           const from = campaign.status;
-          const result = await this.broker.call(action, { campaign_id: campaignId });
+          const result = await this.broker.call(action, { campaign_id: campaignId }, campaignTrace(campaignId));
           // Stages compute and return; what they found about the videos is recorded here, with the step.
           await this.db.sequelize.transaction(async (transaction: Transaction) => {
             // The campaign row is locked first, as publish does, so the two never wait on each other.

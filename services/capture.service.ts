@@ -27,7 +27,7 @@ import { hostResolver } from '../lib/dns-resolver';
 import { EgressProxy, type EgressDecision } from '../lib/egress-proxy';
 import { fetchLogo, LogoError } from '../lib/capture/logo';
 import { invalidInput, stageFailure, StageInterruptedError } from '../lib/errors';
-import { STAGE_PARAMS_SCHEMA, type CapturedPage, type StageInput, type StageParams } from '../lib/stages';
+import { campaignTrace, STAGE_PARAMS_SCHEMA, type CapturedPage, type StageInput, type StageParams } from '../lib/stages';
 import { storageKeys } from '../lib/storage-keys';
 import { storageFor, type FileStorage } from '../lib/storage';
 import { CancelableMixin, type CancelableMethods } from '../mixins/cancelable.mixin';
@@ -243,7 +243,11 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
   methods: {
     async collectCampaign(campaignId: string, signal: AbortSignal): Promise<CollectResult> {
       const { models, sequelize } = this.db;
-      const campaign = await this.broker.call<StageInput, StageParams>('campaigns.stageInput', { campaign_id: campaignId });
+      const campaign = await this.broker.call<StageInput, StageParams>(
+        'campaigns.stageInput',
+        { campaign_id: campaignId },
+        campaignTrace(campaignId),
+      );
       // Redone from scratch when retried: same keys, rows replaced in one transaction.
       const sourceInProgress = this.captureVariant(campaign.id, 'source', campaign.url, true, signal);
       // The logo was read at create; fetched again now (it is the customer's file, it may have changed) and stored.

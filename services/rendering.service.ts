@@ -10,7 +10,7 @@ import { configOf } from '../config';
 import type { RenderAttempt } from '../lib/db/models';
 import { CampaignCanceledError, stageFailure, StageInterruptedError } from '../lib/errors';
 import { slotTableOf, takeRenderNode, type RenderMeta, type SlotReport } from '../lib/render/slots';
-import { STAGE_PARAMS_SCHEMA, type RecordVideoParams, type StageInput, type StageParams } from '../lib/stages';
+import { campaignTrace, STAGE_PARAMS_SCHEMA, type RecordVideoParams, type StageInput, type StageParams } from '../lib/stages';
 import type { ReportInputs } from '../lib/reports';
 import { storageKeys } from '../lib/storage-keys';
 import type { Storyboard } from '../lib/storyboard';
@@ -66,7 +66,7 @@ type RenderingMethods = DbMethods &
     renderOne(video: StageVideo, storyboard: Storyboard, signal: AbortSignal): Promise<void>;
     sendToFreeNode(params: RenderVideoParams, meta: RenderMeta, signal: AbortSignal): Promise<RenderVideoResult>;
     markProgress(campaignId: string, done: number, total: number): Promise<void>;
-    recordVideo(report: RecordVideoParams): Promise<void>;
+    recordVideo(campaignId: string, report: RecordVideoParams): Promise<void>;
   };
 
 interface RenderingLocalVars {
@@ -180,7 +180,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
           outcome: 'rendering',
           started_at: startedAt,
         });
-        await this.recordVideo({ video_id: video.id, status: 'rendering', error_code: null, error_message: null });
+        await this.recordVideo(video.campaign_id, { video_id: video.id, status: 'rendering', error_code: null, error_message: null });
         try {
           const result = await this.sendToFreeNode(
             {
@@ -200,7 +200,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
             peak_rss_bytes: result.peak_rss_bytes,
             finished_at: new Date(),
           });
-          await this.recordVideo({
+          await this.recordVideo(video.campaign_id, {
             video_id: video.id,
             status: 'ready',
             file_key: result.file_key,
@@ -229,7 +229,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
             lost += 1;
             this.logger.warn(`video ${video.id}: render lost (${e.message}); sending it to another node`);
             if (lost < MAX_LOST_RENDERS && e.type !== 'SERVICE_NOT_AVAILABLE') continue;
-            await this.recordVideo({ video_id: video.id, status: 'queued' });
+            await this.recordVideo(video.campaign_id, { video_id: video.id, status: 'queued' });
             throw err;
           }
           await finish('failed');
@@ -239,7 +239,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
             `video ${video.id}: render failed on ${nodeID ?? 'a node'} (${failures}/${config.renderAttempts}): ${e.message}`,
           );
           if (failures < config.renderAttempts) continue;
-          await this.recordVideo({
+          await this.recordVideo(video.campaign_id, {
             video_id: video.id,
             status: 'failed',
             error_code: 'render_failed',
@@ -265,6 +265,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
         const chosen = takeRenderNode(endpoints, table, meta.renderAvoidNodes ?? [], (this.turn = (this.turn ?? 0) + 1));
         if (chosen) {
           return this.broker.call<RenderVideoResult, RenderVideoParams>(RENDER_ACTION, params, {
+            ...campaignTrace(params.storyboard.campaignId),
             nodeID: chosen.id,
             meta,
             retries: 0,
@@ -283,11 +284,15 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
 
     /** Videos and campaigns are the campaign actor's: it records what this stage reports. */
     async markProgress(campaignId: string, done: number, total: number) {
-      await this.broker.call<void, RenderProgressParams>('campaigns.recordRenderProgress', { campaign_id: campaignId, done, total });
+      await this.broker.call<void, RenderProgressParams>(
+        'campaigns.recordRenderProgress',
+        { campaign_id: campaignId, done, total },
+        campaignTrace(campaignId),
+      );
     },
 
-    async recordVideo(report: RecordVideoParams) {
-      await this.broker.call<void, RecordVideoParams>('campaigns.recordVideo', report);
+    async recordVideo(campaignId: string, report: RecordVideoParams) {
+      await this.broker.call<void, RecordVideoParams>('campaigns.recordVideo', report, campaignTrace(campaignId));
     },
   },
 };

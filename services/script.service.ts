@@ -23,6 +23,7 @@ import {
 } from '../lib/script/analyze';
 import { writeScript, type CapturedVariant, type ScriptDocument } from '../lib/script/writer';
 import {
+  campaignTrace,
   STAGE_PARAMS_SCHEMA,
   type CapturedPage,
   type ScriptingResult,
@@ -207,7 +208,7 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
 
     /** The page captures are the capture stage's: it is asked for them. */
     async captures(campaignId: string): Promise<CapturedPage[]> {
-      return this.broker.call<CapturedPage[], StageParams>('capture.pages', { campaign_id: campaignId });
+      return this.broker.call<CapturedPage[], StageParams>('capture.pages', { campaign_id: campaignId }, campaignTrace(campaignId));
     },
   },
 };
