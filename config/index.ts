@@ -84,6 +84,8 @@ export interface AppConfig {
    * to finish before the node leaves anyway. Moleculer's context tracking waits for it (broker-options.ts).
    */
   drainTimeoutMs: number;
+  /** STORAGE_URL: object storage every node reads and writes directly (issue 16 item 4); unset: the local directory or the `files` service. */
+  storage?: S3StorageSettings;
   /** Moleculer tracing (issue 16 item 8): where spans go; `none` turns tracing off. */
   tracing: TracingSettings;
   /** Renders of one video that may fail (on different nodes where there are several) before the video fails. */
@@ -142,6 +144,48 @@ export interface AppConfig {
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** "30s" → 30000; a bare number is milliseconds. */
+/**
+ * STORAGE_URL=s3://<bucket>[/<key prefix>][?endpoint=<url>&region=<region>&force_path_style=true]: an S3-compatible
+ * store (AWS S3, MinIO, Cloudflare R2, …). Without `endpoint`, AWS's for the region. Credentials: AWS_ACCESS_KEY_ID
+ * and AWS_SECRET_ACCESS_KEY, else the AWS SDK's own chain (instance roles, profiles).
+ */
+export interface S3StorageSettings {
+  bucket: string;
+  prefix: string;
+  endpoint?: string;
+  region: string;
+  forcePathStyle: boolean;
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+}
+
+export function parseStorageUrl(text: string | undefined, env: NodeJS.ProcessEnv = {}): S3StorageSettings | undefined {
+  if (!text) return undefined;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error(`STORAGE_URL: "${text}" is not a URL (s3://bucket[/prefix]?endpoint=…)`);
+  }
+  if (url.protocol !== 's3:') throw new Error(`STORAGE_URL: only s3:// is supported (got ${url.protocol})`);
+  const bucket = url.hostname;
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) throw new Error(`STORAGE_URL: "${bucket}" is not a bucket name`);
+  const known = new Set(['endpoint', 'region', 'force_path_style']);
+  for (const name of url.searchParams.keys()) if (!known.has(name)) throw new Error(`STORAGE_URL: unknown parameter "${name}"`);
+  const endpoint = url.searchParams.get('endpoint') ?? undefined;
+  if (endpoint && !/^https?:\/\/[^/]+/.test(endpoint)) throw new Error(`STORAGE_URL: endpoint "${endpoint}" must be an http(s) URL`);
+  const keyId = env.AWS_ACCESS_KEY_ID;
+  const secret = env.AWS_SECRET_ACCESS_KEY;
+  return {
+    bucket,
+    prefix: decodeURIComponent(url.pathname).replace(/^\/+|\/+$/g, ''),
+    endpoint,
+    region: url.searchParams.get('region') ?? env.AWS_REGION ?? 'us-east-1',
+    // Path-style by default with an endpoint of one's own (MinIO, s3rver): no bucket sub-domains needed.
+    forcePathStyle: parseBoolean(url.searchParams.get('force_path_style') ?? (endpoint ? 'true' : 'false'), 'STORAGE_URL force_path_style'),
+    ...(keyId && secret ? { credentials: { accessKeyId: keyId, secretAccessKey: secret } } : {}),
+  };
+}
+
 /**
  * TRACING_EXPORTER: `none` (default), `console` (spans printed by each node), `zipkin` (to TRACING_ZIPKIN_URL,
  * default http://127.0.0.1:9411: Zipkin, or Jaeger's Zipkin-compatible collector), or `event` (each node emits its
@@ -261,6 +305,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     renderTimeoutMs: parseDuration(env.RENDER_TIMEOUT || '10m', 'RENDER_TIMEOUT'),
     drainTimeoutMs: parseDuration(env.DRAIN_TIMEOUT || '5m', 'DRAIN_TIMEOUT'),
     tracing: parseTracing(env),
+    storage: parseStorageUrl(env.STORAGE_URL, env),
     renderAttempts: parseInteger(env.RENDER_ATTEMPTS, 'RENDER_ATTEMPTS', 3, 1),
     fileUrlTtlMs: parseDuration(env.FILE_URL_TTL || '7d', 'FILE_URL_TTL'),
     signingKey: env.SIGNING_KEY || undefined,

@@ -19,3 +19,12 @@ export const storageKeys = {
   /** The video's SubRip captions (captions_srt_url), made by the renderer from the cues it burned in. */
   captionsSrt: (campaignId: string, videoId: string) => `${campaignPrefix(campaignId)}/videos/${videoId}.srt`,
 };
+
+const SAFE_KEY = /^[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*)*$/i;
+
+/** A key as every store accepts it: relative, plain names, no `..`, at most 500 characters. */
+export function assertStorageKey(key: string): string {
+  if (typeof key !== 'string' || key.length > 500 || !SAFE_KEY.test(key) || key.includes('..'))
+    throw new Error(`invalid storage key "${key}"`);
+  return key;
+}

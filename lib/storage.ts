@@ -6,6 +6,8 @@
  * - BrokerFileStorage: a node that shares no disk with the file store reaches it through the `files`
  *   service (services/files.service.ts) with Moleculer streams, over whatever transporter joins the nodes.
  *
+ * - S3FileStorage (lib/storage-s3.ts): an S3-compatible bucket (STORAGE_URL) that every node reaches itself.
+ *
  * `storageFor(broker)` picks the right one for a node. Every write is all-or-nothing: a reader never
  * sees half a file, and a retried write replaces the old file whole.
  */
@@ -17,6 +19,11 @@ import { pipeline } from 'node:stream/promises';
 import crypto from 'node:crypto';
 import type { ServiceBroker } from 'moleculer';
 import { configOf } from '../config';
+import { S3FileStorage } from './storage-s3';
+import { assertStorageKey } from './storage-keys';
+import { PARTIAL_SUFFIX, streamToFile } from './stream-to-file';
+
+export { assertStorageKey };
 
 export interface FileStat {
   size: number;
@@ -42,16 +49,6 @@ export interface FileStorage {
   getFile(key: string, localPath: string): Promise<void>;
   /** Removes every file under a key prefix (a campaign's capture, before it is redone). */
   removePrefix(prefix: string): Promise<void>;
-}
-
-const SAFE_KEY = /^[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*)*$/i;
-/** Names of files being written; never a valid key (keys cannot contain "~"). */
-const PARTIAL_SUFFIX = '~partial';
-
-export function assertStorageKey(key: string): string {
-  if (typeof key !== 'string' || key.length > 500 || !SAFE_KEY.test(key) || key.includes('..'))
-    throw new Error(`invalid storage key "${key}"`);
-  return key;
 }
 
 export class LocalFileStorage implements FileStorage {
@@ -176,14 +173,7 @@ export class BrokerFileStorage implements FileStorage {
   }
 
   async getFile(key: string, localPath: string): Promise<void> {
-    const partial = `${localPath}${PARTIAL_SUFFIX}`;
-    try {
-      await pipeline(await this.createReadStream(key), createWriteStream(partial));
-      await fs.rename(partial, localPath);
-    } catch (err) {
-      await fs.rm(partial, { force: true });
-      throw err;
-    }
+    await streamToFile(() => this.createReadStream(key), localPath);
   }
 
   async removePrefix(prefix: string): Promise<void> {
@@ -198,12 +188,13 @@ export function localFilesRoot(broker: ServiceBroker): string {
 }
 
 /**
- * The storage a service on this node uses: the directory itself when every node mounts it
+ * The storage a service on this node uses: the bucket when STORAGE_URL is set; the directory itself when every node mounts it
  * (SHARED_FILES_DIR) or when this node runs the `files` service; otherwise the `files` service.
  * Decided on first use, after the node's own services are started.
  */
 export function storageFor(broker: ServiceBroker): FileStorage {
   const config = configOf(broker);
+  if (config.storage) return new S3FileStorage(config.storage);
   const local = new LocalFileStorage(localFilesRoot(broker));
   if (config.sharedFilesDir) return local;
   const remote = new BrokerFileStorage(broker);

@@ -7,6 +7,7 @@ import type { ServiceSchema } from 'moleculer';
 import { loadConfig } from '../../config';
 import { STAGE_ACTIONS } from '../../lib/campaign-states';
 import { startHarness, type Harness } from '../support/harness';
+import { runCampaign } from '../support/campaign-run';
 import { waitFor } from '../support/wait';
 
 interface ExportedSpan {
@@ -41,19 +42,8 @@ afterAll(async () => h?.stop());
 
 test("one campaign's spans, on every node that worked on it, share the campaign id as their trace id", async () => {
   const { key } = await h.newCustomer('business');
-  const created = await h.request('POST', '/api/v1/campaigns', {
-    key,
-    body: { url: h.pageUrl, languages: ['en'], platforms: ['tiktok'], quality: 'draft' },
-  });
-  expect(created.status).toBe(201);
-  const id: string = created.body.campaign_id;
-  const done = await waitFor(
-    () => h.request('GET', `/api/v1/campaigns/${id}`, { key }),
-    (res) => ['review', 'failed'].includes(res.body.status),
-    240_000,
-    500,
-  );
-  expect(done.body.status).toBe('review');
+  const { id, campaign } = await runCampaign(h, key, { languages: ['en'], platforms: ['tiktok'], quality: 'draft' });
+  expect(campaign.status).toBe('review');
 
   const stages = [...Object.values(STAGE_ACTIONS), 'renderer.renderVideo'];
   // Each node sends its finished spans every second.

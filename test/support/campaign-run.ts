@@ -1,0 +1,21 @@
+/** A campaign created through the API and followed to its outcome (review or failed): what most pipeline tests do first. */
+import type { Harness } from './harness';
+import { waitFor } from './wait';
+
+export async function runCampaign(
+  h: Harness,
+  key: string,
+  body: Record<string, unknown>,
+  timeoutMs = 240_000,
+): Promise<{ id: string; campaign: any }> {
+  const created = await h.request('POST', '/api/v1/campaigns', { key, body: { url: h.pageUrl, ...body } });
+  if (created.status !== 201) throw new Error(`create answered ${created.status}: ${JSON.stringify(created.body)}`);
+  const id: string = created.body.campaign_id;
+  const done = await waitFor(
+    () => h.request('GET', `/api/v1/campaigns/${id}`, { key }),
+    (res) => ['review', 'failed'].includes(res.body.status),
+    timeoutMs,
+    500,
+  );
+  return { id, campaign: done.body };
+}
