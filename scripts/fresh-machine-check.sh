@@ -19,17 +19,11 @@ trap 'rm -rf "$WORK"' EXIT
 
 say() { echo "[fresh-machine-check] $*" | tee -a "$LOG"; }
 : >"$LOG"
-command -v debootstrap >/dev/null || { echo "debootstrap is needed: apt-get install debootstrap" >&2; exit 2; }
 docker info >/dev/null 2>&1 || { echo "a running Docker engine is needed (apt-get install docker.io; dockerd &)" >&2; exit 2; }
 
-if ! docker image inspect "$IMAGE" >/dev/null 2>&1; then
-  if [ ! -x "$ROOTFS/bin/bash" ]; then
-    say "debootstrap --variant=minbase bookworm $ROOTFS"
-    debootstrap --variant=minbase bookworm "$ROOTFS" http://deb.debian.org/debian >>"$LOG" 2>&1
-  fi
-  say "docker import $ROOTFS as $IMAGE"
-  tar -C "$ROOTFS" -c . | docker import - "$IMAGE" >>"$LOG"
-fi
+# shellcheck source=scripts/local-base-image.sh
+source scripts/local-base-image.sh
+local_base_image "$IMAGE" "$ROOTFS" "$LOG"
 say "the image has node: $(docker run --rm "$IMAGE" sh -c 'command -v node || echo no'), npm: $(docker run --rm "$IMAGE" sh -c 'command -v npm || echo no')"
 
 git archive --format=tar HEAD | tar -x -C "$WORK"
@@ -39,7 +33,7 @@ set +e
 # Where this machine's TLS is re-signed by a CA of its own (a sandbox's egress proxy: /usr/local/share/ca-certificates),
 # the container trusts the host's bundle for npm and Node; a machine on the open internet needs none of this.
 trust=()
-if compgen -G '/usr/local/share/ca-certificates/*.crt' >/dev/null; then
+if [ -n "$(extra_ca_files)" ]; then
   trust=(-v /etc/ssl/certs/ca-certificates.crt:/etc/host-ca.crt:ro -e NODE_EXTRA_CA_CERTS=/etc/host-ca.crt -e npm_config_cafile=/etc/host-ca.crt)
   say "the host's CA bundle is trusted in the container (this machine's egress re-signs TLS)"
 fi
