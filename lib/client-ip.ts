@@ -1,53 +1,44 @@
 /**
- * The client address for rate limiting (decisions.md §8): the socket peer, unless that peer is a
- * configured trusted proxy, in which case X-Forwarded-For is read from the right, skipping trusted hops.
+ * The client address for rate limiting (decisions.md §8): the socket peer, unless that peer is a configured trusted
+ * proxy (TRUSTED_PROXIES: addresses, CIDR ranges, or proxy-addr's names `loopback`, `linklocal`, `uniquelocal`), in
+ * which case X-Forwarded-For is read from the right, skipping trusted hops. proxy-addr (Express's) does the walk;
+ * the answer is normalized (an IPv4-mapped IPv6 peer is its IPv4 address) so that one client has one limiter key.
  */
+import type { IncomingMessage } from 'node:http';
 import ipaddr from 'ipaddr.js';
+import proxyaddr from 'proxy-addr';
 
-export type TrustedProxies = Array<[ipaddr.IPv4 | ipaddr.IPv6, number]>;
+export type TrustedProxies = (address: string, hop: number) => boolean;
 
 export function parseTrustedProxies(entries: string[]): TrustedProxies {
-  return entries.map((entry) => {
+  for (const entry of entries) {
     try {
-      return entry.includes('/')
-        ? ipaddr.parseCIDR(entry)
-        : (() => {
-            const ip = ipaddr.parse(entry);
-            return [ip, ip.kind() === 'ipv4' ? 32 : 128] as [typeof ip, number];
-          })();
+      proxyaddr.compile(entry);
     } catch {
-      throw new Error(`TRUSTED_PROXIES: "${entry}" is not an IP address or CIDR range`);
+      throw new Error(
+        `TRUSTED_PROXIES: "${entry}" is not an IP address, a CIDR range or a proxy-addr name (loopback, linklocal, uniquelocal)`,
+      );
     }
-  });
+  }
+  return proxyaddr.compile(entries);
 }
 
-function normalize(address: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
+function normalized(address: string): string {
   try {
-    return ipaddr.process(address.trim().replace(/^\[|\]$/g, ''));
+    return ipaddr.process(address.trim().replace(/^\[|\]$/g, '')).toString();
   } catch {
-    return undefined;
+    return address;
   }
 }
 
-function isTrusted(ip: ipaddr.IPv4 | ipaddr.IPv6, trusted: TrustedProxies): boolean {
-  return trusted.some(([range, bits]) => ip.kind() === range.kind() && ip.match(range, bits));
-}
-
-export function clientIp(remoteAddress: string | undefined, forwardedFor: string | string[] | undefined, trusted: TrustedProxies): string {
-  const peer = normalize(remoteAddress ?? '');
-  if (!peer) return remoteAddress ?? 'unknown';
-  if (!trusted.length || !isTrusted(peer, trusted) || !forwardedFor) return peer.toString();
-  const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor).split(',');
-  for (let i = hops.length - 1; i >= 0; i -= 1) {
-    const hop = normalize(hops[i]);
-    if (!hop) return peer.toString();
-    if (!isTrusted(hop, trusted)) return hop.toString();
-  }
-  return peer.toString();
+/** The request's client: the peer, or the nearest untrusted X-Forwarded-For hop when the peer is a trusted proxy. */
+export function clientIp(req: IncomingMessage, trusted: TrustedProxies): string {
+  if (!req.socket.remoteAddress) return 'unknown';
+  return normalized(proxyaddr(req, trusted));
 }
 
 /** Whether the direct peer is one of the trusted proxies (whose X-Forwarded-Proto is then believed too). */
-export function fromTrustedProxy(remoteAddress: string | undefined, trusted: TrustedProxies): boolean {
-  const peer = normalize(remoteAddress ?? '');
-  return Boolean(peer && trusted.length && isTrusted(peer, trusted));
+export function fromTrustedProxy(req: IncomingMessage, trusted: TrustedProxies): boolean {
+  const peer = req.socket.remoteAddress;
+  return Boolean(peer && trusted(peer, 0));
 }

@@ -169,6 +169,12 @@ describe('GET /files/videos/{id}.mp4', () => {
     const beyondEnd = await fetch(url, { headers: { Range: `bytes=${mp4.length - 5}-${mp4.length + 1000}` } });
     expect(beyondEnd.status).toBe(206);
     expect(Buffer.from(await beyondEnd.arrayBuffer()).equals(mp4.subarray(mp4.length - 5))).toBe(true);
+
+    // RFC 9110 §14.1.2: a suffix longer than the file is the whole file (range-parser 1.3 answers 416 here).
+    const longSuffix = await fetch(url, { headers: { Range: `bytes=-${mp4.length + 1000}` } });
+    expect(longSuffix.status).toBe(206);
+    expect(longSuffix.headers.get('content-range')).toBe(`bytes 0-${mp4.length - 1}/${mp4.length}`);
+    expect(Buffer.from(await longSuffix.arrayBuffer()).equals(mp4)).toBe(true);
   });
 
   test('a range starting past the end answers 416 with Content-Range bytes */size', async () => {
