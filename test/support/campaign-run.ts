@@ -2,12 +2,20 @@
 import type { Harness } from './harness';
 import { waitFor } from './wait';
 
+/** What the tests read of GET's body (the OpenAPI document has all of it). */
+export interface CampaignBody {
+  status: string;
+  report_id?: string;
+  videos: Array<{ id: string; language: string; platform: string; status: string; file_url: string; [field: string]: unknown }>;
+  [field: string]: unknown;
+}
+
 export async function runCampaign(
   h: Harness,
   key: string,
   body: Record<string, unknown>,
   timeoutMs = 240_000,
-): Promise<{ id: string; campaign: any }> {
+): Promise<{ id: string; campaign: CampaignBody }> {
   const created = await h.request('POST', '/api/v1/campaigns', { key, body: { url: h.pageUrl, ...body } });
   if (created.status !== 201) throw new Error(`create answered ${created.status}: ${JSON.stringify(created.body)}`);
   const id: string = created.body.campaign_id;
@@ -17,5 +25,5 @@ export async function runCampaign(
     timeoutMs,
     500,
   );
-  return { id, campaign: done.body };
+  return { id, campaign: done.body as CampaignBody };
 }
