@@ -1,9 +1,10 @@
 /**
  * GET /metrics in the Prometheus text format (0.0.4): Moleculer's own metrics of the node that answers,
  * formatted by Moleculer's Prometheus reporter, plus the cluster-wide figures the `ops` service reads
- * from the database at scrape time (OpsMetrics), all named campaign_video_*.
+ * from the database at scrape time (OpsMetrics), all named campaign_video_* and formatted by prom-client.
  */
 import { MetricReporters, type MetricRegistry, type ServiceBroker } from 'moleculer';
+import { Counter, Gauge, Registry, type Metric } from 'prom-client';
 import { CAMPAIGN_STATES, type CampaignState } from './campaign-states';
 
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -42,100 +43,69 @@ export interface OpsMetrics {
   webhookAttempts: Record<AttemptResult, number>;
 }
 
-interface Sample {
-  suffix?: string;
-  labels?: Record<string, string>;
-  value: number;
-}
-interface Family {
-  name: string;
-  help: string;
-  type: 'gauge' | 'counter' | 'histogram';
-  samples: Sample[];
+/**
+ * The cluster-wide figures as Prometheus text, through prom-client: a registry per scrape, each family set from the
+ * figures read at scrape time (they are the database's, not this process's counters). The stage-duration histogram is
+ * already counted per bucket by the database, so it is a prom-client metric of our own whose `get()` answers those
+ * counts; prom-client writes the HELP, TYPE and escaped label lines of every family.
+ */
+export async function opsMetricsText(metrics: OpsMetrics): Promise<string> {
+  const registry = new Registry();
+  const name = (family: string) => METRIC_PREFIX + family;
+  const gauge = (family: string, help: string, labelNames: string[] = []) =>
+    new Gauge({ name: name(family), help, labelNames, registers: [registry] });
+
+  const byState = gauge('campaigns_by_state', 'Campaigns in each state.', ['state']);
+  for (const state of CAMPAIGN_STATES) byState.set({ state }, metrics.campaignsByState[state] ?? 0);
+
+  if (metrics.stageDurations.length > 0) registry.registerMetric(stageDurationHistogram(name('campaign_stage_duration_seconds'), metrics));
+
+  gauge('render_queue_depth', 'Videos queued or rendering in campaigns that are rendering.').set(metrics.renderQueueDepth);
+  if (metrics.renderSlots?.length) {
+    const slots = gauge('render_slots', 'Render slots per render node, busy or free, as the rendering stage sees them.', ['node', 'state']);
+    const draining = gauge(
+      'render_node_draining',
+      '1 while a render node drains (SIGTERM: finishing its renders in flight, taking no new one), else 0.',
+      ['node'],
+    );
+    for (const { node, busy, free, draining: isDraining } of metrics.renderSlots) {
+      slots.set({ node, state: 'busy' }, busy);
+      slots.set({ node, state: 'free' }, free);
+      draining.set({ node }, isDraining ? 1 : 0);
+    }
+  }
+  const deliveries = gauge('webhook_deliveries_total', 'Webhook deliveries by current outcome.', ['outcome']);
+  for (const outcome of ['delivered', 'failed', 'pending'] as const) deliveries.set({ outcome }, metrics.webhookDeliveries[outcome] ?? 0);
+  const attempts = new Counter({
+    name: name('webhook_attempts_total'),
+    help: 'Webhook attempts: answered 2xx, or anything else (other status, network error, timeout).',
+    labelNames: ['result'],
+    registers: [registry],
+  });
+  for (const result of ['2xx', 'error'] as const) attempts.inc({ result }, metrics.webhookAttempts[result] ?? 0);
+  return registry.metrics();
 }
 
-export function opsMetricsText(metrics: OpsMetrics): string {
-  const families: Family[] = [
-    {
-      name: 'campaigns_by_state',
-      type: 'gauge',
-      help: 'Campaigns in each state.',
-      samples: CAMPAIGN_STATES.map((state) => ({ labels: { state }, value: metrics.campaignsByState[state] ?? 0 })),
-    },
-    {
-      name: 'campaign_stage_duration_seconds',
-      type: 'histogram',
-      help: 'Time campaigns spent in a state before leaving it.',
-      samples: metrics.stageDurations.flatMap(({ stage, count, sumSeconds, buckets }) => [
-        ...STAGE_DURATION_BUCKETS_SECONDS.map((bound, i) => ({
-          suffix: '_bucket',
-          labels: { stage, le: String(bound) },
-          value: buckets[i],
-        })),
-        { suffix: '_bucket', labels: { stage, le: '+Inf' }, value: count },
-        { suffix: '_sum', labels: { stage }, value: sumSeconds },
-        { suffix: '_count', labels: { stage }, value: count },
-      ]),
-    },
-    {
-      name: 'render_queue_depth',
-      type: 'gauge',
-      help: 'Videos queued or rendering in campaigns that are rendering.',
-      samples: [{ value: metrics.renderQueueDepth }],
-    },
-    {
-      name: 'render_slots',
-      type: 'gauge',
-      help: 'Render slots per render node, busy or free, as the rendering stage sees them.',
-      samples: (metrics.renderSlots ?? []).flatMap(({ node, busy, free }) => [
-        { labels: { node, state: 'busy' }, value: busy },
-        { labels: { node, state: 'free' }, value: free },
-      ]),
-    },
-    {
-      name: 'render_node_draining',
-      type: 'gauge',
-      help: '1 while a render node drains (SIGTERM: finishing its renders in flight, taking no new one), else 0.',
-      samples: (metrics.renderSlots ?? []).map(({ node, draining }) => ({ labels: { node }, value: draining ? 1 : 0 })),
-    },
-    {
-      name: 'webhook_deliveries_total',
-      type: 'gauge',
-      help: 'Webhook deliveries by current outcome.',
-      samples: (['delivered', 'failed', 'pending'] as const).map((outcome) => ({
-        labels: { outcome },
-        value: metrics.webhookDeliveries[outcome] ?? 0,
-      })),
-    },
-    {
-      name: 'webhook_attempts_total',
-      type: 'counter',
-      help: 'Webhook attempts: answered 2xx, or anything else (other status, network error, timeout).',
-      samples: (['2xx', 'error'] as const).map((result) => ({ labels: { result }, value: metrics.webhookAttempts[result] ?? 0 })),
-    },
-  ];
-  return (
-    families
-      .filter((family) => family.samples.length > 0)
-      .map(familyText)
-      .join('\n\n') + '\n'
-  );
-}
-
-function familyText({ name, help, type, samples }: Family): string {
-  const full = METRIC_PREFIX + name;
-  return [
-    `# HELP ${full} ${help}`,
-    `# TYPE ${full} ${type}`,
-    ...samples.map((sample) => `${full}${sample.suffix ?? ''}${labelsText(sample.labels)} ${sample.value}`),
-  ].join('\n');
-}
-
-function labelsText(labels: Record<string, string> = {}): string {
-  const pairs = Object.entries(labels).map(
-    ([key, value]) => `${key}="${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`,
-  );
-  return pairs.length ? `{${pairs.join(',')}}` : '';
+/** A histogram whose buckets were counted elsewhere (the database): prom-client formats what get() answers. */
+function stageDurationHistogram(metricName: string, metrics: OpsMetrics): Metric {
+  const values = metrics.stageDurations.flatMap(({ stage, count, sumSeconds, buckets }) => [
+    ...STAGE_DURATION_BUCKETS_SECONDS.map((bound, i) => ({
+      metricName: `${metricName}_bucket`,
+      labels: { stage, le: bound },
+      value: buckets[i],
+    })),
+    { metricName: `${metricName}_bucket`, labels: { stage, le: '+Inf' }, value: count },
+    { metricName: `${metricName}_sum`, labels: { stage }, value: sumSeconds },
+    { metricName: `${metricName}_count`, labels: { stage }, value: count },
+  ]);
+  const help = 'Time campaigns spent in a state before leaving it.';
+  return {
+    name: metricName,
+    help,
+    type: 'histogram',
+    aggregator: 'sum',
+    get: () => Promise.resolve({ name: metricName, help, type: 'histogram', aggregator: 'sum', values }),
+  } as unknown as Metric;
 }
 
 /** Moleculer's Prometheus reporter for its formatting only: its own init() would open an HTTP server. */

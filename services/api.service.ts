@@ -377,7 +377,7 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
       async handler(ctx: Context<unknown, ContextResponseMeta>) {
         const figures = await ctx.call<OpsMetrics, undefined>('ops.metrics', undefined, { retries: 0 });
         ctx.meta.$responseType = PROMETHEUS_CONTENT_TYPE;
-        return `${opsMetricsText(figures)}\n${moleculerMetricsText(this.broker)}`;
+        return `${await opsMetricsText(figures)}\n${moleculerMetricsText(this.broker)}`;
       },
     },
   },
