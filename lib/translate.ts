@@ -1,6 +1,7 @@
 /**
- * Translation provider: one interface, and one HTTP implementation for an OpenAI-compatible
- * chat completions endpoint (base URL, key and model come from settings).
+ * Translation provider: one interface, and one implementation for an OpenAI-compatible chat completions endpoint
+ * (base URL, key and model come from settings), spoken through the `openai` SDK with its `baseURL` (no retries of
+ * its own: the pipeline's retry policy decides, from `retryable`).
  *
  * The rule is "never claim a translation that did not happen": translate() either resolves with
  * one translated string per input, same order and count, or throws TranslationError. It never
@@ -19,6 +20,8 @@
  * Messages are for operators and never contain the API key (it is also scrubbed from any text
  * the provider sends back before that text is quoted).
  */
+import { deadline } from './deadline';
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import type { LanguageCode } from '../config/catalog';
 
 export interface Translator {
@@ -127,6 +130,7 @@ export class ChatTranslator implements Translator {
   private readonly apiKey: string;
   private readonly model: string;
   private readonly timeoutMs: number;
+  private readonly client: OpenAI;
 
   constructor(options: ChatTranslatorOptions) {
     this.endpoint = chatCompletionsUrl(options.baseUrl);
@@ -137,6 +141,14 @@ export class ChatTranslator implements Translator {
     if (!Number.isFinite(this.timeoutMs) || this.timeoutMs <= 0)
       throw new TypeError('Translation provider timeout must be a positive number of milliseconds.');
     this.name = `openai-chat:${this.model}`;
+    this.client = new OpenAI({
+      baseURL: this.endpoint.replace(/\/chat\/completions$/, ''),
+      // A provider without keys gets no Authorization header at all, not a made-up key.
+      apiKey: this.apiKey || 'unused',
+      defaultHeaders: this.apiKey ? {} : { authorization: null },
+      timeout: this.timeoutMs + 5_000,
+      maxRetries: 0,
+    });
   }
 
   async translate(texts: string[], from: string, to: LanguageCode): Promise<string[]> {
@@ -162,40 +174,42 @@ export class ChatTranslator implements Translator {
   }
 
   private async request(texts: string[], from: string, to: LanguageCode): Promise<string[]> {
-    const body = {
-      model: this.model,
-      messages: [
-        { role: 'system', content: systemPrompt(from, to, texts.length) },
-        { role: 'user', content: JSON.stringify({ from, to, texts }) },
-      ],
-      response_format: { type: 'json_object' },
-    };
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
-
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, this.timeoutMs);
-    let status: number;
-    let text: string;
-    let retryAfterMs: number | undefined;
+    let completion: unknown;
+    // Our own deadline for the whole request (the SDK's `timeout` is only a backstop behind it).
+    const limit = deadline(this.timeoutMs);
     try {
-      const response = await fetch(this.endpoint, { method: 'POST', headers, body: JSON.stringify(body), signal: controller.signal });
-      status = response.status;
-      retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
-      text = await response.text();
+      completion = await this.client.chat.completions.create(
+        {
+          model: this.model,
+          messages: [
+            { role: 'system', content: systemPrompt(from, to, texts.length) },
+            { role: 'user', content: JSON.stringify({ from, to, texts }) },
+          ],
+          response_format: { type: 'json_object' },
+        },
+        { signal: limit.signal },
+      );
     } catch (err) {
-      if (timedOut) throw new TranslationError(`translation provider timed out after ${this.timeoutMs} ms`, true);
-      throw new TranslationError(`translation provider could not be reached (${this.scrub(networkReason(err))})`, true);
+      if (limit.passed || err instanceof APIConnectionTimeoutError)
+        throw new TranslationError(`translation provider timed out after ${this.timeoutMs} ms`, true);
+      if (err instanceof APIError && typeof err.status === 'number') {
+        // The SDK keeps an OpenAI-style body's `error`; any other body is in its message, after the status.
+        const inner: unknown = err.error;
+        const body = inner === undefined ? err.message.replace(/^\d{3}\s*/, '') : JSON.stringify({ error: inner });
+        const headers: unknown = err.headers;
+        const retryAfter = typeof (headers as Headers | undefined)?.get === 'function' ? (headers as Headers).get('retry-after') : null;
+        throw this.httpError(err.status, body, parseRetryAfter(retryAfter));
+      }
+      if (err instanceof APIConnectionError)
+        throw new TranslationError(`translation provider could not be reached (${this.scrub(networkReason(err.cause ?? err))})`, true);
+      // A 200 whose body does not parse as the JSON it claims to be.
+      throw new TranslationError('translation provider returned malformed JSON (the response body is not JSON)', true, 200);
     } finally {
-      clearTimeout(timer);
+      limit.clear();
     }
-
-    if (status < 200 || status > 299) throw this.httpError(status, text, retryAfterMs);
-    return this.parse(text, texts);
+    if (typeof completion !== 'object' || completion === null)
+      throw new TranslationError('translation provider returned malformed JSON (the response body is not JSON)', true, 200);
+    return this.parse(completion, texts);
   }
 
   private httpError(status: number, text: string, retryAfterMs: number | undefined): TranslationError {
@@ -211,15 +225,9 @@ export class ChatTranslator implements Translator {
     return new TranslationError(message, retryable, status, retryAfterMs);
   }
 
-  private parse(text: string, input: string[]): string[] {
+  private parse(envelope: ChatCompletion, input: string[]): string[] {
     const invalid = (why: string) => new TranslationError(`translation provider returned ${why}`, true, 200);
-    let envelope: ChatCompletion | null;
-    try {
-      envelope = JSON.parse(text) as ChatCompletion | null;
-    } catch {
-      throw invalid('malformed JSON (the response body is not JSON)');
-    }
-    const choice = envelope?.choices?.[0];
+    const choice = envelope.choices?.[0];
     const message = choice?.message;
     if (message && typeof message.refusal === 'string' && message.refusal.trim()) {
       throw new TranslationError(`translation provider refused to translate: ${this.scrub(truncate(message.refusal))}`, false, 200);

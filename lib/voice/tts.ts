@@ -4,6 +4,8 @@
  * `openai`: an OpenAI-compatible HTTP `/v1/audio/speech` endpoint. All write a WAV; normalize it with
  * audio.ts before use. */
 import { writeFile } from 'node:fs/promises';
+import { deadline } from '../deadline';
+import OpenAI, { APIConnectionTimeoutError, APIError } from 'openai';
 import { SUPPORTED_LANGUAGES, type LanguageCode } from '../../config/catalog';
 import { VOICE_OPTIONS, VOICE_OPTIONS_BY_ID, type VoiceEngineName } from '../../config/voices';
 import type { SpokenVoice } from '../storyboard';
@@ -172,7 +174,8 @@ export interface OpenAISpeechOptions {
   timeoutMs?: number;
 }
 
-/** OpenAI-compatible `POST {baseUrl}/v1/audio/speech`, asking for WAV. */
+/** OpenAI-compatible `POST {baseUrl}/v1/audio/speech`, asking for WAV, through the `openai` SDK (its `baseURL`; no
+ * retries of its own: the pipeline's retry policy decides, from `retryable`). */
 export class OpenAISpeechProvider implements SpeechProvider {
   readonly name = 'openai';
   private readonly url: string;
@@ -180,16 +183,20 @@ export class OpenAISpeechProvider implements SpeechProvider {
   private readonly model: string;
   private readonly voice: string;
   private readonly timeoutMs: number;
+  private readonly client: OpenAI;
 
   constructor(opts: OpenAISpeechOptions) {
     if (!opts.baseUrl) throw new Error('openai speech: baseUrl is required');
     if (!opts.apiKey) throw new Error('openai speech: apiKey is required');
-    this.url = `${opts.baseUrl.replace(/\/+$/, '')}/v1/audio/speech`;
+    const base = `${opts.baseUrl.replace(/\/+$/, '')}/v1`;
+    this.url = `${base}/audio/speech`;
     new URL(this.url); // throws on a malformed baseUrl
     this.apiKey = opts.apiKey;
     this.model = opts.model ?? 'tts-1';
     this.voice = opts.voice ?? 'alloy';
     this.timeoutMs = opts.timeoutMs ?? 30_000;
+    // Our own deadline (synthesize) ends a request; the SDK's is only a backstop behind it.
+    this.client = new OpenAI({ baseURL: base, apiKey: this.apiKey, timeout: this.timeoutMs + 5_000, maxRetries: 0 });
   }
 
   voiceOf(): SpokenVoice {
@@ -204,46 +211,56 @@ export class OpenAISpeechProvider implements SpeechProvider {
 
   async synthesize(req: SpeechRequest): Promise<void> {
     if (!req.text.trim()) throw new Error('openai speech: empty text');
-    let res: Response;
+    const limit = deadline(this.timeoutMs);
     let body: Buffer;
+    let type: string;
     try {
-      res = await fetch(this.url, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${this.apiKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: this.model, input: req.text, voice: this.voice, response_format: 'wav' }),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      body = Buffer.from(await res.arrayBuffer());
+      const response = await this.client.audio.speech.create(
+        { model: this.model, input: req.text, voice: this.voice, response_format: 'wav' },
+        { signal: limit.signal },
+      );
+      type = response.headers.get('content-type') ?? 'no content-type';
+      body = Buffer.from(await response.arrayBuffer());
     } catch (err) {
-      const e = err as Error & { cause?: { code?: string; message?: string } };
-      if (e.name === 'TimeoutError' || e.name === 'AbortError') {
+      if (limit.passed || err instanceof APIConnectionTimeoutError) {
         throw new SpeechProviderError(`openai speech: ${this.url} did not answer within ${this.timeoutMs} ms`, true);
       }
-      throw new SpeechProviderError(
-        `openai speech: network error calling ${this.url}: ${this.redact(e.cause?.code ?? e.cause?.message ?? e.message)}`,
-        true,
-      );
-    }
-    if (!res.ok) {
-      const retryable = res.status === 429 || res.status >= 500;
-      throw new SpeechProviderError(`openai speech: ${this.url} answered ${res.status}: ${this.excerpt(body)}`, retryable);
+      if (err instanceof APIError && typeof err.status === 'number') {
+        const retryable = err.status === 429 || err.status >= 500;
+        const inner = err.error as { message?: unknown } | undefined;
+        const detail = typeof inner?.message === 'string' ? inner.message : err.message.replace(/^\d{3}\s*/, '');
+        throw new SpeechProviderError(`openai speech: ${this.url} answered ${err.status}: ${this.excerpt(detail)}`, retryable);
+      }
+      throw new SpeechProviderError(`openai speech: network error calling ${this.url}: ${this.redact(networkCause(err))}`, true);
+    } finally {
+      limit.clear();
     }
     const isWav = body.length > 44 && body.toString('latin1', 0, 4) === 'RIFF' && body.toString('latin1', 8, 12) === 'WAVE';
     if (!isWav) {
-      const type = res.headers.get('content-type') ?? 'no content-type';
-      throw new SpeechProviderError(`openai speech: ${this.url} answered 200 with ${type}, not WAV audio: ${this.excerpt(body)}`, false);
+      throw new SpeechProviderError(
+        `openai speech: ${this.url} answered 200 with ${type}, not WAV audio: ${this.excerpt(body.toString('utf8', 0, 300))}`,
+        false,
+      );
     }
     await writeFile(req.outFile, body);
   }
 
-  private excerpt(body: Buffer): string {
-    const text = body.toString('utf8', 0, 300).replace(/\s+/g, ' ').trim();
-    return this.redact(text) || '(empty body)';
+  private excerpt(text: string): string {
+    return this.redact(text.slice(0, 300).replace(/\s+/g, ' ').trim()) || '(empty body)';
   }
 
   private redact(text: string): string {
     return text.split(this.apiKey).join('[redacted]');
   }
+}
+
+/** The system error code somewhere along an error's causes (the SDK wraps fetch's error, which wraps the socket's). */
+function networkCause(err: unknown): string {
+  let at = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined;
+  for (let depth = 0; at && depth < 5; depth += 1, at = at.cause as typeof at) {
+    if (typeof at.code === 'string' && /^E[A-Z]+$/.test(at.code)) return at.code;
+  }
+  return String((err as Error)?.message ?? err);
 }
 
 export interface SpeechSettings {
