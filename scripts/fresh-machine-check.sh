@@ -37,7 +37,8 @@ if [ -n "$(extra_ca_files)" ]; then
   trust=(-v /etc/ssl/certs/ca-certificates.crt:/etc/host-ca.crt:ro -e NODE_EXTRA_CA_CERTS=/etc/host-ca.crt -e npm_config_cafile=/etc/host-ca.crt)
   say "the host's CA bundle is trusted in the container (this machine's egress re-signs TLS)"
 fi
-docker run --rm --shm-size=1g -v "$WORK:/app" -w /app -e DEMO_KEEP_RUNNING=0 "${trust[@]}" "$IMAGE" bash -c '
+# IPv6 on, loopback included, as on a machine (Docker turns it off in containers by default).
+docker run --rm --shm-size=1g --sysctl net.ipv6.conf.all.disable_ipv6=0 --sysctl net.ipv6.conf.lo.disable_ipv6=0 -v "$WORK:/app" -w /app -e DEMO_KEEP_RUNNING=0 "${trust[@]}" "$IMAGE" bash -c '
   set -o pipefail
   t0=$(date +%s)
   bash scripts/demo.sh 2>&1 | tail -n 40; demo=$?
