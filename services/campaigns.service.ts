@@ -61,7 +61,7 @@ import { hostResolver } from '../lib/dns-resolver';
 import { assertPublicUrl, UrlRejectedError } from '../lib/net-guard';
 import { periodResetsAt, quotaPeriod, refundQuota, reserveQuota, usedInPeriod } from '../lib/quota';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
-import { decodeListCursor, defaultTitle, encodeListCursor, presentCampaign } from '../lib/campaign-view';
+import { decodeListCursor, defaultTitle, encodeListCursor, presentCampaign, type CampaignRow, type VideoRow } from '../lib/campaign-view';
 import { FILE_COLUMNS, fileLinks, loadSigningKey, type FileKind, type FileLinks, type LinkableVideo } from '../lib/signing';
 import { writeTerminalEvent } from '../lib/outbox';
 import { optionsOf, type CampaignMetadata, type CampaignOptions } from '../lib/campaign-options';
@@ -208,7 +208,8 @@ type CampaignsMethods = DbMethods & {
   normalize(params: CreateCampaignParams, auth: AuthContext): Promise<NormalizedCampaign>;
   replayOrConflict(orgId: string, key: string, requestHash: string, meta: CampaignMeta): Promise<CreateCampaignResult>;
   findOwned(ctx: Context<CampaignByIdParams, CampaignMeta>, options?: Omit<FindOptions<Attributes<Campaign>>, 'where'>): Promise<Campaign>;
-  present(campaign: Campaign, videos: Video[]): CampaignView;
+  present(campaign: CampaignRow, videos: VideoRow[]): CampaignView;
+  ownedCampaignId(ctx: Context<CampaignByIdParams, CampaignMeta>): { id: string; orgId: string };
   links(video: LinkableVideo): FileLinks;
   applyTransition(params: TransitionParams, outer?: Transaction): Promise<Campaign>;
   advance(campaignId: string): Promise<void>;
@@ -387,13 +388,11 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
         response: CampaignSchema,
       },
       async handler(ctx: Context<CampaignByIdParams, CampaignMeta>): Promise<CampaignView> {
-        const auth = ctx.meta.auth;
-        if (!auth) throw unauthorized();
-        if (!UUID_ANY_CASE.test(ctx.params.id)) throw notFound();
+        const { id, orgId } = this.ownedCampaignId(ctx);
         // The read path (issue 15 item 8): one statement, plain rows (lib/db/reads.ts).
-        const found = await findCampaignWithVideos(this.db.sequelize, ctx.params.id.toLowerCase(), auth.orgId);
+        const found = await findCampaignWithVideos(this.db.sequelize, id, orgId);
         if (!found) throw notFound();
-        return presentCampaign(found.campaign, found.videos, (video) => this.links(video));
+        return this.present(found.campaign, found.videos);
       },
     },
 
@@ -897,19 +896,22 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
     },
 
     /** The caller's campaign; malformed, unknown and foreign ids answer alike, so other organizations' ids cannot be probed. */
-    async findOwned(ctx: Context<CampaignByIdParams, CampaignMeta>, options: Omit<FindOptions<Attributes<Campaign>>, 'where'> = {}) {
+    /** The campaign id asked for, and the caller's organization: a malformed id answers 404 like an unknown one. */
+    ownedCampaignId(ctx: Context<CampaignByIdParams, CampaignMeta>) {
       const auth = ctx.meta.auth;
       if (!auth) throw unauthorized();
       if (!UUID_ANY_CASE.test(ctx.params.id)) throw notFound();
-      const campaign = await this.db.models.Campaign.findOne({
-        where: { id: ctx.params.id.toLowerCase(), org_id: auth.orgId },
-        ...options,
-      });
+      return { id: ctx.params.id.toLowerCase(), orgId: auth.orgId };
+    },
+
+    async findOwned(ctx: Context<CampaignByIdParams, CampaignMeta>, options: Omit<FindOptions<Attributes<Campaign>>, 'where'> = {}) {
+      const { id, orgId } = this.ownedCampaignId(ctx);
+      const campaign = await this.db.models.Campaign.findOne({ where: { id, org_id: orgId }, ...options });
       if (!campaign) throw notFound();
       return campaign;
     },
 
-    present(campaign: Campaign, videos: Video[]) {
+    present(campaign: CampaignRow, videos: VideoRow[]) {
       return presentCampaign(campaign, videos, (video) => this.links(video));
     },
 

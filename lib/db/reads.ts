@@ -34,9 +34,6 @@ export async function findActiveKey(sequelize: Sequelize, keyHash: string): Prom
   return rows[0] ?? null;
 }
 
-/** A campaign as GET shows it; `status` and `id` also give its report id. */
-export type CampaignReadRow = CampaignRow;
-
 const CAMPAIGN_COLUMNS = [
   'id',
   'status',
@@ -77,13 +74,13 @@ export async function findCampaignWithVideos(
   sequelize: Sequelize,
   campaignId: string,
   orgId: string,
-): Promise<{ campaign: CampaignReadRow; videos: VideoRow[] } | null> {
+): Promise<{ campaign: CampaignRow; videos: VideoRow[] } | null> {
   const rows = await select<Record<string, unknown>>(sequelize, 'read_campaign_with_videos', SELECT_CAMPAIGN_WITH_VIDEOS, [
     campaignId,
     orgId,
   ]);
   if (rows.length === 0) return null;
-  const campaign = Object.fromEntries(CAMPAIGN_COLUMNS.map((c) => [c, column(c, rows[0][`c_${c}`])])) as unknown as CampaignReadRow;
+  const campaign = Object.fromEntries(CAMPAIGN_COLUMNS.map((c) => [c, column(c, rows[0][`c_${c}`])])) as unknown as CampaignRow;
   const videos = rows
     .filter((row) => row.v_id !== null && row.v_id !== undefined)
     .map((row) => Object.fromEntries(VIDEO_COLUMNS.map((c) => [c, row[`v_${c}`]])) as unknown as VideoRow);

@@ -6,6 +6,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { webhookReceivers } from '../fixtures/webhook-receiver';
+import { runCampaign } from '../support/campaign-run';
 import { startHarness, type Harness } from '../support/harness';
 import { waitFor } from '../support/wait';
 
@@ -156,39 +157,27 @@ test('without options nothing is echoed and the defaults apply; bad options are 
 
 test('a voice and a logo asked for: the narration is spoken by that voice, and the logo is drawn above the title', async () => {
   const logoUrl = h.site.url('/logo.svg');
-  const created = await h.request('POST', '/api/v1/campaigns', {
-    key: customer.key,
-    body: {
-      url: h.pageUrl,
-      languages: ['en'],
-      platforms: ['tiktok'],
-      quality: 'draft',
-      voice: { en: 'en-flite-slt' },
-      brand: { primary_color: '#111111', logo_url: logoUrl },
-    },
+  const { id, campaign } = await runCampaign(h, customer.key, {
+    languages: ['en'],
+    platforms: ['tiktok'],
+    quality: 'draft',
+    voice: { en: 'en-flite-slt' },
+    brand: { primary_color: '#111111', logo_url: logoUrl },
   });
-  expect(created.status).toBe(201);
-  const id = created.body.campaign_id;
-  const done = await waitFor(
-    () => h.request('GET', `/api/v1/campaigns/${id}`, { key: customer.key }),
-    (res) => ['review', 'failed'].includes(res.body.status),
-    240_000,
-    500,
-  );
-  expect(done.body).toMatchObject({
+  expect(campaign).toMatchObject({
     status: 'review',
     voice: { en: 'en-flite-slt' },
     brand: { primary_color: '#111111', logo_url: logoUrl },
   });
   // The voice stage spoke with flite (not the node's default, festival) and recorded it; the report says the same.
-  const [video] = done.body.videos;
+  const [video] = campaign.videos;
   const [storyboard] = await h.sql<{ document: { voice?: unknown; brand: { logoKey?: string } } }>(
     'SELECT document FROM storyboards WHERE video_id = $1',
     [video.id],
   );
   expect(storyboard.document.voice).toEqual({ engine: 'flite', name: 'slt' });
   expect(storyboard.document.brand.logoKey).toBe(`campaigns/${id}/capture/logo.png`);
-  const report = await h.request('GET', `/api/v1/reports/${done.body.report_id}`, { key: customer.key });
+  const report = await h.request('GET', `/api/v1/reports/${campaign.report_id}`, { key: customer.key });
   expect(JSON.stringify(report.body)).toContain('"flite"');
 
   // The title card: the logo's blue (#3a5bd9) on its white plate, centred above the words (the card's words start
