@@ -11,12 +11,18 @@
  */
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
+import type { AppConfig } from '../config';
 import { DnsTimeoutError, formatSeconds, hostResolver, type ResolveHost } from './dns-resolver';
 
 export interface GuardOptions {
   allowLoopback: boolean;
   /** Name resolution (lib/dns-resolver.ts); default: the process's resolver with default settings. */
   resolve?: ResolveHost;
+}
+
+/** The guard every customer URL goes through on this node: loopback only with ALLOW_PRIVATE_NETWORK, names resolved as configured. */
+export function guardFor(config: Pick<AppConfig, 'allowPrivateNetwork' | 'dns'>): GuardOptions {
+  return { allowLoopback: config.allowPrivateNetwork, resolve: hostResolver(config.dns).resolve };
 }
 
 export type AddressVerdict = { allowed: true } | { allowed: false; reason: string };

@@ -57,8 +57,7 @@ import {
   type StageParams,
   type VoiceoverResult,
 } from '../lib/stages';
-import { hostResolver } from '../lib/dns-resolver';
-import { assertPublicUrl, UrlRejectedError } from '../lib/net-guard';
+import { assertPublicUrl, guardFor, UrlRejectedError } from '../lib/net-guard';
 import { periodResetsAt, quotaPeriod, refundQuota, reserveQuota, usedInPeriod } from '../lib/quota';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 import { decodeListCursor, defaultTitle, encodeListCursor, presentCampaign, type CampaignRow, type VideoRow } from '../lib/campaign-view';
@@ -849,7 +848,7 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
   methods: {
     async normalize(params: CreateCampaignParams, auth: AuthContext): Promise<NormalizedCampaign> {
       const config = configOf(this.broker);
-      const guard = { allowLoopback: config.allowPrivateNetwork, resolve: hostResolver(config.dns).resolve };
+      const guard = guardFor(config);
       let url: URL;
       let webhookUrl: URL | undefined;
       let logoUrl: URL | undefined;

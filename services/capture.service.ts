@@ -23,7 +23,7 @@ import {
 } from '../lib/capture/page-reader';
 import { refusalReason } from '../lib/capture/refusal';
 import type { PageCapture, ScreenshotRef } from '../lib/db/models';
-import { hostResolver } from '../lib/dns-resolver';
+import { guardFor } from '../lib/net-guard';
 import { EgressProxy, type EgressDecision } from '../lib/egress-proxy';
 import { fetchLogo, LogoError } from '../lib/capture/logo';
 import { invalidInput, stageFailure, StageInterruptedError } from '../lib/errors';
@@ -131,8 +131,7 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
     this.blockedConnections = 0;
     this.storage = storageFor(this.broker);
     this.proxy = new EgressProxy({
-      allowLoopback: config.allowPrivateNetwork,
-      resolve: hostResolver(config.dns).resolve,
+      ...guardFor(config),
       onDecision: (decision: EgressDecision) => {
         if (decision.allowed) return;
         // Chromium's own background requests to Google fail DNS on closed networks: not worth a warning.
@@ -346,7 +345,7 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
     logo(url: string): Promise<Buffer> {
       const config = configOf(this.broker);
       return fetchLogo(url, {
-        guard: { allowLoopback: config.allowPrivateNetwork, resolve: hostResolver(config.dns).resolve },
+        guard: guardFor(config),
         timeoutMs: config.capturePageTimeoutMs,
       });
     },

@@ -16,7 +16,7 @@ import { configOf } from '../config';
 import type { WebhookDelivery } from '../lib/db/models';
 import type { Transaction } from 'sequelize';
 import { allowanceExhausted, conflict, notFound } from '../lib/errors';
-import { hostResolver } from '../lib/dns-resolver';
+import { guardFor } from '../lib/net-guard';
 import {
   attemptDelivery,
   REDELIVERY_WINDOW_MS,
@@ -279,7 +279,7 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksMethods, Webh
         webhookHeaders(secret, delivery.event_id, delivery.body, timestamp),
         delivery.body,
         {
-          guard: { allowLoopback: config.allowPrivateNetwork, resolve: hostResolver(config.dns).resolve },
+          guard: guardFor(config),
           timeoutMs: ATTEMPT_TIMEOUT_MS,
           maxResponseBytes: MAX_RESPONSE_BYTES,
         },
