@@ -14,14 +14,17 @@ import {
   MOBILE,
   makePresentable,
   openPage,
+  readHead,
   readText,
   shootSections,
+  type PageHead,
   type PageText,
   type Shot,
   type Presentation,
   type Viewport,
 } from '../lib/capture/page-reader';
 import { refusalReason } from '../lib/capture/refusal';
+import { FURNITURE, screenBudget } from '../lib/script/analyze';
 import type { PageCapture, ScreenshotRef } from '../lib/db/models';
 import { guardFor } from '../lib/net-guard';
 import { EgressProxy, type EgressDecision } from '../lib/egress-proxy';
@@ -70,9 +73,9 @@ interface ViewportCapture {
   pageText: PageText | undefined;
   shots: Shot[];
 }
-/** A page being captured: its desktop text as soon as it is read, the whole capture once both viewports are shot. */
+/** A page being captured: its desktop head as soon as the page has loaded, the whole capture once both viewports are shot. */
 interface VariantInProgress {
-  text: Promise<PageText>;
+  head: Promise<PageHead>;
   capture: Promise<VariantCapture>;
 }
 interface VariantCapture {
@@ -269,12 +272,14 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
       // The localized pages start as soon as the source's text (its hreflang links) is read, beside the source's
       // phone shots, all through the pool (CAPTURE_CONCURRENCY pages at a time): one after another, the collecting
       // stage of a 3-language campaign took 15–17 s (bench/e2e/README.md).
-      const sourceText = await sourceInProgress.text;
-      const sourceLanguage = (sourceText.language ?? '').toLowerCase().split('-')[0];
+      const sourceHead = await sourceInProgress.head;
+      // A page that declares no language in its markup: the language its text reads in, once read.
+      const declared = sourceHead.language ?? (await sourceInProgress.capture).text.language;
+      const sourceLanguage = (declared ?? '').toLowerCase().split('-')[0];
       const localizedInProgress = Promise.all(
         campaign.languages.map(async (language) => {
           if (language === sourceLanguage) return null;
-          const alternate = sourceText.alternates.find((a: { hreflang: string; href: string }) => a.hreflang.split('-')[0] === language);
+          const alternate = sourceHead.alternates.find((a: { hreflang: string; href: string }) => a.hreflang.split('-')[0] === language);
           if (!alternate) return null;
           try {
             // Desktop and phone, as the source: each language's videos show its own page on every platform.
@@ -364,8 +369,16 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
     },
 
     captureVariant(campaignId: string, variant: string, url: string, withMobile: boolean, signal: AbortSignal): VariantInProgress {
-      const maxShots = configOf(this.broker).captureMaxShots;
+      const config = configOf(this.broker);
+      const maxShots = config.captureMaxShots;
+      // The sections a video can show (its hero and features: lib/script/analyze.ts), and one more should the
+      // script pass one over (a heading that repeats the headline); furniture (privacy, pricing…) never.
+      const sections = { sections: screenBudget(config.videoTargetSeconds), skipHeadings: FURNITURE };
       const viewports = withMobile ? [DESKTOP, MOBILE] : [DESKTOP];
+      // The desktop's head (language, hreflang versions) as soon as the page has loaded: the localized pages it
+      // links start then (collectCampaign), not seconds later once it is presented, read and shot (issue 14).
+      let headRead!: (head: PageHead) => void;
+      const headReadEarly = new Promise<PageHead>((resolve) => (headRead = resolve));
       // Both viewports at once, each in its own pool page; the text, final URL and presentation are the desktop's.
       const tasks = viewports.map((viewport) =>
         this.collectPool.run(async (page: Page) => {
@@ -376,11 +389,12 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
           try {
             const loaded = await this.loadChecked(page, url, viewport);
             signal.throwIfAborted();
+            if (viewport === DESKTOP) headRead(await readHead(page));
             const presented = await makePresentable(page);
             signal.throwIfAborted();
             const pageText = viewport === DESKTOP ? await readText(page) : undefined;
             // The phone gets the same sections as the desktop: each scene of a 9:16 video shows its own section.
-            const sectionShots: Shot[] = await shootSections(page, maxShots);
+            const sectionShots: Shot[] = await shootSections(page, maxShots, sections);
             return { loaded, presented, pageText, shots: sectionShots };
           } catch (err) {
             throw signal.aborted ? signal.reason : err;
@@ -389,12 +403,13 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
           }
         }),
       );
-      const text = tasks[0].then((desktop) => desktop.pageText!);
+      // Settled by whichever comes first: the head read, or the desktop task failing before it was.
+      const head = Promise.race([headReadEarly, tasks[0].then(() => headReadEarly)]);
       const capture = Promise.all(tasks).then((captures) => this.storeShots(campaignId, variant, viewports, captures));
       // A caller awaits one of the two first; should the other fail meanwhile, it is not an unhandled rejection.
-      text.catch(() => undefined);
+      head.catch(() => undefined);
       capture.catch(() => undefined);
-      return { text, capture };
+      return { head, capture };
     },
 
     async storeShots(campaignId: string, variant: string, viewports: Viewport[], captures: ViewportCapture[]): Promise<VariantCapture> {

@@ -285,13 +285,15 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
       let spokenSeconds = 0;
       for (let attempt = 0; attempt < 3; attempt += 1) {
         const runs = narration.flatMap((segment) => speechRuns(segment.text, segment.language));
-        rawFiles = [];
-        for (const [n, run] of runs.entries()) {
-          const raw = path.join(workDir, `${language}-${index}-${attempt}-${n}.raw.wav`);
-          // A Latin name inside Japanese is said by the campaign's English voice, when it chose one.
-          await this.speech.synthesize({ text: run.text, language: run.language, outFile: raw, voice: voices[run.language] });
-          rawFiles.push(raw);
-        }
+        // The runs at once: in a Japanese scene, Open JTalk says its parts while festival says the Latin names.
+        rawFiles = await Promise.all(
+          runs.map(async (run, n) => {
+            const raw = path.join(workDir, `${language}-${index}-${attempt}-${n}.raw.wav`);
+            // A Latin name inside Japanese is said by the campaign's English voice, when it chose one.
+            await this.speech.synthesize({ text: run.text, language: run.language, outFile: raw, voice: voices[run.language] });
+            return raw;
+          }),
+        );
         // The engines' files are PCM WAVs with true sizes: their lengths come from their headers, no ffmpeg run.
         spokenSeconds = 0;
         for (const raw of rawFiles) spokenSeconds += await measureDuration(raw);

@@ -57,6 +57,9 @@ export const CHROMIUM_BASE_ARGS = [
   '--disable-extensions',
   '--mute-audio',
   '--hide-scrollbars',
+  // Pages that honour prefers-reduced-motion skip their entrance animations: a section is shot as it settles,
+  // not half faded in, and Chromium draws fewer frames while we scroll.
+  '--force-prefers-reduced-motion',
   '--disable-default-apps',
   '--disable-domain-reliability',
   '--disable-features=Translate,MediaRouter,OptimizationHints',

@@ -214,106 +214,127 @@ interface Region {
   right: number;
 }
 
+/** Which sections shootSections takes, beyond its `maxShots` bound. */
+export interface SectionChoice {
+  /** sections at most after the top of the page: the scenes a video has room for (issue 14: each shot costs a
+   * scroll, two painted frames and a PNG encode, and most pages have more sections than a video shows) */
+  sections?: number;
+  /** headings whose sections are never shot (page furniture: they are never a scene) */
+  skipHeadings?: RegExp;
+}
+
 /**
  * The top of the page, then one shot per section of the page (the element around each <h2> that holds no
  * other section heading), at most `maxShots` in all: each section scrolled to, with the page's pinned header
  * hidden, centred when it fits the viewport, its top near the viewport's top when it does not. A page without section headings is shot
  * screen by screen instead. Each shot records its content box, so a frame can be cropped around it.
  */
-export async function shootSections(page: Page, maxShots: number): Promise<Shot[]> {
-  const layout = await page.evaluate((limit: number) => {
-    const visible = (el: Element) => {
-      const rect = el.getBoundingClientRect();
-      const style = getComputedStyle(el);
-      return rect.width > 0 && rect.height > 0 && style.visibility !== 'hidden' && style.display !== 'none';
-    };
-    const pinnedHeader = [...document.querySelectorAll('body *')].reduce((bottom, el) => {
-      const style = getComputedStyle(el);
-      if (style.position !== 'fixed' && style.position !== 'sticky') return bottom;
-      const rect = el.getBoundingClientRect();
-      const bar = rect.top <= 1 && rect.height > 0 && rect.height < window.innerHeight * 0.2 && rect.width > window.innerWidth * 0.5;
-      return bar ? Math.max(bottom, rect.bottom) : bottom;
-    }, 0);
-    const outside = 'nav,footer,aside,dialog,[role="dialog"],[id*="cookie" i],[class*="cookie" i],[id*="consent" i],[class*="consent" i]';
-    const headings = [...document.querySelectorAll('h2')].filter(
-      (h) => visible(h) && !h.closest(outside) && (h as HTMLElement).innerText.trim(),
-    );
-    /** Leaves that carry content: elements with their own text, and media. */
-    const leaves = [...document.querySelectorAll('body *')].filter((el) => {
-      if (!visible(el) || el.closest(outside)) return false;
-      if (el.matches('img,svg,video,canvas,picture,input,button,select,textarea')) return true;
-      return [...el.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && (n.textContent ?? '').trim());
-    });
-    const docRect = (el: Element) => {
-      const r = el.getBoundingClientRect();
-      return {
-        top: r.top + window.scrollY,
-        bottom: r.bottom + window.scrollY,
-        left: r.left + window.scrollX,
-        right: r.right + window.scrollX,
+export async function shootSections(page: Page, maxShots: number, choice: SectionChoice = {}): Promise<Shot[]> {
+  const sectionLimit = Math.max(0, Math.min(maxShots - 1, choice.sections ?? Infinity));
+  const skip = choice.skipHeadings ? { source: choice.skipHeadings.source, flags: choice.skipHeadings.flags } : null;
+  const layout = await page.evaluate(
+    (limit: number, sectionsAtMost: number, skipHeading: { source: string; flags: string } | null) => {
+      const skipped = skipHeading ? new RegExp(skipHeading.source, skipHeading.flags) : null;
+      const visible = (el: Element) => {
+        const rect = el.getBoundingClientRect();
+        const style = getComputedStyle(el);
+        return rect.width > 0 && rect.height > 0 && style.visibility !== 'hidden' && style.display !== 'none';
       };
-    };
-    /** The union of the content leaves inside `area` (document coordinates). */
-    const contentOf = (area: { top: number; bottom: number; left: number; right: number }, within?: Element) => {
-      let box: { top: number; bottom: number; left: number; right: number } | null = null;
-      for (const el of leaves) {
-        if (within && !within.contains(el)) continue;
-        const r = docRect(el);
-        if (r.bottom <= area.top || r.top >= area.bottom || r.right <= area.left || r.left >= area.right) continue;
-        const clipped = {
-          top: Math.max(r.top, area.top),
-          bottom: Math.min(r.bottom, area.bottom),
-          left: Math.max(r.left, area.left),
-          right: Math.min(r.right, area.right),
+      const pinnedHeader = [...document.querySelectorAll('body *')].reduce((bottom, el) => {
+        const style = getComputedStyle(el);
+        if (style.position !== 'fixed' && style.position !== 'sticky') return bottom;
+        const rect = el.getBoundingClientRect();
+        const bar = rect.top <= 1 && rect.height > 0 && rect.height < window.innerHeight * 0.2 && rect.width > window.innerWidth * 0.5;
+        return bar ? Math.max(bottom, rect.bottom) : bottom;
+      }, 0);
+      const outside = 'nav,footer,aside,dialog,[role="dialog"],[id*="cookie" i],[class*="cookie" i],[id*="consent" i],[class*="consent" i]';
+      const headings = [...document.querySelectorAll('h2')].filter(
+        (h) => visible(h) && !h.closest(outside) && (h as HTMLElement).innerText.trim(),
+      );
+      // Sections framed (each up to the next heading) by every heading; shot only for those not skipped.
+      const shotHeadings = headings
+        .filter((h) => !skipped?.test((h as HTMLElement).innerText.replace(/\s+/g, ' ').trim()))
+        .slice(0, sectionsAtMost);
+      /** Leaves that carry content: elements with their own text, and media. */
+      const leaves = [...document.querySelectorAll('body *')].filter((el) => {
+        if (!visible(el) || el.closest(outside)) return false;
+        if (el.matches('img,svg,video,canvas,picture,input,button,select,textarea')) return true;
+        return [...el.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && (n.textContent ?? '').trim());
+      });
+      const docRect = (el: Element) => {
+        const r = el.getBoundingClientRect();
+        return {
+          top: r.top + window.scrollY,
+          bottom: r.bottom + window.scrollY,
+          left: r.left + window.scrollX,
+          right: r.right + window.scrollX,
         };
-        box = box
-          ? {
-              top: Math.min(box.top, clipped.top),
-              bottom: Math.max(box.bottom, clipped.bottom),
-              left: Math.min(box.left, clipped.left),
-              right: Math.max(box.right, clipped.right),
-            }
-          : clipped;
-      }
-      return box ?? area;
-    };
-    const page = { left: 0, right: document.documentElement.clientWidth };
-    const regions: Array<{ heading: string | null; top: number; bottom: number; left: number; right: number }> = [];
-    if (headings.length) {
-      // The top of the page: from its headline (the hero's h1, when it is on the first screen) down to the fold,
-      // so the framing puts the headline, not the site's header bar, first under the video's own headline band.
-      const h1 = [...document.querySelectorAll('h1')].find((h) => visible(h) && !h.closest(outside));
-      const h1Top = h1 ? docRect(h1).top : Infinity;
-      const heroTop = h1Top < window.innerHeight * 0.75 ? Math.max(0, h1Top - 16) : 0;
-      regions.push({ heading: null, ...contentOf({ top: heroTop, bottom: window.innerHeight, ...page }) });
-      for (const heading of headings.slice(0, Math.max(0, limit - 1))) {
-        // The section: the largest ancestor that holds this heading and no other.
-        let section: Element = heading;
-        while (section.parentElement && section.parentElement !== document.body) {
-          const parent = section.parentElement;
-          if (parent.tagName === 'MAIN' || headings.some((h) => h !== heading && parent.contains(h))) break;
-          section = parent;
+      };
+      /** The union of the content leaves inside `area` (document coordinates). */
+      const contentOf = (area: { top: number; bottom: number; left: number; right: number }, within?: Element) => {
+        let box: { top: number; bottom: number; left: number; right: number } | null = null;
+        for (const el of leaves) {
+          if (within && !within.contains(el)) continue;
+          const r = docRect(el);
+          if (r.bottom <= area.top || r.top >= area.bottom || r.right <= area.left || r.left >= area.right) continue;
+          const clipped = {
+            top: Math.max(r.top, area.top),
+            bottom: Math.min(r.bottom, area.bottom),
+            left: Math.max(r.left, area.left),
+            right: Math.min(r.right, area.right),
+          };
+          box = box
+            ? {
+                top: Math.min(box.top, clipped.top),
+                bottom: Math.max(box.bottom, clipped.bottom),
+                left: Math.min(box.left, clipped.left),
+                right: Math.max(box.right, clipped.right),
+              }
+            : clipped;
         }
-        regions.push({
-          heading: (heading as HTMLElement).innerText.replace(/\s+/g, ' ').trim(),
-          ...contentOf({ ...docRect(section), ...page }, section),
-        });
+        return box ?? area;
+      };
+      const page = { left: 0, right: document.documentElement.clientWidth };
+      const regions: Array<{ heading: string | null; top: number; bottom: number; left: number; right: number }> = [];
+      if (headings.length) {
+        // The top of the page: from its headline (the hero's h1, when it is on the first screen) down to the fold,
+        // so the framing puts the headline, not the site's header bar, first under the video's own headline band.
+        const h1 = [...document.querySelectorAll('h1')].find((h) => visible(h) && !h.closest(outside));
+        const h1Top = h1 ? docRect(h1).top : Infinity;
+        const heroTop = h1Top < window.innerHeight * 0.75 ? Math.max(0, h1Top - 16) : 0;
+        regions.push({ heading: null, ...contentOf({ top: heroTop, bottom: window.innerHeight, ...page }) });
+        for (const heading of shotHeadings) {
+          // The section: the largest ancestor that holds this heading and no other.
+          let section: Element = heading;
+          while (section.parentElement && section.parentElement !== document.body) {
+            const parent = section.parentElement;
+            if (parent.tagName === 'MAIN' || headings.some((h) => h !== heading && parent.contains(h))) break;
+            section = parent;
+          }
+          regions.push({
+            heading: (heading as HTMLElement).innerText.replace(/\s+/g, ' ').trim(),
+            ...contentOf({ ...docRect(section), ...page }, section),
+          });
+        }
+      } else {
+        const height = document.documentElement.scrollHeight;
+        for (let i = 0; i < limit && i * window.innerHeight < height; i += 1) {
+          const top = i * window.innerHeight;
+          regions.push({ heading: null, ...contentOf({ top, bottom: top + window.innerHeight, ...page }) });
+        }
       }
-    } else {
-      const height = document.documentElement.scrollHeight;
-      for (let i = 0; i < limit && i * window.innerHeight < height; i += 1) {
-        const top = i * window.innerHeight;
-        regions.push({ heading: null, ...contentOf({ top, bottom: top + window.innerHeight, ...page }) });
-      }
-    }
-    return {
-      regions,
-      pinnedHeader,
-      viewportHeight: window.innerHeight,
-      pixelRatio: window.devicePixelRatio,
-      bySection: headings.length > 0,
-    };
-  }, maxShots);
+      return {
+        regions,
+        pinnedHeader,
+        viewportHeight: window.innerHeight,
+        pixelRatio: window.devicePixelRatio,
+        bySection: headings.length > 0,
+      };
+    },
+    maxShots,
+    sectionLimit,
+    skip,
+  );
 
   const shots: Shot[] = [];
   for (const [n, region] of (layout.regions as Region[]).entries()) {
@@ -381,6 +402,34 @@ async function setPinnedBarsHidden(page: Page, hidden: boolean): Promise<void> {
   }, hidden);
 }
 
+/** What a page's head says of its language and versions: readable as soon as it has loaded. */
+export interface PageHead {
+  language: string | null;
+  alternates: Array<{ hreflang: string; href: string }>;
+}
+
+/** The page's declared language and its hreflang versions (absolute URLs). */
+export async function readHead(page: Page): Promise<PageHead> {
+  return page.evaluate(() => {
+    const absolute = (href: string | null) => {
+      try {
+        return href ? new URL(href, location.href).href : null;
+      } catch {
+        return null;
+      }
+    };
+    return {
+      language:
+        document.documentElement.getAttribute('lang') ||
+        document.querySelector('meta[http-equiv="content-language"]')?.getAttribute('content')?.trim() ||
+        null,
+      alternates: [...document.querySelectorAll('link[rel="alternate"][hreflang]')]
+        .map((l) => ({ hreflang: l.getAttribute('hreflang')!.toLowerCase(), href: absolute(l.getAttribute('href')) }))
+        .filter((a): a is { hreflang: string; href: string } => !!a.href),
+    };
+  });
+}
+
 let readabilitySource: string | undefined;
 
 export async function readText(page: Page): Promise<PageText> {
@@ -430,7 +479,6 @@ export async function readText(page: Page): Promise<PageText> {
         .replace(/[ \t]+/g, ' ')
         .replace(/\n{3,}/g, '\n\n')
         .trim(),
-      language: document.documentElement.getAttribute('lang') || content('meta[http-equiv="content-language"]') || null,
       themeColor: content('meta[name="theme-color"]'),
       iconUrls: [...new Set(icons)].slice(0, 8),
       actions: [
@@ -453,16 +501,14 @@ export async function readText(page: Page): Promise<PageText> {
             .filter((t) => t.length >= 3 && t.length <= 40),
         ),
       ].slice(0, 6),
-      alternates: [...document.querySelectorAll('link[rel="alternate"][hreflang]')]
-        .map((l) => ({ hreflang: l.getAttribute('hreflang')!.toLowerCase(), href: absolute(l.getAttribute('href')) }))
-        .filter((a): a is { hreflang: string; href: string } => !!a.href),
     };
   });
+  const head = await readHead(page);
   const mainText = (article?.text ?? meta.bodyText)
     .replace(/[ \t]+/g, ' ')
     .replace(/\s*\n\s*\n\s*/g, '\n\n')
     .trim()
     .slice(0, 20_000);
   const { bodyText: _unused, ...rest } = meta;
-  return { ...rest, mainText, language: meta.language ?? article?.lang ?? null };
+  return { ...rest, mainText, alternates: head.alternates, language: head.language ?? article?.lang ?? null };
 }

@@ -21,6 +21,24 @@ import { promisify } from 'node:util';
 /** Frames read ahead of the consumer: one lets ffmpeg draw the next while editly encodes this one; more only hold memory. */
 const READ_AHEAD = 1;
 
+/**
+ * Frame buffers a closed pipe gave back, for the next clip's pipe: without them each clip allocated its own
+ * (its read-ahead tail is 13 frames, 40 MB at 1080×1920) while the last clip's waited for the garbage
+ * collector, and the render's peak memory held both (issue 14: 600 → ~560 MiB). Kept up to `FRAME_POOL_MAX`.
+ */
+const framePool = new Map<number, Buffer[]>();
+const FRAME_POOL_MAX = 24;
+
+function takeFrameBuffer(frameBytes: number): Buffer {
+  return framePool.get(frameBytes)?.pop() ?? Buffer.allocUnsafe(frameBytes);
+}
+
+function giveBackFrameBuffers(frameBytes: number, buffers: Buffer[]): void {
+  const pool = framePool.get(frameBytes) ?? [];
+  framePool.set(frameBytes, pool);
+  for (const buffer of buffers) if (pool.length < FRAME_POOL_MAX && !pool.includes(buffer)) pool.push(buffer);
+}
+
 export class FramePipe {
   private readonly child: ChildProcessByStdio<null, null, Readable>;
   private socket: net.Socket | null = null;
@@ -50,7 +68,7 @@ export class FramePipe {
     private readonly frameBytes: number,
     private readonly tail: { frames: number; readAll: number },
   ) {
-    this.current = Buffer.allocUnsafe(frameBytes);
+    this.current = takeFrameBuffer(frameBytes);
     this.child = spawn(command, [...args, '-y', fifo], { stdio: ['ignore', 'ignore', 'pipe'] });
     this.child.stderr.on('data', (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString()).slice(-2000);
@@ -134,7 +152,7 @@ export class FramePipe {
     if (this.filled === this.frameBytes) {
       this.ready.push(this.current);
       this.produced += 1;
-      this.current = this.spare.pop() ?? Buffer.allocUnsafe(this.frameBytes);
+      this.current = this.spare.pop() ?? takeFrameBuffer(this.frameBytes);
       this.filled = 0;
       if (this.ready.length >= this.readAhead()) this.socket?.pause();
       this.wake();
@@ -179,9 +197,17 @@ export class FramePipe {
     return frame;
   }
 
+  /** Ends the process (if still running) and gives the frame buffers back for the next pipe: the caller is done
+   * with every frame it was handed (editly closes a clip after the transition out of it). */
   close(): void {
+    if (this.closed) return;
     this.closed = true;
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
     this.socket?.destroy();
+    const buffers = [...this.spare, ...this.ready, this.current, ...(this.lent ? [this.lent] : [])];
+    this.spare.length = 0;
+    this.ready.length = 0;
+    this.lent = null;
+    giveBackFrameBuffers(this.frameBytes, buffers);
   }
 }

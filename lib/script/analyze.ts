@@ -149,8 +149,8 @@ export interface CampaignPlanDocument {
   brand: { themeColor: string | null; palette: string[]; iconUrls: string[]; logoKey?: string | null };
 }
 
-/** Headings that belong to page furniture, not to the product. */
-const FURNITURE =
+/** Headings that belong to page furniture, not to the product: never a feature, so never shot (shootSections). */
+export const FURNITURE =
   /^(product|company|legal|resources|support|contact|about( us)?|pricing|privacy|cookies?|terms|blog|careers|menu|navigation|we value your privacy|cookie (settings|preferences)|sign in|log in)$/i;
 
 export const SECONDS_PER_SCREEN = 6;

@@ -26,12 +26,52 @@ export async function normalizeAudio(input: string | string[], output: string, o
   if (inputs.length === 1) {
     graph = `[0:a]${[...levelled(counts[0]), ...padFilter].join(',')}[out]`;
   } else {
-    const each = counts.map((samples, i) => `[${i}:a]${levelled(samples).join(',')}[l${i}]`);
+    // The runs are brought to one level by a gain each, from their measured loudness, before the one levelling
+    // pass of the whole: a loudnorm pass per run (it works at 192 kHz, a short run looped to 3.2 s) was most of
+    // a multi-voice scene's time (issue 14).
+    const gains = await levellingGains(inputs, counts);
+    const each = counts.map((_, i) => `[${i}:a]aresample=${RATE},aformat=channel_layouts=mono,volume=${gains[i].toFixed(2)}dB[l${i}]`);
     const joined = `${counts.map((_, i) => `[l${i}]`).join('')}concat=n=${counts.length}:v=0:a=1[joined]`;
     const total = counts.reduce((sum, n) => sum + n, 0);
     graph = [...each, joined, `[joined]${[...levelled(total), ...padFilter].join(',')}[out]`].join(';');
   }
   await ffmpeg(['-y', ...inputs.flatMap((f) => ['-i', f]), '-filter_complex', graph, '-map', '[out]', ...WAV_OUT, output]);
+}
+
+/** The loudness every run of a multi-voice scene is brought to before the scene is levelled as a whole. */
+const RUN_LUFS = -16;
+/** A run measured below this (silence: ebur128 reports its floor, -70) keeps its level. */
+const SILENT_LUFS = -69;
+/** Gains are bounded, so a mis-measured run can never be blown up or muted. */
+const MAX_RUN_GAIN_DB = 60;
+
+/**
+ * The gain (dB) that brings each input to RUN_LUFS, from one ffmpeg run measuring them all (EBU R128 integrated
+ * loudness at 48 kHz; a run shorter than the 3.2 s loudnorm needs is looped as levelled() does, as the meter's
+ * 400 ms gating blocks leave a short one unmeasured).
+ */
+async function levellingGains(inputs: string[], counts: number[]): Promise<number[]> {
+  // Every chain has the same three filters, so input i's meter is the graph's filter number 3i + 2.
+  const chains = counts.map((samples, i) => {
+    const loops = Math.max(0, Math.ceil(LOUDNORM_MIN_SAMPLES / samples) - 1);
+    return `[${i}:a]aresample=${RATE},aloop=loop=${loops}:size=${samples},ebur128=framelog=verbose[m${i}]`;
+  });
+  const { stderr } = await ffmpeg([
+    ...inputs.flatMap((f) => ['-i', f]),
+    '-filter_complex',
+    chains.join(';'),
+    ...counts.flatMap((_, i) => ['-map', `[m${i}]`, '-f', 'null', '-']),
+  ]);
+  const measured = new Map<number, number>();
+  // Each meter prints a summary when it ends (the graph's first, configuring instance prints an empty one first).
+  for (const match of stderr.matchAll(/\[Parsed_ebur128_(\d+) @ [^\]]+\] Summary:\s+Integrated loudness:\s+I:\s+(-?[\d.]+|-inf) LUFS/g))
+    measured.set(Number(match[1]), match[2] === '-inf' ? -Infinity : Number(match[2]));
+  return counts.map((_, i) => {
+    const lufs = measured.get(3 * i + 2);
+    if (lufs === undefined) throw new Error(`could not measure the loudness of ${inputs[i]}`);
+    if (!(lufs > SILENT_LUFS)) return 0;
+    return Math.max(-MAX_RUN_GAIN_DB, Math.min(MAX_RUN_GAIN_DB, RUN_LUFS - lufs));
+  });
 }
 
 /** The filters that level `samples` (counted at 48 kHz) of audio to the loudness target and keep its length. */
@@ -43,8 +83,28 @@ function levelled(samples: number): string[] {
   return filters;
 }
 
+/** The 44-byte header of a 48 kHz mono 16-bit PCM WAV holding `dataBytes` of samples (what ffmpeg writes with WAV_OUT). */
+function pcmWavHeader(dataBytes: number): Buffer {
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0, 'latin1');
+  header.writeUInt32LE(36 + dataBytes, 4);
+  header.write('WAVEfmt ', 8, 'latin1');
+  header.writeUInt32LE(16, 16); // fmt chunk size
+  header.writeUInt16LE(1, 20); // PCM
+  header.writeUInt16LE(1, 22); // mono
+  header.writeUInt32LE(RATE, 24);
+  header.writeUInt32LE(RATE * 2, 28); // bytes a second
+  header.writeUInt16LE(2, 32); // bytes a frame
+  header.writeUInt16LE(16, 34); // bits a sample
+  header.write('data', 36, 'latin1');
+  header.writeUInt32LE(dataBytes, 40);
+  return header;
+}
+
 /** A PCM WAV's format and where its samples are, from its chunks; null if it is not one. */
-async function pcmWav(file: string): Promise<{ sampleRate: number; channels: number; bits: number; dataBytes: number } | null> {
+async function pcmWav(
+  file: string,
+): Promise<{ sampleRate: number; channels: number; bits: number; dataBytes: number; dataOffset: number } | null> {
   const handle = await fs.open(file, 'r');
   try {
     const { size } = await handle.stat();
@@ -64,7 +124,7 @@ async function pcmWav(file: string): Promise<{ sampleRate: number; channels: num
       if (id === 'data') {
         // A size the file really has: a WAV written to a pipe carries a placeholder here instead.
         const exact = offset + 8 + length === size || offset + 8 + length + 1 === size;
-        return format && exact ? { ...format, dataBytes: length } : null;
+        return format && exact ? { ...format, dataBytes: length, dataOffset: offset + 8 } : null;
       }
       offset += 8 + length + (length % 2);
     }
@@ -132,6 +192,20 @@ async function probeDuration(file: string): Promise<number> {
 /** Concatenate WAVs (same format) into one, for a whole video's narration track. */
 export async function concatAudio(inputs: string[], output: string): Promise<void> {
   if (!inputs.length) throw new Error('concatAudio: no inputs');
+  // The scenes normalizeAudio wrote are all 48 kHz mono 16-bit PCM: their samples are joined as they are, with
+  // no ffmpeg run (one a language, at the end of the voiceover stage: issue 14). Anything else goes to ffmpeg.
+  const formats = await Promise.all(inputs.map((file) => pcmWav(file).catch(() => null)));
+  if (formats.every((f) => f && f.sampleRate === RATE && f.channels === 1 && f.bits === 16)) {
+    const parts = await Promise.all(
+      inputs.map(async (file, i) => {
+        const bytes = await fs.readFile(file);
+        return bytes.subarray(formats[i]!.dataOffset, formats[i]!.dataOffset + formats[i]!.dataBytes);
+      }),
+    );
+    const dataBytes = parts.reduce((sum, part) => sum + part.length, 0);
+    await fs.writeFile(output, Buffer.concat([pcmWavHeader(dataBytes), ...parts]));
+    return;
+  }
   const labels = inputs.map((_, i) => `[${i}:a]`).join('');
   await ffmpeg([
     '-y',

@@ -182,6 +182,38 @@ test('frames are read into reused buffers: the one handed out before is recycled
   expect(seen.size).toBeLessThanOrEqual(4);
 });
 
+test("a closed pipe's buffers serve the next pipe: no new frame memory a clip, the frames still right", async () => {
+  // A frame size no other test uses, so the pool holds only this test's buffers.
+  const [width, height] = [WIDTH + 16, HEIGHT + 16];
+  const open = (name: string, color: string) =>
+    FramePipe.open(
+      'ffmpeg',
+      clipFfmpegArgs({ width, height, fps: 10, frames: 6, background: { kind: 'color', color }, overlays: [] }),
+      path.join(dir, `${name}.yuv`),
+      frameBytes(width, height),
+      { frames: 6, readAll: 3 },
+    );
+  const read = async (pipe: FramePipe) => {
+    const buffers = new Set<Buffer>();
+    const lumas: number[] = [];
+    for (let frame = await pipe.next(); frame; frame = await pipe.next()) {
+      buffers.add(frame);
+      lumas.push(frame[0]);
+    }
+    return { buffers, lumas };
+  };
+  const first = await open('pool-a', '#000000');
+  const a = await read(first);
+  first.close();
+  const second = await open('pool-b', '#ffffff');
+  const b = await read(second);
+  second.close();
+  // Every buffer the second clip handed out had been the first clip's.
+  for (const buffer of b.buffers) expect(a.buffers.has(buffer)).toBe(true);
+  expect(a.lumas).toEqual(Array(6).fill(16));
+  expect(b.lumas).toEqual(Array(6).fill(235));
+});
+
 test('colours are ffmpeg colours; an odd frame is refused', () => {
   expect(() =>
     clipFfmpegArgs({ width: 95, height: 160, fps: 10, frames: 1, background: { kind: 'color', color: '#000' }, overlays: [] }),

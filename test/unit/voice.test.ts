@@ -212,6 +212,23 @@ describe('audio', () => {
     const sum = (await Promise.all(normalized.map(measureDuration))).reduce((a, b) => a + b, 0);
     await concatAudio(normalized, tmp('track.wav'));
     expect(Math.abs((await measureDuration(tmp('track.wav'))) - sum)).toBeLessThan(0.05);
+    // Joined without ffmpeg: the parts' samples, one after another, under one header ffprobe reads the same.
+    const samples = (file: string) => execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-f', 's16le', '-']);
+    expect(samples(tmp('track.wav')).equals(Buffer.concat(normalized.map(samples)))).toBe(true);
+    expect(probe(tmp('track.wav'))).toEqual({ sample_rate: '48000', channels: 1 });
+    const streamDuration = execFileSync(
+      'ffprobe',
+      ['-v', 'error', '-show_entries', 'stream=duration', '-of', 'csv=p=0', tmp('track.wav')],
+      { encoding: 'utf8' },
+    );
+    expect(Math.abs(Number(streamDuration) - sum)).toBeLessThan(0.001);
+  });
+
+  test('concatAudio of files in other formats goes through ffmpeg: 48 kHz mono out, the summed length', async () => {
+    const parts = [tone(tmp('other-a.wav'), 0.7, -12, 22_050), tone(tmp('other-b.wav'), 1.1, -12, 44_100)];
+    await concatAudio(parts, tmp('other-track.wav'));
+    expect(probe(tmp('other-track.wav'))).toEqual({ sample_rate: '48000', channels: 1 });
+    expect(await measureDuration(tmp('other-track.wav'))).toBeCloseTo(1.8, 2);
   });
 
   test('measureDuration rejects a file without audio', async () => {
