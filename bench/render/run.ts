@@ -39,10 +39,13 @@ const VARIANTS: Array<{ name: string; encoding: RenderEncoding }> = [
   { name: '25 fps', encoding: { ...ENCODING.full, fps: 25 } },
 ];
 
-async function ours(fixture: BenchFixture, encoding: RenderEncoding, display: string, dir: string) {
+/** BENCH_KEEP=<dir>: each of our videos is kept there (`<language>-<variant>.mp4`), to be looked at. */
+const KEEP_DIR = process.env.BENCH_KEEP;
+
+async function ours(fixture: BenchFixture, encoding: RenderEncoding, display: string, dir: string, name: string) {
   const workDir = await fs.mkdtemp(path.join(dir, 'ours-'));
   const started = process.hrtime.bigint();
-  const { peakRssBytes, peakPssBytes } = await renderVideo({
+  const { peakRssBytes, peakPssBytes, outputPath } = await renderVideo({
     storyboard: fixture.storyboard,
     workDir,
     quality: 'full',
@@ -53,6 +56,10 @@ async function ours(fixture: BenchFixture, encoding: RenderEncoding, display: st
     fetchInput: (key, localPath) => fs.copyFile(fixture.files.resolve(key), localPath),
   });
   const wallSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+  if (KEEP_DIR) {
+    await fs.mkdir(KEEP_DIR, { recursive: true });
+    await fs.copyFile(outputPath, path.join(KEEP_DIR, `${name}.mp4`));
+  }
   await fs.rm(workDir, { recursive: true, force: true });
   return { wallSeconds, peakRssBytes, peakPssBytes };
 }
@@ -82,7 +89,7 @@ async function main(): Promise<void> {
         const ourRuns = [];
         const floorRuns = [];
         for (let round = 0; round < rounds; round += 1) {
-          ourRuns.push(await ours(fixture, variant.encoding, display, dir));
+          ourRuns.push(await ours(fixture, variant.encoding, display, dir, `${language}-${variant.name.replace(/\W+/g, '-')}`));
           floorRuns.push(await floor(fixture, variant.encoding, dir, width, height));
         }
         const oursSeconds = median(ourRuns.map((r) => r.wallSeconds));
