@@ -190,7 +190,8 @@ async function main(): Promise<void> {
         `  video ${video.id}: ${video.language}/${video.platform} ${video.status}, ${video.duration_seconds ?? '-'} s, ${video.script_source}`,
       );
       if (!video.file_url) continue;
-      const file = path.join(
+      // resolve, not join: DATA_DIR may be absolute.
+      const file = path.resolve(
         root,
         process.env.DATA_DIR ?? 'data',
         'files',
@@ -212,15 +213,15 @@ async function main(): Promise<void> {
       }
       console.log(`    poster ${file.replace(/\.mp4$/, '.jpg')}`);
     }
-    const captureDir = path.join(root, process.env.DATA_DIR ?? 'data', 'files', 'campaigns', created.body.campaign_id, 'capture');
+    const captureDir = path.resolve(root, process.env.DATA_DIR ?? 'data', 'files', 'campaigns', created.body.campaign_id, 'capture');
     if (fs.existsSync(captureDir)) {
       const shots = fs.readdirSync(captureDir).sort();
       console.log(`  ${shots.length} screenshots in ${captureDir}:`);
       console.log(`    ${shots.join(' ')}`);
     }
-    const db = path.join(root, process.env.DATA_DIR ?? 'data', 'campaigns.sqlite');
-    const videoDir = path.join(root, process.env.DATA_DIR ?? 'data', 'files', 'campaigns', created.body.campaign_id, 'videos');
-    const sheetDir = path.join(root, process.env.DATA_DIR ?? 'data', 'contact-sheets', created.body.campaign_id);
+    const db = path.resolve(root, process.env.DATA_DIR ?? 'data', 'campaigns.sqlite');
+    const videoDir = path.resolve(root, process.env.DATA_DIR ?? 'data', 'files', 'campaigns', created.body.campaign_id, 'videos');
+    const sheetDir = path.resolve(root, process.env.DATA_DIR ?? 'data', 'contact-sheets', created.body.campaign_id);
     const { stdout: boards } = await run('sqlite3', [
       '-json',
       db,
