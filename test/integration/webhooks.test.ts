@@ -110,7 +110,14 @@ test('a campaign reaches review; the receiver gets one campaign.completed whose 
   expect(body.videos).toHaveLength(1);
   expect(body.videos[0]).toMatchObject({ id: done.body.videos[0].id, status: 'ready', platform: 'tiktok', language: 'en' });
   expect(body.videos[0].file_url).toMatch(/\/files\/videos\/.+\.mp4\?expires=\d+&signature=[0-9a-f]+$/);
-  expect(await deliveries(id)).toEqual([expect.objectContaining({ event_type: 'campaign.completed', status: 'delivered', attempts: 1 })]);
+  // The receiver has the request before the webhooks service has its answer and records it.
+  const recorded = await waitFor(
+    () => deliveries(id),
+    (rows) => rows.some((row: { status: string }) => row.status !== 'pending'),
+    15_000,
+    100,
+  );
+  expect(recorded).toEqual([expect.objectContaining({ event_type: 'campaign.completed', status: 'delivered', attempts: 1 })]);
 
   const published = await h.request('POST', `/api/v1/campaigns/${id}/publish`, { key: customer.key });
   expect(published.status).toBe(200);
