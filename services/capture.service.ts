@@ -269,9 +269,9 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
         : Promise.resolve(null);
       // Handled here so a failing page does not leave it unhandled; awaited (and thrown) below.
       logoInProgress.catch(() => undefined);
-      // The localized pages start as soon as the source's text (its hreflang links) is read, beside the source's
-      // phone shots, all through the pool (CAPTURE_CONCURRENCY pages at a time): one after another, the collecting
-      // stage of a 3-language campaign took 15–17 s (bench/e2e/README.md).
+      // The localized pages start as soon as the source's head (its language and hreflang links) is read after its
+      // load, beside the rest of the source's capture, all through the pool (CAPTURE_CONCURRENCY pages at a time):
+      // one after another, the collecting stage of a 3-language campaign took 15–17 s (bench/e2e/README.md).
       const sourceHead = await sourceInProgress.head;
       // A page that declares no language in its markup: the language its text reads in, once read.
       const declared = sourceHead.language ?? (await sourceInProgress.capture).text.language;

@@ -53,8 +53,7 @@ const MAX_RUN_GAIN_DB = 60;
 async function levellingGains(inputs: string[], counts: number[]): Promise<number[]> {
   // Every chain has the same three filters, so input i's meter is the graph's filter number 3i + 2.
   const chains = counts.map((samples, i) => {
-    const loops = Math.max(0, Math.ceil(LOUDNORM_MIN_SAMPLES / samples) - 1);
-    return `[${i}:a]aresample=${RATE},aloop=loop=${loops}:size=${samples},ebur128=framelog=verbose[m${i}]`;
+    return `[${i}:a]aresample=${RATE},aloop=loop=${loopsToMeasure(samples)}:size=${samples},ebur128=framelog=verbose[m${i}]`;
   });
   const { stderr } = await ffmpeg([
     ...inputs.flatMap((f) => ['-i', f]),
@@ -74,9 +73,14 @@ async function levellingGains(inputs: string[], counts: number[]): Promise<numbe
   });
 }
 
+/** How many more times `samples` of audio are looped to be LOUDNORM_MIN_SAMPLES long (0: long enough already). */
+function loopsToMeasure(samples: number): number {
+  return Math.max(0, Math.ceil(LOUDNORM_MIN_SAMPLES / samples) - 1);
+}
+
 /** The filters that level `samples` (counted at 48 kHz) of audio to the loudness target and keep its length. */
 function levelled(samples: number): string[] {
-  const loops = Math.ceil(LOUDNORM_MIN_SAMPLES / samples) - 1;
+  const loops = loopsToMeasure(samples);
   const filters = [`aresample=${RATE}`, 'aformat=channel_layouts=mono'];
   if (loops > 0) filters.push(`aloop=loop=${loops}:size=${samples}`);
   filters.push('loudnorm=I=-16:TP=-1.5:LRA=11', `aresample=${RATE}`, `atrim=end_sample=${samples}`);
