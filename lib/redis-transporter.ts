@@ -6,18 +6,26 @@
  * connection open, reconnecting forever. broker.stop() closes only the newest. This subclass closes
  * the connection it replaces (once what it still has queued is sent) and, on disconnect, every
  * connection it still holds. A publish its client rejects is logged, never left unhandled (see send()).
+ *
+ * Subscriptions wait for the subscriber to be ready (see subscribe()): Moleculer subscribes again after every
+ * reconnect, and a SUBSCRIBE sent during the subscriber's handshake (ioredis lets it through while the connection
+ * is still `connect`) puts the connection in subscriber mode before its own ready check (INFO) has run; the
+ * check is then refused, the connection dropped, and the SUBSCRIBE rejected. Moleculer does not handle that
+ * rejection, and an unhandled rejection ends a Node 22 process (issue 25: a node died on a Redis restart under load).
  */
 import { Transporters } from 'moleculer';
 import type Redis from 'ioredis';
 
 const MoleculerRedis = Transporters.Redis as unknown as new (opts?: unknown) => {
   getRedisClient(opts: unknown): Redis;
+  getTopicName(cmd: string, nodeID?: string): string;
   connect(): Promise<void>;
   disconnect(): Promise<void>;
   send(topic: string, data: Buffer): Promise<void>;
   clientPub?: Redis;
+  clientSub?: Redis;
   nodeID?: string;
-  logger: { warn(...args: unknown[]): void };
+  logger: { warn(...args: unknown[]): void; debug(...args: unknown[]): void };
 };
 
 export const TRANSPORTER_NAME = 'RedisSingleConnection';
@@ -72,6 +80,31 @@ export class RedisSingleConnectionTransporter extends MoleculerRedis {
     return Promise.resolve();
   }
 
+  /**
+   * Moleculer's subscribe() sends SUBSCRIBE at once and drops its promise. Here it is sent only once the
+   * subscriber is ready, and a rejected one (the connection dropped meanwhile) is sent again on the next ready,
+   * so a reconnect never loses a subscription nor leaves a rejection unhandled. It resolves once Redis confirmed
+   * the subscription, or when the subscriber is closed for good (the broker stopping, or the client replaced).
+   */
+  subscribe(cmd: string, nodeID?: string): Promise<void> {
+    return this.subscribeWhenReady(this.getTopicName(cmd, nodeID));
+  }
+
+  private async subscribeWhenReady(topic: string): Promise<void> {
+    for (;;) {
+      const client = this.held.subscriber ?? this.clientSub;
+      if (!client || client.status === 'end' || this.retiring.has(client)) return;
+      if (client.status !== 'ready' && !(await readyOrEnded(client))) continue;
+      try {
+        // A connection that closes before Redis answered may leave the command unsettled: that counts as a failure.
+        if (await settledBeforeClose(client, client.subscribe(topic))) return;
+        this.logger.warn(`Redis subscribe to ${topic} unanswered before its connection closed; subscribing again once reconnected`);
+      } catch (err) {
+        this.logger.warn(`Redis subscribe to ${topic} failed (${(err as Error).message}); subscribing again once reconnected`);
+      }
+    }
+  }
+
   /** For tests: the connections this transporter holds that are not closed. */
   openConnections(): Redis[] {
     return Object.values(this.held).filter((client): client is Redis => !!client && client.status !== 'end');
@@ -94,6 +127,44 @@ export class RedisSingleConnectionTransporter extends MoleculerRedis {
     client.once('end', () => this.retiring.delete(client));
     client.quit().catch(() => client.disconnect());
   }
+}
+
+/**
+ * Resolves true once the client is ready, false once it has ended (closed for good, no reconnect). A connection
+ * that drops in between keeps waiting: ioredis reconnects it and fires `ready` again.
+ */
+function readyOrEnded(client: Redis): Promise<boolean> {
+  if (client.status === 'ready') return Promise.resolve(true);
+  if (client.status === 'end') return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const settle = (ready: boolean) => {
+      client.off('ready', onReady);
+      client.off('end', onEnd);
+      resolve(ready);
+    };
+    const onReady = () => settle(true);
+    const onEnd = () => settle(false);
+    client.once('ready', onReady);
+    client.once('end', onEnd);
+  });
+}
+
+/** True once `command` resolved, false if the client's connection closed first; rejects as the command does. */
+function settledBeforeClose(client: Redis, command: Promise<unknown>): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const onClose = () => resolve(false);
+    client.once('close', onClose);
+    command.then(
+      () => {
+        client.off('close', onClose);
+        resolve(true);
+      },
+      (err: unknown) => {
+        client.off('close', onClose);
+        reject(err instanceof Error ? err : new Error(String(err)));
+      },
+    );
+  });
 }
 
 /** The events Moleculer's Redis transporter listens to on its clients. */

@@ -2,7 +2,7 @@
  * The Redis transporter's send(): a PUBLISH its client rejects (connection closed with the packet queued, as
  * around a Redis restart) is logged, never left as an unhandled rejection (which ends a Node 22 process).
  */
-import type Redis from 'ioredis';
+import Redis from 'ioredis';
 import { ServiceBroker } from 'moleculer';
 import { transporterOption, type RedisSingleConnectionTransporter } from '../../lib/redis-transporter';
 import { TEST_REDIS_URL, uniqueName } from '../support/harness';
@@ -30,6 +30,78 @@ test('a publish the Redis client rejects is logged, not left unhandled', async (
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(unhandled).toEqual([]);
     expect(warnings).toContainEqual(expect.stringMatching(/^Redis publish to MOL-test\.PROBE failed: Connection is closed/));
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+    await broker.stop().catch(() => undefined);
+  }
+});
+
+/**
+ * Issue 25: after a reconnect, Moleculer subscribes again; a SUBSCRIBE that reaches the subscriber during its
+ * handshake (before its ready check, INFO, has run) puts it in subscriber mode, the INFO is refused, the
+ * connection is dropped, and the SUBSCRIBE rejected, which Moleculer left unhandled (a Node 22 process ends
+ * on it). The subscriber's ready check is held here so that the SUBSCRIBE comes first, as under load.
+ */
+test('a subscribe made during the subscriber handshake waits for it to be ready, and nothing is left unhandled', async () => {
+  const broker = new ServiceBroker({
+    namespace: uniqueName('tx'),
+    nodeID: uniqueName('tx-node'),
+    logger: false,
+    transporter: transporterOption(TEST_REDIS_URL) as any,
+  });
+  await broker.start();
+  const tx = broker.transit!.tx as unknown as RedisSingleConnectionTransporter & {
+    clientSub: Redis;
+    getTopicName(cmd: string, nodeID?: string): string;
+    logger: { warn: (...args: unknown[]) => void };
+  };
+  tx.logger.warn = () => undefined;
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  const sub = tx.clientSub;
+  // ioredis's private ready check (INFO), run once a connection's handshake is done.
+  type ReadyCallback = (err: Error | null, info?: unknown) => void;
+  const internals = sub as unknown as { _readyCheck(callback: ReadyCallback): void; stream: { destroy(): void } };
+  const originalReadyCheck = internals._readyCheck.bind(sub);
+  const held: Array<() => void> = [];
+  let holding = true;
+  internals._readyCheck = (callback: ReadyCallback) => {
+    if (holding) held.push(() => originalReadyCheck(callback));
+    else originalReadyCheck(callback);
+  };
+  try {
+    // The subscriber's connection drops (as on a Redis restart) and reconnects; its ready check is held.
+    internals.stream.destroy();
+    const deadline = Date.now() + 10_000;
+    while (held.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(held).toHaveLength(1);
+    expect(sub.status).toBe('connect');
+
+    // Moleculer's re-subscription arrives now, during the handshake.
+    const subscribed = tx.subscribe('PROBE', 'subscriber-race');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    holding = false;
+    for (const release of held.splice(0)) release();
+    await subscribed;
+
+    // The subscription holds: a message published on its topic reaches the transporter.
+    const topic = tx.getTopicName('PROBE', 'subscriber-race');
+    const received = new Promise<string>((resolve) =>
+      sub.on('messageBuffer', (channel: Buffer, message: Buffer) => {
+        if (channel.toString() === topic) resolve(message.toString());
+      }),
+    );
+    const publisher = new Redis(TEST_REDIS_URL);
+    let message: string;
+    try {
+      await publisher.publish(topic, 'hello');
+      message = await Promise.race([received, new Promise<string>((resolve) => setTimeout(() => resolve('nothing'), 5_000))]);
+    } finally {
+      publisher.disconnect();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect({ message, unhandled: unhandled.map(String) }).toEqual({ message: 'hello', unhandled: [] });
   } finally {
     process.off('unhandledRejection', onUnhandled);
     await broker.stop().catch(() => undefined);
