@@ -46,6 +46,40 @@ export const DEFAULT_DNS_SETTINGS: DnsSettings = {
   hostsFile: '/etc/hosts',
 };
 
+/**
+ * The gateway's HTTP server against slow clients (services/gateway/http-limits.ts). Timeouts of 0 switch that
+ * timeout off, as in Node; a cap of 0 switches the per-address cap off.
+ */
+export interface HttpServerSettings {
+  /** HTTP_HEADERS_TIMEOUT: a connection that has not sent a request's complete headers this long after it opened (on a
+   * kept-alive connection: after the request's first byte) is answered 408 and closed: slowloris. Node's `server.headersTimeout`. */
+  headersTimeoutMs: number;
+  /** HTTP_REQUEST_TIMEOUT: the same for the whole request, body included: a trickled body. Node's `server.requestTimeout`.
+   * Counts receiving only; the answer may take as long as it takes. */
+  requestTimeoutMs: number;
+  /** HTTP_KEEPALIVE_TIMEOUT: an idle keep-alive connection is closed after this. Node's `server.keepAliveTimeout`. */
+  keepAliveTimeoutMs: number;
+  /** HTTP_MAX_CONNECTIONS_PER_IP: connections open at once from one peer address; the next is closed at once. Trusted
+   * proxies (TRUSTED_PROXIES) are exempt: they carry many clients, whom the proxy must cap. */
+  maxConnectionsPerIp: number;
+}
+
+function parseHttpServer(env: NodeJS.ProcessEnv): HttpServerSettings {
+  const settings: HttpServerSettings = {
+    headersTimeoutMs: parseDuration(env.HTTP_HEADERS_TIMEOUT || '10s', 'HTTP_HEADERS_TIMEOUT'),
+    requestTimeoutMs: parseDuration(env.HTTP_REQUEST_TIMEOUT || '30s', 'HTTP_REQUEST_TIMEOUT'),
+    keepAliveTimeoutMs: parseDuration(env.HTTP_KEEPALIVE_TIMEOUT || '5s', 'HTTP_KEEPALIVE_TIMEOUT'),
+    maxConnectionsPerIp: parseInteger(env.HTTP_MAX_CONNECTIONS_PER_IP, 'HTTP_MAX_CONNECTIONS_PER_IP', 64),
+  };
+  // The headers are part of the request; and given a longer headers timeout, Node swaps the two (node_http_parser.cc),
+  // so a trickled body would get the longer one.
+  if (settings.requestTimeoutMs > 0 && settings.headersTimeoutMs > settings.requestTimeoutMs)
+    throw new Error(
+      `HTTP_HEADERS_TIMEOUT (${settings.headersTimeoutMs} ms) must not exceed HTTP_REQUEST_TIMEOUT (${settings.requestTimeoutMs} ms)`,
+    );
+  return settings;
+}
+
 export interface AppConfig {
   port: number;
   publicBaseUrl: string;
@@ -94,6 +128,8 @@ export interface AppConfig {
   signingKey?: string;
   /** Peers whose X-Forwarded-For is believed (IPs or CIDRs). */
   trustedProxies: string[];
+  /** The gateway's HTTP server: header, request and keep-alive timeouts, connections per client address. */
+  http: HttpServerSettings;
   rateLimits: RateLimitSettings;
   /** The dashboard's sessions: idle and absolute lifetime, and sign-in attempts per minute per client IP and per email. */
   dashboard: { sessionIdleMs: number; sessionMaxMs: number; signInPerIp: number; signInPerEmail: number };
@@ -264,8 +300,9 @@ function speechProvider(text: string | undefined): 'offline' | 'espeak' | 'opena
 }
 
 /** Settings given in code (tests, benchmarks): any field, and any part of the grouped ones. */
-export type ConfigOverrides = Partial<Omit<AppConfig, 'rateLimits' | 'translation' | 'speech' | 'dns'>> & {
+export type ConfigOverrides = Partial<Omit<AppConfig, 'rateLimits' | 'translation' | 'speech' | 'dns' | 'http'>> & {
   rateLimits?: Partial<RateLimitSettings>;
+  http?: Partial<HttpServerSettings>;
   dns?: Partial<DnsSettings>;
   translation?: Partial<AppConfig['translation']>;
   speech?: Partial<AppConfig['speech']>;
@@ -312,6 +349,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     fileUrlTtlMs: parseDuration(env.FILE_URL_TTL || '7d', 'FILE_URL_TTL'),
     signingKey: env.SIGNING_KEY || undefined,
     trustedProxies: list(env.TRUSTED_PROXIES),
+    http: parseHttpServer(env),
     rateLimits: {
       ipUnauthenticated: parseInteger(env.RATE_LIMIT_IP_UNAUTHENTICATED, 'RATE_LIMIT_IP_UNAUTHENTICATED', 10, 1),
       ipAuthenticated: parseInteger(env.RATE_LIMIT_IP_AUTHENTICATED, 'RATE_LIMIT_IP_AUTHENTICATED', 120, 1),
@@ -361,6 +399,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     ...config,
     ...overrides,
     rateLimits: { ...config.rateLimits, ...overrides.rateLimits },
+    http: { ...config.http, ...overrides.http },
     dns: { ...config.dns, ...overrides.dns },
     translation: { ...config.translation, ...overrides.translation },
     speech: { ...config.speech, ...overrides.speech },

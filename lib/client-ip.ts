@@ -37,6 +37,11 @@ export function clientIp(req: IncomingMessage, trusted: TrustedProxies): string 
   return normalized(proxyaddr(req, trusted));
 }
 
+/** A socket's peer, normalized as clientIp's answer is (an IPv4-mapped IPv6 peer is its IPv4 address); undefined once it is gone. */
+export function peerAddress(socket: { remoteAddress?: string }): string | undefined {
+  return socket.remoteAddress ? normalized(socket.remoteAddress) : undefined;
+}
+
 /** Whether the direct peer is one of the trusted proxies (whose X-Forwarded-Proto is then believed too). */
 export function fromTrustedProxy(req: IncomingMessage, trusted: TrustedProxies): boolean {
   const peer = req.socket.remoteAddress;

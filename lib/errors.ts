@@ -1,6 +1,7 @@
 /**
  * Our stable error codes (campaign-api.md §7) and the one mapping from any error to the documented body.
- * Services throw ApiError subclasses of MoleculerClientError; everything else becomes 500 `internal`.
+ * Services throw ApiError subclasses of MoleculerClientError; the database or a service unreachable becomes 503
+ * `internal` with Retry-After (RETRY_AFTER_SECONDS); everything else becomes 500 `internal`.
  */
 import { Errors } from 'moleculer';
 
@@ -53,8 +54,74 @@ export const unsupportedContentEncoding = (encoding: string) =>
     415,
     'invalid_input',
   );
+/** 408: the gateway's HTTP server did not receive the request's headers, or all of it, in time (a slow client). */
+export const requestTimedOut = (message: string) => new MoleculerClientError(message, 408, 'timeout');
 /** Retryable: the retry policy keys off `retryable`, never off messages. */
 export const serviceUnavailable = (message: string) => new MoleculerRetryableError(message, 503, 'internal');
+
+/**
+ * The Retry-After (seconds) of every 503 we answer: a PostgreSQL restart, a Redis failover or a node rejoining
+ * takes seconds, and a client waiting this long does not pile onto a dependency that is coming back.
+ */
+export const RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The database cannot be reached (down, restarting, refusing or dropping connections). Retryable, and never the
+ * campaign's fault: the API answers 503 `internal` with Retry-After, and the campaign actor waits (STAGE_WAITS_ON).
+ * DbMixin turns the driver's errors into this one in the service that met them (mixins/db.mixin.ts).
+ */
+export class DatabaseUnavailableError extends MoleculerRetryableError {
+  static readonly TYPE = 'DATABASE_UNAVAILABLE';
+  static readonly MESSAGE = "We can't reach our database right now; try again in a few seconds.";
+  /** `reason`: the driver's message, for the logs (never shown to customers). */
+  constructor(reason?: string) {
+    super(DatabaseUnavailableError.MESSAGE, 503, DatabaseUnavailableError.TYPE, reason ? { reason } : undefined);
+  }
+}
+
+/** Sequelize's "no connection" family (AccessDenied and InvalidConnection are settings, not an outage). */
+const SEQUELIZE_CONNECTION_ERROR =
+  /^Sequelize(Connection|ConnectionRefused|ConnectionAcquireTimeout|ConnectionTimedOut|HostNotFound|HostNotReachable)Error$/;
+/**
+ * PostgreSQL's SQLSTATEs for it: class 08 (connection exception), 57P01–57P03 (admin shutdown, crash shutdown,
+ * cannot connect now: starting up or shutting down), 53300 (too many connections).
+ */
+const PG_UNAVAILABLE_STATE = /^(08[0-9A-Z]{3}|57P0[1-3]|53300)$/;
+/** pg's own errors when its connection drops; they carry no code. */
+const PG_CONNECTION_LOST = /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable)/;
+/** Node's socket errors: the database's only when the driver passed them on (another client's would read the same). */
+const SOCKET_ERROR = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|EPIPE)$/;
+
+/**
+ * The one definition of "the database is unreachable". Works on the errors themselves and on their plain copies
+ * after the transporter (name, type, code and message survive; classes and causes do not), so it never relies on
+ * instanceof. Follows Sequelize's `original`/`parent`, `cause`, and umzug's `jse_cause`. `fromDatabase`: `err`
+ * came from a database call itself (a connect, a raw query), so a bare socket error counts too.
+ */
+export function isDatabaseUnavailable(err: unknown, fromDatabase = false): boolean {
+  type Link = {
+    name?: unknown;
+    type?: unknown;
+    code?: unknown;
+    message?: unknown;
+    cause?: unknown;
+    original?: unknown;
+    parent?: unknown;
+    jse_cause?: unknown;
+  };
+  let viaDriver = fromDatabase;
+  for (let e = err as Link | undefined, depth = 0; e && typeof e === 'object' && depth < 8; depth += 1) {
+    if (e.name === 'DatabaseUnavailableError' || e.type === DatabaseUnavailableError.TYPE) return true;
+    const name = typeof e.name === 'string' ? e.name : '';
+    if (SEQUELIZE_CONNECTION_ERROR.test(name)) return true;
+    if (typeof e.code === 'string' && (PG_UNAVAILABLE_STATE.test(e.code) || (viaDriver && SOCKET_ERROR.test(e.code)))) return true;
+    if (typeof e.message === 'string' && PG_CONNECTION_LOST.test(e.message)) return true;
+    // Below a Sequelize error, what is wrapped is the driver's.
+    if (name.startsWith('Sequelize')) viaDriver = true;
+    e = (e.original ?? e.parent ?? (typeof e.cause === 'object' ? e.cause : undefined) ?? e.jse_cause) as Link | undefined;
+  }
+  return false;
+}
 
 /**
  * A pipeline stage could not do its work. `code` becomes the failed campaign's error.code; retryable
@@ -91,8 +158,13 @@ export class StageInterruptedError extends MoleculerRetryableError {
   }
 }
 
-/** Errors after which the stage is retried later rather than failing the campaign. */
-export const STAGE_WAITS_ON = new Set<string>([StageInterruptedError.TYPE, 'SERVICE_NOT_FOUND', 'SERVICE_NOT_AVAILABLE']);
+/** Errors after which the stage is retried later rather than failing the campaign (a database outage among them). */
+export const STAGE_WAITS_ON = new Set<string>([
+  StageInterruptedError.TYPE,
+  'SERVICE_NOT_FOUND',
+  'SERVICE_NOT_AVAILABLE',
+  DatabaseUnavailableError.TYPE,
+]);
 
 /** The request limiter's 429 has its own documented body and headers. */
 export class TooManyRequestsError extends MoleculerClientError {
@@ -150,10 +222,13 @@ export function toErrorResponse(err: unknown): ErrorResponse {
   if (e && e.name === 'ValidationError' && Array.isArray(e.data)) {
     return errorBody(400, 'invalid_input', e.message || 'Invalid request.');
   }
+  // The database down: 503, whichever service met it, before or after the transporter.
+  if (isDatabaseUnavailable(err)) return unavailable(DatabaseUnavailableError.MESSAGE);
   if (e && typeof e.code === 'number' && typeof e.type === 'string' && PUBLIC_CODES.has(e.type) && e.code < 600) {
     const answer = errorBody(e.code, e.type as ErrorCode, e.message ?? 'Error', e.data?.details);
     const retryAfter = e.data?.details?.retry_after_seconds;
     if (e.code === 429 && typeof retryAfter === 'number') answer.headers['Retry-After'] = String(retryAfter);
+    if (e.code === 503) answer.headers['Retry-After'] = String(RETRY_AFTER_SECONDS);
     return answer;
   }
   // moleculer-web: no route or alias matched.
@@ -163,9 +238,16 @@ export function toErrorResponse(err: unknown): ErrorResponse {
     e &&
     (e.code === 503 || ['SERVICE_NOT_AVAILABLE', 'SERVICE_NOT_FOUND', 'REQUEST_TIMEOUT', 'REQUEST_SKIPPED'].includes(String(e.type)))
   ) {
-    return errorBody(503, 'internal', 'The service is temporarily unavailable. Retry with backoff.');
+    return unavailable('The service is temporarily unavailable. Retry with backoff.');
   }
   return errorBody(500, 'internal', 'Internal error. Safe to retry with backoff.');
+}
+
+/** Every 503 says when to come back. */
+function unavailable(message: string): ErrorResponse {
+  const answer = errorBody(503, 'internal', message);
+  answer.headers['Retry-After'] = String(RETRY_AFTER_SECONDS);
+  return answer;
 }
 
 function errorBody(status: number, code: ErrorCode, message: string, details?: Record<string, unknown>): ErrorResponse {

@@ -2,13 +2,15 @@
  * DbMixin({ model }): moleculer-db over the process's shared Sequelize instance (lib/db/database.ts).
  * The service gets `this.adapter` (moleculer-db) for simple reads and `this.db` for models and transactions.
  * moleculer-db's generated actions are all switched off: reads and writes go through the owning service's actions.
+ * The database unreachable leaves every action as DatabaseUnavailableError (lib/errors.ts): a 503, never a 500.
  */
 import MoleculerDb from 'moleculer-db';
 import SequelizeDbAdapter from 'moleculer-db-adapter-sequelize';
-import type { Service, ServiceBroker, ServiceSchema } from 'moleculer';
+import type { Context, Service, ServiceBroker, ServiceSchema } from 'moleculer';
 import type { Sequelize } from 'sequelize';
 import { configOf } from '../config';
 import { acquireDatabase, releaseDatabase, type Database } from '../lib/db/database';
+import { DatabaseUnavailableError, isDatabaseUnavailable } from '../lib/errors';
 import type { Models } from '../lib/db/models';
 
 /** moleculer-db's generated CRUD actions, all switched off (test/integration/ownership.test.ts holds that). */
@@ -67,24 +69,10 @@ class SharedSequelizeAdapter extends SequelizeAdapter {
  * Whether a failed connect is worth retrying: the database not reachable yet (a node starting before PostgreSQL,
  * or during its restart). Anything else — a migration that fails on its own SQL, a bad setting — would fail the
  * same way every second for ever, and the service would never say so; it fails the service's start instead.
+ * The error came from connecting, so a bare socket error counts (lib/errors.ts isDatabaseUnavailable).
  */
 export function isConnectionFailure(err: unknown): boolean {
-  type Link = { name?: string; code?: string; cause?: unknown; original?: unknown; jse_cause?: unknown };
-  for (let e = err as Link | undefined; e;) {
-    if (
-      typeof e.name === 'string' &&
-      /^Sequelize(Connection|ConnectionRefused|HostNotFound|HostNotReachable|ConnectionTimedOut|ConnectionAcquireTimeout)Error$/.test(
-        e.name,
-      )
-    )
-      return true;
-    // Node's socket errors, and PostgreSQL's "starting up" / "shutting down" / "too many clients" (class 57P, 53300).
-    if (typeof e.code === 'string' && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|57P0[1-3]|53300)$/.test(e.code))
-      return true;
-    // Sequelize keeps the driver's error as `original`; umzug's MigrationError (a VError) its cause as `jse_cause`.
-    e = ((typeof e.cause === 'object' ? e.cause : undefined) ?? e.jse_cause ?? e.original) as Link | undefined;
-  }
-  return false;
+  return isDatabaseUnavailable(err, true);
 }
 
 const RECONNECT_MS = 1000;
@@ -117,6 +105,21 @@ export function DbMixin(options: DbMixinOptions): Partial<ServiceSchema> {
     // Every generated action is off: they would answer for any organization, and nothing calls them. Reads and
     // writes go through the owning service's own actions, which scope by organization where a customer asks.
     actions: Object.fromEntries(GENERATED_ACTIONS.map((name) => [name, false])),
+    hooks: {
+      error: {
+        /**
+         * The database unreachable, met in any of this service's actions, leaves it as DatabaseUnavailableError:
+         * retryable, 503 with Retry-After at the gateway, a wait (not a failure) for a campaign, on any node.
+         */
+        '*': function (this: Service, ctx: Context, err: unknown): never {
+          if (isDatabaseUnavailable(err) && (err as { type?: unknown }).type !== DatabaseUnavailableError.TYPE) {
+            this.logger.warn(`${ctx.action?.name ?? 'action'}: database unreachable: ${(err as Error).message}`);
+            throw new DatabaseUnavailableError((err as Error).message);
+          }
+          throw err;
+        },
+      },
+    },
     /** A fresh adapter per service instance: several brokers in one process may share this schema object. */
     created(this: Service & { adapter?: SharedSequelizeAdapter }) {
       this.adapter = new SharedSequelizeAdapter(options.model);

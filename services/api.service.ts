@@ -4,6 +4,7 @@
  *   → route → `authorize`: the action's declared scope (403) and per-plan rate (429) → the action (ajv params, 400).
  * Every failure is answered through lib/errors.ts's single mapping.
  * Under /files it serves rendered videos, their posters and captions to anyone holding a signed link (lib/signing.ts).
+ * Its HTTP server bounds slow clients: header, request and keep-alive timeouts, connections per address (gateway/http-limits.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Server } from 'node:net';
@@ -21,6 +22,7 @@ import {
   forbidden,
   invalidInput,
   notFound,
+  RETRY_AFTER_SECONDS,
   serviceUnavailable,
   toErrorResponse,
   TooManyRequestsError,
@@ -28,6 +30,7 @@ import {
   unsupportedContentEncoding,
 } from '../lib/errors';
 import { moleculerMetricsText, opsMetricsText, PROMETHEUS_CONTENT_TYPE, type OpsMetrics } from '../lib/metrics';
+import { boundSlowClients } from './gateway/http-limits';
 import { buildOpenApiDocument } from './gateway/openapi';
 import { publicActions } from './gateway/public-actions';
 import {
@@ -214,6 +217,9 @@ const DASHBOARD_ALIASES: Record<string, string> = {
   'POST webhook-secret/rotate': 'dashboard.rotateWebhookSecret',
 };
 
+/** How long /readyz waits on each dependency before calling it unreachable. */
+const READY_CHECK_MS = 2000;
+
 const ERROR_HEADINGS: Record<number, string> = {
   400: 'That did not work',
   403: 'Not allowed',
@@ -276,6 +282,9 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
         autoAliases: false,
         bodyParsers: { json: false, urlencoded: { extended: false, limit: '64kb' } },
         aliases: DASHBOARD_ALIASES,
+        // A page is not replayed whole (its calls are retried on their own): a replay would lack the session token,
+        // which the first attempt took out of meta (dashboard checkAccess), and answer a 503 with the sign-in page.
+        callOptions: { retries: 0 },
         use: [
           function dashboardHeaders(req: Req, res: Res, next: Next) {
             for (const [name, value] of Object.entries(DASHBOARD_HEADERS)) res.setHeader(name, value);
@@ -314,6 +323,8 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
       commandTimeoutMs: config.rateLimits.redisTimeoutMs,
     });
     this.trustedProxies = parseTrustedProxies(config.trustedProxies);
+    // moleculer-web's created() (a mixin's, so it ran first) made the server; it listens in started().
+    boundSlowClients(this.server, config.http, this.trustedProxies, this.logger);
     this.jsonParser = bodyParser.json({ limit: config.maxBodyBytes, strict: true, type: () => true });
     this.signingKey = loadSigningKey(config);
     this.storage = storageFor(this.broker);
@@ -349,21 +360,31 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
       async handler(ctx: Context<unknown, ContextResponseMeta>) {
         const checks: Record<string, string> = {}; // 'ok', or what is wrong
         const config = configOf(this.broker);
-        try {
-          await (await this.database()).sequelize.query('SELECT 1');
-          checks.database = 'ok';
-        } catch (err) {
-          checks.database = 'unreachable';
-        }
-        try {
-          await this.limiter.check([{ key: 'readyz', limit: 1_000_000 }]);
-          checks.rate_limiter = 'ok';
-        } catch {
-          checks.rate_limiter = 'unreachable';
-        }
+        // Each dependency within READY_CHECK_MS: a database that does not answer (pool acquire waits 10 s) is down.
+        const probe = async (work: () => Promise<unknown>): Promise<string> => {
+          let timer: NodeJS.Timeout | undefined;
+          const late = new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error('no answer in time')), READY_CHECK_MS);
+          });
+          try {
+            await Promise.race([work(), late]);
+            return 'ok';
+          } catch {
+            return 'unreachable';
+          } finally {
+            clearTimeout(timer);
+          }
+        };
+        [checks.database, checks.rate_limiter] = await Promise.all([
+          probe(async () => (await this.database()).sequelize.query('SELECT 1')),
+          probe(() => this.limiter.check([{ key: 'readyz', limit: 1_000_000 }])),
+        ]);
         if (config.transporter) checks.transporter = this.broker.transit?.connected ? 'ok' : 'unreachable';
         const ready = Object.values(checks).every((v) => v === 'ok');
-        if (!ready) ctx.meta.$statusCode = 503;
+        if (!ready) {
+          ctx.meta.$statusCode = 503;
+          ctx.meta.$responseHeaders = { 'Retry-After': String(RETRY_AFTER_SECONDS) };
+        }
         return { status: ready ? 'ready' : 'not_ready', checks };
       },
     },
@@ -520,11 +541,14 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
       for (const [name, value] of Object.entries({ ...DASHBOARD_HEADERS, ...headers })) res.setHeader(name, value);
       res.setHeader('Content-Type', 'text/html; charset=utf-8');
       const message = 'success' in body ? body.error.message : body.error;
+      // A 503 (the database or a service down) passes: the page offers to load the same page again.
+      const again = req.originalUrl ?? req.url ?? '';
       res.end(
         renderView('error', {
           title: ERROR_HEADINGS[status] ?? 'Something went wrong',
           heading: ERROR_HEADINGS[status] ?? 'Something went wrong',
           message,
+          retry: status === 503 && req.method === 'GET' && again.startsWith('/dashboard/') ? again : undefined,
         }),
       );
     },

@@ -15,7 +15,7 @@ import autocannon from 'autocannon';
 import { presentCampaign, type CampaignRow, type VideoRow } from '../../lib/campaign-view';
 import { startHarness, TEST_DATABASE_URL, type Harness } from '../../test/support/harness';
 import { hashApiKey } from '../../lib/auth';
-import { positiveInteger } from '../support';
+import { assertAllOk, BenchFailure, positiveInteger } from '../support';
 
 const UNLIMITED = 10_000_000;
 const WARMUP_SECONDS = 2;
@@ -42,28 +42,6 @@ function load(url: string, key: string, seconds: number, rate?: number): Promise
     ...(rate ? { overallRate: rate } : {}),
   });
 }
-
-/** Every response must be a 200: anything else means we measured something other than the read path. */
-function assertAllOk(label: string, result: autocannon.Result): void {
-  const codes = Object.keys(result.statusCodeStats);
-  const bad = result.non2xx > 0 || result.errors > 0 || result.timeouts > 0 || result['2xx'] === 0 || codes.some((code) => code !== '200');
-  if (!bad) return;
-  const lines = [
-    '',
-    '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!',
-    `!!! ${label}: NOT EVERY RESPONSE WAS 200 — the figures are not valid`,
-    `!!!   non-2xx responses: ${result.non2xx}`,
-    `!!!   2xx responses:     ${result['2xx']}`,
-    `!!!   errors: ${result.errors}, timeouts: ${result.timeouts}`,
-    `!!!   status codes: ${JSON.stringify(Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count])))}`,
-    '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!',
-    '',
-  ];
-  console.error(lines.join('\n'));
-  throw new BenchFailure(`${label}: ${result.non2xx} non-2xx responses, ${result.errors} errors, ${result.timeouts} timeouts`);
-}
-
-class BenchFailure extends Error {}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

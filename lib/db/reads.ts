@@ -10,6 +10,7 @@
 import type { QueryResultRow } from 'pg';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { CampaignRow, VideoRow } from '../campaign-view';
+import { DatabaseUnavailableError, isDatabaseUnavailable } from '../errors';
 
 /** An active key with its organization's plan columns. */
 export interface ActiveKeyRow {
@@ -104,10 +105,16 @@ interface PgClient {
 async function select<T extends object>(sequelize: Sequelize, name: string, text: string, values: unknown[]): Promise<T[]> {
   if (sequelize.getDialect() !== 'postgres') return sequelize.query<T>(text, { type: QueryTypes.SELECT, bind: values });
   const manager = sequelize.connectionManager as unknown as PgConnectionManager;
-  const client = await manager.getConnection({ type: 'SELECT' });
   try {
-    return (await client.query<T & QueryResultRow>({ name, text, values })).rows;
-  } finally {
-    await manager.releaseConnection(client);
+    const client = await manager.getConnection({ type: 'SELECT' });
+    try {
+      return (await client.query<T & QueryResultRow>({ name, text, values })).rows;
+    } finally {
+      await manager.releaseConnection(client);
+    }
+  } catch (err) {
+    // pg's errors reach here unwrapped by Sequelize: a dropped connection's bare socket error is the database's too.
+    if (isDatabaseUnavailable(err, true)) throw new DatabaseUnavailableError((err as Error).message);
+    throw err;
   }
 }

@@ -1,7 +1,7 @@
 /** The OpenAPI 3.1 document, built from the public actions' own schemas (./public-actions.ts) and the settings. */
 import type { AppConfig } from '../../config';
 import { ErrorBodySchema, LimiterBodySchema, webhookBodySchema } from '../../lib/api-schemas';
-import { ACCEPTED_CONTENT_ENCODINGS, formatBytes } from '../../lib/errors';
+import { ACCEPTED_CONTENT_ENCODINGS, formatBytes, RETRY_AFTER_SECONDS } from '../../lib/errors';
 import { FILE_PATHS, type FileKind } from '../../lib/signing';
 import type { WebhookEventType } from '../../lib/webhooks';
 import { publicActions } from './public-actions';
@@ -177,7 +177,14 @@ export function buildOpenApiDocument(config: Pick<AppConfig, 'maxBodyBytes'>): R
           },
         },
         500: errorResponse('internal: failure on our side; retry with backoff.'),
-        503: errorResponse('internal: rate-limit infrastructure unreachable; retry with backoff.'),
+        503: {
+          ...errorResponse(
+            'internal: a dependency is unreachable (the database, the rate-limit infrastructure) or a service is briefly unavailable; retry after Retry-After.',
+          ),
+          headers: {
+            'Retry-After': { description: `Seconds to wait (${RETRY_AFTER_SECONDS}).`, schema: { type: 'integer' } },
+          },
+        },
       },
     };
     if (action.schema.scope) operation['x-required-scope'] = action.schema.scope;

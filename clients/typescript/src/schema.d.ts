@@ -581,9 +581,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description internal: rate-limit infrastructure unreachable; retry with backoff. */
+            /** @description internal: a dependency is unreachable (the database, the rate-limit infrastructure) or a service is briefly unavailable; retry after Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait (5). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -872,9 +874,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description internal: rate-limit infrastructure unreachable; retry with backoff. */
+            /** @description internal: a dependency is unreachable (the database, the rate-limit infrastructure) or a service is briefly unavailable; retry after Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait (5). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1139,9 +1143,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description internal: rate-limit infrastructure unreachable; retry with backoff. */
+            /** @description internal: a dependency is unreachable (the database, the rate-limit infrastructure) or a service is briefly unavailable; retry after Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait (5). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1415,9 +1421,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description internal: rate-limit infrastructure unreachable; retry with backoff. */
+            /** @description internal: a dependency is unreachable (the database, the rate-limit infrastructure) or a service is briefly unavailable; retry after Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait (5). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1691,9 +1699,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description internal: rate-limit infrastructure unreachable; retry with backoff. */
+            /** @description internal: a dependency is unreachable (the database, the rate-limit infrastructure) or a service is briefly unavailable; retry after Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait (5). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1817,9 +1827,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description internal: rate-limit infrastructure unreachable; retry with backoff. */
+            /** @description internal: a dependency is unreachable (the database, the rate-limit infrastructure) or a service is briefly unavailable; retry after Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait (5). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1958,9 +1970,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description internal: rate-limit infrastructure unreachable; retry with backoff. */
+            /** @description internal: a dependency is unreachable (the database, the rate-limit infrastructure) or a service is briefly unavailable; retry after Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait (5). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2132,9 +2146,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description internal: rate-limit infrastructure unreachable; retry with backoff. */
+            /** @description internal: a dependency is unreachable (the database, the rate-limit infrastructure) or a service is briefly unavailable; retry after Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait (5). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
