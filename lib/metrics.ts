@@ -27,6 +27,8 @@ export interface StageDurations {
 
 export interface RenderNodeSlots {
   node: string;
+  /** RENDER_CONCURRENCY of the node: its slots in all. */
+  slots: number;
   busy: number;
   free: number;
   /** Stopping: finishing its renders in flight, taking no new one (issue 16 drain). */
@@ -37,7 +39,7 @@ export interface OpsMetrics {
   campaignsByState: Record<CampaignState, number>;
   stageDurations: StageDurations[];
   renderQueueDepth: number;
-  /** As the rendering stage sees the render nodes; null when no rendering stage runs. */
+  /** Every render node that has joined (as the rendering stage sees its slots, else as it declared them); null when there is none. */
   renderSlots: RenderNodeSlots[] | null;
   webhookDeliveries: Record<DeliveryOutcome, number>;
   webhookAttempts: Record<AttemptResult, number>;
@@ -68,7 +70,11 @@ export async function opsMetricsText(metrics: OpsMetrics): Promise<string> {
       '1 while a render node drains (SIGTERM: finishing its renders in flight, taking no new one), else 0.',
       ['node'],
     );
-    for (const { node, busy, free, draining: isDraining } of metrics.renderSlots) {
+    const total = gauge('render_node_slots', 'Render slots of each render node in all (RENDER_CONCURRENCY), from the moment it joins.', [
+      'node',
+    ]);
+    for (const { node, slots: all, busy, free, draining: isDraining } of metrics.renderSlots) {
+      total.set({ node }, all);
       slots.set({ node, state: 'busy' }, busy);
       slots.set({ node, state: 'free' }, free);
       draining.set({ node }, isDraining ? 1 : 0);

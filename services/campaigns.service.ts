@@ -41,6 +41,7 @@ import {
   CampaignCanceledError,
   conflict,
   invalidInput,
+  isDatabaseUnavailable,
   notFound,
   quotaExceeded,
   STAGE_ERROR_CODES,
@@ -67,6 +68,7 @@ import { optionsOf, type CampaignMetadata, type CampaignOptions } from '../lib/c
 import { buildUsageReport, type UsageReport } from '../lib/reports';
 import type { RedeliverParams, RedeliverResult } from '../lib/webhooks';
 import type { CheckParams, CheckResult } from './capture.service';
+import type { CloseAbandonedResult } from './rendering.service';
 
 export interface CreateCampaignParams extends CampaignOptions {
   url: string;
@@ -215,6 +217,7 @@ type CampaignsMethods = DbMethods & {
   recordStageResult(state: CampaignState, result: unknown, transaction: Transaction): Promise<void>;
   takeLease(campaignId: string): Promise<boolean>;
   sweep(): Promise<void>;
+  closeAbandoned(now: Date): Promise<void>;
   resumeWaiting(): Promise<void>;
 };
 
@@ -997,8 +1000,9 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
           this.logger.info(`campaign ${campaignId}: ended while its stage ran (${e.message})`);
           return;
         }
-        if (STAGE_WAITS_ON.has(e.type ?? '')) {
-          // Not the campaign's fault (a node stopping, a stage gone): it waits and is resumed when the stage is back.
+        if (STAGE_WAITS_ON.has(e.type ?? '') || isDatabaseUnavailable(err)) {
+          // Not the campaign's fault (a node stopping, a stage gone, the database down, met here or in the stage): it
+          // waits and is resumed when the stage (or the database) is back.
           this.logger.warn(`campaign ${campaignId}: stage interrupted, will resume: ${e.message}`);
           return;
         }
@@ -1087,6 +1091,30 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
         limit: 100,
       });
       for (const { id } of orphaned) this.advance(id).catch(() => undefined);
+      await this.closeAbandoned(now);
+    },
+
+    /**
+     * A campaign that ended (canceled, timed out) while its actor was dead still names that actor in its lease,
+     * and may have render attempts the dead node had open. Their owner closes them as `lost`, then the lease is
+     * let go. Generating campaigns need none of this: the actor taking one over runs its stage, which does the same.
+     */
+    async closeAbandoned(now: Date) {
+      const { Campaign: Campaigns } = this.db.models;
+      const ended = await Campaigns.findAll({
+        where: { status: { [Op.notIn]: [...GENERATING_STATES] }, lease_owner: { [Op.ne]: null }, lease_expires_at: { [Op.lt]: now } },
+        attributes: ['id', 'lease_owner'],
+        limit: 100,
+      });
+      if (ended.length === 0 || !this.broker.registry.getActionEndpoints('rendering.closeAbandoned')?.hasAvailable()) return;
+      for (const { id, lease_owner: owner } of ended) {
+        try {
+          await this.broker.call<CloseAbandonedResult, StageParams>('rendering.closeAbandoned', { campaign_id: id }, campaignTrace(id));
+          await Campaigns.update({ lease_owner: null, lease_expires_at: null }, { where: { id, lease_owner: owner } });
+        } catch (err) {
+          this.logger.warn(`campaign ${id}: abandoned render attempts not closed yet: ${(err as Error).message}`);
+        }
+      }
     },
 
     async resumeWaiting() {

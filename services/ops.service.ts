@@ -22,6 +22,7 @@ import {
   type WebhookDeliveryView,
 } from '../lib/ops-queries';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
+import { declaredSlots } from '../lib/render/slots';
 import type { RendererStatusResult } from './renderer.service';
 import type { RenderNodeSlotsView } from './rendering.service';
 
@@ -67,13 +68,21 @@ const OpsService: ServiceSchema<ServiceSettingSchema, OpsMethods, OpsLocalVars> 
         const [campaignsByState, durations, queueDepth, webhooks] = await this.fromDatabase(() =>
           Promise.all([campaignStateCounts(this.db), stageDurations(this.db), renderQueueDepth(this.db), webhookOutcomes(this.db)]),
         );
-        const slots = await this.dispatcherSlots(ctx);
-        const renderSlots: RenderNodeSlots[] | null =
-          slots &&
-          slots.map((n) => {
-            const draining = this.isDraining(n.nodeID);
-            return { node: n.nodeID, busy: n.busy, free: draining ? 0 : Math.max(0, n.slots - n.busy), draining };
-          });
+        const seen = new Map(((await this.dispatcherSlots(ctx)) ?? []).map((n) => [n.nodeID, n]));
+        // A render node is listed from the moment it joins (the registry has it), not from its first render: until
+        // the rendering stage has its report, it counts as it declared itself (its slots, none busy).
+        for (const endpoint of this.broker.registry.getActionEndpoints('renderer.renderVideo')?.endpoints ?? []) {
+          if (endpoint.isAvailable && !seen.has(endpoint.id))
+            seen.set(endpoint.id, { nodeID: endpoint.id, slots: declaredSlots(endpoint), busy: 0, reserved: 0 });
+        }
+        const renderSlots: RenderNodeSlots[] | null = seen.size
+          ? [...seen.values()]
+              .sort((a, b) => a.nodeID.localeCompare(b.nodeID))
+              .map((n) => {
+                const draining = this.isDraining(n.nodeID);
+                return { node: n.nodeID, slots: n.slots, busy: n.busy, free: draining ? 0 : Math.max(0, n.slots - n.busy), draining };
+              })
+          : null;
         return {
           campaignsByState,
           stageDurations: durations,

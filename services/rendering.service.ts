@@ -4,6 +4,11 @@
  * fails is retried on another node, up to RENDER_ATTEMPTS failures; a render lost with its node (killed,
  * stopped, unreachable) is redone elsewhere without counting as a failure. Any video that still fails
  * fails the stage (decisions §3). It runs beside the campaign actor; render nodes hold no database.
+ *
+ * An attempt names its render node as soon as the render is sent there. When the node running this stage dies
+ * (its attempts can no longer hear an answer), the next run of the stage for that campaign — the actor that
+ * takes the campaign over — closes them as `lost` first (closeAbandoned); for a campaign that ended meanwhile
+ * (canceled, timed out), the campaign actor's sweep asks for the same (issue 25).
  */
 import { Errors, type Context, type Service, type ServiceSchema, type ServiceSettingSchema } from 'moleculer';
 import { configOf } from '../config';
@@ -25,6 +30,8 @@ const RENDER_ACTION = 'renderer.renderVideo';
 /** With no render node at all for this long, the stage gives up for now; the campaign waits for one to join. */
 const NO_NODE_GRACE_MS = 30_000;
 /** Renders lost with their node before the video is given up (a guard against a node that always dies). */
+/** What a lost attempt says when the stage that sent it died with its node, not the render node. */
+const ABANDONED_MESSAGE = 'The node running the rendering stage stopped before this render answered; the video was sent again.';
 const MAX_LOST_RENDERS = 6;
 const LOST = new Set([
   'REQUEST_REJECTED',
@@ -56,6 +63,10 @@ interface RenderProgressParams {
   done: number;
   total: number;
 }
+/** rendering.closeAbandoned's answer: how many open attempts it closed as `lost`. */
+export interface CloseAbandonedResult {
+  closed: number;
+}
 /** Moleculer's `$node.disconnected` event (only the field read here). */
 interface NodeDisconnectedPayload {
   node: { id: string };
@@ -64,7 +75,13 @@ interface NodeDisconnectedPayload {
 type RenderingMethods = DbMethods &
   CancelableMethods & {
     renderOne(video: StageVideo, storyboard: Storyboard, signal: AbortSignal): Promise<void>;
-    sendToFreeNode(params: RenderVideoParams, meta: RenderMeta, signal: AbortSignal): Promise<RenderVideoResult>;
+    sendToFreeNode(
+      params: RenderVideoParams,
+      meta: RenderMeta,
+      signal: AbortSignal,
+      onSent: (nodeID: string) => Promise<unknown>,
+    ): Promise<RenderVideoResult>;
+    closeAbandonedAttempts(campaignId: string): Promise<number>;
     markProgress(campaignId: string, done: number, total: number): Promise<void>;
     recordVideo(campaignId: string, report: RecordVideoParams): Promise<void>;
   };
@@ -91,6 +108,8 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
       params: STAGE_PARAMS_SCHEMA,
       async handler(ctx: Context<StageParams>): Promise<RenderCampaignResult> {
         const campaignId = ctx.params.campaign_id;
+        // This run holds the campaign's lease: an attempt still open is an earlier run's, whose node died.
+        await this.closeAbandonedAttempts(campaignId);
         const { videos } = await ctx.call<StageInput, StageParams>('campaigns.stageInput', { campaign_id: campaignId });
         // The storyboards are the voiceover stage's: it is asked for them.
         const rows = await ctx.call<StoryboardsResult, StageParams>('voice.storyboards', { campaign_id: campaignId });
@@ -145,6 +164,19 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
       },
     },
 
+    /**
+     * For the campaign actor's sweep, about a campaign whose actor died and that is no longer rendering (canceled
+     * or timed out meanwhile): its attempts still open are closed as `lost`. Only ever asked about a campaign no
+     * live stage works on (its lease ran out), so nothing running is touched.
+     */
+    closeAbandoned: {
+      visibility: 'public',
+      params: STAGE_PARAMS_SCHEMA,
+      async handler(ctx: Context<StageParams>): Promise<CloseAbandonedResult> {
+        return { closed: await this.closeAbandonedAttempts(ctx.params.campaign_id) };
+      },
+    },
+
     /** The render nodes as this node sees them: slots, busy, and calls sent but not yet reported. */
     nodes: {
       visibility: 'public',
@@ -157,6 +189,10 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
   events: {
     'renderer.slots'(ctx: Context<SlotReport>) {
       slotTableOf(this.broker).report(ctx.params);
+    },
+    /** A node joined (maybe a render node that announced itself before this node knew it): every render node reports again. */
+    '$node.connected'() {
+      void this.broker.broadcast('renderer.announce', {});
     },
     '$node.disconnected'(ctx: Context<NodeDisconnectedPayload>) {
       slotTableOf(this.broker).forget(ctx.params.node.id);
@@ -192,6 +228,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
             },
             { renderAvoidNodes: avoid },
             signal,
+            (nodeID) => attempt.update({ node_id: nodeID }),
           );
           await attempt.update({
             node_id: result.node_id,
@@ -211,7 +248,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
           return;
         } catch (err) {
           const e = err as Error & { type?: string; nodeID?: string; data?: { nodeID?: string } };
-          const nodeID = e.data?.nodeID ?? e.nodeID ?? null;
+          const nodeID = e.data?.nodeID ?? e.nodeID ?? attempt.node_id ?? null;
           if (nodeID) slotTableOf(this.broker).settle(nodeID);
           const finish = (outcome: RenderAttempt['outcome']) =>
             attempt.update({ node_id: nodeID, outcome, error_message: e.message, finished_at: new Date() });
@@ -255,7 +292,12 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
      * this video failed). Choice and call happen in one tick, so concurrent renders never take the same slot;
      * the node is named in the call because Moleculer's preferLocal would otherwise bypass the balancing.
      */
-    async sendToFreeNode(params: RenderVideoParams, meta: RenderMeta, signal: AbortSignal): Promise<RenderVideoResult> {
+    async sendToFreeNode(
+      params: RenderVideoParams,
+      meta: RenderMeta,
+      signal: AbortSignal,
+      onSent: (nodeID: string) => Promise<unknown>,
+    ): Promise<RenderVideoResult> {
       const table = slotTableOf(this.broker);
       const config = configOf(this.broker);
       let noNodeSince: number | null = null;
@@ -264,13 +306,18 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
         const endpoints = (this.broker.registry.getActionEndpoints(RENDER_ACTION)?.endpoints ?? []).filter((ep) => ep.isAvailable);
         const chosen = takeRenderNode(endpoints, table, meta.renderAvoidNodes ?? [], (this.turn = (this.turn ?? 0) + 1));
         if (chosen) {
-          return this.broker.call<RenderVideoResult, RenderVideoParams>(RENDER_ACTION, params, {
+          const call = this.broker.call<RenderVideoResult, RenderVideoParams>(RENDER_ACTION, params, {
             ...campaignTrace(params.storyboard.campaignId),
             nodeID: chosen.id,
             meta,
             retries: 0,
             timeout: config.renderTimeoutMs + 60_000,
           });
+          // Recorded while the render runs (a report shows where); its failure must not hide the render's answer.
+          // The call is marked handled first: its rejection may come while the record is written, and is returned below.
+          call.catch(() => undefined);
+          await onSent(chosen.id).catch((err: Error) => this.logger.warn(`render attempt's node not recorded: ${err.message}`));
+          return call;
         }
         if (endpoints.length === 0) {
           noNodeSince ??= Date.now();
@@ -280,6 +327,16 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
         }
         await table.changed(1000);
       }
+    },
+
+    /** Closes the campaign's attempts still `rendering` as `lost`; only called where no live stage can own them. */
+    async closeAbandonedAttempts(campaignId: string) {
+      const [closed] = await this.db.models.RenderAttempt.update(
+        { outcome: 'lost', error_message: ABANDONED_MESSAGE, finished_at: new Date() },
+        { where: { campaign_id: campaignId, outcome: 'rendering' } },
+      );
+      if (closed) this.logger.warn(`campaign ${campaignId}: ${closed} render attempt(s) of a stage that died closed as lost`);
+      return closed;
     },
 
     /** Videos and campaigns are the campaign actor's: it records what this stage reports. */

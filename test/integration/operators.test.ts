@@ -198,6 +198,35 @@ describe('GET /metrics', () => {
     expect(m.get('campaign_video_webhook_attempts_total{result="error"}')).toBe(4);
   });
 
+  test('a render node is listed from the moment it joins (its slots in all, free, not draining) until it leaves', async () => {
+    const late = new ServiceBroker({
+      ...brokerOptions({ ...h.config, renderConcurrency: 3 }),
+      nodeID: `render-late-${crypto.randomBytes(3).toString('hex')}`,
+      transporter: 'Fake',
+      logger: false,
+    });
+    // Its slot report is lost (as when the rendering stage's node restarts after it joined): only the registry has it.
+    late.createService({ ...RendererService, methods: { ...RendererService.methods, announce: () => undefined } });
+    const offered = (nodeID: string) =>
+      (ops.registry.getActionEndpoints('renderer.renderVideo')?.endpoints ?? []).some((ep) => ep.id === nodeID && ep.isAvailable);
+    await late.start();
+    try {
+      await waitFor(async () => offered(late.nodeID), Boolean, 10_000, 50);
+      const m = await scrape();
+      expect({
+        slots: m.get(`campaign_video_render_node_slots{node="${late.nodeID}"}`),
+        free: m.get(`campaign_video_render_slots{node="${late.nodeID}",state="free"}`),
+        busy: m.get(`campaign_video_render_slots{node="${late.nodeID}",state="busy"}`),
+        draining: m.get(`campaign_video_render_node_draining{node="${late.nodeID}"}`),
+      }).toEqual({ slots: 3, free: 3, busy: 0, draining: 0 });
+      expect(m.get(`campaign_video_render_node_slots{node="${renderNode.nodeID}"}`)).toBe(2);
+    } finally {
+      await late.stop();
+    }
+    const after = await waitFor(scrape, (samples) => !samples.has(`campaign_video_render_node_slots{node="${late.nodeID}"}`), 10_000, 200);
+    expect(after.has(`campaign_video_render_slots{node="${late.nodeID}",state="free"}`)).toBe(false);
+  });
+
   test("stage durations: a histogram per stage from the time between a campaign's events", async () => {
     const m = await scrape();
     const series = (stage: string, suffix: string, le?: string) =>
