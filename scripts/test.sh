@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Type-check, lint (typescript-eslint), check formatting (prettier), then run the Jest suite on Node 22,
-# with PostgreSQL, Redis and Xvfb up.
+# with PostgreSQL and Redis up.
 #   bash scripts/test.sh [jest args...]     e.g. bash scripts/test.sh test/smoke
 # Env for the tests (defaults; set them to override):
 #   TEST_DATABASE_URL  postgres://postgres@127.0.0.1:5432/test   (trust auth on 127.0.0.1)

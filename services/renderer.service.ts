@@ -12,7 +12,6 @@ import path from 'node:path';
 import { Errors, type Context, type Service, type ServiceSchema, type ServiceSettingSchema } from 'moleculer';
 import { configOf } from '../config';
 import { RenderAbortedError, renderVideo } from '../lib/render/render-video';
-import { acquireDisplay, releaseDisplay } from '../lib/render/xvfb';
 import { CancelableMixin, type CancelableMethods } from '../mixins/cancelable.mixin';
 import type { RenderMeta, SlotReport } from '../lib/render/slots';
 import { storageFor, type FileStorage } from '../lib/storage';
@@ -103,8 +102,6 @@ interface RendererLocalVars {
   /** Set once the node stops: new renders are refused, running ones finish (drain), then what is left is aborted. */
   stopping: boolean;
   storage: FileStorage;
-  /** The X display (lib/render/xvfb.ts) this node's renders share. */
-  display: string;
 }
 
 export type RendererThis = Service<ServiceSettingSchema> & RendererMethods & RendererLocalVars;
@@ -116,7 +113,8 @@ const RendererService: ServiceSchema<ServiceSettingSchema, RendererMethods, Rend
   created() {
     const config = configOf(this.broker);
     this.slots = config.renderConcurrency;
-    this.metadata = { ...this.metadata, renderSlots: this.slots };
+    // Into the same object: the service's registry entry (what other nodes learn of it) holds this one, not `this.metadata`.
+    Object.assign(this.metadata, { renderSlots: this.slots });
     this.active = new Map<string, AbortController>();
     this.stopping = false;
   },
@@ -124,7 +122,6 @@ const RendererService: ServiceSchema<ServiceSettingSchema, RendererMethods, Rend
   async started() {
     await removeDeadRendersWorkDirs();
     this.storage = storageFor(this.broker);
-    this.display = await acquireDisplay();
     this.announce();
   },
 
@@ -138,7 +135,6 @@ const RendererService: ServiceSchema<ServiceSettingSchema, RendererMethods, Rend
     this.stopping = true;
     if (this.active.size) this.logger.warn(`drain: ${this.active.size} render(s) still running after DRAIN_TIMEOUT: given back`);
     for (const controller of this.active.values()) controller.abort();
-    releaseDisplay();
   },
 
   actions: {
@@ -210,7 +206,6 @@ const RendererService: ServiceSchema<ServiceSettingSchema, RendererMethods, Rend
           workDir,
           // The campaign's choice (in its storyboard), else this node's setting.
           quality: params.storyboard.quality ?? config.renderQuality,
-          display: this.display,
           signal,
           fetchInput: (key, localPath) => this.storage.getFile(key, localPath),
           memoryLimitBytes: config.renderMemoryLimitBytes,

@@ -338,7 +338,7 @@ async function main(): Promise<void> {
   if (unknown.length) throw new BenchFailure(`BENCH_SETUPS: unknown ${unknown.join(', ')} (single, draft, nodes)`);
   console.log(
     `bench/e2e: ${new Date().toISOString()}, ${rounds} round(s) per setup, ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), ` +
-      `${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, DISPLAY=${process.env.DISPLAY ?? 'unset'}`,
+      `${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
   );
   console.log(`campaign: ${LANGUAGES.join(', ')} × ${PLATFORMS.join(', ')}, RENDER_QUALITY=full, VIDEO_TARGET_SECONDS default`);
   const results: Result[] = [];

@@ -15,7 +15,6 @@ import path from 'node:path';
 import { parseWebVtt, toWebVtt } from '../../lib/captions';
 import { deliverableProblems, probeVideo } from '../../lib/render/media';
 import { renderVideo } from '../../lib/render/render-video';
-import { acquireDisplay, releaseDisplay } from '../../lib/render/xvfb';
 import type { Storyboard } from '../../lib/storyboard';
 import { run } from '../../lib/voice/exec';
 import { median, peakMiB, positiveInteger } from '../support';
@@ -29,13 +28,12 @@ const CASES: Array<{ language: BenchLanguage; width: number; height: number }> =
 /** Paths for keys: the fixture's own, or files this script wrote (narration and captions of a chunk). */
 type Resolve = (key: string) => string;
 
-async function render(storyboard: Storyboard, resolve: Resolve, display: string, workDir: string) {
+async function render(storyboard: Storyboard, resolve: Resolve, workDir: string) {
   await fs.mkdir(workDir, { recursive: true });
   return renderVideo({
     storyboard,
     workDir,
     quality: 'full',
-    display,
     memoryLimitBytes: 8 * 2 ** 30,
     timeoutMs: 15 * 60_000,
     fetchInput: (key, localPath) => fs.copyFile(resolve(key), localPath),
@@ -88,14 +86,14 @@ async function chunk(fixture: BenchFixture, from: number, to: number, dir: strin
   };
 }
 
-async function whole(fixture: BenchFixture, display: string, dir: string) {
+async function whole(fixture: BenchFixture, dir: string) {
   const started = process.hrtime.bigint();
-  const { outputPath, peakRssBytes } = await render(fixture.storyboard, fixture.files.resolve, display, path.join(dir, 'whole'));
+  const { outputPath, peakRssBytes } = await render(fixture.storyboard, fixture.files.resolve, path.join(dir, 'whole'));
   const wallSeconds = Number(process.hrtime.bigint() - started) / 1e9;
   return { wallSeconds, peakRssBytes, outputPath };
 }
 
-async function chunked(fixture: BenchFixture, display: string, dir: string) {
+async function chunked(fixture: BenchFixture, dir: string) {
   const scenes = fixture.storyboard.scenes;
   const middle = fixture.storyboard.totalSeconds / 2;
   // The scene boundary nearest the middle of the video.
@@ -107,9 +105,7 @@ async function chunked(fixture: BenchFixture, display: string, dir: string) {
     chunk(fixture, 0, split, path.join(dir, 'chunk-0')),
     chunk(fixture, split, scenes.length, path.join(dir, 'chunk-1')),
   ]);
-  const rendered = await Promise.all(
-    parts.map((part, i) => render(part.storyboard, part.resolve, display, path.join(dir, `chunk-${i}`, 'work'))),
-  );
+  const rendered = await Promise.all(parts.map((part, i) => render(part.storyboard, part.resolve, path.join(dir, `chunk-${i}`, 'work'))));
   const list = path.join(dir, 'concat.txt');
   await fs.writeFile(list, rendered.map((r) => `file '${r.outputPath}'`).join('\n'));
   const outputPath = path.join(dir, 'joined.mp4');
@@ -142,8 +138,7 @@ async function chunked(fixture: BenchFixture, display: string, dir: string) {
 async function main(): Promise<void> {
   const rounds = positiveInteger('BENCH_ROUNDS', 1);
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-chunked-'));
-  const display = await acquireDisplay();
-  console.log(`bench/render/chunked: ${rounds} round(s), ${os.cpus().length} cores, DISPLAY=${display}\n`);
+  console.log(`bench/render/chunked: ${rounds} round(s), ${os.cpus().length} cores\n`);
   console.log(
     '| frame | whole, 1 process (s) | 2 chunks at once + join (s) | speed-up | peak RSS whole | peak RSS chunks (sum) | checks |',
   );
@@ -157,8 +152,8 @@ async function main(): Promise<void> {
       const expected = { width, height, durationSeconds: fixture.storyboard.totalSeconds };
       for (let round = 0; round < rounds; round += 1) {
         const roundDir = path.join(dir, `${language}-round-${round}`);
-        const a = await whole(fixture, display, roundDir);
-        const b = await chunked(fixture, display, roundDir);
+        const a = await whole(fixture, roundDir);
+        const b = await chunked(fixture, roundDir);
         problems.push(...deliverableProblems(await probeVideo(a.outputPath), expected).map((p) => `whole: ${p}`));
         problems.push(...deliverableProblems(await probeVideo(b.outputPath), expected).map((p) => `chunked: ${p}`));
         wholeRuns.push(a);
@@ -172,7 +167,6 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    releaseDisplay();
     await fs.rm(dir, { recursive: true, force: true });
   }
 }

@@ -11,7 +11,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { ENCODING, TRANSITION_SECONDS, type RenderEncoding } from '../../lib/render/plan';
 import * as sourceRenderer from '../../lib/render/render-video';
-import { acquireDisplay, releaseDisplay } from '../../lib/render/xvfb';
 import { median, peakMiB, positiveInteger } from '../support';
 import { renderWithFfmpeg } from './ffmpeg-baseline';
 import { makeBenchStoryboard, type BenchFixture, type BenchLanguage } from './fixture';
@@ -42,7 +41,7 @@ const VARIANTS: Array<{ name: string; encoding: RenderEncoding }> = [
 /** BENCH_KEEP=<dir>: each of our videos is kept there (`<language>-<variant>.mp4`), to be looked at. */
 const KEEP_DIR = process.env.BENCH_KEEP;
 
-async function ours(fixture: BenchFixture, encoding: RenderEncoding, display: string, dir: string, name: string) {
+async function ours(fixture: BenchFixture, encoding: RenderEncoding, dir: string, name: string) {
   const workDir = await fs.mkdtemp(path.join(dir, 'ours-'));
   const started = process.hrtime.bigint();
   const { peakRssBytes, peakPssBytes, outputPath } = await renderVideo({
@@ -50,7 +49,6 @@ async function ours(fixture: BenchFixture, encoding: RenderEncoding, display: st
     workDir,
     quality: 'full',
     encoding,
-    display,
     memoryLimitBytes: 8 * 2 ** 30,
     timeoutMs: 15 * 60_000,
     fetchInput: (key, localPath) => fs.copyFile(fixture.files.resolve(key), localPath),
@@ -73,9 +71,8 @@ async function main(): Promise<void> {
   const rounds = positiveInteger('BENCH_ROUNDS', 1);
   const variants = process.env.BENCH_VARIANTS === 'all' ? VARIANTS : VARIANTS.slice(0, 1);
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-render-'));
-  const display = await acquireDisplay();
   console.log(
-    `bench/render: ${rounds} round(s), ${os.cpus().length} cores, DISPLAY=${display}, renderer ${process.env.BENCH_DIST ? 'compiled (dist/)' : 'from source (tsx)'}\n`,
+    `bench/render: ${rounds} round(s), ${os.cpus().length} cores, renderer ${process.env.BENCH_DIST ? 'compiled (dist/)' : 'from source (tsx)'}\n`,
   );
   console.log(
     `| frame | variant | ours (s) | ffmpeg (s) | ratio (target ≤ ${TARGET_RATIO}×) | ours peak RSS (target ≤ ${TARGET_PEAK_MIB} MiB) | ours peak PSS | ffmpeg peak RSS |`,
@@ -89,7 +86,7 @@ async function main(): Promise<void> {
         const ourRuns = [];
         const floorRuns = [];
         for (let round = 0; round < rounds; round += 1) {
-          ourRuns.push(await ours(fixture, variant.encoding, display, dir, `${language}-${variant.name.replace(/\W+/g, '-')}`));
+          ourRuns.push(await ours(fixture, variant.encoding, dir, `${language}-${variant.name.replace(/\W+/g, '-')}`));
           floorRuns.push(await floor(fixture, variant.encoding, dir, width, height));
         }
         const oursSeconds = median(ourRuns.map((r) => r.wallSeconds));
@@ -111,7 +108,6 @@ async function main(): Promise<void> {
     }
     console.log(`\n${verdicts.join('\n')}`);
   } finally {
-    releaseDisplay();
     await fs.rm(dir, { recursive: true, force: true });
   }
 }

@@ -9,12 +9,11 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { renderVideo } from '../../lib/render/render-video';
-import { acquireDisplay, releaseDisplay } from '../../lib/render/xvfb';
 import { makeBenchStoryboard, type BenchFixture } from './fixture';
 
 const list = (name: string, fallback: number[]) => (process.env[name] ? process.env[name].split(',').map(Number) : fallback);
 
-async function batch(fixture: BenchFixture, videos: number, slots: number, display: string, dir: string) {
+async function batch(fixture: BenchFixture, videos: number, slots: number, dir: string) {
   const queue = Array.from({ length: videos }, (_, i) => i);
   const renders: Array<{ from: number; until: number; peak: number }> = [];
   const started = process.hrtime.bigint();
@@ -27,7 +26,6 @@ async function batch(fixture: BenchFixture, videos: number, slots: number, displ
       storyboard: fixture.storyboard,
       workDir,
       quality: 'full',
-      display,
       memoryLimitBytes: 8 * 2 ** 30,
       timeoutMs: 15 * 60_000,
       fetchInput: (key, localPath) => fs.copyFile(fixture.files.resolve(key), localPath),
@@ -46,7 +44,6 @@ async function batch(fixture: BenchFixture, videos: number, slots: number, displ
 
 async function main(): Promise<void> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-slots-'));
-  const display = await acquireDisplay();
   try {
     const fixture = await makeBenchStoryboard(path.join(dir, 'fixture'), { language: 'ja', width: 1080, height: 1920 });
     console.log(
@@ -57,7 +54,7 @@ async function main(): Promise<void> {
     for (const videos of list('BENCH_VIDEOS', [3, 6])) {
       const results: Array<{ slots: number; seconds: number }> = [];
       for (const slots of list('BENCH_SLOTS', [1, 2])) {
-        const { seconds, peakMiB } = await batch(fixture, videos, slots, display, dir);
+        const { seconds, peakMiB } = await batch(fixture, videos, slots, dir);
         results.push({ slots, seconds });
         console.log(`| ${videos} | ${slots} | ${seconds.toFixed(1)} | ${(seconds / videos).toFixed(1)} | ${peakMiB} MiB |`);
       }
@@ -65,7 +62,6 @@ async function main(): Promise<void> {
       console.log(`| ${videos} | faster: ${best.slots} slot(s) | | | |`);
     }
   } finally {
-    releaseDisplay();
     await fs.rm(dir, { recursive: true, force: true });
   }
 }

@@ -1,9 +1,9 @@
 /**
  * The editly process: `node editly-child.js [plan.json]` (else the plan's path on stdin) renders the plan's picture (no audio) to
  * plan.videoOnlyPath and exits 0, or prints the reason on stderr and exits 1. It runs apart from the
- * node (lib/render/run-editly.ts) so a crash, a hang or a leak of editly, canvas or headless-gl never
- * takes the node down. An X display (DISPLAY) is given for headless-gl, which editly loads only for GL
- * transitions: with yuv420p frames (below) it blends its fades itself and never loads it.
+ * node (lib/render/run-editly.ts) so a crash, a hang or a leak of editly or canvas never takes the node down.
+ * No X display and no headless-gl (not even built: package.json allowScripts): editly loads it only for GL
+ * transitions, and with yuv420p frames (below) it blends its fades itself.
  */
 import { readFileSync, rmSync } from 'node:fs';
 import fs from 'node:fs/promises';

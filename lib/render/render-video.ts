@@ -24,7 +24,6 @@ export interface RenderVideoOptions {
   quality: RenderQuality;
   encoding?: Partial<RenderEncoding>;
   transitionSeconds?: number;
-  display: string;
   memoryLimitBytes: number;
   timeoutMs: number;
   signal?: AbortSignal;
@@ -117,7 +116,7 @@ export async function renderVideo(options: RenderVideoOptions): Promise<Rendered
   try {
     ({ peakRssBytes, peakPssBytes } = await runEditly(
       preparing.then(({ planPath }) => planPath),
-      { display: options.display, memoryLimitBytes: options.memoryLimitBytes, timeoutMs: options.timeoutMs, signal: options.signal },
+      { memoryLimitBytes: options.memoryLimitBytes, timeoutMs: options.timeoutMs, signal: options.signal },
     ));
   } catch (err) {
     await preparing; // a plan that could not be made is the reason, not the child it stopped

@@ -8,7 +8,6 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 
 export interface EditlyRunOptions {
-  display: string;
   memoryLimitBytes: number;
   timeoutMs: number;
   signal?: AbortSignal;
@@ -68,7 +67,7 @@ export async function runEditly(plan: Promise<string>, options: EditlyRunOptions
   const child = spawn(process.execPath, ['--max-semi-space-size=1', ...args], {
     detached: true, // its own process group: killing -pid takes ffmpeg along
     stdio: ['pipe', 'ignore', 'pipe'],
-    env: { ...process.env, DISPLAY: options.display, NODE_OPTIONS: '' },
+    env: { ...process.env, NODE_OPTIONS: '' },
   });
   child.stdin.on('error', () => undefined); // a child that died first: its exit is the error reported
   let stderr = '';

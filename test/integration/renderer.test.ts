@@ -1,6 +1,6 @@
 /**
  * The renderer in one process (Fake transporter between nodes): a real campaign from the fixture site
- * to `review`, every video rendered by editly under Xvfb and checked with ffprobe; burned-in ja/ko
+ * to `review`, every video rendered by editly and checked with ffprobe; burned-in ja/ko
  * captions; a bad input file retried on another render node, then failing its video and the campaign.
  */
 import { execFileSync } from 'node:child_process';

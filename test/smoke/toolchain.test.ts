@@ -1,8 +1,9 @@
 /**
- * Smoke test of the native stack on this machine: Node 22, editly (canvas + headless-gl + ffmpeg),
+ * Smoke test of the native stack on this machine: Node 22, editly (canvas + ffmpeg) as the renderer drives it,
  * puppeteer-core and puppeteer-cluster on Debian's Chromium, espeak-ng.
- * Needs DISPLAY (scripts/bootstrap.sh starts Xvfb :99) and NODE_OPTIONS=--experimental-vm-modules
- * (editly and puppeteer-core are ESM-only and loaded with a real dynamic import()).
+ * Needs NODE_OPTIONS=--experimental-vm-modules (editly and puppeteer-core are ESM-only and loaded with a real
+ * dynamic import()). headless-gl is not built (package.json allowScripts): editly loads it only for GL transitions
+ * on RGBA frames, and the renderer gives it yuv420p frames and fades (patches/editly+0.14.2.patch).
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
@@ -54,11 +55,18 @@ test('runs on Node 22', () => {
   expect(process.versions.node.startsWith('22.')).toBe(true);
 });
 
-test('editly renders a 1 s 320x240 h264 clip with a title layer', async () => {
-  expect(process.env.DISPLAY).toBeTruthy(); // headless-gl needs an X display (Xvfb)
+test('editly renders two yuv420p clips with a fade into a 320x240 h264 video, without headless-gl', async () => {
   // editly is ESM with a default export, but its index.d.ts says `export =`: type the default by hand.
-  const editly = ((await import('editly')) as unknown as { default: typeof import('editly') }).default;
-  const outPath = path.join(tmp, 'title.mp4');
+  const editly = ((await import('editly')) as unknown as { default: (config: Record<string, unknown>) => Promise<void> }).default;
+  const outPath = path.join(tmp, 'fade.mp4');
+  // A clip's one layer gives finished yuv420p frames, as lib/render/editly-child.ts's do: here a flat grey.
+  const flat = (luma: number) => ({
+    type: 'fabric',
+    func: () =>
+      Promise.resolve({
+        onRender: () => Promise.resolve(Buffer.concat([Buffer.alloc(320 * 240, luma), Buffer.alloc((320 * 240) / 2, 128)])),
+      }),
+  });
   const log = jest.spyOn(console, 'log').mockImplementation(() => {}); // editly's progress lines
   try {
     await editly({
@@ -66,7 +74,12 @@ test('editly renders a 1 s 320x240 h264 clip with a title layer', async () => {
       width: 320,
       height: 240,
       fps: 25,
-      clips: [{ duration: 1, layers: [{ type: 'title', text: 'Smoke test' }] }],
+      framePixelFormat: 'yuv420p',
+      defaults: { transition: { name: 'fade', duration: 0.4 } },
+      clips: [
+        { duration: 0.7, layers: [flat(40)] },
+        { duration: 0.7, layers: [flat(200)] },
+      ],
     });
   } finally {
     log.mockRestore();
