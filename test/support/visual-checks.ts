@@ -1,0 +1,180 @@
+/**
+ * The checks of the videos as a customer watches them (issue 12), one fixture site per test file so that Jest's
+ * workers run the sites' campaigns side by side (test/integration/visual-*.test.ts). Originally issue 12: real campaigns on both fixture sites, en/ja/ko ×
+ * tiktok/youtube/linkedin at full quality, a frame read by tesseract at each screen scene's midpoint.
+ * - the page area of a ja/ko frame is in that language (each language's video shows its own page);
+ * - the scene's heading is on screen in its scene, in the page area (the screen is under the words);
+ * - no two screen scenes of a video show the same picture;
+ * - no word read in the page area touches the frame's left or right edge (nothing cut by the frame; the headline
+ *   band and the captions are our own layers, laid out within 92 % and 86 % of the width).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fingerprint, difference } from '../../lib/capture/images';
+import { safeZoneFor } from '../../lib/framing';
+import { frameAt } from '../../lib/render/contact-sheet';
+import type { Storyboard } from '../../lib/storyboard';
+import { SITE2_PREFIX } from '../fixtures/site/server';
+import { startHarness, type Harness } from './harness';
+import { headingRecall, readWords, scriptCounts, wordsAtSideEdges, type OcrWord } from './ocr';
+import { waitFor } from './wait';
+
+const limits = { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000, redisTimeoutMs: 10_000 };
+const LANGUAGES = ['en', 'ja', 'ko'] as const;
+const PLATFORMS = ['tiktok', 'youtube', 'linkedin'] as const;
+/**
+ * A heading counts as on screen when OCR read this share of its words (en) or character pairs (ja/ko). OCR
+ * misreads a few characters of large bold CJK type (完 → [); another scene's heading scores 0–0.25.
+ */
+const MIN_HEADING_RECALL = 0.4;
+/** Below this a word is more likely a smudge of the blurred backdrop than text. */
+const MIN_CONFIDENCE = 60;
+
+interface SceneFrame {
+  video: string;
+  language: string;
+  platform: string;
+  scene: number;
+  heading: string;
+  screenshotKey: string;
+  width: number;
+  height: number;
+  /** The words read in the page area: between the headline band and the captions (lib/framing.ts safeZoneFor, ±1 %). */
+  pageWords: OcrWord[];
+  png: string;
+}
+
+/** Fixture sites: a static product page, and a client-rendered app with a cookie banner, a sticky header and lazy images. */
+export interface FixtureSiteUnderTest {
+  name: string;
+  path: string;
+}
+export const VISUAL_SITES: FixtureSiteUnderTest[] = [
+  { name: 'static product page (test/fixtures/site)', path: '/' },
+  { name: 'client-rendered booking app (test/fixtures/site2)', path: `${SITE2_PREFIX}/` },
+];
+
+export function describeVisualChecks(site: FixtureSiteUnderTest): void {
+  const pagePath = site.path;
+  describe(`videos of the ${site.name}, as a customer sees them`, () => {
+    let h: Harness;
+    let frames: SceneFrame[] = [];
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'visual-'));
+
+    beforeAll(async () => {
+      h = await startHarness({
+        render: 'worker',
+        config: { rateLimits: limits, renderQuality: 'full', videoTargetSeconds: 25 },
+      });
+      const { key } = await h.newCustomer('business');
+      const created = await h.request('POST', '/api/v1/campaigns', {
+        key,
+        body: { url: h.site.url(pagePath), languages: [...LANGUAGES], platforms: [...PLATFORMS] },
+      });
+      expect(created.status).toBe(201);
+      const campaignId = created.body.campaign_id as string;
+      const done = await waitFor(
+        () => h.request('GET', `/api/v1/campaigns/${campaignId}`, { key }),
+        (res) => ['review', 'failed'].includes(res.body.status),
+        900_000,
+        1000,
+      );
+      expect(done.body.error).toBeUndefined();
+      expect(done.body.status).toBe('review');
+      const rows = await h.sql<{ id: string; language: string; platform: string; file_key: string; document: Storyboard }>(
+        'SELECT v.id, v.language, v.platform, v.file_key, s.document FROM videos v JOIN storyboards s ON s.video_id = v.id WHERE v.campaign_id = $1',
+        [campaignId],
+      );
+      expect(rows).toHaveLength(LANGUAGES.length * PLATFORMS.length);
+      const work: Array<() => Promise<SceneFrame>> = [];
+      for (const row of rows) {
+        const video = path.join(h.config.dataDir, 'files', row.file_key);
+        const board = row.document;
+        const safe = safeZoneFor(board.frame);
+        for (const scene of board.scenes.filter((s) => s.kind === 'screen')) {
+          work.push(async () => {
+            const png = await frameAt(
+              video,
+              scene.startSeconds + scene.durationSeconds / 2,
+              path.join(tmp, `${row.id}-${scene.index}.png`),
+            );
+            return {
+              video: row.id,
+              language: row.language,
+              platform: row.platform,
+              scene: scene.index,
+              heading: scene.onScreenText,
+              screenshotKey: scene.screenshotKey!,
+              width: board.frame.width,
+              height: board.frame.height,
+              // The page area (between the headline band and the captions, ±1 %), read as it is and at twice its size.
+              pageWords: await readWords(png, row.language, {
+                minConfidence: MIN_CONFIDENCE,
+                scales: [1, 2],
+                rows: { top: (safe.top - 0.01) * board.frame.height, bottom: (safe.bottom + 0.01) * board.frame.height },
+              }),
+              png,
+            };
+          });
+        }
+      }
+      // Two tesseracts at a time: one per core.
+      frames = [];
+      for (let i = 0; i < work.length; i += 2) frames.push(...(await Promise.all(work.slice(i, i + 2).map((w) => w()))));
+    }, 1_200_000);
+
+    afterAll(async () => {
+      await h?.stop();
+      // VISUAL_KEEP_FRAMES=1 keeps the frames read, to look at them after a failure.
+      if (!process.env.VISUAL_KEEP_FRAMES) fs.rmSync(tmp, { recursive: true, force: true });
+    });
+
+    const label = (f: SceneFrame) => `${f.language}/${f.platform} scene ${f.scene}`;
+
+    test.each(['ja', 'ko'])('the page area of every %s frame is in that language, on every platform', (language) => {
+      const own = frames.filter((f) => f.language === language);
+      expect(own.length).toBeGreaterThanOrEqual(PLATFORMS.length * 2);
+      for (const f of own) {
+        const counts = scriptCounts(f.pageWords, language);
+        // One kana, kanji or hangul carries about as much as three Latin letters; a ja/ko page names products in Latin
+        // ("Postgres, BigQuery, Snowflake…"), the English page read with jpn/kor gives a handful of stray CJK glyphs.
+        expect({ frame: label(f), ...counts, enough: counts.own >= 20 && counts.own * 3 >= counts.latin }).toMatchObject({
+          frame: label(f),
+          enough: true,
+        });
+      }
+    });
+
+    test('every screen of a ja/ko video comes from that language’s own page', () => {
+      // Capture keys: campaigns/<id>/capture/<variant>-<viewport>-<n>.png (lib/storage-keys.ts).
+      for (const f of frames.filter((x) => x.language !== 'en')) expect(f.screenshotKey).toMatch(new RegExp(`/capture/${f.language}-`));
+    });
+
+    test('each screen scene shows its own heading in the page area', () => {
+      const missing = frames
+        .map((f) => ({ frame: label(f), heading: f.heading, recall: headingRecall(f.pageWords, f.heading, f.language), png: f.png }))
+        .filter((r) => r.recall < MIN_HEADING_RECALL);
+      expect(missing).toEqual([]);
+    });
+
+    test('no two screen scenes of a video show the same picture', async () => {
+      const byVideo = new Map<string, SceneFrame[]>();
+      for (const f of frames) byVideo.set(f.video, [...(byVideo.get(f.video) ?? []), f]);
+      for (const scenes of byVideo.values()) {
+        expect(scenes.length).toBeGreaterThanOrEqual(2);
+        expect(new Set(scenes.map((s) => s.screenshotKey)).size).toBe(scenes.length);
+        const prints = await Promise.all(scenes.map((s) => fingerprint(fs.readFileSync(s.png))));
+        for (let i = 1; i < prints.length; i += 1)
+          for (let j = 0; j < i; j += 1) expect(difference(prints[i], prints[j])).toBeGreaterThan(3);
+      }
+    });
+
+    test('no word of the page touches the frame’s left or right edge', () => {
+      for (const f of frames) {
+        const touching = wordsAtSideEdges(f.pageWords, f.width).map((w) => w.text);
+        expect({ frame: label(f), touching }).toEqual({ frame: label(f), touching: [] });
+      }
+    });
+  });
+}
