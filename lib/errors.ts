@@ -158,6 +158,21 @@ export class StageInterruptedError extends MoleculerRetryableError {
   }
 }
 
+/** A render node refused: every slot is taken; the caller waits for a free slot (not a failed attempt). */
+export class RendererBusyError extends MoleculerRetryableError {
+  static readonly TYPE = 'RENDERER_BUSY';
+  constructor(nodeID: string) {
+    super(`Render node ${nodeID} has no free slot.`, 503, RendererBusyError.TYPE, { nodeID });
+  }
+}
+/** A render node stopped rendering (stopping, the cluster unreachable, or its answer lost): the render is abandoned, to be redone on another node. */
+export class RenderInterruptedError extends MoleculerRetryableError {
+  static readonly TYPE = 'RENDER_INTERRUPTED';
+  constructor(nodeID: string, message = `Render node ${nodeID} stopped during the render.`) {
+    super(message, 503, RenderInterruptedError.TYPE, { nodeID });
+  }
+}
+
 /** Errors after which the stage is retried later rather than failing the campaign (a database outage among them). */
 export const STAGE_WAITS_ON = new Set<string>([
   StageInterruptedError.TYPE,
@@ -165,6 +180,22 @@ export const STAGE_WAITS_ON = new Set<string>([
   'SERVICE_NOT_AVAILABLE',
   DatabaseUnavailableError.TYPE,
 ]);
+
+/**
+ * Moleculer's errors for a call that could not reach the cluster: the node's own transporter down (BAD_GATEWAY,
+ * BrokerDisconnectedError), no node offering the action, or no answer in time. Work that failed on one of these
+ * failed through no fault of its own and is redone, not counted as a failure.
+ */
+const CLUSTER_UNREACHABLE = new Set(['BAD_GATEWAY', 'SERVICE_NOT_AVAILABLE', 'SERVICE_NOT_FOUND', 'REQUEST_TIMEOUT', 'REQUEST_SKIPPED']);
+
+/** Whether `err` (or what it wraps) is a call that did not reach the cluster (CLUSTER_UNREACHABLE). */
+export function isClusterUnreachable(err: unknown): boolean {
+  for (let e = err as { type?: unknown; cause?: unknown } | undefined, depth = 0; e && typeof e === 'object' && depth < 8; depth += 1) {
+    if (typeof e.type === 'string' && CLUSTER_UNREACHABLE.has(e.type)) return true;
+    e = e.cause as typeof e;
+  }
+  return false;
+}
 
 /** The request limiter's 429 has its own documented body and headers. */
 export class TooManyRequestsError extends MoleculerClientError {

@@ -12,6 +12,10 @@
  * is still `connect`) puts the connection in subscriber mode before its own ready check (INFO) has run; the
  * check is then refused, the connection dropped, and the SUBSCRIBE rejected. Moleculer does not handle that
  * rejection, and an unhandled rejection ends a Node 22 process (issue 25: a node died on a Redis restart under load).
+ *
+ * And nothing a node answers is dropped for being sent while the connection is down (see prepublish()): Moleculer
+ * silently skips a RESPONSE then, and its caller waits for its timeout (a render's: minutes). Packets go through the
+ * newest publisher, whose client queues them until it is ready, not the one being retired (see send()).
  */
 import { Transporters } from 'moleculer';
 import type Redis from 'ioredis';
@@ -22,6 +26,9 @@ const MoleculerRedis = Transporters.Redis as unknown as new (opts?: unknown) => 
   connect(): Promise<void>;
   disconnect(): Promise<void>;
   send(topic: string, data: Buffer): Promise<void>;
+  prepublish(packet: OutgoingPacket): Promise<void>;
+  onConnected(wasReconnect?: boolean): Promise<void>;
+  connected: boolean;
   clientPub?: Redis;
   clientSub?: Redis;
   nodeID?: string;
@@ -30,12 +37,26 @@ const MoleculerRedis = Transporters.Redis as unknown as new (opts?: unknown) => 
 
 export const TRANSPORTER_NAME = 'RedisSingleConnection';
 
+/** The fields of Moleculer's outgoing packet read here (`RES` is a RESPONSE). */
+interface OutgoingPacket {
+  type: string;
+  target?: string | null;
+}
+
+/** How long an answer made while the connection is down waits for it before it is given up (and logged). */
+const RESPONSE_HOLD_MS = 60_000;
+
 export class RedisSingleConnectionTransporter extends MoleculerRedis {
   private readonly held: { subscriber?: Redis; publisher?: Redis } = {};
   private readonly retiring = new Set<Redis>();
   /** ioredis's own listeners on each client, there before Moleculer adds its handlers. */
   private readonly ownListeners = new WeakMap<Redis, Set<unknown>>();
   private nextIsSubscriber = false;
+  /** Answers held while disconnected: each resolves when the connection is back (or the hold runs out). */
+  private waitingForConnection: Array<() => void> = [];
+  /** One wait per client for its next `ready`, and one for its next `close`, shared by every subscription waiting. */
+  private readonly readyWaits = new WeakMap<Redis, Promise<boolean>>();
+  private readonly closeWaits = new WeakMap<Redis, Promise<void>>();
 
   /** Moleculer's connect() asks for the subscriber first, synchronously; every later client is a publisher. */
   override connect(): Promise<void> {
@@ -74,7 +95,8 @@ export class RedisSingleConnectionTransporter extends MoleculerRedis {
    * The same fire-and-forget send, with the rejection logged.
    */
   override send(topic: string, data: Buffer): Promise<void> {
-    const client = this.clientPub;
+    // The newest publisher, even before it is ready (ioredis queues until then): the previous one is being retired.
+    const client = this.held.publisher ?? this.clientPub;
     if (!client) return super.send(topic, data);
     client.publish(topic, data).catch((err: Error) => this.logger.warn(`Redis publish to ${topic} failed: ${err.message}`));
     return Promise.resolve();
@@ -94,15 +116,71 @@ export class RedisSingleConnectionTransporter extends MoleculerRedis {
     for (;;) {
       const client = this.held.subscriber ?? this.clientSub;
       if (!client || client.status === 'end' || this.retiring.has(client)) return;
-      if (client.status !== 'ready' && !(await readyOrEnded(client))) continue;
+      if (client.status !== 'ready' && !(await this.readyOrEnded(client))) continue;
       try {
         // A connection that closes before Redis answered may leave the command unsettled: that counts as a failure.
-        if (await settledBeforeClose(client, client.subscribe(topic))) return;
+        if (await settledBeforeClose(client.subscribe(topic), this.nextClose(client))) return;
         this.logger.warn(`Redis subscribe to ${topic} unanswered before its connection closed; subscribing again once reconnected`);
       } catch (err) {
         this.logger.warn(`Redis subscribe to ${topic} failed (${(err as Error).message}); subscribing again once reconnected`);
       }
     }
+  }
+
+  /**
+   * While the connection is down Moleculer drops every packet but a request, an event or a ping (those reject, and
+   * their senders decide). A dropped RESPONSE leaves its caller waiting for its timeout; here it waits for the
+   * connection instead (at most RESPONSE_HOLD_MS) and is then sent. INFO, HEARTBEAT and the like are sent anew on
+   * reconnect anyway, and are dropped as before.
+   */
+  override prepublish(packet: OutgoingPacket): Promise<void> {
+    if (this.connected || packet.type !== 'RES') return super.prepublish(packet);
+    return this.whenConnected().then((connected) => {
+      if (connected) return super.prepublish(packet);
+      this.logger.warn(`an answer to ${String(packet.target)} was dropped: no transporter connection for ${RESPONSE_HOLD_MS / 1000} s`);
+    });
+  }
+
+  override onConnected(wasReconnect?: boolean): Promise<void> {
+    const result = super.onConnected(wasReconnect);
+    const waiting = this.waitingForConnection;
+    this.waitingForConnection = [];
+    for (const wake of waiting) wake();
+    return result;
+  }
+
+  private whenConnected(): Promise<boolean> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.waitingForConnection = this.waitingForConnection.filter((wake) => wake !== onConnected);
+        resolve(false);
+      }, RESPONSE_HOLD_MS);
+      const onConnected = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      this.waitingForConnection.push(onConnected);
+    });
+  }
+
+  /** The client's next `ready` (true) or its end (false), one wait shared by every caller. */
+  private readyOrEnded(client: Redis): Promise<boolean> {
+    let wait = this.readyWaits.get(client);
+    if (!wait) {
+      wait = readyOrEnded(client).finally(() => this.readyWaits.delete(client));
+      this.readyWaits.set(client, wait);
+    }
+    return wait;
+  }
+
+  /** The client's next `close`, one wait shared by every subscription in flight on it. */
+  private nextClose(client: Redis): Promise<void> {
+    let wait = this.closeWaits.get(client);
+    if (!wait) {
+      wait = new Promise<void>((resolve) => client.once('close', () => resolve())).finally(() => this.closeWaits.delete(client));
+      this.closeWaits.set(client, wait);
+    }
+    return wait;
   }
 
   /** For tests: the connections this transporter holds that are not closed. */
@@ -149,20 +227,13 @@ function readyOrEnded(client: Redis): Promise<boolean> {
   });
 }
 
-/** True once `command` resolved, false if the client's connection closed first; rejects as the command does. */
-function settledBeforeClose(client: Redis, command: Promise<unknown>): Promise<boolean> {
+/** True once `command` resolved, false if the connection closed first; rejects as the command does. */
+function settledBeforeClose(command: Promise<unknown>, closed: Promise<void>): Promise<boolean> {
   return new Promise((resolve, reject) => {
-    const onClose = () => resolve(false);
-    client.once('close', onClose);
+    void closed.then(() => resolve(false));
     command.then(
-      () => {
-        client.off('close', onClose);
-        resolve(true);
-      },
-      (err: unknown) => {
-        client.off('close', onClose);
-        reject(err instanceof Error ? err : new Error(String(err)));
-      },
+      () => resolve(true),
+      (err: unknown) => reject(err instanceof Error ? err : new Error(String(err))),
     );
   });
 }

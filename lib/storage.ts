@@ -14,11 +14,12 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import crypto from 'node:crypto';
 import type { ServiceBroker } from 'moleculer';
 import { configOf } from '../config';
+import { isClusterUnreachable } from './errors';
 import { S3FileStorage } from './storage-s3';
 import { assertStorageKey } from './storage-keys';
 import { PARTIAL_SUFFIX, streamToFile } from './stream-to-file';
@@ -136,17 +137,38 @@ export class LocalFileStorage implements FileStorage {
   }
 }
 
+/**
+ * Retries of a call to the `files` service: with the broker's retry policy (200 ms doubling, at most 2 s apart) they
+ * span about 7 s, enough for a Redis restart and the transporter's reconnect.
+ */
+const FILES_CALL_RETRIES = 6;
+/** A write's stream cannot be replayed by the broker: the whole write is made again, this many times, this far apart. */
+const WRITE_ATTEMPTS = 6;
+const WRITE_RETRY_MS = 1500;
+
 /** The file store reached through the `files` service on another node (Moleculer streams both ways). */
 export class BrokerFileStorage implements FileStorage {
   constructor(private readonly broker: ServiceBroker) {}
 
   private call<T>(action: string, params: Record<string, unknown>, opts: Record<string, unknown> = {}): Promise<T> {
-    return this.broker.call<T, Record<string, unknown>>(`files.${action}`, params, { retries: 2, ...opts });
+    return this.broker.call<T, Record<string, unknown>>(`files.${action}`, params, { retries: FILES_CALL_RETRIES, ...opts });
+  }
+
+  /** A write with a fresh stream on each attempt; again only when the cluster could not be reached. */
+  private async write(key: string, open: () => Readable): Promise<void> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await this.call('write', { key: assertStorageKey(key) }, { stream: open(), retries: 0 });
+        return;
+      } catch (err) {
+        if (attempt >= WRITE_ATTEMPTS || !isClusterUnreachable(err)) throw err;
+        await new Promise((resolve) => setTimeout(resolve, WRITE_RETRY_MS));
+      }
+    }
   }
 
   async put(key: string, data: Buffer): Promise<void> {
-    const { Readable } = await import('node:stream');
-    await this.call('write', { key: assertStorageKey(key) }, { stream: Readable.from([data]), retries: 0 });
+    await this.write(key, () => Readable.from([data]));
   }
 
   async get(key: string): Promise<Buffer> {
@@ -169,7 +191,7 @@ export class BrokerFileStorage implements FileStorage {
   }
 
   async putFile(key: string, localPath: string): Promise<void> {
-    await this.call('write', { key: assertStorageKey(key) }, { stream: createReadStream(localPath), retries: 0 });
+    await this.write(key, () => createReadStream(localPath));
   }
 
   async getFile(key: string, localPath: string): Promise<void> {

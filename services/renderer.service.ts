@@ -9,8 +9,9 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Errors, type Context, type Service, type ServiceSchema, type ServiceSettingSchema } from 'moleculer';
+import { type Context, type Service, type ServiceSchema, type ServiceSettingSchema } from 'moleculer';
 import { configOf } from '../config';
+import { isClusterUnreachable, RendererBusyError, RenderInterruptedError } from '../lib/errors';
 import { RenderAbortedError, renderVideo } from '../lib/render/render-video';
 import { CancelableMixin, type CancelableMethods } from '../mixins/cancelable.mixin';
 import type { RenderMeta, SlotReport } from '../lib/render/slots';
@@ -43,19 +44,6 @@ export interface RendererStatusResult {
   slots: number;
   busy: number;
   videos: string[];
-}
-
-/** Refused because every slot is taken; the caller waits for a free slot (not a failed attempt). */
-export class RendererBusyError extends Errors.MoleculerRetryableError {
-  constructor(nodeID: string) {
-    super(`Render node ${nodeID} has no free slot.`, 503, 'RENDERER_BUSY', { nodeID });
-  }
-}
-/** The node is stopping: the render is abandoned, to be redone on another node. */
-export class RenderInterruptedError extends Errors.MoleculerRetryableError {
-  constructor(nodeID: string) {
-    super(`Render node ${nodeID} stopped during the render.`, 503, 'RENDER_INTERRUPTED', { nodeID });
-  }
 }
 
 const RENDER_PARAMS = {
@@ -157,6 +145,12 @@ const RendererService: ServiceSchema<ServiceSettingSchema, RendererMethods, Rend
           return await this.render(ctx.params, controller.signal);
         } catch (err) {
           if (cancel.signal.aborted) throw cancel.signal.reason;
+          // Its inputs or outputs could not cross the cluster (Redis restarting): not the video's fault, rendered again.
+          if (isClusterUnreachable(err))
+            throw new RenderInterruptedError(
+              this.broker.nodeID,
+              `Render interrupted: the cluster was unreachable (${(err as Error).message}).`,
+            );
           // The caller avoids this node on its next try: say which node failed (data crosses the transporter).
           const e = err as { data?: Record<string, unknown> };
           e.data = { ...(e.data ?? {}), nodeID: this.broker.nodeID };
@@ -187,6 +181,10 @@ const RendererService: ServiceSchema<ServiceSettingSchema, RendererMethods, Rend
   events: {
     /** A caller joined and asks for the slots of every render node. */
     'renderer.announce'() {
+      this.announce();
+    },
+    /** Back after a transporter outage: a report sent meanwhile was refused, so the slots are told again. */
+    '$transporter.connected'() {
       this.announce();
     },
   },

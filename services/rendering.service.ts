@@ -13,7 +13,7 @@
 import { Errors, type Context, type Service, type ServiceSchema, type ServiceSettingSchema } from 'moleculer';
 import { configOf } from '../config';
 import type { RenderAttempt } from '../lib/db/models';
-import { CampaignCanceledError, stageFailure, StageInterruptedError } from '../lib/errors';
+import { CampaignCanceledError, RendererBusyError, RenderInterruptedError, stageFailure, StageInterruptedError } from '../lib/errors';
 import { slotTableOf, takeRenderNode, type RenderMeta, type SlotReport } from '../lib/render/slots';
 import { campaignTrace, STAGE_PARAMS_SCHEMA, type RecordVideoParams, type StageInput, type StageParams } from '../lib/stages';
 import type { ReportInputs } from '../lib/reports';
@@ -21,7 +21,7 @@ import { storageKeys } from '../lib/storage-keys';
 import type { Storyboard } from '../lib/storyboard';
 import { CancelableMixin, type CancelableMethods } from '../mixins/cancelable.mixin';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
-import type { RenderVideoParams, RenderVideoResult } from './renderer.service';
+import type { RendererStatusResult, RenderVideoParams, RenderVideoResult } from './renderer.service';
 
 /** rendering.attempts: one render attempt as a campaign's report shows it. */
 export type RenderAttemptView = ReportInputs['attempts'][number];
@@ -29,13 +29,16 @@ export type RenderAttemptView = ReportInputs['attempts'][number];
 const RENDER_ACTION = 'renderer.renderVideo';
 /** With no render node at all for this long, the stage gives up for now; the campaign waits for one to join. */
 const NO_NODE_GRACE_MS = 30_000;
+/** How often a render in flight is checked on its node (watchRender), and a full cluster asked for its slots again. */
+const RENDER_WATCH_MS = 10_000;
+const SLOT_REFRESH_MS = 10_000;
 /** Renders lost with their node before the video is given up (a guard against a node that always dies). */
 /** What a lost attempt says when the stage that sent it died with its node, not the render node. */
 const ABANDONED_MESSAGE = 'The node running the rendering stage stopped before this render answered; the video was sent again.';
 const MAX_LOST_RENDERS = 6;
 const LOST = new Set([
   'REQUEST_REJECTED',
-  'RENDER_INTERRUPTED',
+  RenderInterruptedError.TYPE,
   'REQUEST_TIMEOUT',
   'SERVICE_NOT_AVAILABLE',
   'SERVICE_NOT_FOUND',
@@ -82,6 +85,7 @@ type RenderingMethods = DbMethods &
       onSent: (nodeID: string) => Promise<unknown>,
     ): Promise<RenderVideoResult>;
     closeAbandonedAttempts(campaignId: string): Promise<number>;
+    watchRender(call: Promise<RenderVideoResult>, nodeID: string, videoId: string): Promise<RenderVideoResult>;
     markProgress(campaignId: string, done: number, total: number): Promise<void>;
     recordVideo(campaignId: string, report: RecordVideoParams): Promise<void>;
   };
@@ -190,6 +194,10 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
     'renderer.slots'(ctx: Context<SlotReport>) {
       slotTableOf(this.broker).report(ctx.params);
     },
+    /** Back after a transporter outage (reports sent meanwhile were refused): every render node reports again. */
+    '$transporter.connected'() {
+      void this.broker.broadcast('renderer.announce', {});
+    },
     /** A node joined (maybe a render node that announced itself before this node knew it): every render node reports again. */
     '$node.connected'() {
       void this.broker.broadcast('renderer.announce', {});
@@ -256,7 +264,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
             await finish('canceled');
             throw signal.aborted ? signal.reason : err;
           }
-          if (e.type === 'RENDERER_BUSY') {
+          if (e.type === RendererBusyError.TYPE) {
             await finish('busy');
             await slotTableOf(this.broker).changed(1000);
             continue;
@@ -301,6 +309,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
       const table = slotTableOf(this.broker);
       const config = configOf(this.broker);
       let noNodeSince: number | null = null;
+      let lastAsked = Date.now();
       for (;;) {
         signal.throwIfAborted();
         const endpoints = (this.broker.registry.getActionEndpoints(RENDER_ACTION)?.endpoints ?? []).filter((ep) => ep.isAvailable);
@@ -317,13 +326,18 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
           // The call is marked handled first: its rejection may come while the record is written, and is returned below.
           call.catch(() => undefined);
           await onSent(chosen.id).catch((err: Error) => this.logger.warn(`render attempt's node not recorded: ${err.message}`));
-          return call;
+          return this.watchRender(call, chosen.id, params.video_id);
         }
         if (endpoints.length === 0) {
           noNodeSince ??= Date.now();
           if (Date.now() - noNodeSince > NO_NODE_GRACE_MS) throw new Errors.ServiceNotAvailableError({ action: RENDER_ACTION });
         } else {
           noNodeSince = null;
+        }
+        // Every node full for a while: a report may have been lost (sent while Redis was away); ask them again.
+        if (Date.now() - lastAsked >= SLOT_REFRESH_MS) {
+          lastAsked = Date.now();
+          void this.broker.broadcast('renderer.announce', {});
         }
         await table.changed(1000);
       }
@@ -337,6 +351,33 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
       );
       if (closed) this.logger.warn(`campaign ${campaignId}: ${closed} render attempt(s) of a stage that died closed as lost`);
       return closed;
+    },
+
+    /**
+     * The render's answer, or RENDER_INTERRUPTED once its node no longer renders it and no answer came: an answer
+     * lost in transit (Redis pub/sub keeps nothing for a subscriber that is reconnecting) would otherwise hold the
+     * video until the call's timeout, minutes later. The node is asked every RENDER_WATCH_MS; two answers in a row
+     * without the video (or a node restarted under the same name) mean lost. A node that does not answer is left to
+     * Moleculer's heartbeat, which rejects the call when the node is gone.
+     */
+    async watchRender(call: Promise<RenderVideoResult>, nodeID: string, videoId: string): Promise<RenderVideoResult> {
+      let settled = false;
+      const done = call.then(
+        () => (settled = true),
+        () => (settled = true),
+      );
+      let misses = 0;
+      for (;;) {
+        await Promise.race([done, new Promise((resolve) => setTimeout(resolve, RENDER_WATCH_MS))]);
+        if (settled) return call;
+        const status = await this.broker
+          .call<RendererStatusResult, Record<string, never>>('renderer.status', {}, { nodeID, retries: 0, timeout: 5000 })
+          .catch(() => null);
+        if (settled) return call;
+        misses = status && !status.videos.includes(videoId) ? misses + 1 : 0;
+        if (misses >= 2)
+          throw new RenderInterruptedError(nodeID, `Render node ${nodeID} no longer renders the video and its answer never came.`);
+      }
     },
 
     /** Videos and campaigns are the campaign actor's: it records what this stage reports. */

@@ -6,7 +6,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseWebVtt, toSrt, type Cue } from '../captions';
-import { stageFailure } from '../errors';
+import { isClusterUnreachable, stageFailure } from '../errors';
 import { frameShot } from '../framing';
 import { run } from '../voice/exec';
 import { composeStillArgs } from './clip-graph';
@@ -54,6 +54,8 @@ async function preparePlan(options: RenderVideoOptions): Promise<{ planPath: str
       try {
         await options.fetchInput(key, local);
       } catch (err) {
+        // The cluster unreachable (a Redis restart) is not the file's fault: the renderer has it rendered again.
+        if (isClusterUnreachable(err)) throw err;
         throw stageFailure('render_failed', `Input file ${key} could not be read: ${(err as Error).message}`, true);
       }
     }

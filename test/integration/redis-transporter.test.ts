@@ -107,3 +107,42 @@ test('a subscribe made during the subscriber handshake waits for it to be ready,
     await broker.stop().catch(() => undefined);
   }
 });
+
+/**
+ * Issue 25 (found by bench/redis-soak): Moleculer silently drops a RESPONSE sent while its node's transporter is
+ * down, and the caller waits for its timeout (a render's: minutes). Ours holds the answer until the connection is
+ * back. The outage is the transporter's own flag here (what its connection's close sets), so the order is certain.
+ */
+test('an answer made while the transporter is down is sent once it is back, not dropped', async () => {
+  const namespace = uniqueName('tx');
+  const make = (name: string) =>
+    new ServiceBroker({ namespace, nodeID: uniqueName(name), logger: false, transporter: transporterOption(TEST_REDIS_URL) as any });
+  const caller = make('caller');
+  const answering = make('answering');
+  let release: () => void = () => undefined;
+  const handled = new Promise<void>((resolve) => (release = resolve));
+  answering.createService({
+    name: 'slow',
+    actions: {
+      async answer() {
+        // The node loses its connection while it works, and answers during the outage.
+        (answering.transit!.tx as unknown as { connected: boolean }).connected = false;
+        release();
+        return 'the answer';
+      },
+    },
+  });
+  await Promise.all([caller.start(), answering.start()]);
+  try {
+    await caller.waitForServices(['slow'], 10_000, 50);
+    const call = caller.call<string, Record<string, never>>('slow.answer', {}, { timeout: 15_000, retries: 0 });
+    await handled;
+    const early = await Promise.race([call.then(() => 'answered'), new Promise((resolve) => setTimeout(() => resolve('held'), 1000))]);
+    // The connection is back (as the transporter's onConnected says after a reconnect): the held answer goes out.
+    const tx = answering.transit!.tx as unknown as { onConnected(wasReconnect?: boolean): Promise<void> };
+    await tx.onConnected(true);
+    expect({ early, answer: await call }).toEqual({ early: 'held', answer: 'the answer' });
+  } finally {
+    await Promise.allSettled([caller.stop(), answering.stop()]);
+  }
+});
