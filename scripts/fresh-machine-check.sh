@@ -5,8 +5,11 @@
 # Redis), a clean copy of the committed tree (git archive HEAD): `bash scripts/demo.sh` with DEMO_KEEP_RUNNING=0 (the demo
 # ends after its campaign instead of keeping the dashboard up), then `bash scripts/test.sh`. Too slow for every CI
 # run (about 35 minutes on 2 cores); run it before resolving issue 16 and keep the last lines of its log.
+# The first command's own time is what a newcomer waits for (issue 25: at most 5 minutes, npm ci at most 2): the
+# bootstrap's timed steps ([bootstrap] … done in N s) are kept in the log, and FRESH_CHECK_TESTS=0 stops after it.
 #
 #   sudo bash scripts/fresh-machine-check.sh            (log: $LOG, default /var/tmp/fresh-machine-check.log)
+#   sudo FRESH_CHECK_TESTS=0 bash scripts/fresh-machine-check.sh   (the demo only)
 #
 # Needs root, debootstrap and a running Docker engine (Debian's docker.io; `dockerd &` where no init runs it).
 set -euo pipefail
@@ -38,11 +41,15 @@ if [ -n "$(extra_ca_files)" ]; then
   say "the host's CA bundle is trusted in the container (this machine's egress re-signs TLS)"
 fi
 # IPv6 on, loopback included, as on a machine (Docker turns it off in containers by default).
-docker run --rm --shm-size=1g --sysctl net.ipv6.conf.all.disable_ipv6=0 --sysctl net.ipv6.conf.lo.disable_ipv6=0 -v "$WORK:/app" -w /app -e DEMO_KEEP_RUNNING=0 "${trust[@]}" "$IMAGE" bash -c '
+tests=${FRESH_CHECK_TESTS:-1}
+docker run --rm --shm-size=1g --sysctl net.ipv6.conf.all.disable_ipv6=0 --sysctl net.ipv6.conf.lo.disable_ipv6=0 -v "$WORK:/app" -w /app -e DEMO_KEEP_RUNNING=0 -e FRESH_CHECK_TESTS="$tests" "${trust[@]}" "$IMAGE" bash -c '
   set -o pipefail
   t0=$(date +%s)
-  bash scripts/demo.sh 2>&1 | tail -n 40; demo=$?
+  bash scripts/demo.sh >/tmp/demo.log 2>&1; demo=$?
+  grep -E "^\[bootstrap\] .*(done in|installed in|ready in)" /tmp/demo.log
+  tail -n 30 /tmp/demo.log
   echo "[fresh-machine-check] demo.sh exit $demo after $(( $(date +%s) - t0 )) s"
+  [ "$FRESH_CHECK_TESTS" = 0 ] && exit "$demo"
   t1=$(date +%s)
   bash scripts/test.sh 2>&1 | tail -n 60; tests=$?
   echo "[fresh-machine-check] test.sh exit $tests after $(( $(date +%s) - t1 )) s"
@@ -50,5 +57,5 @@ docker run --rm --shm-size=1g --sysctl net.ipv6.conf.all.disable_ipv6=0 --sysctl
 ' 2>&1 | tee -a "$LOG"
 status=${PIPESTATUS[0]}
 set -e
-say "both commands: $([ "$status" = 0 ] && echo passed || echo "FAILED (exit $status)") in $(( $(date +%s) - started )) s"
+say "$([ "$tests" = 0 ] && echo "the demo" || echo "both commands"): $([ "$status" = 0 ] && echo passed || echo "FAILED (exit $status)") in $(( $(date +%s) - started )) s"
 exit "$status"
