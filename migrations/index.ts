@@ -9,6 +9,7 @@ import * as videoPostersSrt from './0007-video-posters-srt';
 import * as dashboardSessions from './0008-dashboard-sessions';
 import * as webhookRedeliveries from './0009-webhook-redeliveries';
 import * as campaignOptions from './0010-campaign-options';
+import * as leasedCampaignsIndex from './0011-leased-campaigns-index';
 
 export const MIGRATIONS = [
   { name: '0001-initial', ...initial },
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   { name: '0008-dashboard-sessions', ...dashboardSessions },
   { name: '0009-webhook-redeliveries', ...webhookRedeliveries },
   { name: '0010-campaign-options', ...campaignOptions },
+  { name: '0011-leased-campaigns-index', ...leasedCampaignsIndex },
 ];
