@@ -173,11 +173,15 @@ export class RenderInterruptedError extends MoleculerRetryableError {
   }
 }
 
-/** Errors after which the stage is retried later rather than failing the campaign (a database outage among them). */
+/**
+ * Errors after which the stage is retried later rather than failing the campaign: a stage gone, the database down,
+ * or this node's transporter down (BAD_GATEWAY, Moleculer's BrokerDisconnectedError: a Redis restart).
+ */
 export const STAGE_WAITS_ON = new Set<string>([
   StageInterruptedError.TYPE,
   'SERVICE_NOT_FOUND',
   'SERVICE_NOT_AVAILABLE',
+  'BAD_GATEWAY',
   DatabaseUnavailableError.TYPE,
 ]);
 

@@ -53,7 +53,9 @@ export class RedisSingleConnectionTransporter extends MoleculerRedis {
   private readonly ownListeners = new WeakMap<Redis, Set<unknown>>();
   private nextIsSubscriber = false;
   /** Answers held while disconnected: each resolves when the connection is back (or the hold runs out). */
-  private waitingForConnection: Array<() => void> = [];
+  private waitingForConnection: Array<(connected: boolean) => void> = [];
+  /** Set by disconnect(): the broker is stopping, and no answer waits for a reconnect. */
+  private leaving = false;
   /** One wait per client for its next `ready`, and one for its next `close`, shared by every subscription waiting. */
   private readonly readyWaits = new WeakMap<Redis, Promise<boolean>>();
   private readonly closeWaits = new WeakMap<Redis, Promise<void>>();
@@ -79,6 +81,9 @@ export class RedisSingleConnectionTransporter extends MoleculerRedis {
   }
 
   override async disconnect(): Promise<void> {
+    // Leaving on purpose: nothing more is held for a connection that is not coming back.
+    this.leaving = true;
+    for (const wake of this.waitingForConnection.splice(0)) wake(false);
     await super.disconnect();
     for (const role of ['subscriber', 'publisher'] as const) {
       const client = this.held[role];
@@ -134,10 +139,11 @@ export class RedisSingleConnectionTransporter extends MoleculerRedis {
    * reconnect anyway, and are dropped as before.
    */
   override prepublish(packet: OutgoingPacket): Promise<void> {
-    if (this.connected || packet.type !== 'RES') return super.prepublish(packet);
+    if (this.connected || this.leaving || packet.type !== 'RES') return super.prepublish(packet);
     return this.whenConnected().then((connected) => {
       if (connected) return super.prepublish(packet);
-      this.logger.warn(`an answer to ${String(packet.target)} was dropped: no transporter connection for ${RESPONSE_HOLD_MS / 1000} s`);
+      const why = this.leaving ? 'the node is leaving' : `no transporter connection for ${RESPONSE_HOLD_MS / 1000} s`;
+      this.logger.warn(`an answer to ${String(packet.target)} was dropped: ${why}`);
     });
   }
 
@@ -145,21 +151,22 @@ export class RedisSingleConnectionTransporter extends MoleculerRedis {
     const result = super.onConnected(wasReconnect);
     const waiting = this.waitingForConnection;
     this.waitingForConnection = [];
-    for (const wake of waiting) wake();
+    for (const wake of waiting) wake(true);
     return result;
   }
 
   private whenConnected(): Promise<boolean> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
-        this.waitingForConnection = this.waitingForConnection.filter((wake) => wake !== onConnected);
+        this.waitingForConnection = this.waitingForConnection.filter((wake) => wake !== settle);
         resolve(false);
       }, RESPONSE_HOLD_MS);
-      const onConnected = () => {
+      timer.unref(); // a held answer never keeps a stopping process alive
+      const settle = (connected: boolean) => {
         clearTimeout(timer);
-        resolve(true);
+        resolve(connected);
       };
-      this.waitingForConnection.push(onConnected);
+      this.waitingForConnection.push(settle);
     });
   }
 

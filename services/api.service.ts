@@ -217,6 +217,15 @@ const DASHBOARD_ALIASES: Record<string, string> = {
   'POST webhook-secret/rotate': 'dashboard.rotateWebhookSecret',
 };
 
+/**
+ * How long the gateway waits for an action's answer, then 503 (REQUEST_TIMEOUT) with Retry-After. A request or answer
+ * lost in transit (Redis pub/sub keeps nothing for a node reconnecting after a restart) would otherwise hold the
+ * customer's request open for good: the broker's own requestTimeout is 0, since renders take minutes. Not retried
+ * (a create must not run twice); the key check, read-only, is retried by the broker's policy after its shorter wait.
+ */
+const API_CALL_TIMEOUT_MS = 60_000;
+const AUTHENTICATE_TIMEOUT_MS = 10_000;
+
 /** How long /readyz waits on each dependency before calling it unreachable. */
 const READY_CHECK_MS = 2000;
 
@@ -245,6 +254,7 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
         bodyParsers: false,
         authorization: true,
         autoAliases: false,
+        callOptions: { timeout: API_CALL_TIMEOUT_MS, retries: 0 },
         aliases: {
           ...Object.fromEntries(publicActions().map((action) => [`${action.method} ${action.path}`, action.name])),
           'GET /openapi.json': 'api.openapi',
@@ -284,7 +294,7 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
         aliases: DASHBOARD_ALIASES,
         // A page is not replayed whole (its calls are retried on their own): a replay would lack the session token,
         // which the first attempt took out of meta (dashboard checkAccess), and answer a 503 with the sign-in page.
-        callOptions: { retries: 0 },
+        callOptions: { timeout: API_CALL_TIMEOUT_MS, retries: 0 },
         use: [
           function dashboardHeaders(req: Req, res: Res, next: Next) {
             for (const [name, value] of Object.entries(DASHBOARD_HEADERS)) res.setHeader(name, value);
@@ -587,7 +597,8 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
     authenticateKey(req: Req, res: Res, next: Next) {
       const key = keyFromHeaders(req.headers);
       if (!key || !KEY_PATTERN.test(key)) return next(unauthorized(key ? 'Invalid API key.' : undefined));
-      this.broker.call<AuthContext | null, AuthenticateParams>('accounts.authenticate', { key }, { parentCtx: req.$ctx }).then((auth) => {
+      const options = { parentCtx: req.$ctx, timeout: AUTHENTICATE_TIMEOUT_MS };
+      this.broker.call<AuthContext | null, AuthenticateParams>('accounts.authenticate', { key }, options).then((auth) => {
         if (!auth) return next(unauthorized('Invalid or revoked API key.'));
         req.$auth = auth;
         res.setHeader('X-Service-Api-Scopes', auth.scopes.join(','));

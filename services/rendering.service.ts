@@ -32,6 +32,10 @@ const NO_NODE_GRACE_MS = 30_000;
 /** How often a render in flight is checked on its node (watchRender), and a full cluster asked for its slots again. */
 const RENDER_WATCH_MS = 10_000;
 const SLOT_REFRESH_MS = 10_000;
+/** Moleculer's BrokerDisconnectedError: this node's transporter is down, and the call never left. */
+const TRANSPORTER_DOWN = 'BAD_GATEWAY';
+/** How long a render waits for this node's transporter to come back before the stage gives up for now (the campaign waits). */
+const TRANSPORTER_WAIT_MS = 60_000;
 /** Renders lost with their node before the video is given up (a guard against a node that always dies). */
 /** What a lost attempt says when the stage that sent it died with its node, not the render node. */
 const ABANDONED_MESSAGE = 'The node running the rendering stage stopped before this render answered; the video was sent again.';
@@ -86,6 +90,7 @@ type RenderingMethods = DbMethods &
     ): Promise<RenderVideoResult>;
     closeAbandonedAttempts(campaignId: string): Promise<number>;
     watchRender(call: Promise<RenderVideoResult>, nodeID: string, videoId: string): Promise<RenderVideoResult>;
+    transporterBack(withinMs: number): Promise<boolean>;
     markProgress(campaignId: string, done: number, total: number): Promise<void>;
     recordVideo(campaignId: string, report: RecordVideoParams): Promise<void>;
   };
@@ -269,6 +274,14 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
             await slotTableOf(this.broker).changed(1000);
             continue;
           }
+          if (e.type === TRANSPORTER_DOWN) {
+            // This node's own transporter is down (Redis restarting): the render never left. Sent again once it is back.
+            await finish('lost');
+            this.logger.warn(`video ${video.id}: render not sent (${e.message}); sending it again once the transporter is back`);
+            if (await this.transporterBack(TRANSPORTER_WAIT_MS)) continue;
+            await this.recordVideo(video.campaign_id, { video_id: video.id, status: 'queued' });
+            throw new StageInterruptedError(`The cluster's transporter has been down for ${TRANSPORTER_WAIT_MS / 1000} s.`);
+          }
           if (LOST.has(e.type ?? '')) {
             await finish('lost');
             lost += 1;
@@ -378,6 +391,19 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
         if (misses >= 2)
           throw new RenderInterruptedError(nodeID, `Render node ${nodeID} no longer renders the video and its answer never came.`);
       }
+    },
+
+    /**
+     * True once this node's transporter is connected again, false after `withinMs`. The transporter's own flag: the
+     * transit's stays set through a reconnect. Never at once: the call that failed had just seen it down.
+     */
+    async transporterBack(withinMs: number) {
+      const deadline = Date.now() + withinMs;
+      do {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        if ((this.broker.transit?.tx as { connected?: boolean } | undefined)?.connected) return true;
+      } while (Date.now() < deadline);
+      return false;
     },
 
     /** Videos and campaigns are the campaign actor's: it records what this stage reports. */
