@@ -27,8 +27,8 @@ import path from 'node:path';
 import Redis from 'ioredis';
 import type { ServiceBroker } from 'moleculer';
 import { startWebhookReceiver, type WebhookReceiver } from '../../test/fixtures/webhook-receiver';
-import { startHarness, TEST_DATABASE_URL, type Harness } from '../../test/support/harness';
-import { startNodeProcess, type NodeProcess } from '../../test/support/node-process';
+import { startHarness, type Harness } from '../../test/support/harness';
+import { orchestratorEnv, startNodeProcess, type NodeProcess } from '../../test/support/node-process';
 import { freePort, startRedisServer, type RedisServer } from '../../test/support/redis-server';
 import { waitFor } from '../../test/support/wait';
 import { median, positiveInteger } from '../support';
@@ -321,21 +321,12 @@ async function main(): Promise<number> {
       services: ORCHESTRATOR_SERVICES,
       dataDir: harness.config.dataDir, // the files the worker's `files` service and the API's /files route see
       keepOutputChars: 1000,
-      env: {
-        DATABASE_URL: TEST_DATABASE_URL,
-        DATABASE_SCHEMA: harness.config.databaseSchema!,
-        REDIS_URL: harness.config.redisUrl!,
-        REDIS_PREFIX: harness.config.redisPrefix,
-        PUBLIC_BASE_URL: harness.config.publicBaseUrl,
-        ALLOW_PRIVATE_NETWORK: 'true',
-        RENDER_QUALITY: 'draft',
-        VIDEO_TARGET_SECONDS: '10',
-        CAPTURE_MAX_SHOTS: '2',
+      env: orchestratorEnv(harness, {
         RATE_LIMIT_IP_UNAUTHENTICATED: String(LIMITS.ipUnauthenticated),
         RATE_LIMIT_IP_AUTHENTICATED: String(LIMITS.ipAuthenticated),
         DRAIN_TIMEOUT: '15s',
         LOG_LEVEL: 'warn',
-      },
+      }),
     });
     addProcess('orchestrator process', orchestrator);
     const renderProcesses: NodeProcess[] = [];

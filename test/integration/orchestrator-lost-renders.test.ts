@@ -6,8 +6,8 @@
  * espeak-ng, editly; each node a process of its own, started as an operator starts one.
  */
 import type { ServiceBroker } from 'moleculer';
-import { startHarness, TEST_DATABASE_URL, type Harness } from '../support/harness';
-import { startNodeProcess, type NodeProcess } from '../support/node-process';
+import { startHarness, type Harness } from '../support/harness';
+import { orchestratorEnv, startNodeProcess, type NodeProcess } from '../support/node-process';
 import { startRenderNode } from '../support/render-node';
 import { waitFor } from '../support/wait';
 
@@ -43,20 +43,7 @@ function orchestrator(name: string): NodeProcess {
     dataDir: h.config.dataDir,
     detached: true,
     keepOutputChars: 40_000,
-    env: {
-      DATABASE_URL: TEST_DATABASE_URL,
-      DATABASE_SCHEMA: h.config.databaseSchema!,
-      REDIS_URL: h.config.redisUrl!,
-      REDIS_PREFIX: h.config.redisPrefix,
-      PUBLIC_BASE_URL: h.config.publicBaseUrl,
-      ALLOW_PRIVATE_NETWORK: 'true',
-      RENDER_QUALITY: 'draft',
-      VIDEO_TARGET_SECONDS: '10',
-      CAPTURE_MAX_SHOTS: '2',
-      CAMPAIGN_LEASE: '4s',
-      CAMPAIGN_SWEEP_INTERVAL: '1s',
-      LOG_LEVEL: 'info',
-    },
+    env: orchestratorEnv(h, { CAMPAIGN_LEASE: '4s', CAMPAIGN_SWEEP_INTERVAL: '1s', LOG_LEVEL: 'info' }),
   });
   nodes.push(node);
   return node;

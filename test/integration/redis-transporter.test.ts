@@ -1,24 +1,33 @@
 /**
- * The Redis transporter's send(): a PUBLISH its client rejects (connection closed with the packet queued, as
- * around a Redis restart) is logged, never left as an unhandled rejection (which ends a Node 22 process).
+ * The Redis transporter (lib/redis-transporter.ts) around a Redis restart, on the real Redis: a PUBLISH its client
+ * rejects is logged, never left as an unhandled rejection (which ends a Node 22 process); a subscription made during
+ * the subscriber's handshake waits for it; an answer made while the connection is down is held, not dropped.
  */
 import Redis from 'ioredis';
 import { ServiceBroker } from 'moleculer';
 import { transporterOption, type RedisSingleConnectionTransporter } from '../../lib/redis-transporter';
 import { TEST_REDIS_URL, uniqueName } from '../support/harness';
 
+/** The transporter's parts these tests reach into. */
+type TestTransporter = RedisSingleConnectionTransporter & {
+  clientPub: Redis;
+  clientSub: Redis;
+  getTopicName(cmd: string, nodeID?: string): string;
+  onConnected(wasReconnect?: boolean): Promise<void>;
+  connected: boolean;
+  logger: { warn: (...args: unknown[]) => void };
+};
+
+/** A broker on the real Redis through our transporter, in a namespace of its own unless one is given. */
+function redisBroker(name: string, namespace = uniqueName('tx')): ServiceBroker {
+  return new ServiceBroker({ namespace, nodeID: uniqueName(name), logger: false, transporter: transporterOption(TEST_REDIS_URL) as any });
+}
+const transporterOf = (broker: ServiceBroker) => broker.transit!.tx as unknown as TestTransporter;
+
 test('a publish the Redis client rejects is logged, not left unhandled', async () => {
-  const broker = new ServiceBroker({
-    namespace: uniqueName('tx'),
-    nodeID: uniqueName('tx-node'),
-    logger: false,
-    transporter: transporterOption(TEST_REDIS_URL) as any,
-  });
+  const broker = redisBroker('tx-node');
   await broker.start();
-  const tx = broker.transit!.tx as unknown as RedisSingleConnectionTransporter & {
-    clientPub: Redis;
-    logger: { warn: (...args: unknown[]) => void };
-  };
+  const tx = transporterOf(broker);
   const warnings: string[] = [];
   tx.logger.warn = (...args: unknown[]) => warnings.push(args.map(String).join(' '));
   const unhandled: unknown[] = [];
@@ -43,18 +52,9 @@ test('a publish the Redis client rejects is logged, not left unhandled', async (
  * on it). The subscriber's ready check is held here so that the SUBSCRIBE comes first, as under load.
  */
 test('a subscribe made during the subscriber handshake waits for it to be ready, and nothing is left unhandled', async () => {
-  const broker = new ServiceBroker({
-    namespace: uniqueName('tx'),
-    nodeID: uniqueName('tx-node'),
-    logger: false,
-    transporter: transporterOption(TEST_REDIS_URL) as any,
-  });
+  const broker = redisBroker('tx-node');
   await broker.start();
-  const tx = broker.transit!.tx as unknown as RedisSingleConnectionTransporter & {
-    clientSub: Redis;
-    getTopicName(cmd: string, nodeID?: string): string;
-    logger: { warn: (...args: unknown[]) => void };
-  };
+  const tx = transporterOf(broker);
   tx.logger.warn = () => undefined;
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown) => unhandled.push(reason);
@@ -115,10 +115,8 @@ test('a subscribe made during the subscriber handshake waits for it to be ready,
  */
 test('an answer made while the transporter is down is sent once it is back, not dropped', async () => {
   const namespace = uniqueName('tx');
-  const make = (name: string) =>
-    new ServiceBroker({ namespace, nodeID: uniqueName(name), logger: false, transporter: transporterOption(TEST_REDIS_URL) as any });
-  const caller = make('caller');
-  const answering = make('answering');
+  const caller = redisBroker('caller', namespace);
+  const answering = redisBroker('answering', namespace);
   let release: () => void = () => undefined;
   const handled = new Promise<void>((resolve) => (release = resolve));
   answering.createService({
@@ -126,7 +124,7 @@ test('an answer made while the transporter is down is sent once it is back, not 
     actions: {
       async answer() {
         // The node loses its connection while it works, and answers during the outage.
-        (answering.transit!.tx as unknown as { connected: boolean }).connected = false;
+        transporterOf(answering).connected = false;
         release();
         return 'the answer';
       },
@@ -139,8 +137,7 @@ test('an answer made while the transporter is down is sent once it is back, not 
     await handled;
     const early = await Promise.race([call.then(() => 'answered'), new Promise((resolve) => setTimeout(() => resolve('held'), 1000))]);
     // The connection is back (as the transporter's onConnected says after a reconnect): the held answer goes out.
-    const tx = answering.transit!.tx as unknown as { onConnected(wasReconnect?: boolean): Promise<void> };
-    await tx.onConnected(true);
+    await transporterOf(answering).onConnected(true);
     expect({ early, answer: await call }).toEqual({ early: 'held', answer: 'the answer' });
   } finally {
     await Promise.allSettled([caller.stop(), answering.stop()]);

@@ -16,7 +16,7 @@ import type { ServiceBroker } from 'moleculer';
 import { startWebhookReceiver, verifyWebhook, type ReceivedWebhook, type WebhookReceiver } from '../fixtures/webhook-receiver';
 import { RedisSingleConnectionTransporter } from '../../lib/redis-transporter';
 import { startHarness, TEST_DATABASE_URL, type Harness } from '../support/harness';
-import { startNodeProcess, type NodeProcess } from '../support/node-process';
+import { orchestratorEnv, startNodeProcess, type NodeProcess } from '../support/node-process';
 import { freePort, startRedisServer, type RedisServer } from '../support/redis-server';
 import { waitFor } from '../support/wait';
 
@@ -124,20 +124,7 @@ describe('the campaign actor SIGKILLed mid-pipeline', () => {
       dataDir: h.config.dataDir, // files land where the test (and the API's /files route) can see them
       detached: true, // its own process group: SIGKILL to the group takes its espeak-ng/ffmpeg children along (not Chromium, see below)
       keepOutputChars: 60_000,
-      env: {
-        DATABASE_URL: TEST_DATABASE_URL,
-        DATABASE_SCHEMA: h.config.databaseSchema!,
-        REDIS_URL: h.config.redisUrl!,
-        REDIS_PREFIX: h.config.redisPrefix,
-        PUBLIC_BASE_URL: h.config.publicBaseUrl,
-        ALLOW_PRIVATE_NETWORK: 'true',
-        RENDER_QUALITY: 'draft',
-        VIDEO_TARGET_SECONDS: '10',
-        CAPTURE_MAX_SHOTS: '2',
-        CAMPAIGN_LEASE: '4s',
-        CAMPAIGN_SWEEP_INTERVAL: '1s',
-        LOG_LEVEL: 'info',
-      },
+      env: orchestratorEnv(h, { CAMPAIGN_LEASE: '4s', CAMPAIGN_SWEEP_INTERVAL: '1s', LOG_LEVEL: 'info' }),
     });
     nodes.push(node);
     return node;

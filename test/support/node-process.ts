@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Harness } from './harness';
-import { TEST_REDIS_URL } from './harness';
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from './harness';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const MARKER_VARIABLE = 'CV_TEST_NODE_MARKER';
@@ -60,6 +60,25 @@ export function processesWithMarker(marker: string): number[] {
     }
   }
   return found;
+}
+
+/**
+ * The environment of a node that runs the pipeline's stages beside the harness (an orchestrator): the harness's
+ * database schema, Redis and public address, pages on loopback allowed, and a short draft campaign. `extra` wins.
+ */
+export function orchestratorEnv(h: Harness, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    DATABASE_URL: TEST_DATABASE_URL,
+    DATABASE_SCHEMA: h.config.databaseSchema!,
+    REDIS_URL: h.config.redisUrl!,
+    REDIS_PREFIX: h.config.redisPrefix,
+    PUBLIC_BASE_URL: h.config.publicBaseUrl,
+    ALLOW_PRIVATE_NETWORK: 'true',
+    RENDER_QUALITY: 'draft',
+    VIDEO_TARGET_SECONDS: '10',
+    CAPTURE_MAX_SHOTS: '2',
+    ...extra,
+  };
 }
 
 export function startNodeProcess(h: Harness, options: NodeProcessOptions): NodeProcess {
