@@ -32,7 +32,7 @@ const MoleculerRedis = Transporters.Redis as unknown as new (opts?: unknown) => 
   clientPub?: Redis;
   clientSub?: Redis;
   nodeID?: string;
-  logger: { warn(...args: unknown[]): void; debug(...args: unknown[]): void };
+  logger: { warn(...args: unknown[]): void };
 };
 
 export const TRANSPORTER_NAME = 'RedisSingleConnection';

@@ -381,7 +381,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
       );
       let misses = 0;
       for (;;) {
-        await Promise.race([done, new Promise((resolve) => setTimeout(resolve, RENDER_WATCH_MS))]);
+        await Promise.race([done, new Promise((resolve) => setTimeout(resolve, RENDER_WATCH_MS).unref())]);
         if (settled) return call;
         const status = await this.broker
           .call<RendererStatusResult, Record<string, never>>('renderer.status', {}, { nodeID, retries: 0, timeout: 5000 })
