@@ -268,11 +268,9 @@ export function toErrorResponse(err: unknown): ErrorResponse {
   }
   // moleculer-web: no route or alias matched.
   if (e && e.type === 'NOT_FOUND' && e.code === 404) return errorBody(404, 'not_found', 'No such endpoint.');
-  // The action behind a route is not running on any node right now, or did not answer in time.
-  if (
-    e &&
-    (e.code === 503 || ['SERVICE_NOT_AVAILABLE', 'SERVICE_NOT_FOUND', 'REQUEST_TIMEOUT', 'REQUEST_SKIPPED'].includes(String(e.type)))
-  ) {
+  // The action behind a route is not running on any node right now, did not answer in time, or this node's
+  // transporter is down (a Redis restart): the cluster could not be reached.
+  if (e && (e.code === 503 || isClusterUnreachable(err))) {
     return unavailable('The service is temporarily unavailable. Retry with backoff.');
   }
   return errorBody(500, 'internal', 'Internal error. Safe to retry with backoff.');
