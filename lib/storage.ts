@@ -142,6 +142,14 @@ export class LocalFileStorage implements FileStorage {
  * span about 7 s, enough for a Redis restart and the transporter's reconnect.
  */
 const FILES_CALL_RETRIES = 6;
+/**
+ * A call to the `files` service answers within this time (a read's answer is the stream's start; a write's comes once
+ * the whole file is stored, so it has longer), else it is given up as REQUEST_TIMEOUT and tried again: a request or
+ * answer lost in transit (Redis pub/sub keeps nothing for a node reconnecting) would otherwise hold a render, and its
+ * render node's slot, for good. The broker's own requestTimeout is 0, for renders.
+ */
+const FILES_CALL_TIMEOUT_MS = 30_000;
+const FILES_WRITE_TIMEOUT_MS = 120_000;
 /** A write's stream cannot be replayed by the broker: the whole write is made again, this many times, this far apart. */
 const WRITE_ATTEMPTS = 6;
 const WRITE_RETRY_MS = 1500;
@@ -151,14 +159,18 @@ export class BrokerFileStorage implements FileStorage {
   constructor(private readonly broker: ServiceBroker) {}
 
   private call<T>(action: string, params: Record<string, unknown>, opts: Record<string, unknown> = {}): Promise<T> {
-    return this.broker.call<T, Record<string, unknown>>(`files.${action}`, params, { retries: FILES_CALL_RETRIES, ...opts });
+    return this.broker.call<T, Record<string, unknown>>(`files.${action}`, params, {
+      retries: FILES_CALL_RETRIES,
+      timeout: FILES_CALL_TIMEOUT_MS,
+      ...opts,
+    });
   }
 
   /** A write with a fresh stream on each attempt; again only when the cluster could not be reached. */
   private async write(key: string, open: () => Readable): Promise<void> {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        await this.call('write', { key: assertStorageKey(key) }, { stream: open(), retries: 0 });
+        await this.call('write', { key: assertStorageKey(key) }, { stream: open(), retries: 0, timeout: FILES_WRITE_TIMEOUT_MS });
         return;
       } catch (err) {
         if (attempt >= WRITE_ATTEMPTS || !isClusterUnreachable(err)) throw err;
