@@ -149,8 +149,10 @@ const FILES_CALL_RETRIES = 6;
  * render node's slot, for good. The broker's own requestTimeout is 0, for renders.
  */
 const FILES_CALL_TIMEOUT_MS = 30_000;
-const FILES_WRITE_TIMEOUT_MS = 120_000;
-/** A write's stream cannot be replayed by the broker: the whole write is made again, this many times, this far apart. */
+/** A read stream that gives no bytes for this long is given up and read again (stream-to-file.ts). */
+const FILES_STREAM_IDLE_MS = 20_000;
+const FILES_WRITE_TIMEOUT_MS = 60_000;
+/** A stream cannot be replayed by the broker: the whole write (or stalled read) is made again, this many times, this far apart. */
 const WRITE_ATTEMPTS = 6;
 const WRITE_RETRY_MS = 1500;
 
@@ -167,16 +169,10 @@ export class BrokerFileStorage implements FileStorage {
   }
 
   /** A write with a fresh stream on each attempt; again only when the cluster could not be reached. */
-  private async write(key: string, open: () => Readable): Promise<void> {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        await this.call('write', { key: assertStorageKey(key) }, { stream: open(), retries: 0, timeout: FILES_WRITE_TIMEOUT_MS });
-        return;
-      } catch (err) {
-        if (attempt >= WRITE_ATTEMPTS || !isClusterUnreachable(err)) throw err;
-        await new Promise((resolve) => setTimeout(resolve, WRITE_RETRY_MS));
-      }
-    }
+  private write(key: string, open: () => Readable): Promise<void> {
+    return againWhileUnreachable(async () => {
+      await this.call('write', { key: assertStorageKey(key) }, { stream: open(), retries: 0, timeout: FILES_WRITE_TIMEOUT_MS });
+    });
   }
 
   async put(key: string, data: Buffer): Promise<void> {
@@ -206,12 +202,25 @@ export class BrokerFileStorage implements FileStorage {
     await this.write(key, () => createReadStream(localPath));
   }
 
-  async getFile(key: string, localPath: string): Promise<void> {
-    await streamToFile(() => this.createReadStream(key), localPath);
+  /** A read whose stream stalls (its chunks lost in a Redis restart) is made again, as a refused write is. */
+  getFile(key: string, localPath: string): Promise<void> {
+    return againWhileUnreachable(() => streamToFile(() => this.createReadStream(key), localPath, { idleMs: FILES_STREAM_IDLE_MS }));
   }
 
   async removePrefix(prefix: string): Promise<void> {
     await this.call('removePrefix', { key: assertStorageKey(prefix) });
+  }
+}
+
+/** `work` again, WRITE_RETRY_MS apart, up to WRITE_ATTEMPTS times, while it fails because the cluster was unreachable. */
+async function againWhileUnreachable(work: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await work();
+    } catch (err) {
+      if (attempt >= WRITE_ATTEMPTS || !isClusterUnreachable(err)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, WRITE_RETRY_MS));
+    }
   }
 }
 

@@ -325,7 +325,7 @@ async function main(): Promise<number> {
         RATE_LIMIT_IP_UNAUTHENTICATED: String(LIMITS.ipUnauthenticated),
         RATE_LIMIT_IP_AUTHENTICATED: String(LIMITS.ipAuthenticated),
         DRAIN_TIMEOUT: '15s',
-        LOG_LEVEL: 'warn',
+        LOG_LEVEL: process.env.BENCH_NODE_LOG_LEVEL ?? 'warn',
       }),
     });
     addProcess('orchestrator process', orchestrator);
@@ -336,7 +336,12 @@ async function main(): Promise<number> {
         nodeID: `${harness.config.namespace}-render-${i}`,
         services: ['renderer'],
         keepOutputChars: 1000,
-        env: { RENDER_QUALITY: 'draft', RENDER_CONCURRENCY: '1', DRAIN_TIMEOUT: '15s', LOG_LEVEL: 'warn' },
+        env: {
+          RENDER_QUALITY: 'draft',
+          RENDER_CONCURRENCY: '1',
+          DRAIN_TIMEOUT: '15s',
+          LOG_LEVEL: process.env.BENCH_NODE_LOG_LEVEL ?? 'warn',
+        },
       });
       addProcess(`render process ${i}`, render);
       renderProcesses.push(render);
