@@ -26,6 +26,13 @@ const open = new Map<string, Entry>();
 
 /** Arbitrary constant (the lock's first key): serialises migrations when several nodes start at once. */
 const MIGRATION_LOCK_ID = 72_450_001;
+/**
+ * A lock (its keys) that migrations of any schema hold shared and dropSchema() holds exclusive. A migration reads
+ * the catalog across schemas (umzug's table sync asks Sequelize for the indexes of every `schema_migrations`, whose
+ * pg_get_indexdef fails on an index dropped meanwhile): dropping another schema at that moment failed its start.
+ * Seen with test files on schemas of their own, run side by side.
+ */
+const CATALOG_LOCK: [number, number] = [72_450_002, 0];
 
 function identity(config: AppConfig): string {
   return config.databaseUrl ? `${config.databaseUrl}#${config.databaseSchema ?? ''}` : `sqlite:${sqlitePath(config)}`;
@@ -115,11 +122,27 @@ async function migrate(sequelize: Sequelize, config: AppConfig): Promise<void> {
  */
 async function withMigrationLock<T>(url: string, schema: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   return withClient(url, async (client) => {
+    await client.query('SELECT pg_advisory_lock_shared($1, $2)', CATALOG_LOCK);
     await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [MIGRATION_LOCK_ID, schema]);
     try {
       return await work(client);
     } finally {
       await client.query('SELECT pg_advisory_unlock($1, hashtext($2))', [MIGRATION_LOCK_ID, schema]);
+      await client.query('SELECT pg_advisory_unlock_shared($1, $2)', CATALOG_LOCK);
+    }
+  });
+}
+
+/** Drops a schema and everything in it, never while a migration reads the catalog (CATALOG_LOCK). */
+export async function dropSchema(url: string, schema: string): Promise<void> {
+  await withClient(url, async (client) => {
+    await client.query('SELECT pg_advisory_lock($1, $2)', CATALOG_LOCK);
+    try {
+      // Unquoted, as the schema is named everywhere else (CREATE SCHEMA, search_path): checked to be a plain name.
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema)) throw new Error(`not a plain schema name: ${JSON.stringify(schema)}`);
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1, $2)', CATALOG_LOCK);
     }
   });
 }

@@ -8,6 +8,7 @@ import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
+import { dropSchema } from '../../lib/db/database';
 
 jest.setTimeout(120_000);
 
@@ -73,15 +74,7 @@ const MEMBER = 'member@acme.example';
 let orgId: string;
 const keys: Array<{ key_id: string; key: string }> = [];
 
-afterAll(async () => {
-  const client = new pg.Client({ connectionString: DATABASE_URL });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
-  } finally {
-    await client.end();
-  }
-});
+afterAll(() => dropSchema(DATABASE_URL, SCHEMA));
 
 describe('admin CLI', () => {
   test('org create prints { org_id }; user add prints { user_id } for owner and member', async () => {

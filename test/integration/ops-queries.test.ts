@@ -6,9 +6,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { loadConfig, type AppConfig } from '../../config';
-import { acquireDatabase, releaseDatabase, type Database } from '../../lib/db/database';
+import { acquireDatabase, dropSchema, releaseDatabase, type Database } from '../../lib/db/database';
 import { STAGE_DURATION_BUCKETS_SECONDS } from '../../lib/metrics';
 import { campaignStateCounts, campaignTimeline, renderQueueDepth, stageDurations, webhookOutcomes } from '../../lib/ops-queries';
 import { TEST_DATABASE_URL, uniqueName } from '../support/harness';
@@ -54,12 +53,7 @@ describe.each(['postgres', 'sqlite'] as const)("operators' queries on %s", (dial
 
   afterAll(async () => {
     await releaseDatabase(config);
-    if (config.databaseSchema) {
-      const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS ${config.databaseSchema} CASCADE`);
-      await client.end();
-    }
+    if (config.databaseSchema) await dropSchema(TEST_DATABASE_URL, config.databaseSchema);
     fs.rmSync(config.dataDir, { recursive: true, force: true });
   });
 

@@ -15,7 +15,7 @@ import CampaignsService from '../../services/campaigns.service';
 import pg from 'pg';
 import { loadConfig } from '../../config';
 import { startHarness, TEST_DATABASE_URL, uniqueName, type Harness } from '../support/harness';
-import { acquireDatabase, releaseDatabase, type Database } from '../../lib/db/database';
+import { acquireDatabase, dropSchema, releaseDatabase, type Database } from '../../lib/db/database';
 import { GENERATING_STATES, nextState, type CampaignState } from '../../lib/campaign-states';
 import { MIGRATIONS } from '../../migrations';
 
@@ -357,20 +357,9 @@ describe('the migration lock (PostgreSQL)', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cv-mig-'));
     return loadConfig({}, { databaseUrl: TEST_DATABASE_URL, databaseSchema: schema, dataDir, logLevel: 'warn' });
   };
-  const admin = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await client.connect();
-    try {
-      return await work(client);
-    } finally {
-      await client.end();
-    }
-  };
-  afterAll(async () =>
-    admin(async (client) => {
-      for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    }),
-  );
+  afterAll(async () => {
+    for (const schema of schemas) await dropSchema(TEST_DATABASE_URL, schema);
+  });
 
   test('nodes starting together on one schema migrate it once; a schema being migrated never holds up another', async () => {
     const busy = configFor(uniqueName('mig_busy'));

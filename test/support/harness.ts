@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import { ServiceBroker, type ServiceSchema } from 'moleculer';
 import Redis from 'ioredis';
 import pg from 'pg';
+import { dropSchema } from '../../lib/db/database';
 import { loadConfig, type AppConfig, type ConfigOverrides } from '../../config';
 import { brokerOptions } from '../../broker-options';
 import { transporterOption } from '../../lib/redis-transporter';
@@ -229,12 +230,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async stop() {
       await Promise.allSettled([api !== worker && api.stop(), worker.stop(), captureNode?.stop()]);
       await site.close();
-      if (dialect === 'postgres') {
-        const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-        await client.connect();
-        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-        await client.end();
-      }
+      if (dialect === 'postgres') await dropSchema(TEST_DATABASE_URL, schema);
       fs.rmSync(dataDir, { recursive: true, force: true });
       await deleteRedisKeys(`${schema}:`, redisUrl);
     },
