@@ -153,8 +153,8 @@ const FILES_CALL_TIMEOUT_MS = 30_000;
 const FILES_STREAM_IDLE_MS = 20_000;
 const FILES_WRITE_TIMEOUT_MS = 60_000;
 /** A stream cannot be replayed by the broker: the whole write (or stalled read) is made again, this many times, this far apart. */
-const WRITE_ATTEMPTS = 6;
-const WRITE_RETRY_MS = 1500;
+const STREAM_ATTEMPTS = 6;
+const STREAM_RETRY_MS = 1500;
 
 /** The file store reached through the `files` service on another node (Moleculer streams both ways). */
 export class BrokerFileStorage implements FileStorage {
@@ -212,14 +212,14 @@ export class BrokerFileStorage implements FileStorage {
   }
 }
 
-/** `work` again, WRITE_RETRY_MS apart, up to WRITE_ATTEMPTS times, while it fails because the cluster was unreachable. */
+/** `work` again, STREAM_RETRY_MS apart, up to STREAM_ATTEMPTS times, while it fails because the cluster was unreachable. */
 async function againWhileUnreachable(work: () => Promise<void>): Promise<void> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await work();
     } catch (err) {
-      if (attempt >= WRITE_ATTEMPTS || !isClusterUnreachable(err)) throw err;
-      await new Promise((resolve) => setTimeout(resolve, WRITE_RETRY_MS));
+      if (attempt >= STREAM_ATTEMPTS || !isClusterUnreachable(err)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, STREAM_RETRY_MS));
     }
   }
 }
