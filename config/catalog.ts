@@ -36,6 +36,33 @@ export const PLATFORMS = {
   linkedin: { width: 1080, height: 1080 },
 } as const satisfies Record<string, PlatformFrame>;
 export type PlatformName = keyof typeof PLATFORMS;
+
+/** The edges of a frame that the app playing it covers with its own buttons and text, as shares of the frame's sides. */
+export interface PlatformUiInsets {
+  top: number;
+  bottom: number;
+  left: number;
+  right: number;
+}
+/**
+ * Where each app draws over the video; the renderer keeps its headline band and captions out of these edges
+ * (lib/render/overlay-layout.ts). TikTok, Instagram Reels and YouTube Shorts play 9:16 full screen under the same
+ * furniture, placed alike (their creator guides' safe-zone templates, measured on 1080×1920):
+ * - top 8 % (154 px): the status bar and the feed's tabs or search and camera icons ("Following | For you");
+ * - bottom 20 % (384 px): the account name, the description, the sound line and the navigation bar; a long
+ *   description or an ad's button reaches higher, but 20 % holds for an ordinary post;
+ * - right 12 % (130 px): the column of buttons (profile, like, comment, share, sound), whose lowest part sits
+ *   over the bottom fifth, its upper part beside the lower middle of the picture;
+ * - left 4 % (43 px): the margin of the description's text, kept for symmetry of our band.
+ * YouTube (16:9) and LinkedIn (1:1) show their controls over the picture only on a tap or a hover: nothing reserved.
+ */
+export const PLATFORM_UI_INSETS: Record<PlatformName, PlatformUiInsets> = {
+  tiktok: { top: 0.08, bottom: 0.2, left: 0.04, right: 0.12 },
+  instagram_reels: { top: 0.08, bottom: 0.2, left: 0.04, right: 0.12 },
+  youtube_shorts: { top: 0.08, bottom: 0.2, left: 0.04, right: 0.12 },
+  youtube: { top: 0, bottom: 0, left: 0, right: 0 },
+  linkedin: { top: 0, bottom: 0, left: 0, right: 0 },
+};
 export const PLATFORM_NAMES = Object.keys(PLATFORMS) as PlatformName[];
 export const DEFAULT_PLATFORMS: PlatformName[] = ['tiktok'];
 

@@ -153,6 +153,9 @@ export interface AppConfig {
   videoTargetSeconds: number;
   /** OpenAI-compatible chat endpoint for translations; unset → no translation provider. */
   translation: { baseUrl?: string; apiKey?: string; model?: string; timeoutMs: number };
+  /** OpenAI-compatible chat endpoint that writes narration scripts (lib/script/model-writer.ts); undefined when
+   * SCRIPT_BASE_URL is unset: the extractive script only. */
+  scriptWriter?: ScriptWriterSettings;
   /** Speech: the best offline engine per language by default (config/voices.ts), espeak-ng only, or an
    * OpenAI-compatible /v1/audio/speech endpoint. */
   speech: {
@@ -292,6 +295,30 @@ function list(text: string | undefined): string[] {
     .filter(Boolean);
 }
 
+/** SCRIPT_BASE_URL, SCRIPT_API_KEY, SCRIPT_MODEL, SCRIPT_TIMEOUT: the optional script model (lib/script/model-writer.ts). */
+export interface ScriptWriterSettings {
+  baseUrl: string;
+  apiKey?: string;
+  model: string;
+  /** One request, headers and body. */
+  timeoutMs: number;
+}
+
+export const DEFAULT_SCRIPT_TIMEOUT = '60s';
+
+/** Undefined when SCRIPT_BASE_URL is unset or empty; a model is then required, and the URL must be http(s). */
+export function parseScriptWriter(env: NodeJS.ProcessEnv): ScriptWriterSettings | undefined {
+  const baseUrl = env.SCRIPT_BASE_URL?.trim();
+  if (!baseUrl) return undefined;
+  // The URL is not quoted: it could carry credentials.
+  if (!/^https?:\/\/[^/\s]+/i.test(baseUrl)) throw new Error('SCRIPT_BASE_URL must be an http(s) URL');
+  const model = env.SCRIPT_MODEL?.trim();
+  if (!model) throw new Error('SCRIPT_BASE_URL is set but SCRIPT_MODEL is not');
+  const timeoutMs = parseDuration(env.SCRIPT_TIMEOUT || DEFAULT_SCRIPT_TIMEOUT, 'SCRIPT_TIMEOUT');
+  if (timeoutMs <= 0) throw new Error('SCRIPT_TIMEOUT must be more than 0');
+  return { baseUrl, apiKey: env.SCRIPT_API_KEY?.trim() || undefined, model, timeoutMs };
+}
+
 function speechProvider(text: string | undefined): 'offline' | 'espeak' | 'openai' {
   const value = text || 'offline';
   if (value !== 'offline' && value !== 'espeak' && value !== 'openai')
@@ -376,6 +403,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
       model: env.TRANSLATION_MODEL || undefined,
       timeoutMs: parseDuration(env.TRANSLATION_TIMEOUT || '20s', 'TRANSLATION_TIMEOUT'),
     },
+    scriptWriter: parseScriptWriter(env),
     speech: {
       provider: speechProvider(env.TTS_PROVIDER),
       voices: parseVoiceEngines(env.TTS_VOICES),

@@ -6,6 +6,7 @@ import { SUPPORTED_LANGUAGES, PLATFORM_NAMES, DEFAULT_LANGUAGES, DEFAULT_PLATFOR
 import { VOICE_OPTIONS_BY_ID, voiceIdsFor } from '../config/voices';
 import { PLAN_NAMES, PLANS } from '../config/plans';
 import { CAMPAIGN_STATES, VIDEO_STATES } from './campaign-states';
+import { VIDEO_WARNING_CODES } from './campaign-view';
 import { API_ERROR_CODES, CAMPAIGN_FAILURE_CODES } from './errors';
 import { CAPTION_MODES, HEX_COLOR_PATTERN, METADATA_MAX_CHARACTERS, METADATA_MAX_PAIRS, QUALITIES } from './campaign-options';
 import { MONTH_PATTERN, REPORT_ID_PREFIX } from './reports';
@@ -184,6 +185,7 @@ export const VideoSchema = {
     'duration_seconds',
     'published_at',
     'script_source',
+    'warnings',
   ],
   properties: {
     id: { type: 'string' },
@@ -203,7 +205,26 @@ export const VideoSchema = {
     },
     duration_seconds: { type: ['number', 'null'] },
     published_at: { type: ['string', 'null'], format: 'date-time' },
-    script_source: { type: ['string', 'null'], enum: ['localized_page', 'translated', 'source_text', null] },
+    script_source: {
+      type: ['string', 'null'],
+      enum: ['localized_page', 'translated', 'source_text', null],
+      description:
+        "Where the narration's text came from: the page's own version in this language (localized_page), the configured translation provider (translated), or, with neither, the page's text in its own language between an opening and a closing line in this language (source_text; see warnings). Null until the script is written.",
+    },
+    warnings: {
+      type: 'array',
+      description:
+        "What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language.",
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['code', 'message'],
+        properties: {
+          code: { type: 'string', enum: [...VIDEO_WARNING_CODES] },
+          message: { type: 'string' },
+        },
+      },
+    },
   },
 } as const;
 

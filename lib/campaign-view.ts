@@ -17,6 +17,8 @@ export interface CampaignRow {
   error_message?: string | null;
   options?: CampaignOptions | null;
   metadata?: CampaignMetadata | null;
+  /** The language the page's own text is in (the plan's), as recorded when a video is narrated in it; else null. */
+  page_language?: string | null;
 }
 export interface VideoRow {
   id: string;
@@ -32,6 +34,45 @@ export interface VideoRow {
   thumbnail_key?: string | null;
 }
 export type VideoLinks = (video: VideoRow) => FileLinks;
+
+/**
+ * The codes of a video's `warnings`: the video was made, but is not quite what was asked for. The OpenAPI enum
+ * derives from this list.
+ * - `narration_not_in_language`: no version of the page in the video's language was found and no translation
+ *   provider is configured, so its scenes are narrated in the page's own language, framed by an opening and a
+ *   closing line in the video's language. By construction that is exactly `script_source === 'source_text'`
+ *   (decisions §5), so the warning is derived from that one fact and never stored.
+ */
+export const VIDEO_WARNING_CODES = ['narration_not_in_language'] as const;
+export type VideoWarningCode = (typeof VIDEO_WARNING_CODES)[number];
+export interface VideoWarning {
+  code: VideoWarningCode;
+  message: string;
+}
+
+/** A page's declared language is page text: only a plain language code (`en`, `pt`, `fil`) is kept, lower-cased. */
+export function pageLanguageCode(declared: unknown): string | null {
+  if (typeof declared !== 'string') return null;
+  const code = declared.trim().toLowerCase().split(/[-_]/)[0];
+  return /^[a-z]{2,3}$/.test(code) ? code : null;
+}
+
+/** The warnings of one video, in plain words; empty when none. `pageLanguage` names the page's language if known. */
+export function videoWarnings(video: Pick<VideoRow, 'language' | 'script_source'>, pageLanguage?: string | null): VideoWarning[] {
+  if (video.script_source !== 'source_text') return [];
+  const language = video.language;
+  const page = pageLanguageCode(pageLanguage);
+  const spoken = page ? `the page's language (${page})` : "the page's own language";
+  return [
+    {
+      code: 'narration_not_in_language',
+      message:
+        `No ${language} version of this page was found and no translation provider is configured, so the scenes are narrated ` +
+        `in ${spoken}; only the opening and closing lines are in ${language}. Add a ${language} page linked with hreflang, ` +
+        'or configure TRANSLATION_BASE_URL, then create the campaign again.',
+    },
+  ];
+}
 
 /** `links` signs a video's download links (lib/signing.ts); without it every link is null. */
 export function presentCampaign(campaign: CampaignRow, videos: VideoRow[], links?: VideoLinks): Record<string, unknown> {
@@ -57,6 +98,7 @@ export function presentCampaign(campaign: CampaignRow, videos: VideoRow[], links
         duration_seconds: video.duration_seconds ?? null,
         published_at: video.published_at ? new Date(video.published_at).toISOString() : null,
         script_source: video.script_source ?? null,
+        warnings: videoWarnings(video, campaign.page_language),
       })),
   };
   if (campaign.status === 'failed')

@@ -1,13 +1,30 @@
 /**
- * Framing a page capture for a video frame without cutting the page's text: the capture records where the
- * content of each shot is (its text and media, read from the DOM), and the renderer crops around that box,
- * never through it. Pure geometry, unit-tested without rendering.
+ * Framing a page capture for a video frame without cutting the page's text and without any of it under our own
+ * layers: the capture records where the content of each shot is (its text and media, read from the DOM), and the
+ * renderer crops around that box, never through its lines. Pure geometry, unit-tested without rendering.
  *
- * Why a crop and not the whole screenshot: a desktop screen fitted whole into a 9:16 frame is a thin strip of
- * small type; fitted with "cover" it loses its sides, and with them the ends of its lines. The crop keeps the
- * content's full width (plus what the Ken Burns zoom takes and a margin) and as much of its height as the
- * frame's shape allows, so the section fills the frame and its words stay whole.
+ * How a screen scene shows its page (README):
+ * - The page's picture is the content box (plus a few CSS pixels of the page around it), at its full width: a line
+ *   of the page is never cut at its ends. The rest of the frame is the backdrop (the screenshot, blurred).
+ * - It lies between the bottom of the headline band and the top of the caption box (lib/render/overlay-layout.ts
+ *   pageZone, from the very rectangles the renderer draws them in), with a gap of backdrop, at every moment of the
+ *   Ken Burns zoom: the zoom enlarges the frame about its centre, so the picture is laid out in the zone shrunk
+ *   towards the centre by the zoom. Without burned captions (file_only) the page may use their room.
+ * - Its scale: as large as the content's width allows (its width inside SIDE_MARGIN of the frame's sides at the
+ *   zoom's closest point), at most MAX_UPSCALE: the largest type the page's whole lines allow. A section taller
+ *   than the zone at that scale is shown from its top and cut at the zone's bottom, in a gap between two lines
+ *   (lib/render/render-video.ts). When the capture measured the page's type (textPx), a section that would fit
+ *   the zone whole at no less than WHOLE_MIN_SHARE of that scale is shown whole instead, if its type stays
+ *   legible so (MIN_TEXT_SHARE of the frame's shorter side); a section whose type would be smaller than that
+ *   whole is cut shorter, never narrower, at the largest scale, where its type reaches the minimum whenever the
+ *   content's width allows it at all.
+ * - A vertical frame showing a desktop capture (a page without a phone layout, or whose phone capture is missing)
+ *   follows the same rules: the desktop content's full width fits the frame's width, lines whole, and the type is
+ *   smaller than on a phone capture — accepted rather than cutting the lines; the picture sits in the zone like any
+ *   other, mostly a short band of the section under the headline, with the backdrop above and below.
  */
+import { headlineLayout, pageZone, uiInsetsFor } from './render/overlay-layout';
+import type { LanguageCode, PlatformName } from '../config/catalog';
 
 /** A rectangle in image pixels. */
 export interface Box {
@@ -24,17 +41,35 @@ export interface ShotContent {
   /** Image pixels per CSS pixel (the capture's deviceScaleFactor). */
   pixelRatio: number;
   content: Box;
+  /** The median CSS font size of the text in the content box, when the capture measured it. */
+  textPx?: number;
 }
 
-/** The part of the frame that overlays leave clear: the headline band above it, the captions below. */
+/** The rows of the frame left to the page's picture by our layers, as shares of the frame's height. */
 export interface SafeZone {
   top: number;
   bottom: number;
 }
 
-/** Measured on the renderer's layers (lib/render/editly-child.ts): band and captions, as shares of the frame's height. */
-export function safeZoneFor(frame: { width: number; height: number }): SafeZone {
-  return frame.height > frame.width ? { top: 0.13, bottom: 0.68 } : { top: 0.17, bottom: 0.78 };
+export interface SafeZoneOptions {
+  /** The app's UI to keep our layers out of (config/catalog.ts); without one, by the frame's shape. */
+  platform?: PlatformName | null;
+  /** The storyboard's caption mode: file_only draws no caption box; any other draws the cues in one. */
+  captions?: string;
+  /** The scene's headline (the band's height follows its lines); undefined: a headline of one line; null or '': no band. */
+  headline?: string | null;
+  language?: LanguageCode;
+}
+
+/**
+ * The part of the frame our layers leave to the page: derived from the renderer's own layout of the band and the
+ * caption box (lib/render/overlay-layout.ts), for the platform's frame.
+ */
+export function safeZoneFor(frame: { width: number; height: number }, opts: SafeZoneOptions = {}): SafeZone {
+  const overlay = { width: frame.width, height: frame.height, insets: uiInsetsFor(frame, opts.platform) };
+  const headline = headlineLayout(overlay, opts.headline === undefined ? 'Headline' : opts.headline, opts.language ?? 'en');
+  const zone = pageZone(overlay, { headline, captions: opts.captions !== 'file_only' });
+  return { top: zone.top / frame.height, bottom: zone.bottom / frame.height };
 }
 
 /** The Ken Burns zoom of a screen scene (editly's zoomAmount: the picture grows or shrinks by this share). */
@@ -43,6 +78,18 @@ export const KEN_BURNS_ZOOM = 0.08;
 export const SIDE_MARGIN = 0.03;
 /** A screenshot is never enlarged more than this: beyond it, small type turns to blur. */
 export const MAX_UPSCALE = 2;
+/**
+ * The smallest the page's body type may be drawn, as a share of the frame's shorter side (its font size in frame
+ * pixels, at the zoom's farthest point): 1.9 %, 20.5 px on a 1080 px side. A phone shows a 1080 px wide video
+ * about 390 pt wide: the type is then about 7.4 pt, an x-height of 1.4 mm, which at arm's length (35 cm) is
+ * 0.23°, just above the critical print size of normal reading (about 0.2°, Legge et al.), below which reading
+ * slows down sharply; the captions are set at 4.6 %. Text read in a few seconds of video cannot be smaller.
+ */
+export const MIN_TEXT_SHARE = 0.019;
+/** A section is shown whole (smaller) when that keeps at least this share of the size its width allows. */
+export const WHOLE_MIN_SHARE = 0.75;
+/** CSS pixels of the page kept around the content box: its margins, never the next section's lines. */
+export const PAGE_PAD_CSS = 12;
 
 export interface Framing {
   /** The region of the screenshot to show (inside the image). */
@@ -66,9 +113,20 @@ export function contentWithin(shot: ShotContent): Box {
 }
 
 /**
- * Where to crop `shot` for a frame of `frame`'s size and how to place it, so that the content's full width
- * stays inside the frame through a centred zoom of `zoomAmount` (editly's Ken Burns: 1 → 1 + zoomAmount), with
- * SIDE_MARGIN either side, and its middle sits in the frame's safe zone when it fits there.
+ * The rows of `safe` in which a picture can be laid out (frame pixels, at rest) so that it stays in `safe` at every
+ * zoom from 1 to 1 + zoomAmount about the frame's centre: a row at y is drawn at c + (y − c) × z.
+ */
+export function zoneThroughZoom(frame: { height: number }, safe: SafeZone, zoomAmount = KEN_BURNS_ZOOM): { top: number; bottom: number } {
+  const zoom = 1 + zoomAmount;
+  const centre = frame.height / 2;
+  const [top, bottom] = [safe.top * frame.height, safe.bottom * frame.height];
+  return { top: Math.max(top, centre + (top - centre) / zoom), bottom: Math.min(bottom, centre + (bottom - centre) / zoom) };
+}
+
+/**
+ * Where to crop `shot` for a frame of `frame`'s size and how to place it (the rules are in this file's header):
+ * the content's full width inside the frame through a centred zoom of `zoomAmount` (editly's Ken Burns:
+ * 1 → 1 + zoomAmount) with SIDE_MARGIN either side, the whole region inside `safe` through the zoom.
  */
 export function frameShot(
   shot: ShotContent,
@@ -77,34 +135,85 @@ export function frameShot(
   safe = safeZoneFor(frame),
 ): Framing {
   const content = contentWithin(shot);
-  const aspect = frame.width / frame.height;
-  // At the zoom's closest point only width / (1 + zoom) of the region is seen, centred. The region may be wider
-  // than the screenshot (a phone page's content runs close to its edges): the backdrop then shows at the sides.
-  const needWidth = (content.width * (1 + zoomAmount)) / (1 - 2 * SIDE_MARGIN);
-  const regionWidth = Math.max(needWidth, frame.width / MAX_UPSCALE);
-  const height = Math.min(regionWidth / aspect, shot.height);
-  const scale = Math.min(frame.width / regionWidth, frame.height / height);
-  const width = Math.min(regionWidth, shot.width);
-  const at = { x: (frame.width - width * scale) / 2, y: (frame.height - height * scale) / 2 };
-  // Horizontally: centred on the content.
-  const x = clamp(content.x + content.width / 2 - width / 2, 0, shot.width - width);
-  // Vertically: the content's middle at the safe zone's middle when it fits between the overlays; else its top at
-  // the zone's top. The zone is shrunk towards the middle by the zoom, which pushes everything outwards.
   const zoom = 1 + zoomAmount;
-  const zone = { top: 0.5 - (0.5 - safe.top) / zoom, bottom: 0.5 + (safe.bottom - 0.5) / zoom };
-  const zoneTop = (zone.top * frame.height - at.y) / scale;
-  const zoneHeight = ((zone.bottom - zone.top) * frame.height) / scale;
-  const wantedTop = content.height <= zoneHeight ? content.y + content.height / 2 - (zoneTop + zoneHeight / 2) : content.y - zoneTop;
-  // The region may start above the screenshot (a section shot with its top at the viewport's top) or end below
-  // it: that part of the frame is backdrop, under the headline band or the captions. At most 40 % of it.
-  const y = clamp(wantedTop, -0.4 * height, shot.height - 0.6 * height);
-  const top = Math.max(0, y);
-  const bottom = Math.min(shot.height, y + height);
-  return {
-    region: { x, y: top, width, height: bottom - top },
-    scale,
-    at: { x: at.x, y: at.y + (top - y) * scale },
+  const zone = zoneThroughZoom(frame, safe, zoomAmount);
+  const zoneHeight = Math.max(zone.bottom - zone.top, 1);
+  // The region: the content box and a little of the page around it, inside the image.
+  const pad = PAGE_PAD_CSS * shot.pixelRatio;
+  const left = Math.max(0, content.x - pad);
+  const top = Math.max(0, content.y - pad);
+  const region = {
+    x: left,
+    y: top,
+    width: Math.min(shot.width, content.x + content.width + pad) - left,
+    height: Math.min(shot.height, content.y + content.height + pad) - top,
   };
+  // As large as the content's width allows: at the closest zoom it spans the frame but SIDE_MARGIN either side.
+  const byWidth = Math.min((frame.width * (1 - 2 * SIDE_MARGIN)) / zoom / content.width, MAX_UPSCALE);
+  let scale = byWidth;
+  if (shot.textPx && shot.textPx > 0) {
+    // The whole section, when its type stays legible so and the picture keeps WHOLE_MIN_SHARE of the largest size:
+    // else the largest size, cut at the bottom — the largest type the lines allow, so at least the minimum wherever
+    // the content's width allows it (a section shrunk into a narrow card amid the backdrop reads worse than its top).
+    const whole = Math.min(byWidth, zoneHeight / region.height);
+    const legible = shot.textPx * shot.pixelRatio * whole >= MIN_TEXT_SHARE * Math.min(frame.width, frame.height);
+    if (legible && whole >= WHOLE_MIN_SHARE * byWidth) scale = whole;
+  }
+  // Taller than the zone: from its top, cut at the zone's bottom.
+  region.height = Math.max(1, Math.min(region.height, zoneHeight / scale));
+  return {
+    region,
+    scale,
+    at: {
+      // The content's middle at the frame's middle: the zoom keeps it there.
+      x: frame.width / 2 - (content.x + content.width / 2 - region.x) * scale,
+      // In the middle of the zone (a section cut at the bottom fills it).
+      y: zone.top + (zoneHeight - region.height * scale) / 2,
+    },
+  };
+}
+
+/**
+ * The rows of a region's foot, grey levels (`width` a row), bottom last: the index of the lowest row without ink (its
+ * levels within `tolerance` of each other), a gap between two lines of the page; null when every row has some.
+ */
+export function lowestBlankRow(rows: Uint8Array, width: number, tolerance = 10): number | null {
+  for (let y = Math.floor(rows.length / width) - 1; y >= 0; y -= 1) {
+    let min = 255;
+    let max = 0;
+    for (let i = y * width; i < (y + 1) * width; i += 1) {
+      min = Math.min(min, rows[i]);
+      max = Math.max(max, rows[i]);
+    }
+    if (max - min <= tolerance) return y;
+  }
+  return null;
+}
+
+/**
+ * `framing` with its region ending at image row `bottom` (above its current end: a gap between two lines of the
+ * page, found in its pixels), its top left in place: a section cut at the zone's bottom is not cut across a line.
+ */
+export function endRegionAt(framing: Framing, bottom: number): Framing {
+  const height = bottom - framing.region.y;
+  if (!(height > 0) || height >= framing.region.height) return framing;
+  return { ...framing, region: { ...framing.region, height } };
+}
+
+/** How far above a cut to look for a gap between lines: three lines of the page's type (16 px when unmeasured), in image pixels. */
+export function gapSearchRows(shot: ShotContent, framing: Framing): number {
+  return Math.round(Math.min(3 * 1.6 * (shot.textPx ?? 16) * shot.pixelRatio, framing.region.height / 3));
+}
+
+/** Whether the region ends above the content's bottom: the section is cut there. */
+export function cutsContent(shot: ShotContent, framing: Framing): boolean {
+  const content = contentWithin(shot);
+  return framing.region.y + framing.region.height < content.y + content.height - 0.5;
+}
+
+/** The page's body type as drawn in the frame at the zoom's farthest point (frame pixels), when the capture measured it. */
+export function renderedTextPx(shot: ShotContent, framing: Framing): number | null {
+  return shot.textPx ? shot.textPx * shot.pixelRatio * framing.scale : null;
 }
 
 /**

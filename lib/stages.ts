@@ -82,6 +82,12 @@ export interface CapturedPage {
 export interface ScriptingResult {
   campaign_id: string;
   script_sources: Array<{ language: string; script_source: string }>;
+  /**
+   * The language the page's own text is in (the plan's sourceLanguage): what a `source_text` video is narrated in,
+   * named by its warning (lib/campaign-view.ts). Absent from a stage of an older version: the warning then says
+   * "the page's own language".
+   */
+  page_language?: string | null;
 }
 
 /** script.outputs' answer: what the processing and scripting stages made, for the voiceover stage. */

@@ -59,7 +59,8 @@ export const DEFAULT_TRANSLATION_TIMEOUT_MS = 20_000;
 const QUOTE_LIMIT = 200;
 
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'code' });
-function languageLabel(code: string): string {
+/** "ja" → "Japanese (ja)"; an unknown code stays as it is. */
+export function languageLabel(code: string): string {
   let label: string | undefined;
   try {
     label = languageNames.of(code);
@@ -72,19 +73,22 @@ function languageLabel(code: string): string {
 /** Primary language subtag, lower case: "en-US" → "en". */
 const primary = (code: string) => code.trim().toLowerCase().split(/[-_]/)[0] ?? '';
 
-/** {baseUrl}/v1/chat/completions whether or not baseUrl already ends in /v1 (or is the full endpoint). */
-export function chatCompletionsUrl(baseUrl: string): string {
+/**
+ * {baseUrl}/v1/chat/completions whether or not baseUrl already ends in /v1 (or is the full endpoint).
+ * `label` names the provider in error messages ("Translation provider", "Script model").
+ */
+export function chatCompletionsUrl(baseUrl: string, label = 'Translation provider'): string {
   let url: URL;
   try {
     url = new URL(baseUrl);
   } catch {
-    throw new TypeError(`Translation provider base URL is not a valid URL: ${JSON.stringify(baseUrl)}`);
+    throw new TypeError(`${label} base URL is not a valid URL: ${JSON.stringify(baseUrl)}`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new TypeError(`Translation provider base URL must be http or https, got ${url.protocol}`);
+    throw new TypeError(`${label} base URL must be http or https, got ${url.protocol}`);
   }
   if (url.username || url.password) {
-    throw new TypeError('Translation provider base URL must not contain credentials; set the API key instead.');
+    throw new TypeError(`${label} base URL must not contain credentials; set the API key instead.`);
   }
   const path = url.pathname.replace(/\/+$/, '');
   if (/\/chat\/completions$/.test(path)) url.pathname = path;
@@ -104,7 +108,7 @@ function systemPrompt(from: string, to: LanguageCode, count: number): string {
 }
 
 /** Strips a ```json … ``` (or bare ```) fence around the whole content, if any. */
-function stripFence(content: string): string {
+export function stripFence(content: string): string {
   const match = /^\s*```[a-zA-Z0-9_-]*\s*\n?([\s\S]*?)\n?\s*```\s*$/.exec(content);
   return match ? match[1] : content.trim();
 }
@@ -119,8 +123,23 @@ function isProse(text: string): boolean {
 
 const normalize = (text: string) => text.normalize('NFC').replace(/\s+/g, ' ').trim();
 
+/**
+ * An `openai` SDK client for an OpenAI-compatible endpoint (from chatCompletionsUrl): no retries of its own, the
+ * SDK's timeout a backstop 5 s behind the caller's own deadline, and no Authorization header at all without a key.
+ */
+export function createChatClient(endpoint: string, apiKey: string, timeoutMs: number): OpenAI {
+  return new OpenAI({
+    baseURL: endpoint.replace(/\/chat\/completions$/, ''),
+    // A provider without keys gets no Authorization header at all, not a made-up key.
+    apiKey: apiKey || 'unused',
+    defaultHeaders: apiKey ? {} : { authorization: null },
+    timeout: timeoutMs + 5_000,
+    maxRetries: 0,
+  });
+}
+
 /** The parts of an OpenAI-style chat completion read here; any of them may be missing or of another type. */
-interface ChatCompletion {
+export interface ChatCompletion {
   choices?: Array<{ finish_reason?: unknown; message?: { refusal?: unknown; content?: unknown } }>;
 }
 
@@ -141,14 +160,7 @@ export class ChatTranslator implements Translator {
     if (!Number.isFinite(this.timeoutMs) || this.timeoutMs <= 0)
       throw new TypeError('Translation provider timeout must be a positive number of milliseconds.');
     this.name = `openai-chat:${this.model}`;
-    this.client = new OpenAI({
-      baseURL: this.endpoint.replace(/\/chat\/completions$/, ''),
-      // A provider without keys gets no Authorization header at all, not a made-up key.
-      apiKey: this.apiKey || 'unused',
-      defaultHeaders: this.apiKey ? {} : { authorization: null },
-      timeout: this.timeoutMs + 5_000,
-      maxRetries: 0,
-    });
+    this.client = createChatClient(this.endpoint, this.apiKey, this.timeoutMs);
   }
 
   async translate(texts: string[], from: string, to: LanguageCode): Promise<string[]> {
@@ -264,7 +276,8 @@ export class ChatTranslator implements Translator {
   }
 }
 
-function truncate(text: string): string {
+/** One line, at most QUOTE_LIMIT characters: how a provider's text is quoted in a message. */
+export function truncate(text: string): string {
   const oneLine = text.replace(/\s+/g, ' ').trim();
   return oneLine.length > QUOTE_LIMIT ? `${oneLine.slice(0, QUOTE_LIMIT)}…` : oneLine;
 }
@@ -276,7 +289,7 @@ interface ProviderErrorBody {
 }
 
 /** OpenAI-style {"error":{"message"}}, {"error":"..."}, {"message"}, or a short plain-text body. */
-function providerErrorText(text: string): string | undefined {
+export function providerErrorText(text: string): string | undefined {
   if (!text.trim()) return undefined;
   try {
     const body = JSON.parse(text) as ProviderErrorBody | null;
@@ -288,7 +301,8 @@ function providerErrorText(text: string): string | undefined {
   }
 }
 
-function networkReason(err: unknown): string {
+/** A network failure's code (ECONNREFUSED, ENOTFOUND…) or short message. */
+export function networkReason(err: unknown): string {
   const e = err as { cause?: { code?: unknown; message?: unknown }; code?: unknown; message?: unknown };
   const code = e?.cause?.code ?? e?.code;
   if (typeof code === 'string') return code;

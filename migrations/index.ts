@@ -10,6 +10,7 @@ import * as dashboardSessions from './0008-dashboard-sessions';
 import * as webhookRedeliveries from './0009-webhook-redeliveries';
 import * as campaignOptions from './0010-campaign-options';
 import * as leasedCampaignsIndex from './0011-leased-campaigns-index';
+import * as campaignPageLanguage from './0012-campaign-page-language';
 
 export const MIGRATIONS = [
   { name: '0001-initial', ...initial },
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   { name: '0009-webhook-redeliveries', ...webhookRedeliveries },
   { name: '0010-campaign-options', ...campaignOptions },
   { name: '0011-leased-campaigns-index', ...leasedCampaignsIndex },
+  { name: '0012-campaign-page-language', ...campaignPageLanguage },
 ];

@@ -34,7 +34,7 @@ BOOTSTRAP_APT_PACKAGES=(
   # the engines' peak memory (bench/voice)
   open-jtalk open-jtalk-mecab-naist-jdic festival festvox-us-slt-hts flite pocketsphinx pocketsphinx-en-us sox time
   # OCR of rendered frames (visual checks in the tests)
-  tesseract-ocr tesseract-ocr-eng tesseract-ocr-jpn tesseract-ocr-kor
+  tesseract-ocr tesseract-ocr-eng tesseract-ocr-jpn tesseract-ocr-kor tesseract-ocr-ara
   # what the two native addons that are built here compile against: canvas (cairo, pango, …) and sqlite3, linked to
   # Debian's libsqlite3 instead of compiling the SQLite amalgamation (58 s → 12 s; BOOTSTRAP_GYP_DEFINES below).
   # headless-gl is not built at all: editly loads it only for GL transitions, which the renderer never asks for.

@@ -80,7 +80,8 @@ async function api<T = unknown>(base: string, method: string, route: string, key
 async function main(): Promise<void> {
   const started = Date.now();
   const site = await startFixtureSite();
-  const pageUrl = site.url('/');
+  // DEMO_PATH=/ledger/ makes the demo's campaign of another fixture page (test/fixtures/real-web: /ledger/, /quarry/, /md/, /tiny/, /dark/).
+  const pageUrl = site.url(process.env.DEMO_PATH ?? '/');
   console.log(`▶ serving the fixture site (a product page with en/ja/ko versions) at ${site.origin}`);
 
   const port = await freePort();
@@ -155,7 +156,7 @@ async function main(): Promise<void> {
     const submittedAt = Date.now();
     const created = await api<CampaignBody>(base, 'POST', '/api/v1/campaigns', key, {
       url: pageUrl,
-      languages: ['en', 'ja', 'ko'],
+      languages: (process.env.DEMO_LANGUAGES ?? 'en,ja,ko').split(','),
       // DEMO_PLATFORMS=tiktok,youtube,linkedin shows every frame shape (each platform adds a render per language).
       platforms: (process.env.DEMO_PLATFORMS ?? 'tiktok').split(','),
       webhook_url: receiver.url,

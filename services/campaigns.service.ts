@@ -61,7 +61,15 @@ import {
 import { assertPublicUrl, guardFor, UrlRejectedError } from '../lib/net-guard';
 import { periodResetsAt, quotaPeriod, refundQuota, reserveQuota, usedInPeriod } from '../lib/quota';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
-import { decodeListCursor, defaultTitle, encodeListCursor, presentCampaign, type CampaignRow, type VideoRow } from '../lib/campaign-view';
+import {
+  decodeListCursor,
+  defaultTitle,
+  encodeListCursor,
+  pageLanguageCode,
+  presentCampaign,
+  type CampaignRow,
+  type VideoRow,
+} from '../lib/campaign-view';
 import { FILE_COLUMNS, fileLinks, loadSigningKey, type FileKind, type FileLinks, type LinkableVideo } from '../lib/signing';
 import { writeTerminalEvent } from '../lib/outbox';
 import { optionsOf, type CampaignMetadata, type CampaignOptions } from '../lib/campaign-options';
@@ -1029,10 +1037,13 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
     async recordStageResult(state: CampaignState, result: unknown, transaction: Transaction) {
       const { Video: Videos } = this.db.models;
       if (state === 'scripting') {
-        const { campaign_id: campaignId, script_sources: sources } = result as ScriptingResult;
+        const { campaign_id: campaignId, script_sources: sources, page_language: pageLanguage } = result as ScriptingResult;
         for (const { language, script_source: source } of sources) {
           await Videos.update({ script_source: source }, { where: { campaign_id: campaignId, language }, transaction });
         }
+        // Named by the warning of a video narrated in it (lib/campaign-view.ts); a page's declared language is its text.
+        const page = pageLanguageCode(pageLanguage);
+        if (page) await this.db.models.Campaign.update({ page_language: page }, { where: { id: campaignId }, transaction });
       } else if (state === 'voiceover') {
         const { campaign_id: campaignId, captions } = result as VoiceoverResult;
         for (const { video_id: videoId, captions_key: captionsKey } of captions) {

@@ -16,6 +16,7 @@ import {
   openPage,
   readHead,
   readText,
+  readSections,
   shootSections,
   type PageHead,
   type PageText,
@@ -24,7 +25,8 @@ import {
   type Viewport,
 } from '../lib/capture/page-reader';
 import { refusalReason } from '../lib/capture/refusal';
-import { FURNITURE, screenBudget } from '../lib/script/analyze';
+import { screenBudget } from '../lib/script/analyze';
+import { sectionsToShoot } from '../lib/script/sections';
 import type { PageCapture, ScreenshotRef } from '../lib/db/models';
 import { guardFor } from '../lib/net-guard';
 import { EgressProxy, type EgressDecision } from '../lib/egress-proxy';
@@ -320,6 +322,9 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
                 main_text: v.text.mainText,
                 alternates: v.text.alternates,
                 actions: v.text.actions,
+                sections: v.text.sections ?? [],
+                hero_paragraphs: v.text.heroParagraphs ?? [],
+                brand_names: v.text.brandNames ?? [],
               },
               brand:
                 v.variant === 'source'
@@ -371,9 +376,9 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
     captureVariant(campaignId: string, variant: string, url: string, withMobile: boolean, signal: AbortSignal): VariantInProgress {
       const config = configOf(this.broker);
       const maxShots = config.captureMaxShots;
-      // The sections a video can show (its hero and features: lib/script/analyze.ts), and one more should the
-      // script pass one over (a heading that repeats the headline); furniture (privacy, pricing…) never.
-      const sections = { sections: screenBudget(config.videoTargetSeconds), skipHeadings: FURNITURE };
+      // The sections a video can show (its hero and its best sections: lib/script/sections.ts), and one more should
+      // the script pass one over; furniture (sponsors, events, pricing…) never. The phone shoots its own best ones.
+      const sectionCount = screenBudget(config.videoTargetSeconds);
       const viewports = withMobile ? [DESKTOP, MOBILE] : [DESKTOP];
       // The desktop's head (language, hreflang versions) as soon as the page has loaded: the localized pages it
       // links start then (collectCampaign), not seconds later once it is presented, read and shot (issue 14).
@@ -393,8 +398,10 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
             const presented = await makePresentable(page);
             signal.throwIfAborted();
             const pageText = viewport === DESKTOP ? await readText(page) : undefined;
-            // The phone gets the same sections as the desktop: each scene of a 9:16 video shows its own section.
-            const sectionShots: Shot[] = await shootSections(page, maxShots, sections);
+            // The phone ranks its sections by the same table: each scene of a 9:16 video shows its own section.
+            const found = pageText?.sections ?? (await readSections(page));
+            const indices = sectionsToShoot(found, viewport === DESKTOP ? sectionCount : sectionCount + 1);
+            const sectionShots: Shot[] = await shootSections(page, maxShots, { indices });
             return { loaded, presented, pageText, shots: sectionShots };
           } catch (err) {
             throw signal.aborted ? signal.reason : err;
@@ -437,6 +444,8 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
             height: viewport.height * viewport.deviceScaleFactor,
             pixelRatio: viewport.deviceScaleFactor,
             ...(shot.heading !== undefined ? { heading: shot.heading } : {}),
+            ...(shot.section !== undefined ? { section: shot.section } : {}),
+            ...(shot.textPx !== undefined ? { textPx: shot.textPx } : {}),
             content: shot.content,
           });
           if (viewport === DESKTOP) kept.push(shot.png);

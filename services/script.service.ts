@@ -21,6 +21,7 @@ import {
   type KeyFacts,
   type PlannedScene,
 } from '../lib/script/analyze';
+import { createScriptModel, type ScriptModel } from '../lib/script/model-writer';
 import { writeScript, type CapturedVariant, type ScriptDocument } from '../lib/script/writer';
 import {
   campaignTrace,
@@ -52,6 +53,8 @@ interface ScriptLocalVars {
   storage: FileStorage;
   /** Undefined when no translation provider is configured (lib/translate.ts). */
   translator: Translator | undefined;
+  /** Undefined when no script model is configured (SCRIPT_BASE_URL, lib/script/model-writer.ts). */
+  scriptModel: ScriptModel | undefined;
 }
 
 export type ScriptThis = Service<ServiceSettingSchema> & ScriptMethods & ScriptLocalVars;
@@ -64,6 +67,7 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
     const config = configOf(this.broker);
     this.storage = storageFor(this.broker);
     this.translator = createTranslator(config.translation);
+    this.scriptModel = createScriptModel(config.scriptWriter);
   },
 
   actions: {
@@ -77,7 +81,7 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
         const source = captures.find((c) => c.variant === 'source');
         if (!source) throw stageFailure('capture_failed', 'The page capture is missing; it must be collected again.', false);
         const target = configOf(this.broker).videoTargetSeconds;
-        const facts = keyFacts(source.text as unknown as CapturedText, campaign.url);
+        const facts = keyFacts(source.text as unknown as CapturedText, campaign.url, source.language);
         const ownVersions = captures.filter((c) => c.variant !== 'source');
         const plan: CampaignPlanDocument = {
           facts,
@@ -117,7 +121,16 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
         for (const language of campaign.languages) {
           if (!isSupportedLanguage(language)) continue;
           try {
-            scripts.push(await writeScript(language, plan, variants, this.translator));
+            scripts.push(
+              await writeScript(language, plan, variants, {
+                translator: this.translator,
+                model: this.scriptModel,
+                onModelRefused: (lang, reason) =>
+                  this.logger.warn(
+                    `campaign ${campaign.id}: the script model's ${lang} narration was not used (${reason}); the page's own sentences are said`,
+                  ),
+              }),
+            );
           } catch (err) {
             if (err instanceof TranslationError) {
               throw stageFailure('translation_failed', `Translation to ${language} failed: ${err.message}`, err.retryable);
@@ -135,7 +148,12 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
           }
         });
         // The videos' script_source is the campaign actor's to record (lib/stages.ts).
-        return { campaign_id: campaign.id, script_sources: scripts.map((s) => ({ language: s.language, script_source: s.source })) };
+        return {
+          campaign_id: campaign.id,
+          script_sources: scripts.map((s) => ({ language: s.language, script_source: s.source })),
+          // The language the page is written in: a video narrated from its text names it in its warning.
+          page_language: plan.sourceLanguage || null,
+        };
       },
     },
 
@@ -164,19 +182,23 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
       const chosen = sectionScenes(facts, source.screenshots, target);
       const screens = sectionScreens(
         source.screenshots,
-        chosen.map((c, n) => ({ heading: c.heading, ordinal: n - 1 })),
+        chosen.map((c, n) => ({ heading: c.heading, ordinal: n - 1, section: c.section })),
       );
+      // A language's own page shares the source's layout: its scene shows the section at the same position,
+      // else its own section of that heading, else its section in the same place among those it shot.
       const localized = ownVersions.map((version) => {
-        const own = keyFacts(version.text as unknown as CapturedText, version.final_url || version.url);
-        const roles = chosen.map((c) => ({
-          heading: c.feature === null ? null : (own.features[c.feature]?.title ?? null),
-          ordinal: c.feature ?? 0,
+        const own = keyFacts(version.text as unknown as CapturedText, version.final_url || version.url, version.language);
+        const roles = chosen.map((c, n) => ({
+          heading: c.feature === null ? null : (own.features.find((f) => f.section === c.section)?.title ?? null),
+          ordinal: n - 1,
+          section: c.section,
         }));
         return { language: version.variant, screens: sectionScreens(version.screenshots, roles) };
       });
       return chosen.map((c, n) => ({
         ...screens[n],
         feature: c.feature,
+        section: c.section,
         localized: Object.fromEntries(localized.map((l) => [l.language, l.screens[n]])),
       }));
     },

@@ -9,6 +9,7 @@ import type { HTTPResponse, Page } from 'puppeteer-core';
 import type { PageSignals } from './refusal';
 import { EGRESS_REFUSED_HEADER } from '../egress-proxy';
 import type { Box } from '../framing';
+import type { SectionFeatures } from '../script/sections';
 
 export interface Viewport {
   name: 'desktop' | 'mobile';
@@ -31,8 +32,20 @@ export interface PageText {
   themeColor: string | null;
   iconUrls: string[];
   alternates: Array<{ hreflang: string; href: string }>;
-  /** Labels of the page's prominent buttons and call-to-action links, first screen first. */
+  /** Labels of the page's prominent buttons and call-to-action links, first screen first, without a neighbour's text. */
   actions: string[];
+  /** What the browser read of each section of the page (lib/script/sections.ts scores them). */
+  sections?: PageSection[];
+  /** The hero's prose: the paragraphs between the page's h1 and its first section, notices and banners left out. */
+  heroParagraphs?: string[];
+  /** Names the page gives itself besides its title: application-name, the header logo's alt text. */
+  brandNames?: string[];
+}
+
+/** A section as the capture reads it: its features, and where its top is (in viewport heights from the page's top). */
+export interface PageSection extends SectionFeatures {
+  topScreens: number;
+  bottomScreens: number;
 }
 
 const ALLOWED_SCHEMES = /^(https?|data|blob|about):/i;
@@ -60,10 +73,20 @@ export async function openPage(
     if (ALLOWED_SCHEMES.test(request.url())) request.continue().catch(() => undefined);
     else request.abort('blockedbyclient').catch(() => undefined);
   });
-  const response = await page.goto(url, { waitUntil: 'domcontentloaded', timeout: timeoutMs });
+  let response = await page.goto(url, { waitUntil: 'domcontentloaded', timeout: timeoutMs });
   const refused = response?.headers()[EGRESS_REFUSED_HEADER];
   if (refused) throw new Error(`ERR_EGRESS_${refused}`);
   await page.waitForNetworkIdle({ idleTime: 300, timeout: Math.min(5000, timeoutMs) }).catch(() => undefined);
+  // An entry page that sends its visitors on with <meta http-equiv="refresh"> (a tiny project site's index): the
+  // page it names is the one to read, followed here (three hops at most) rather than raced by the reads below.
+  for (let hop = 0; hop < 3; hop += 1) {
+    const next = await metaRefreshTarget(page).catch(() => null);
+    if (!next || next === page.url()) break;
+    response = await page.goto(next, { waitUntil: 'domcontentloaded', timeout: timeoutMs });
+    const refusedNext = response?.headers()[EGRESS_REFUSED_HEADER];
+    if (refusedNext) throw new Error(`ERR_EGRESS_${refusedNext}`);
+    await page.waitForNetworkIdle({ idleTime: 300, timeout: Math.min(5000, timeoutMs) }).catch(() => undefined);
+  }
   const seen = await page.evaluate(() => {
     const visible = (el: Element) => {
       const rect = el.getBoundingClientRect();
@@ -91,6 +114,21 @@ export async function openPage(
     };
   });
   return { response, signals: { status: response?.status() ?? 0, finalUrl: page.url(), ...seen } };
+}
+
+/** The address a <meta http-equiv="refresh"> sends the visitor to within 10 s (absolute, http or https), or null. */
+async function metaRefreshTarget(page: Page): Promise<string | null> {
+  return page.evaluate(() => {
+    const meta = [...document.querySelectorAll('meta[http-equiv]')].find((m) => m.getAttribute('http-equiv')?.toLowerCase() === 'refresh');
+    const match = /^\s*(\d+(?:\.\d+)?)\s*[;,]\s*(?:url\s*=\s*)?['"]?([^'"]+)['"]?\s*$/i.exec(meta?.getAttribute('content') ?? '');
+    if (!match || Number(match[1]) > 10) return null;
+    try {
+      const target = new URL(match[2].trim(), location.href);
+      return /^https?:$/.test(target.protocol) ? target.href : null;
+    } catch {
+      return null;
+    }
+  });
 }
 
 /** Well-known "accept" buttons of consent tools (OneTrust, Cookiebot, Didomi, Quantcast, Osano, CookieYes, Complianz, generic). */
@@ -171,7 +209,10 @@ export async function makePresentable(page: Page, maxScrollPx = 30_000): Promise
     let hidden = 0;
     for (const el of document.querySelectorAll('body *')) {
       const style = getComputedStyle(el);
-      if (style.position !== 'fixed' && style.position !== 'sticky') continue;
+      // Fixed layers float over the page. A sticky element keeps its place in the layout (a documentation site's
+      // sidebar, its table of contents): hiding it would move the page's columns, so it stays (a sticky bar at the
+      // top is hidden over the sections below by setPinnedBarsHidden, which keeps its room).
+      if (style.position !== 'fixed') continue;
       const rect = el.getBoundingClientRect();
       if (rect.width === 0 || rect.height === 0) continue;
       const consentLike = /cookie|consent|gdpr|cmp|onetrust|didomi/i.test(`${el.id} ${el.className}`);
@@ -201,6 +242,10 @@ export interface Shot {
    * (a page without section headings).
    */
   heading?: string | null;
+  /** The section's position among the page's sections (readSections' `index`); absent for the top of the page. */
+  section?: number;
+  /** The median CSS font size of the text it shows (absent when it shows none). */
+  textPx?: number;
   /** The shot's content (its text and media, clipped to what is on screen below a pinned header), in image pixels. */
   content: Box;
 }
@@ -208,33 +253,148 @@ export interface Shot {
 /** What the browser reports of one region to shoot, in CSS pixels of the document. */
 interface Region {
   heading: string | null;
+  section: number | null;
+  textPx: number;
   top: number;
   bottom: number;
   left: number;
   right: number;
 }
 
+/**
+ * The page's sections, found the same way by readSections and shootSections: each visible <h2> outside the page's
+ * chrome (navigation, footer, sidebars, dialogs, consent banners), and its section, the largest ancestor that holds
+ * that heading and no other. Installed in the page as a function (`__captureSections`), so both read one definition.
+ */
+const SECTION_FINDER = `globalThis.__captureSections = () => {
+  const visible = (el) => {
+    const rect = el.getBoundingClientRect();
+    const style = getComputedStyle(el);
+    return rect.width > 0 && rect.height > 0 && style.visibility !== 'hidden' && style.display !== 'none';
+  };
+  const outside = 'nav,footer,aside,dialog,[role="dialog"],[role="navigation"],[role="contentinfo"],[id*="cookie" i],[class*="cookie" i],[id*="consent" i],[class*="consent" i]';
+  const headings = [...document.querySelectorAll('h2')].filter((h) => visible(h) && !h.closest(outside) && h.innerText.trim());
+  const isBoundary = (el) => el.matches('h1,h2') || headings.some((h) => el.contains(h)) || !!el.querySelector('h1');
+  return headings.map((heading) => {
+    let section = heading;
+    while (section.parentElement && section.parentElement !== document.body) {
+      const parent = section.parentElement;
+      if (parent.tagName === 'MAIN' || headings.some((h) => h !== heading && parent.contains(h))) break;
+      section = parent;
+    }
+    // As written, not as styled: a heading set in capitals by CSS is said and shown in its own case.
+    const title = (getComputedStyle(heading).textTransform !== 'none' ? heading.textContent : heading.innerText).replace(/\\s+/g, ' ').trim();
+    // A flat page (a document's headings and paragraphs side by side): the heading's block and what follows it,
+    // up to the next heading.
+    const parts = [section];
+    const bare = section.innerText.replace(/\\s+/g, ' ').trim().length - title.length < 40 && !section.querySelector('img,svg,video,canvas,picture');
+    if (bare) {
+      for (let next = section.nextElementSibling; next && !isBoundary(next); next = next.nextElementSibling) parts.push(next);
+    }
+    return { heading, section, parts, title };
+  });
+};`;
+
+interface FoundSection {
+  heading: HTMLElement;
+  section: HTMLElement;
+  /** The section element, or on a flat page the heading's block and the blocks that follow it up to the next heading. */
+  parts: HTMLElement[];
+  title: string;
+}
+type SectionFinderWindow = typeof globalThis & { __captureSections: () => FoundSection[] };
+
+/**
+ * What each section of the page is made of (lib/script/sections.ts scores it): its prose, how much of its text
+ * is links, its images by size, dates, forms, quotes and folding questions, its markup's names, and where it is.
+ */
+export async function readSections(page: Page): Promise<PageSection[]> {
+  await page.evaluate(SECTION_FINDER);
+  return page.evaluate(() => {
+    const found = (globalThis as SectionFinderWindow).__captureSections();
+    const visible = (el: Element) => {
+      const rect = el.getBoundingClientRect();
+      const style = getComputedStyle(el);
+      return rect.width > 0 && rect.height > 0 && style.visibility !== 'hidden' && style.display !== 'none';
+    };
+    const folded = (text: string) => text.replace(/\s+/g, ' ').trim();
+    return found.slice(0, 40).map(({ heading, section, parts, title }, index) => {
+      const all = (selector: string) =>
+        parts.flatMap((part) => [...(part.matches(selector) ? [part] : []), ...part.querySelectorAll(selector)]);
+      const inside = all('*').filter((el) => visible(el));
+      const text = folded(parts.map((part) => part.innerText).join('\n'))
+        .replace(title, '')
+        .trim();
+      const linkText = all('a,button,[role="button"]')
+        .filter((el) => visible(el) && !el.parentElement?.closest('a,button'))
+        .reduce((n, el) => n + folded((el as HTMLElement).innerText).length, 0);
+      const paragraphs = all('p,blockquote,dd,li,figcaption')
+        .filter((el) => visible(el) && !el.closest('nav,pre,code,form') && !el.parentElement?.closest('p,blockquote,li'))
+        .map((el) => folded((el as HTMLElement).innerText))
+        .filter((t) => t && (t.length >= 40 || /[.!?。！？]$/.test(t)))
+        .slice(0, 12);
+      let small = 0;
+      let large = 0;
+      for (const el of inside) {
+        if (!el.matches('img,svg,video,canvas,picture,iframe') || el.parentElement?.closest('svg,picture')) continue;
+        const r = el.getBoundingClientRect();
+        if (r.width >= 320 && r.height >= 180) large += 1;
+        else if (r.width >= 24 && r.height >= 12 && r.width <= 240 && r.height <= 160) small += 1;
+      }
+      const sizes = inside
+        .filter((el) => [...el.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && (n.textContent ?? '').trim()))
+        .map((el) => parseFloat(getComputedStyle(el).fontSize))
+        .filter((n) => n > 0)
+        .sort((a, b) => a - b);
+      const tokens = [section, heading, section.parentElement, ...parts.slice(1, 3)]
+        .filter((el): el is HTMLElement => !!el && el !== document.body)
+        .map((el) => `${el.id} ${typeof el.className === 'string' ? el.className : ''} ${el.getAttribute('role') ?? ''}`)
+        .join(' ')
+        .toLowerCase();
+      return {
+        index,
+        heading: title,
+        paragraphs,
+        text: text.slice(0, 1500),
+        textChars: text.length,
+        linkChars: linkText,
+        smallImages: small,
+        largeMedia: large,
+        listItems: all('li').length,
+        times: all('time').length,
+        formFields: all('input:not([type="hidden"]),select,textarea').filter(visible).length,
+        quotes: all('blockquote,q,[class*="testimonial" i],[class*="quote" i]').length,
+        disclosures: all('details,[aria-expanded]').length,
+        tokens: tokens.slice(0, 300),
+        fontPx: sizes.length ? sizes[Math.floor(sizes.length / 2)] : 0,
+        topScreens: (Math.min(...parts.map((part) => part.getBoundingClientRect().top)) + window.scrollY) / window.innerHeight,
+        bottomScreens: (Math.max(...parts.map((part) => part.getBoundingClientRect().bottom)) + window.scrollY) / window.innerHeight,
+      };
+    });
+  });
+}
+
 /** Which sections shootSections takes, beyond its `maxShots` bound. */
 export interface SectionChoice {
-  /** sections at most after the top of the page: the scenes a video has room for (issue 14: each shot costs a
+  /** The sections to shoot, by position among the page's sections (readSections' `index`); by default the first ones. */
+  indices?: number[];
+  /** sections at most after the top of the page, when `indices` is not given (issue 14: each shot costs a
    * scroll, two painted frames and a PNG encode, and most pages have more sections than a video shows) */
   sections?: number;
-  /** headings whose sections are never shot (page furniture: they are never a scene) */
-  skipHeadings?: RegExp;
 }
 
 /**
- * The top of the page, then one shot per section of the page (the element around each <h2> that holds no
+ * The top of the page, then one shot per chosen section of the page (the element around each <h2> that holds no
  * other section heading), at most `maxShots` in all: each section scrolled to, with the page's pinned header
- * hidden, centred when it fits the viewport, its top near the viewport's top when it does not. A page without section headings is shot
- * screen by screen instead. Each shot records its content box, so a frame can be cropped around it.
+ * hidden, centred when it fits the viewport, its top near the viewport's top when it does not. A page without
+ * section headings is shot screen by screen instead. Each shot records its content box (a large panel left empty,
+ * such as a carousel whose script did not load, is not content), so a frame can be cropped around it.
  */
 export async function shootSections(page: Page, maxShots: number, choice: SectionChoice = {}): Promise<Shot[]> {
   const sectionLimit = Math.max(0, Math.min(maxShots - 1, choice.sections ?? Infinity));
-  const skip = choice.skipHeadings ? { source: choice.skipHeadings.source, flags: choice.skipHeadings.flags } : null;
+  await page.evaluate(SECTION_FINDER);
   const layout = await page.evaluate(
-    (limit: number, sectionsAtMost: number, skipHeading: { source: string; flags: string } | null) => {
-      const skipped = skipHeading ? new RegExp(skipHeading.source, skipHeading.flags) : null;
+    (limit: number, sectionsAtMost: number, indices: number[] | null) => {
       const visible = (el: Element) => {
         const rect = el.getBoundingClientRect();
         const style = getComputedStyle(el);
@@ -248,16 +408,34 @@ export async function shootSections(page: Page, maxShots: number, choice: Sectio
         return bar ? Math.max(bottom, rect.bottom) : bottom;
       }, 0);
       const outside = 'nav,footer,aside,dialog,[role="dialog"],[id*="cookie" i],[class*="cookie" i],[id*="consent" i],[class*="consent" i]';
-      const headings = [...document.querySelectorAll('h2')].filter(
-        (h) => visible(h) && !h.closest(outside) && (h as HTMLElement).innerText.trim(),
-      );
-      // Sections framed (each up to the next heading) by every heading; shot only for those not skipped.
-      const shotHeadings = headings
-        .filter((h) => !skipped?.test((h as HTMLElement).innerText.replace(/\s+/g, ' ').trim()))
-        .slice(0, sectionsAtMost);
-      /** Leaves that carry content: elements with their own text, and media. */
+      const found = (globalThis as SectionFinderWindow).__captureSections();
+      const chosen = indices
+        ? found.map((f, index) => ({ ...f, index })).filter((f) => indices.includes(f.index))
+        : found.slice(0, sectionsAtMost).map((f, index) => ({ ...f, index }));
+      /**
+       * Large panels with nothing in them but controls (a carousel whose slides never came, a video poster that
+       * did not load): their controls are not content, and the top of the page ends above them.
+       */
+      const emptyPanels = [...document.querySelectorAll('body *')].filter((el) => {
+        if (!visible(el) || el.closest(outside)) return false;
+        const r = el.getBoundingClientRect();
+        if (r.width < window.innerWidth * 0.3 || r.height < Math.min(200, window.innerHeight * 0.25)) return false;
+        const media = [...el.querySelectorAll('img,svg,video,canvas,picture,iframe')].some((m) => {
+          const mr = m.getBoundingClientRect();
+          return visible(m) && mr.width * mr.height > r.width * r.height * 0.05;
+        });
+        if (media || el.matches('img,svg,video,canvas,picture,iframe')) return false;
+        const own = (el as HTMLElement).innerText.replace(/\s+/g, ' ').trim();
+        const controls = [...el.querySelectorAll('button,[role="button"]')]
+          .map((b) => (b as HTMLElement).innerText.replace(/\s+/g, ' ').trim())
+          .join(' ');
+        return own.length - controls.length < 20 && getComputedStyle(el).backgroundImage === 'none';
+      });
+      const innermostEmpty = emptyPanels.filter((el) => !emptyPanels.some((other) => other !== el && el.contains(other)));
+      /** Leaves that carry content: elements with their own text, and media; not inside an empty panel. */
       const leaves = [...document.querySelectorAll('body *')].filter((el) => {
         if (!visible(el) || el.closest(outside)) return false;
+        if (innermostEmpty.some((panel) => panel.contains(el))) return false;
         if (el.matches('img,svg,video,canvas,picture,input,button,select,textarea')) return true;
         return [...el.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && (n.textContent ?? '').trim());
       });
@@ -271,10 +449,10 @@ export async function shootSections(page: Page, maxShots: number, choice: Sectio
         };
       };
       /** The union of the content leaves inside `area` (document coordinates). */
-      const contentOf = (area: { top: number; bottom: number; left: number; right: number }, within?: Element) => {
+      const contentOf = (area: { top: number; bottom: number; left: number; right: number }, within?: Element[]) => {
         let box: { top: number; bottom: number; left: number; right: number } | null = null;
         for (const el of leaves) {
-          if (within && !within.contains(el)) continue;
+          if (within && !within.some((part) => part.contains(el))) continue;
           const r = docRect(el);
           if (r.bottom <= area.top || r.top >= area.bottom || r.right <= area.left || r.left >= area.right) continue;
           const clipped = {
@@ -294,33 +472,48 @@ export async function shootSections(page: Page, maxShots: number, choice: Sectio
         }
         return box ?? area;
       };
-      const page = { left: 0, right: document.documentElement.clientWidth };
-      const regions: Array<{ heading: string | null; top: number; bottom: number; left: number; right: number }> = [];
-      if (headings.length) {
-        // The top of the page: from its headline (the hero's h1, when it is on the first screen) down to the fold,
-        // so the framing puts the headline, not the site's header bar, first under the video's own headline band.
+      /** The median CSS font size of the text inside `area`: how large the page's type is (lib/framing.ts keeps it legible). */
+      const textPxOf = (area: { top: number; bottom: number }, within?: Element[]) => {
+        const sizes = leaves
+          .filter(
+            (el) =>
+              (!within || within.some((part) => part.contains(el))) &&
+              !el.matches('img,svg,video,canvas,picture,input,button,select,textarea'),
+          )
+          .filter((el) => {
+            const r = docRect(el);
+            return r.bottom > area.top && r.top < area.bottom;
+          })
+          .map((el) => parseFloat(getComputedStyle(el).fontSize))
+          .filter((n) => n > 0)
+          .sort((a, b) => a - b);
+        return sizes.length ? sizes[Math.floor(sizes.length / 2)] : 0;
+      };
+      const pageBox = { left: 0, right: document.documentElement.clientWidth };
+      const regions: Region[] = [];
+      if (found.length) {
+        // The top of the page: from its headline (the hero's h1, when it is on the first screen) down to the fold or
+        // an empty panel below the headline, so the framing puts the headline, not the site's header bar, first.
         const h1 = [...document.querySelectorAll('h1')].find((h) => visible(h) && !h.closest(outside));
         const h1Top = h1 ? docRect(h1).top : Infinity;
         const heroTop = h1Top < window.innerHeight * 0.75 ? Math.max(0, h1Top - 16) : 0;
-        regions.push({ heading: null, ...contentOf({ top: heroTop, bottom: window.innerHeight, ...page }) });
-        for (const heading of shotHeadings) {
-          // The section: the largest ancestor that holds this heading and no other.
-          let section: Element = heading;
-          while (section.parentElement && section.parentElement !== document.body) {
-            const parent = section.parentElement;
-            if (parent.tagName === 'MAIN' || headings.some((h) => h !== heading && parent.contains(h))) break;
-            section = parent;
-          }
-          regions.push({
-            heading: (heading as HTMLElement).innerText.replace(/\s+/g, ' ').trim(),
-            ...contentOf({ ...docRect(section), ...page }, section),
-          });
+        const panelBelow = innermostEmpty
+          .map((el) => docRect(el).top)
+          .filter((top) => top > heroTop + 120 && top < window.innerHeight)
+          .sort((a, b) => a - b)[0];
+        const hero = { top: heroTop, bottom: panelBelow ?? window.innerHeight, ...pageBox };
+        regions.push({ heading: null, section: null, textPx: textPxOf(hero), ...contentOf(hero) });
+        for (const { parts, title, index } of chosen) {
+          const rects = parts.map(docRect);
+          const area = { top: Math.min(...rects.map((r) => r.top)), bottom: Math.max(...rects.map((r) => r.bottom)), ...pageBox };
+          regions.push({ heading: title, section: index, textPx: textPxOf(area, parts), ...contentOf(area, parts) });
         }
       } else {
         const height = document.documentElement.scrollHeight;
         for (let i = 0; i < limit && i * window.innerHeight < height; i += 1) {
           const top = i * window.innerHeight;
-          regions.push({ heading: null, ...contentOf({ top, bottom: top + window.innerHeight, ...page }) });
+          const area = { top, bottom: top + window.innerHeight, ...pageBox };
+          regions.push({ heading: null, section: null, textPx: textPxOf(area), ...contentOf(area) });
         }
       }
       return {
@@ -328,16 +521,16 @@ export async function shootSections(page: Page, maxShots: number, choice: Sectio
         pinnedHeader,
         viewportHeight: window.innerHeight,
         pixelRatio: window.devicePixelRatio,
-        bySection: headings.length > 0,
+        bySection: found.length > 0,
       };
     },
     maxShots,
     sectionLimit,
-    skip,
+    choice.indices ? choice.indices.slice(0, Math.max(0, maxShots - 1)) : null,
   );
 
   const shots: Shot[] = [];
-  for (const [n, region] of (layout.regions as Region[]).entries()) {
+  for (const [n, region] of layout.regions.entries()) {
     // A pinned header belongs to the page's top; over a section further down it only hides the section's top.
     if (layout.bySection && n === 1) await setPinnedBarsHidden(page, true);
     // Sections (their pinned header hidden): centred when they fit the viewport, else their top 24 px from its top.
@@ -367,6 +560,8 @@ export async function shootSections(page: Page, maxShots: number, choice: Sectio
     shots.push({
       png,
       heading: layout.bySection ? region.heading : undefined,
+      ...(layout.bySection && region.section !== null ? { section: region.section } : {}),
+      ...(region.textPx > 0 ? { textPx: region.textPx } : {}),
       content: {
         x: Math.round(region.left * ratio),
         y: Math.round(visibleTop * ratio),
@@ -394,7 +589,9 @@ async function setPinnedBarsHidden(page: Page, hidden: boolean): Promise<void> {
       const style = getComputedStyle(el);
       if (style.position !== 'fixed' && style.position !== 'sticky') continue;
       const rect = el.getBoundingClientRect();
-      if (rect.top <= 1 && rect.height > 0 && rect.height < window.innerHeight * 0.2 && rect.width > window.innerWidth * 0.5) {
+      // A sticky bar below an announcement bar is not at the top yet, but will be once the page scrolls (its top: 0).
+      const pinned = rect.top <= 1 || (style.position === 'sticky' && style.top !== 'auto' && parseFloat(style.top) <= 1);
+      if (pinned && rect.height > 0 && rect.height < window.innerHeight * 0.2 && rect.width > window.innerWidth * 0.5) {
         (el as HTMLElement).style.setProperty('visibility', 'hidden', 'important');
         el.setAttribute('data-capture-hidden-bar', '');
       }
@@ -472,7 +669,12 @@ export async function readText(page: Page): Promise<PageText> {
       description: content('meta[name="description"]'),
       openGraph,
       headings: [...document.querySelectorAll('h1,h2,h3')]
-        .map((h) => ({ level: Number(h.tagName[1]), text: (h as HTMLElement).innerText.replace(/\s+/g, ' ').trim() }))
+        .map((h) => ({
+          level: Number(h.tagName[1]),
+          text: (getComputedStyle(h).textTransform !== 'none' ? (h.textContent ?? '') : (h as HTMLElement).innerText)
+            .replace(/\s+/g, ' ')
+            .trim(),
+        }))
         .filter((h) => h.text)
         .slice(0, 40),
       bodyText: (document.body?.innerText ?? '')
@@ -481,27 +683,113 @@ export async function readText(page: Page): Promise<PageText> {
         .trim(),
       themeColor: content('meta[name="theme-color"]'),
       iconUrls: [...new Set(icons)].slice(0, 8),
-      actions: [
-        ...new Set(
-          [
-            ...document.querySelectorAll(
-              'a[class*="btn" i],a[class*="button" i],a[class*="cta" i],button:not([aria-label]),[role="button"]',
-            ),
-          ]
-            .filter((el) => {
-              const r = el.getBoundingClientRect();
-              return (
-                r.width > 40 &&
-                r.height > 20 &&
-                !el.closest('nav,footer,form,[id*="cookie" i],[class*="cookie" i],[id*="consent" i],[class*="consent" i]')
-              );
-            })
-            .sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)
-            .map((el) => (el as HTMLElement).innerText.replace(/\s+/g, ' ').trim())
-            .filter((t) => t.length >= 3 && t.length <= 40),
+      actions: callsToAction(),
+      heroParagraphs: heroProse(),
+      brandNames: [
+        ...[...document.querySelectorAll('header a[href], [class*="brand" i] a[href], a[class*="brand" i], a[class*="logo" i]')]
+          .filter((a) => {
+            const href = (a as HTMLAnchorElement).href.replace(/[#?].*$/, '');
+            return a.matches('[class*="brand" i],[class*="logo" i]') || href === location.origin + '/' || location.href.startsWith(href);
+          })
+          .map((a) => (a as HTMLElement).innerText.replace(/\s+/g, ' ').trim())
+          .filter((t) => t && t.split(' ').length <= 3),
+        content('meta[name="application-name"]'),
+        ...[
+          ...document.querySelectorAll('header img[alt], [class*="logo" i] img[alt], img[class*="logo" i][alt], a[href="/"] img[alt]'),
+        ].map((img) =>
+          (img.getAttribute('alt') ?? '')
+            .replace(/\b(logo|home)\b/gi, '')
+            .replace(/\s+/g, ' ')
+            .trim(),
         ),
-      ].slice(0, 6),
+      ].filter((n): n is string => !!n && n.length <= 40),
     };
+
+    /**
+     * The page's calls to action on its first screen and a half, in the order a visitor meets them (the header's
+     * last): links styled as buttons,
+     * and buttons, outside navigation, forms, consent banners and carousels (whose "Previous" and "Next" are
+     * controls, not calls), not skip links, not hidden off screen. A label is the element's own words: text in a
+     * smaller type inside it ("Powered by …") is a neighbour's note, not part of the call.
+     */
+    function callsToAction(): string[] {
+      // A link is a button when it is named so, or styled so: a filled background of its own and padding around its words.
+      const styledAsButton = (el: Element) => {
+        const style = getComputedStyle(el);
+        const filled = style.backgroundColor !== 'rgba(0, 0, 0, 0)' && style.backgroundColor !== 'transparent';
+        return filled && parseFloat(style.paddingLeft) >= 8 && parseFloat(style.paddingRight) >= 8;
+      };
+      const candidates = [
+        ...document.querySelectorAll('a[class*="btn" i],a[class*="button" i],a[class*="cta" i],button:not([aria-label]),[role="button"]'),
+        ...[...document.querySelectorAll('a[href]')].filter(styledAsButton),
+      ].filter((el) => {
+        const r = el.getBoundingClientRect();
+        const href = el.getAttribute('href') ?? '';
+        return (
+          r.width > 40 &&
+          r.height > 20 &&
+          r.top + window.scrollY >= 0 &&
+          // A call to action is made on the first screens; a "Yes" under "Was this page helpful?" is feedback.
+          r.top + window.scrollY < window.innerHeight * 1.5 &&
+          r.left + window.scrollX >= 0 &&
+          !el.closest(
+            'nav,footer,form,dialog,[id*="cookie" i],[class*="cookie" i],[id*="consent" i],[class*="consent" i],[class*="carousel" i],[class*="slider" i],[class*="swiper" i],[class*="slick" i],[aria-roledescription="carousel"]',
+          ) &&
+          !el.hasAttribute('aria-controls') &&
+          !/^#(main|content|skip)/i.test(href) &&
+          !/skip/i.test(`${el.id} ${typeof el.className === 'string' ? el.className : ''}`)
+        );
+      });
+      const label = (el: Element): string => {
+        const size = parseFloat(getComputedStyle(el).fontSize);
+        const words: string[] = [];
+        const walk = (node: Node) => {
+          if (node.nodeType === Node.TEXT_NODE) words.push(node.textContent ?? '');
+          else if (node.nodeType === Node.ELEMENT_NODE) {
+            const child = node as HTMLElement;
+            const style = getComputedStyle(child);
+            if (style.display === 'none' || style.visibility === 'hidden') return;
+            if (parseFloat(style.fontSize) < size * 0.9 || child.matches('small,sub,sup')) return;
+            for (const n of child.childNodes) walk(n);
+          }
+        };
+        for (const n of el.childNodes) walk(n);
+        return words.join(' ').replace(/\s+/g, ' ').trim();
+      };
+      const inHeader = (el: Element) => !!el.closest('header') && el.getBoundingClientRect().top + window.scrollY < 120;
+      const primary = (el: Element) => /primary|cta|main/i.test(typeof el.className === 'string' ? el.className : '');
+      const ordered = candidates.sort(
+        (a, b) =>
+          Number(inHeader(a)) - Number(inHeader(b)) ||
+          a.getBoundingClientRect().top - b.getBoundingClientRect().top ||
+          Number(primary(b)) - Number(primary(a)),
+      );
+      return [...new Set(ordered.map(label).filter((t) => t.length >= 2 && t.length <= 40 && /[\p{L}\p{N}]/u.test(t)))].slice(0, 6);
+    }
+
+    /** The hero's paragraphs: after the page's h1, before its first section heading, notices and banners left out. */
+    function heroProse(): string[] {
+      const h1 = [...document.querySelectorAll('h1')].find((h) => h.getBoundingClientRect().height > 0);
+      if (!h1) return [];
+      const firstSection = [...document.querySelectorAll('h2')].find(
+        (h) => h.getBoundingClientRect().height > 0 && !h.closest('nav,footer,aside'),
+      );
+      return [...document.querySelectorAll('p')]
+        .filter((p) => {
+          if (!(h1.compareDocumentPosition(p) & Node.DOCUMENT_POSITION_FOLLOWING)) return false;
+          if (firstSection && !(p.compareDocumentPosition(firstSection) & Node.DOCUMENT_POSITION_FOLLOWING)) return false;
+          const r = p.getBoundingClientRect();
+          return (
+            r.height > 0 &&
+            !p.closest(
+              'nav,footer,aside,form,[role="note"],[role="alert"],[role="status"],[class*="notice" i],[class*="alert" i],[class*="banner" i],[class*="announce" i],[class*="badge" i],[id*="cookie" i],[class*="cookie" i]',
+            )
+          );
+        })
+        .map((p) => p.innerText.replace(/\s+/g, ' ').trim())
+        .filter((t) => t.length >= 20)
+        .slice(0, 4);
+    }
   });
   const head = await readHead(page);
   const mainText = (article?.text ?? meta.bodyText)
@@ -510,5 +798,6 @@ export async function readText(page: Page): Promise<PageText> {
     .trim()
     .slice(0, 20_000);
   const { bodyText: _unused, ...rest } = meta;
-  return { ...rest, mainText, alternates: head.alternates, language: head.language ?? article?.lang ?? null };
+  const sections = await readSections(page);
+  return { ...rest, mainText, sections, alternates: head.alternates, language: head.language ?? article?.lang ?? null };
 }

@@ -80,6 +80,8 @@ export class Campaign extends Model<InferAttributes<Campaign>, InferCreationAttr
   declare webhook_url: string | null;
   declare options: CreationOptional<CampaignOptions | null>;
   declare metadata: CreationOptional<CampaignMetadata | null>;
+  /** The page's own language, recorded when a video is narrated in it (script_source source_text); else null. */
+  declare page_language: CreationOptional<string | null>;
   declare progress: CreationOptional<number>;
   declare error_code: CreationOptional<string | null>;
   declare error_message: CreationOptional<string | null>;
@@ -147,6 +149,10 @@ export interface ScreenshotRef {
   pixelRatio?: number;
   /** The section shot (lib/capture/page-reader.ts shootSections): its heading, null for the page's top; absent for a fixed-offset screen. */
   heading?: string | null;
+  /** The section's position among the page's sections (lib/script/sections.ts), absent for the page's top and older captures. */
+  section?: number;
+  /** The median CSS font size of the text the shot shows. */
+  textPx?: number;
   /** Where the shot's content is, in image pixels (absent on older captures: the whole image). */
   content?: Box;
 }
@@ -379,6 +385,7 @@ export function defineModels(sequelize: Sequelize): Models {
       webhook_url: DataTypes.STRING(2048),
       options: DataTypes.JSON,
       metadata: DataTypes.JSON,
+      page_language: DataTypes.STRING(16),
       progress: DataTypes.INTEGER,
       error_code: DataTypes.STRING(40),
       error_message: DataTypes.TEXT,

@@ -48,6 +48,7 @@ const CAMPAIGN_COLUMNS = [
   'error_message',
   'options',
   'metadata',
+  'page_language',
 ] as const;
 const VIDEO_COLUMNS = [
   'id',

@@ -12,6 +12,7 @@ import { luminance } from '../color';
 import { KEN_BURNS_ZOOM } from '../framing';
 import { clipFfmpegArgs, FRAME_PIXEL_FORMAT, frameBytes, type ClipOverlay } from './clip-graph';
 import { FramePipe } from './frame-pipe';
+import { BAND, CAPTIONS, captionLayout, planFrame, screenLayout } from './overlay-layout';
 import { breakForBox, type PlannedClip, type RenderPlan } from './plan';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -76,7 +77,7 @@ function bakedText(
   plan: RenderPlan,
   text: string,
   options: Record<string, unknown>,
-  box?: { fill: string; pad: number; radius: number; fullWidth?: number },
+  box?: { fill: string; pad: number; radius: number; fullWidth?: number; fullHeight?: number },
   keepLines = false,
 ) {
   if (plan.wrapAnywhere && !keepLines) {
@@ -89,9 +90,10 @@ function bakedText(
     : textbox(fabric, plan, text, { ...options, left: 0, top: 0, originX: 'left', originY: 'top' });
   if (!box) return { element: label.toCanvasElement(), width: label.width, height: label.height };
   const width = box.fullWidth ?? (keepLines ? label.width + box.pad * 2 : Math.min(label.width, label.calcTextWidth() + box.pad * 3));
-  const height = label.height + box.pad * 2;
-  const back = new fabric.Rect({ left: 0, top: 0, width, height, rx: box.radius, ry: box.radius, fill: box.fill });
-  label.set({ left: (width - label.width) / 2, top: box.pad });
+  const height = box.fullHeight ?? label.height + box.pad * 2;
+  // No stroke: fabric counts a stroke's width into an object's size even when none is drawn.
+  const back = new fabric.Rect({ left: 0, top: 0, width, height, rx: box.radius, ry: box.radius, fill: box.fill, strokeWidth: 0 });
+  label.set({ left: (width - label.width) / 2, top: (height - label.height) / 2 });
   const group = new fabric.Group([back, label], { left: 0, top: 0 });
   return { element: group.toCanvasElement(), width, height };
 }
@@ -185,41 +187,50 @@ function logoBadge(logo: CanvasImage, width: number, min: number): { width: numb
   return { width: Math.round(logo.width * scale) + pad * 2, height: Math.round(logo.height * scale) + pad * 2, pad };
 }
 
-/** The scene's headline in a brand-coloured band at the top of a screen, fading in over the first sixth. */
+/**
+ * The scene's headline in a brand-coloured band at the top of a screen, fading in over the first sixth: its lines,
+ * type and rectangle are lib/render/overlay-layout.ts's, which the page's picture is framed below.
+ */
 async function headlineOverlay(fabric: Fabric, plan: RenderPlan, clip: PlannedClip, prefix: string): Promise<ClipOverlay[]> {
-  if (!clip.headline) return [];
-  const { width, height } = plan;
-  const min = Math.min(width, height);
-  const pad = min * 0.025;
+  const layout = screenLayout(plan, clip).headline;
+  if (!layout) return [];
+  const { box, pad } = layout;
   const band = bakedText(
     fabric,
     plan,
-    clip.headline,
-    { fill: contrastText(plan.brand.primary), fontSize: Math.round(min * 0.042), fontWeight: 'bold', width: width * 0.86 },
-    { fill: plan.brand.primary, pad, radius: pad, fullWidth: width * 0.92 },
+    layout.lines.join('\n'),
+    { fill: contrastText(plan.brand.primary), fontSize: layout.fontSize, fontWeight: 'bold', width: layout.textWidth },
+    { fill: plan.brand.primary, pad, radius: pad, fullWidth: box.width, fullHeight: box.height },
+    true,
   );
   const path = await writePng(fabric, band.element, `${prefix}-band.png`);
-  return [{ path, x: (width - band.width) / 2, y: height * 0.05 - pad, opacity: 0.9, fadeInSeconds: clip.duration / 6 }];
+  return [{ path, x: box.x, y: box.y, opacity: BAND.opacity, fadeInSeconds: clip.duration / 6 }];
 }
 
-/** Burned-in captions: each cue of the clip on a dark rounded box in the lower part of the frame, while it is spoken. */
+/**
+ * Burned-in captions: each cue of the clip on a dark rounded box standing on the caption row of
+ * lib/render/overlay-layout.ts (above the app's own UI on vertical feeds), while it is spoken.
+ */
 async function captionOverlays(fabric: Fabric, plan: RenderPlan, clip: PlannedClip, prefix: string): Promise<ClipOverlay[]> {
-  const { width, height } = plan;
-  const min = Math.min(width, height);
-  const pad = min * 0.02;
-  const bottom = height * (height > width ? 0.78 : 0.9) + pad;
+  const layout = captionLayout(planFrame(plan));
   return Promise.all(
     clip.captions.map(async (cue, index) => {
       const baked = bakedText(
         fabric,
         plan,
         cue.text,
-        { fill: '#ffffff', fontSize: Math.round(min * 0.046), width: width * 0.86 },
-        { fill: 'rgba(0,0,0,0.72)', pad, radius: pad },
+        { fill: '#ffffff', fontSize: layout.fontSize, width: layout.textWidth },
+        { fill: CAPTIONS.fill, pad: layout.pad, radius: layout.pad },
         true,
       );
       const path = await writePng(fabric, baked.element, `${prefix}-cue${index}.png`);
-      return { path, x: (width - baked.width) / 2, y: bottom - baked.height, from: cue.start - clip.start, until: cue.end - clip.start };
+      return {
+        path,
+        x: layout.centerX - baked.width / 2,
+        y: layout.bottom - baked.height,
+        from: cue.start - clip.start,
+        until: cue.end - clip.start,
+      };
     }),
   );
 }

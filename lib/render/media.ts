@@ -110,6 +110,21 @@ export function deliverableProblems(probe: ProbedVideo, expected: { width: numbe
   return problems;
 }
 
+/** An image's size in pixels; null when ffprobe cannot read one. */
+export async function imageSize(file: string): Promise<{ width: number; height: number } | null> {
+  try {
+    const { stdout } = await run(
+      'ffprobe',
+      ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', file],
+      { timeoutMs: 30_000 },
+    );
+    const [width, height] = stdout.trim().split(',').map(Number);
+    return width > 0 && height > 0 ? { width, height } : null;
+  } catch {
+    return null;
+  }
+}
+
 /** A screenshot the renderer can draw: it has a size and ffmpeg decodes it without error. */
 export async function isReadableImage(file: string): Promise<boolean> {
   try {

@@ -6,10 +6,11 @@
  * starts exactly at its scene's start, and the video lasts exactly the storyboard's totalSeconds, which
  * is the narration's length.
  */
+import type { CaptionMode } from '../campaign-options';
 import type { Cue } from '../captions';
 import type { ShotContent } from '../framing';
 import { breakLines } from '../text';
-import type { LanguageCode } from '../../config/catalog';
+import { PLATFORM_UI_INSETS, type LanguageCode, type PlatformUiInsets } from '../../config/catalog';
 import type { Storyboard, StoryboardScene } from '../storyboard';
 
 export type RenderQuality = 'full' | 'draft';
@@ -71,6 +72,10 @@ export interface RenderPlan {
   language: LanguageCode;
   /** Scripts without spaces between words: their titles are broken into lines by breakForBox, not by the text box. */
   wrapAnywhere: boolean;
+  /** The edges the platform's app covers with its own UI: the headline band and captions keep out of them (lib/render/overlay-layout.ts). */
+  uiInsets: PlatformUiInsets;
+  /** burned: cues drawn on a box at the bottom (its room reserved below every page); file_only: nothing drawn. */
+  captions: CaptionMode;
   brand: Storyboard['brand'];
   /** The campaign's logo fetched to a local file, drawn on the title and closing cards; null without one. */
   logoPath: string | null;
@@ -126,7 +131,12 @@ export function buildRenderPlan(
     font: storyboard.font,
     direction: storyboard.direction,
     language: storyboard.language,
-    wrapAnywhere: ['ja', 'zh', 'th'].includes(storyboard.language),
+    wrapAnywhere: wrapsAnywhere(storyboard.language),
+    uiInsets: {
+      ...(PLATFORM_UI_INSETS[storyboard.platform] ??
+        PLATFORM_UI_INSETS[storyboard.frame.height > storyboard.frame.width ? 'tiktok' : 'youtube']),
+    },
+    captions: storyboard.captions ?? 'burned',
     brand: storyboard.brand,
     logoPath: storyboard.brand.logoKey ? localPath(storyboard.brand.logoKey) : null,
     closing: storyboard.closing,
@@ -134,6 +144,11 @@ export function buildRenderPlan(
     totalSeconds: storyboard.totalSeconds,
     videoOnlyPath: opts.videoOnlyPath,
   };
+}
+
+/** Scripts written without spaces between words (ja, zh, th): lines may break between any two words of a dictionary. */
+export function wrapsAnywhere(language: LanguageCode): boolean {
+  return ['ja', 'zh', 'th'].includes(language);
 }
 
 /** Width of one character in ems: a CJK glyph is square; Thai letters are narrower. */

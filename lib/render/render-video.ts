@@ -7,11 +7,21 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseWebVtt, toSrt, type Cue } from '../captions';
 import { isClusterUnreachable, stageFailure } from '../errors';
-import { frameShot } from '../framing';
+import {
+  cutsContent,
+  endRegionAt,
+  frameShot,
+  gapSearchRows,
+  KEN_BURNS_ZOOM,
+  lowestBlankRow,
+  type Framing,
+  type ShotContent,
+} from '../framing';
 import { run } from '../voice/exec';
 import { composeStillArgs } from './clip-graph';
 import type { Storyboard } from '../storyboard';
-import { deliverableProblems, encodeNarration, isReadableImage, muxNarration, probeVideo, type ProbedVideo } from './media';
+import { deliverableProblems, encodeNarration, imageSize, isReadableImage, muxNarration, probeVideo, type ProbedVideo } from './media';
+import { screenLayout } from './overlay-layout';
 import { buildRenderPlan, type RenderEncoding, type RenderPlan, type RenderQuality } from './plan';
 import { keyframeTimes, posterMoment, posterProblems, writePoster } from './poster';
 import { RenderProcessError, runEditly } from './run-editly';
@@ -88,7 +98,12 @@ async function preparePlan(options: RenderVideoOptions): Promise<{ planPath: str
   const composeNext = async (): Promise<void> => {
     const clip = waiting.shift();
     if (!clip) return;
-    const framing = clip.imageContent ? frameShot(clip.imageContent, { width: plan.width, height: plan.height }) : null;
+    // A screen without a recorded content box (an older storyboard) is framed as a whole: its lines whole too.
+    const shot: ShotContent | null = clip.imageContent ?? (await wholeImage(clip.imagePath!));
+    // Laid out between the scene's own headline band and the caption box, as the renderer draws them.
+    const { zone } = screenLayout(plan, clip);
+    let framing = shot ? frameShot(shot, plan, KEN_BURNS_ZOOM, { top: zone.top / plan.height, bottom: zone.bottom / plan.height }) : null;
+    if (shot && framing && cutsContent(shot, framing)) framing = await cutBetweenLines(clip.imagePath!, shot, framing, workDir);
     const output = path.join(workDir, `still-${plan.clips.indexOf(clip)}.yuv`);
     const { args, still } = composeStillArgs(clip.imagePath!, output, plan, framing, plan.encoding.zoomSupersample);
     try {
@@ -103,6 +118,39 @@ async function preparePlan(options: RenderVideoOptions): Promise<{ planPath: str
   const planPath = path.join(workDir, 'plan.json');
   await fs.writeFile(planPath, JSON.stringify(plan));
   return { planPath, plan, cues, narration };
+}
+
+/**
+ * A section cut at the zone's bottom ends in the gap between two of its lines just above the cut, found in the
+ * screenshot's pixels (a row without ink), rather than across a line; as it was when there is none near.
+ */
+async function cutBetweenLines(image: string, shot: ShotContent, framing: Framing, workDir: string): Promise<Framing> {
+  const { region } = framing;
+  const x = Math.round(region.x);
+  const width = Math.round(region.width);
+  const bottom = Math.floor(region.y + region.height);
+  const top = Math.max(Math.ceil(region.y), bottom - gapSearchRows(shot, framing));
+  if (width < 2 || bottom - top < 2) return framing;
+  const output = path.join(workDir, `rows-${process.hrtime.bigint()}.gray`);
+  try {
+    await run(
+      'ffmpeg',
+      ['-v', 'error', '-y', '-i', image, '-vf', `crop=${width}:${bottom - top}:${x}:${top},format=gray`, '-f', 'rawvideo', output],
+      { timeoutMs: 30_000 },
+    );
+    const blank = lowestBlankRow(new Uint8Array(await fs.readFile(output)), width);
+    return blank === null ? framing : endRegionAt(framing, top + blank + 1);
+  } catch {
+    return framing; // a cut across a line is no reason to fail the render
+  } finally {
+    await fs.rm(output, { force: true });
+  }
+}
+
+/** A screenshot's whole picture as its content box (pixel ratio unknown: 1); null if its size cannot be read. */
+async function wholeImage(file: string): Promise<ShotContent | null> {
+  const size = await imageSize(file);
+  return size ? { ...size, pixelRatio: 1, content: { x: 0, y: 0, ...size } } : null;
 }
 
 export async function renderVideo(options: RenderVideoOptions): Promise<RenderedVideo> {

@@ -4,6 +4,7 @@
  */
 import { difference, fingerprint } from '../capture/images';
 import type { Box, ShotContent } from '../framing';
+import { bestSections, furnitureHeading, proseSentences, type SectionFeatures, type SectionPlace } from './sections';
 
 export interface CapturedText {
   title: string;
@@ -12,6 +13,10 @@ export interface CapturedText {
   headings: Array<{ level: number; text: string }>;
   main_text: string;
   actions?: string[];
+  /** Each section as the capture read it (lib/script/sections.ts); absent on captures older than the ranking. */
+  sections?: Array<SectionFeatures & SectionPlace>;
+  hero_paragraphs?: string[];
+  brand_names?: string[];
 }
 
 export interface KeyFacts {
@@ -19,7 +24,11 @@ export interface KeyFacts {
   domain: string;
   headline: string;
   valueProposition: string;
-  features: Array<{ title: string; detail: string }>;
+  /**
+   * The page's sections worth a scene, best first (lib/script/sections.ts): heading, the sentences of its prose
+   * (`detail` the first), its position among the page's sections and its score. Older plans have title and detail.
+   */
+  features: Array<{ title: string; detail: string; sentences?: string[]; section?: number; score?: number }>;
   callToAction: string | null;
 }
 
@@ -40,6 +49,8 @@ export interface ScreenshotInfo {
   height: number;
   pixelRatio?: number;
   heading?: string | null;
+  section?: number;
+  textPx?: number;
   content?: Box;
 }
 
@@ -50,6 +61,7 @@ export function shotContent(shot: ScreenshotInfo): ShotContent {
     height: shot.height,
     pixelRatio: shot.pixelRatio ?? 1,
     content: shot.content ?? { x: 0, y: 0, width: shot.width, height: shot.height },
+    ...(shot.textPx ? { textPx: shot.textPx } : {}),
   };
 }
 
@@ -63,13 +75,21 @@ export function hasSectionShots(screenshots: ScreenshotInfo[]): boolean {
  * scene without a section (`null`: the hero), else the section under that heading; a heading this version
  * does not have falls back to its section in the same position (`ordinal`), then to the top of the page.
  */
-export function sectionScreens(screenshots: ScreenshotInfo[], roles: Array<{ heading: string | null; ordinal: number }>): SceneScreens[] {
-  const pick = (viewport: string, role: { heading: string | null; ordinal: number }) => {
+export function sectionScreens(
+  screenshots: ScreenshotInfo[],
+  roles: Array<{ heading: string | null; ordinal: number; section?: number | null }>,
+): SceneScreens[] {
+  const pick = (viewport: string, role: { heading: string | null; ordinal: number; section?: number | null }) => {
     const shots = screenshots.filter((s) => s.viewport === viewport);
     const top = shots.find((s) => s.heading === null) ?? shots[0];
-    if (role.heading === null) return top;
+    if (role.heading === null && (role.section === null || role.section === undefined)) return top;
     const sections = shots.filter((s) => typeof s.heading === 'string');
-    return sections.find((s) => s.heading === role.heading) ?? sections[role.ordinal] ?? top;
+    return (
+      (typeof role.section === 'number' ? sections.find((s) => s.section === role.section) : undefined) ??
+      sections.find((s) => s.heading === role.heading) ??
+      sections[role.ordinal] ??
+      top
+    );
   };
   return roles.map((role) => {
     const desktop = pick('desktop', role);
@@ -89,22 +109,33 @@ export function screenBudget(targetSeconds: number): number {
 }
 
 /**
- * The scenes of a page captured by section: the hero (the top of the page), then one scene per feature whose
- * section was shot, in page order, as many as the target length holds. Each shows its own section, so no two
- * scenes show the same picture.
+ * The scenes of a page captured by section: the hero (the top of the page), then the best sections that were
+ * shot (facts.features is best first), as many as the target length holds, shown in page order. Each shows its
+ * own section, so no two scenes show the same picture.
  */
 export function sectionScenes(
   facts: KeyFacts,
   screenshots: ScreenshotInfo[],
   targetSeconds: number,
-): Array<{ feature: number | null; heading: string | null }> {
-  const shot = new Set(screenshots.filter((s) => s.viewport === 'desktop' && typeof s.heading === 'string').map((s) => s.heading));
-  const features = facts.features.flatMap((f, index) => (shot.has(f.title) ? [{ feature: index, heading: f.title }] : []));
-  return [{ feature: null, heading: null }, ...features].slice(0, screenBudget(targetSeconds));
+): Array<{ feature: number | null; heading: string | null; section: number | null }> {
+  const desktop = screenshots.filter((s) => s.viewport === 'desktop' && typeof s.heading === 'string');
+  const shotFor = (f: KeyFacts['features'][number]) =>
+    desktop.find((s) => typeof f.section === 'number' && s.section === f.section) ?? desktop.find((s) => s.heading === f.title);
+  const features = facts.features
+    .flatMap((f, index) => {
+      const shot = shotFor(f);
+      return shot ? [{ feature: index, heading: f.title, section: f.section ?? null, order: f.section ?? desktop.indexOf(shot) }] : [];
+    })
+    .slice(0, screenBudget(targetSeconds) - 1)
+    .sort((a, b) => a.order - b.order)
+    .map(({ order: _order, ...scene }) => scene);
+  return [{ feature: null, heading: null, section: null }, ...features];
 }
 
 export interface PlannedScene extends SceneScreens {
   feature: number | null;
+  /** The section it shows, by position among the page's sections (absent: the hero, or an older plan). */
+  section?: number | null;
   /**
    * The same screen on each language's own version of the page (hreflang), by language code. A language's
    * video shows these; a language without its own page shows the source page's screens above.
@@ -165,24 +196,93 @@ export function sentences(text: string): string[] {
     .filter((s) => s.length > 1);
 }
 
-/** The sentence after a heading in the main text: what the section says about itself. */
+/** The sentence after a heading in the main text: what the section says about itself (captures without sections). */
 function detailFor(heading: string, mainText: string): string {
   const at = mainText.indexOf(heading);
   if (at < 0) return '';
   return sentences(mainText.slice(at + heading.length))[0] ?? '';
 }
 
-export function keyFacts(text: CapturedText, pageUrl: string): KeyFacts {
+/** Scripts a page language is written in; a text with none of its letters is not in that language (an untranslated meta description). */
+const SCRIPT_OF: Record<string, RegExp> = {
+  ja: /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u,
+  zh: /\p{Script=Han}/u,
+  ko: /\p{Script=Hangul}/u,
+  ar: /\p{Script=Arabic}/u,
+  hi: /\p{Script=Devanagari}/u,
+  th: /\p{Script=Thai}/u,
+  ru: /\p{Script=Cyrillic}/u,
+  uk: /\p{Script=Cyrillic}/u,
+};
+
+/** Whether `text` may be in the page's language: for a language with its own script, it must use that script. */
+export function inPageScript(text: string, language: string | null | undefined): boolean {
+  const script = language ? SCRIPT_OF[language.toLowerCase().split('-')[0]] : undefined;
+  if (!script) return true;
+  const letters = text.match(/\p{L}/gu) ?? [];
+  const own = letters.filter((c) => script.test(c)).length;
+  return own >= letters.length * 0.3;
+}
+
+const SEPARATORS = /\s+[—–|:·•-]\s+/;
+const plain = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+
+/**
+ * The product's name: what the site calls itself (og:site_name, application-name), else the header logo's name
+ * where the title or headline carries it, else the part of the title that names the domain, else the title's
+ * part that is not its tagline (the part that repeats the h1, or that reads as a sentence), else the domain.
+ */
+export function productName(text: CapturedText, domain: string): string {
+  const parts = text.title
+    .split(SEPARATORS)
+    .map((p) => p.trim())
+    .filter(Boolean);
+  const h1 = text.headings.find((h) => h.level === 1)?.text ?? '';
+  const named = text.open_graph.site_name || text.brand_names?.find((n) => n && !/\s{2}/.test(n) && n.split(/\s+/).length <= 4);
+  if (text.open_graph.site_name) return text.open_graph.site_name;
+  if (named && (plain(text.title).includes(plain(named)) || plain(h1).includes(plain(named)))) return named;
+  const label = plain(domain.split('.').slice(-2, -1)[0] ?? '');
+  const byDomain = label.length >= 3 && !/^\d+$/.test(label) ? parts.find((p) => plain(p).includes(label)) : undefined;
+  if (byDomain) return byDomain;
+  if (parts.length > 1) {
+    // "Page | Site" is the common order ("Introduction — Quarry Documentation", "Home | Acme"); a part that
+    // repeats the headline, or reads as a sentence (five words and more), is a tagline, not a name.
+    const words = (p: string) => p.split(/\s+/).length;
+    const names = parts.filter((p) => plain(p) !== plain(h1) && words(p) <= 4);
+    const last = parts[parts.length - 1];
+    const chosen = names.includes(last) ? last : names[0];
+    if (chosen) return named && plain(chosen).includes(plain(named)) ? named : chosen;
+  }
+  return named || parts[0] || domain;
+}
+
+export function keyFacts(text: CapturedText, pageUrl: string, language?: string | null): KeyFacts {
   const domain = new URL(pageUrl).hostname.replace(/^www\./i, '');
-  const titleHead = text.title.split(/\s+[—–|:-]\s+/)[0]?.trim();
-  const name = text.open_graph.site_name || titleHead || domain;
+  const name = productName(text, domain);
   const h1 = text.headings.find((h) => h.level === 1)?.text;
   const headline = h1 || text.open_graph.title || text.title || name;
-  const valueProposition = text.description || text.open_graph.description || sentences(text.main_text)[0] || '';
-  const features = text.headings
-    .filter((h) => h.level === 2 && !FURNITURE.test(h.text) && h.text !== headline)
-    .slice(0, 4)
-    .map((h) => ({ title: h.text, detail: detailFor(h.text, text.main_text) }));
+  const inLanguage = (t: string | null | undefined): t is string => !!t && inPageScript(t, language);
+  // What the page says of itself, in its own words and language: its hero's prose before its meta description
+  // (often left untranslated on a translated page, or written for search engines).
+  const heroProse = (text.hero_paragraphs ?? []).filter(inLanguage);
+  const valueProposition =
+    heroProse[0] ??
+    [text.description, text.open_graph.description].find(inLanguage) ??
+    sentences(text.main_text).find((s) => s !== headline) ??
+    '';
+  const features: KeyFacts['features'] = text.sections
+    ? bestSections(
+        text.sections.filter((s) => s.topScreens >= 0.8 && s.heading !== headline),
+        8,
+      ).map((ranked) => {
+        const section = text.sections!.find((s) => s.index === ranked.index)!;
+        const said = proseSentences(section);
+        return { title: section.heading, detail: said[0] ?? '', sentences: said.slice(0, 6), section: section.index, score: ranked.score };
+      })
+    : text.headings
+        .filter((h) => h.level === 2 && !FURNITURE.test(h.text) && !furnitureHeading(h.text) && h.text !== headline)
+        .slice(0, 4)
+        .map((h) => ({ title: h.text, detail: detailFor(h.text, text.main_text) }));
   return { name, domain, headline, valueProposition, features, callToAction: text.actions?.[0] ?? null };
 }
 

@@ -6,10 +6,11 @@
 import type { LanguageCode } from '../../config/catalog';
 import type { NarrationSegment, ScriptSource } from '../storyboard';
 import type { Translator } from '../translate';
-import { splitSentences } from '../text';
-import { phrase } from './phrases';
-import { estimateSeconds, fitToSeconds, wholeSentencesWithin } from './reading-rate';
-import { keyFacts, SECONDS_PER_SCREEN, type CampaignPlanDocument, type CapturedText, type KeyFacts } from './analyze';
+import type { ScriptModel } from './model-writer';
+import { endsWithSentenceTerminator, splitSentences } from '../text';
+import { phrase, phraseSet } from './phrases';
+import { estimateSeconds, wholeSentencesWithin } from './reading-rate';
+import { inPageScript, keyFacts, SECONDS_PER_SCREEN, type CampaignPlanDocument, type CapturedText, type KeyFacts } from './analyze';
 
 export interface ScriptScene {
   onScreenText: string;
@@ -37,41 +38,66 @@ export const SCREEN_NARRATION_SECONDS = SECONDS_PER_SCREEN + 0.5;
 /** The hero carries the page's promise, the line that matters most: it may run longer. */
 export const HERO_NARRATION_SECONDS = SCREEN_NARRATION_SECONDS + 2;
 
+/** How much longer than its budget a scene may run rather than say less than one whole sentence. */
+export const WHOLE_SENTENCE_STRETCH = 1.6;
+
 /**
- * What each screen may say, best first, in the facts' own language. The screen already shows its headline
- * (on-screen text), so the voice prefers what it does not: the value proposition on the hero, a feature's
- * detail after; the headline itself is the fallback when those do not fit the scene whole.
+ * What a scene says: whole sentences of the page only, never a sentence cut short. The first sentences of the
+ * section's prose that fit the time; when the first alone does not, the first later sentence that does; when
+ * none does, the shortest that fits the stretched time (the scene runs longer); else the heading, which is at
+ * least the section's own words.
+ */
+export function narrationFrom(said: string[], heading: string, language: LanguageCode, seconds: number): string {
+  const all = said.flatMap((text) => splitSentences(text, language)).filter((s) => tidy(s) && tidy(s) !== tidy(heading));
+  // Sentences that end as sentences do before list items and captions ("Five-minute sync, no pipelines to maintain").
+  const complete = all.filter((s) => endsWithSentenceTerminator(s));
+  const sentences = complete.length ? complete : all;
+  let text = '';
+  for (const sentence of sentences) {
+    const next = text ? `${text}${phraseSet(language).sentenceSeparator}${sentence}` : sentence;
+    if (estimateSeconds(next, language) > seconds) break;
+    text = next;
+  }
+  if (text) return text;
+  const fitting = sentences.find((sentence) => estimateSeconds(sentence, language) <= seconds);
+  if (fitting) return fitting;
+  const shortest = [...sentences].sort((a, b) => estimateSeconds(a, language) - estimateSeconds(b, language))[0];
+  if (shortest && estimateSeconds(shortest, language) <= seconds * WHOLE_SENTENCE_STRETCH) return shortest;
+  return heading;
+}
+
+/**
+ * What each screen shows and says, in the facts' own language: the hero its headline and the page's promise
+ * (its hero prose), each further screen its section's heading and the section's best sentences.
  */
 function screenTexts(
   plan: CampaignPlanDocument,
   facts: KeyFacts,
   language: LanguageCode,
-): Array<{ onScreen: string; candidates: string[]; seconds: number }> {
-  const firstSentence = (text: string) => splitSentences(text, language)[0] ?? text;
+): Array<{ onScreen: string; narration: string; seconds: number }> {
   return plan.scenes.map((scene) => {
-    const feature = scene.feature === null ? undefined : facts.features[scene.feature];
+    const feature = sceneFeature(plan, facts, scene.feature);
     if (!feature) {
       return {
         onScreen: facts.headline,
-        candidates: [facts.valueProposition, firstSentence(facts.valueProposition), facts.headline].filter(Boolean),
+        narration: narrationFrom([facts.valueProposition], facts.headline, language, HERO_NARRATION_SECONDS),
         seconds: HERO_NARRATION_SECONDS,
       };
     }
-    return { onScreen: feature.title, candidates: [feature.detail, feature.title].filter(Boolean), seconds: SCREEN_NARRATION_SECONDS };
+    const said = feature.sentences?.length ? feature.sentences : [feature.detail];
+    return {
+      onScreen: feature.title,
+      narration: narrationFrom(said, feature.title, language, SCREEN_NARRATION_SECONDS),
+      seconds: SCREEN_NARRATION_SECONDS,
+    };
   });
-}
-
-/** The first candidate that can be said whole in `seconds`; only when none can, the last one cut to fit. */
-function fitting(candidates: string[], language: LanguageCode, seconds: number): string {
-  const whole = candidates.find((text) => estimateSeconds(tidy(text), language) <= seconds);
-  return whole ?? candidates[candidates.length - 1];
 }
 
 /**
  * A scene's narration told to take `share` (0–1) of the time it took to say: the voice stage's re-fit when the
- * real voice runs slower than the script assumed. Whole sentences first. A single segment whose first sentence
- * alone is too long becomes the scene's on-screen text when that can be said in time, as the writer falls back
- * to the headline; only when neither fits is a sentence cut short, at its best break.
+ * real voice runs slower than the script assumed. Whole sentences from the start while they fit; else the first
+ * single sentence that fits; else its first sentence whole, and the scene runs longer. Never a sentence cut
+ * short, and never the heading instead of what the section says (issue 26).
  */
 export function shortenNarration(scene: ScriptScene, share: number): ScriptScene['narration'] {
   return scene.narration
@@ -79,10 +105,9 @@ export function shortenNarration(scene: ScriptScene, share: number): ScriptScene
       const seconds = estimateSeconds(segment.text, segment.language) * share;
       const whole = wholeSentencesWithin(segment.text, segment.language, seconds);
       if (whole) return { ...segment, text: whole };
-      const headline = tidy(scene.onScreenText);
-      if (scene.narration.length === 1 && headline && estimateSeconds(headline, segment.language) <= seconds)
-        return { ...segment, text: headline };
-      return { ...segment, text: fitToSeconds(segment.text, segment.language, seconds) };
+      const sentences = splitSentences(segment.text, segment.language);
+      const fitting = sentences.find((sentence) => estimateSeconds(sentence, segment.language) <= seconds);
+      return { ...segment, text: fitting ?? sentences[0] ?? segment.text };
     })
     .filter((segment) => segment.text.trim());
 }
@@ -91,64 +116,137 @@ function tidy(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
+/** What writeScript may use besides the page: a translator, a model that writes the narration, and where a refused model answer is told. */
+export interface ScriptHelpers {
+  translator?: Translator;
+  model?: ScriptModel;
+  /** Told why the model's script was not used (the extractive script is used instead). */
+  onModelRefused?: (language: LanguageCode, reason: string) => void;
+}
+
+/**
+ * The model's narration for each screen scene, written in `language` from `facts` (a page's facts, in
+ * `pageLanguage`), or null when no model is configured or its answer was refused (the reason is told).
+ */
+async function modelNarration(
+  helpers: ScriptHelpers,
+  language: LanguageCode,
+  plan: CampaignPlanDocument,
+  facts: KeyFacts,
+  page: CapturedVariant,
+  pageLanguage: string,
+): Promise<string[] | null> {
+  if (!helpers.model) return null;
+  const texts = screenTexts(plan, facts, language);
+  const sections = plan.scenes.map((scene) => {
+    const own = sceneFeature(plan, facts, scene.feature);
+    return own ? { heading: own.title, sentences: own.sentences?.length ? own.sentences : [own.detail].filter(Boolean) } : null;
+  });
+  const listed = sections.filter((s): s is { heading: string; sentences: string[] } => !!s);
+  const result = await helpers.model.write({
+    language,
+    pageLanguage,
+    facts: {
+      name: facts.name,
+      headline: facts.headline,
+      valueProposition: facts.valueProposition,
+      callToAction: facts.callToAction,
+      sections: listed,
+      pageText: page.text.main_text,
+      domain: facts.domain,
+    },
+    scenes: sections.map((section, n) => ({ section: section ? listed.indexOf(section) : null, seconds: texts[n].seconds })),
+  });
+  if (result.ok) return result.narration;
+  helpers.onModelRefused?.(language, result.reason);
+  return null;
+}
+
+/** A screen scene's section on this page: the one at the source's position (same layout), else by rank. */
+function sceneFeature(plan: CampaignPlanDocument, facts: KeyFacts, feature: number | null): KeyFacts['features'][number] | undefined {
+  if (feature === null) return undefined;
+  const source = plan.facts.features[feature];
+  return (
+    (typeof source?.section === 'number' ? facts.features.find((f) => f.section === source.section) : undefined) ?? facts.features[feature]
+  );
+}
+
 export async function writeScript(
   language: LanguageCode,
   plan: CampaignPlanDocument,
   variants: CapturedVariant[],
-  translator: Translator | undefined,
+  helpers: ScriptHelpers = {},
 ): Promise<ScriptDocument> {
+  const { translator } = helpers;
   const source = variants.find((v) => v.variant === 'source')!;
   const sourceLanguage = (plan.sourceLanguage || 'en') as LanguageCode;
   const localized = variants.find((v) => v.variant === language) ?? (sourceLanguage === language ? source : undefined);
-  const name = plan.facts.name;
   const domain = plan.facts.domain;
-  const say = (text: string, lang: LanguageCode, seconds = SCREEN_NARRATION_SECONDS): NarrationSegment => ({
-    text: fitToSeconds(tidy(text), lang, seconds),
-    language: lang,
-  });
-
-  const intro = { onScreenText: name, narration: [say(phrase(language, 'intro', { name }), language, 4)] };
-  const closingNarration = [say(phrase(language, 'callToAction', { domain }), language, 5)];
+  const say = (text: string, lang: LanguageCode): NarrationSegment => ({ text: tidy(text), language: lang });
+  // The opening and closing lines are never cut: a long name makes them longer, not broken ("…を。").
+  const intro = (name: string) => ({ onScreenText: name, narration: [say(phrase(language, 'intro', { name }), language)] });
+  const closingNarration = [say(phrase(language, 'callToAction', { domain }), language)];
   const ctaLabel = phrase(language, 'ctaLabel', {});
 
   if (localized) {
-    const facts = keyFacts(localized.text, localized.url);
-    const texts = screenTexts(plan, { ...facts, features: facts.features.length ? facts.features : plan.facts.features }, language);
+    // The page's own version in this language: its own name, headline, sections and call to action.
+    const facts = keyFacts(localized.text, localized.url, localized.language ?? language);
+    const own = { ...facts, features: facts.features.length ? facts.features : plan.facts.features };
+    const texts = screenTexts(plan, own, language);
+    const written = await modelNarration(helpers, language, plan, own, localized, language);
     return {
       language,
       source: 'localized_page',
-      title: intro,
-      screens: texts.map((t) => ({
-        onScreenText: t.onScreen,
-        narration: [say(fitting(t.candidates, language, t.seconds), language, t.seconds)],
-      })),
+      title: intro(facts.name),
+      // A page translated in part: a section left in the source's language is said by that language's voice.
+      screens: texts.map((t, n) => {
+        const text = written?.[n] ?? t.narration;
+        return { onScreenText: t.onScreen, narration: [say(text, inPageScript(text, language) ? language : sourceLanguage)] };
+      }),
       closing: { onScreenText: facts.callToAction ?? ctaLabel, ctaLabel: facts.callToAction ?? ctaLabel, narration: closingNarration },
     };
   }
 
   const texts = screenTexts(plan, plan.facts, sourceLanguage);
+  // A model writes this language's narration from the source page's facts (checked: only the page's facts, in
+  // this language); the on-screen headings are translated when a translator is configured.
+  const written = await modelNarration(helpers, language, plan, plan.facts, source, sourceLanguage);
+  if (written) {
+    const headings = translator
+      ? await translator.translate(
+          texts.map((t) => t.onScreen),
+          sourceLanguage,
+          language,
+        )
+      : texts.map((t) => t.onScreen);
+    return {
+      language,
+      source: 'translated',
+      title: intro(plan.facts.name),
+      screens: texts.map((_, n) => ({ onScreenText: headings[n], narration: [say(written[n], language)] })),
+      closing: { onScreenText: ctaLabel, ctaLabel, narration: closingNarration },
+    };
+  }
   if (translator) {
-    const flat = texts.flatMap((t) => [t.onScreen, fitting(t.candidates, sourceLanguage, t.seconds)]);
+    const flat = texts.flatMap((t) => [t.onScreen, t.narration]);
     const translated = await translator.translate(flat, sourceLanguage, language);
     return {
       language,
       source: 'translated',
-      title: intro,
-      screens: texts.map((t, i) => ({ onScreenText: translated[i * 2], narration: [say(translated[i * 2 + 1], language, t.seconds)] })),
+      title: intro(plan.facts.name),
+      screens: texts.map((t, i) => ({ onScreenText: translated[i * 2], narration: [say(translated[i * 2 + 1], language)] })),
       closing: { onScreenText: ctaLabel, ctaLabel, narration: closingNarration },
     };
   }
 
-  // No version of the page in this language and no translator: the page's own words, framed by phrases in the
-  // target language, each spoken by its own language's voice. script_source says so.
+  // No version of the page in this language, no translator and no model: the page's own words, framed by phrases
+  // in the target language, each spoken by its own language's voice. script_source says so, and the video carries
+  // a warning (see the README, "Languages without their own page").
   return {
     language,
     source: 'source_text',
-    title: intro,
-    screens: texts.map((t) => ({
-      onScreenText: t.onScreen,
-      narration: [say(fitting(t.candidates, sourceLanguage, t.seconds), sourceLanguage, t.seconds)],
-    })),
+    title: intro(plan.facts.name),
+    screens: texts.map((t) => ({ onScreenText: t.onScreen, narration: [say(t.narration, sourceLanguage)] })),
     closing: { onScreenText: ctaLabel, ctaLabel, narration: closingNarration },
   };
 }

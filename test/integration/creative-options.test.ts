@@ -46,7 +46,8 @@ test('captions file_only, draft quality and a brand colour shape the video; meta
     key: customer.key,
     body: {
       url: h.pageUrl,
-      languages: ['en'],
+      // fr: no page of its own and no translator, so its video is narrated in English and says so (issue 26 item 4).
+      languages: ['en', 'fr'],
       platforms: ['tiktok'],
       webhook_url: hook.url,
       captions: 'file_only',
@@ -103,7 +104,16 @@ test('captions file_only, draft quality and a brand colour shape the video; meta
     15_000,
     100,
   );
-  expect(JSON.parse(hook.received[0].body)).toMatchObject({ event: 'campaign.completed', campaign_id: id, metadata });
+  const sent = JSON.parse(hook.received[0].body);
+  expect(sent).toMatchObject({ event: 'campaign.completed', campaign_id: id, metadata });
+  // The webhook's videos are GET's, warnings included: none on en, the narration's language on fr.
+  const warnings = (videos: Array<{ language: string; warnings: Array<{ code: string; message: string }> }>) =>
+    Object.fromEntries(videos.map((v) => [v.language, v.warnings]));
+  expect(warnings(sent.videos)).toEqual(warnings(done.body.videos));
+  expect(warnings(sent.videos)).toEqual({
+    en: [],
+    fr: [{ code: 'narration_not_in_language', message: expect.stringMatching(/^No fr version of this page was found .*\(en\)/) }],
+  });
 }, 300_000);
 
 test('without options nothing is echoed and the defaults apply; bad options are 400 naming the field, and nothing is created', async () => {

@@ -65,6 +65,7 @@ describe('POST /api/v1/campaigns', () => {
       duration_seconds: null,
       published_at: null,
       script_source: null,
+      warnings: [],
     });
   });
 

@@ -25,10 +25,11 @@ beforeAll(async () => {
     config: { rateLimits: limits, videoTargetSeconds: 12, captureMaxShots: 3 },
   });
 });
+// A node stops by draining: a render it still holds (a retry sent late in the test) is waited for, on a loaded machine longer than Jest's default minute.
 afterAll(async () => {
   await Promise.allSettled(nodes.map((node) => node.stop()));
   await h?.stop();
-});
+}, 180_000);
 
 async function busy(nodeID: string): Promise<number> {
   const status = await h.worker

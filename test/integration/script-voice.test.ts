@@ -54,6 +54,19 @@ describe('scripts and voice from the fixture site', () => {
       res.body.videos.map((v: { language: string; script_source: string }) => [v.language, v.script_source]),
     );
     expect(sources).toEqual({ en: 'localized_page', ja: 'localized_page', ko: 'localized_page', fr: 'source_text' });
+    // fr has no page of its own and no translator is configured: both its videos are made, and say so (issue 26 item 4).
+    const frWarning = {
+      code: 'narration_not_in_language',
+      message:
+        "No fr version of this page was found and no translation provider is configured, so the scenes are narrated in the page's language (en); only the opening and closing lines are in fr. Add a fr page linked with hreflang, or configure TRANSLATION_BASE_URL, then create the campaign again.",
+    };
+    for (const video of res.body.videos as Array<{ language: string; warnings: unknown[] }>)
+      expect(video.warnings).toEqual(video.language === 'fr' ? [frWarning] : []);
+    const listed = await h.request('GET', '/api/v1/campaigns?limit=1', { key });
+    expect(listed.body.campaigns[0].campaign_id).toBe(id);
+    expect(listed.body.campaigns[0].videos.map((v: { warnings: unknown[] }) => v.warnings)).toEqual(
+      res.body.videos.map((v: { warnings: unknown[] }) => v.warnings),
+    );
 
     const scripts = Object.fromEntries(
       (await h.sql('SELECT language, script FROM campaign_scripts WHERE campaign_id = $1', [id])).map((r) => [r.language, r.script]),
@@ -76,9 +89,10 @@ describe('scripts and voice from the fixture site', () => {
     ).toMatch(/[\uac00-\ud7af]/);
     expect(scripts.fr.title.narration[0]).toMatchObject({ language: 'fr' });
     expect(scripts.fr.closing.narration[0]).toMatchObject({ language: 'fr' });
+    // The hero says the page's own prose under its headline (issue 26), not its meta description ("…turns your product…").
     expect(scripts.fr.screens[0].narration[0]).toMatchObject({
       language: 'en',
-      text: expect.stringMatching(/^Acme Analytics turns your product/),
+      text: expect.stringMatching(/^Acme Analytics connects your product/),
     });
     // The hero's voice says the page's promise, not just the headline already on screen.
     for (const lang of ['en', 'ja', 'ko', 'fr'])
@@ -196,6 +210,8 @@ describe('the translation provider (a local imitation of an OpenAI-compatible AP
       res.body.videos.map((v: { language: string; script_source: string }) => [v.language, v.script_source]),
     );
     expect(sources).toEqual({ ja: 'localized_page', de: 'translated' });
+    // Translated is narrated in the video's language: no warning.
+    expect(res.body.videos.map((v: { warnings: unknown[] }) => v.warnings)).toEqual([[], []]);
     const [row] = await h.sql('SELECT script FROM campaign_scripts WHERE campaign_id = $1 AND language = $2', [
       created.body.campaign_id,
       'de',

@@ -18,7 +18,7 @@ export interface OcrWord {
 }
 
 /** tesseract's language packs by our language codes. */
-export const OCR_LANGUAGES: Record<string, string> = { en: 'eng', ja: 'jpn', ko: 'kor' };
+export const OCR_LANGUAGES: Record<string, string> = { en: 'eng', ja: 'jpn', ko: 'kor', ar: 'ara' };
 
 /**
  * The words tesseract reads on `image`, with confidence ≥ `minConfidence`, in the image's pixels. With `rows`,
@@ -74,11 +74,12 @@ const CJK = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}\p{Script=Hang
 const JAPANESE = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/gu;
 const KOREAN = /\p{Script=Hangul}/gu;
 const LATIN = /\p{Script=Latin}/gu;
+const ARABIC = /\p{Script=Arabic}/gu;
 
 /** Letters of the language's own script and Latin letters among `words`. */
 export function scriptCounts(words: OcrWord[], language: string): { own: number; latin: number } {
   const text = words.map((w) => w.text).join('');
-  const own = language === 'ja' ? JAPANESE : language === 'ko' ? KOREAN : language === 'en' ? LATIN : CJK;
+  const own = language === 'ja' ? JAPANESE : language === 'ko' ? KOREAN : language === 'ar' ? ARABIC : language === 'en' ? LATIN : CJK;
   return { own: text.match(own)?.length ?? 0, latin: text.match(LATIN)?.length ?? 0 };
 }
 

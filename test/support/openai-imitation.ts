@@ -7,6 +7,10 @@
  *  choices[0].message.content is a JSON string. It does no real translation: mode 'translate'
  *  prefixes each text with "[<to>] ". Passing tests against it show that our client speaks the
  *  wire format and handles failures; they say nothing about a real provider's translation quality.
+ *  Nor does it write: a script request is answered by copying the page's own sentences (mode
+ *  'script'), which is a usable narration only when the page is in the narration's language, and
+ *  the bad script modes are canned mistakes. Passing tests show that our script writer asks in
+ *  the right shape and refuses those mistakes; they say nothing about a real model's scripts.
  * ============================================================================================
  *
  * Modes (setMode at runtime):
@@ -18,6 +22,20 @@
  *   echo        200, the input texts unchanged
  *   status400   400 with an OpenAI-style invalid_request_error body (it quotes the model name)
  *   fenced-array  200, content is a bare JSON array inside a ```json fence (some models do this)
+ *
+ * Two kinds of request, told apart by their content (not by the mode): a translation request's user
+ * message is {"from","to","texts"}; a script request's (lib/script/model-writer.ts) is
+ * {"task":"narration-script","language","facts","scenes",…}. timeout, error500, status400 and
+ * malformed answer both kinds alike. A script request is answered:
+ *   script (also translate, echo)  {"scenes": [...]}: for each scene the first sentence of its section
+ *                  (facts.sections[scene.section].sentences[0]), or of the value proposition for the hero
+ *   fenced-array   the same as a bare array inside a ```json fence
+ *   script-invented-number  as script, the first scene followed by "Trusted by 12,345 teams." (not on the page)
+ *   script-wrong-count / wrong-count  one narration fewer than scenes (one more when there is a single scene)
+ *   script-wrong-language   fixed English sentences, whatever language was asked for
+ *   script-too-long         each scene's sentence said 20 times over
+ *   script-invented-name    as script, the first scene followed by "Works with Salesforce."
+ * A translation request in a script-* mode is answered as in 'translate'.
  * Every request is recorded: path, headers, parsed JSON body (or the raw text when not JSON).
  */
 import http from 'node:http';
@@ -25,7 +43,20 @@ import type { AddressInfo } from 'node:net';
 import crypto from 'node:crypto';
 
 export type OpenAIImitationMode =
-  'translate' | 'timeout' | 'error500' | 'malformed' | 'wrong-count' | 'echo' | 'status400' | 'fenced-array';
+  | 'translate'
+  | 'timeout'
+  | 'error500'
+  | 'malformed'
+  | 'wrong-count'
+  | 'echo'
+  | 'status400'
+  | 'fenced-array'
+  | 'script'
+  | 'script-invented-number'
+  | 'script-wrong-count'
+  | 'script-wrong-language'
+  | 'script-too-long'
+  | 'script-invented-name';
 
 export interface RecordedRequest {
   method: string;
@@ -54,6 +85,70 @@ function readTask(body: any): { to: string; texts: string[] } {
     return { to: String(task.to ?? 'xx'), texts: Array.isArray(task.texts) ? task.texts.map(String) : [] };
   } catch {
     return { to: 'xx', texts: [] };
+  }
+}
+
+/** The canned mistakes of the bad script modes. */
+export const INVENTED_NUMBER_SENTENCE = 'Trusted by 12,345 teams.';
+export const INVENTED_NAME_SENTENCE = 'Works with Salesforce.';
+export const WRONG_LANGUAGE_SENTENCES = {
+  hero: 'Meet the product that makes this work simple for your whole team.',
+  section: 'This part of the page shows what the product can do for your team.',
+};
+
+interface ScriptTask {
+  facts: { name: string; headline: string; valueProposition: string; sections: Array<{ heading: string; sentences: string[] }> };
+  scenes: Array<{ section: number | null }>;
+}
+
+/** A script request's task, or undefined for any other request (told by the user message's content). */
+function readScriptTask(body: any): ScriptTask | undefined {
+  const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
+  const user = [...messages].reverse().find((m) => m?.role === 'user');
+  try {
+    const task = JSON.parse(String(user?.content ?? ''));
+    if (task?.task !== 'narration-script' || !Array.isArray(task.scenes) || typeof task.facts !== 'object' || task.facts === null)
+      return undefined;
+    return task as ScriptTask;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The first sentence of a text: up to the first sentence terminator (before a space or the end; CJK ones anywhere). */
+const firstSentence = (text: string) => /^.*?(?:[.!?।؟](?=\s|$)|[。！？])/su.exec(text.trim())?.[0] ?? text.trim();
+
+/** No writing happens: each scene gets the first sentence the page itself has for it. */
+function copiedScript(task: ScriptTask): string[] {
+  const { facts } = task;
+  return task.scenes.map((scene) => {
+    const section = scene.section === null ? undefined : facts.sections?.[scene.section];
+    const source = section ? (section.sentences?.[0] ?? section.heading) : facts.valueProposition || facts.headline || facts.name;
+    return firstSentence(String(source ?? ''));
+  });
+}
+
+function scriptAnswer(mode: OpenAIImitationMode, task: ScriptTask): string {
+  const good = copiedScript(task);
+  const scenes = (list: string[]) => JSON.stringify({ scenes: list });
+  switch (mode) {
+    case 'fenced-array':
+      return '```json\n' + JSON.stringify(good) + '\n```';
+    case 'script-invented-number':
+      return scenes(good.map((text, i) => (i === 0 ? `${text} ${INVENTED_NUMBER_SENTENCE}` : text)));
+    case 'script-invented-name':
+      return scenes(good.map((text, i) => (i === 0 ? `${text} ${INVENTED_NAME_SENTENCE}` : text)));
+    case 'script-wrong-count':
+    case 'wrong-count':
+      return scenes(good.length > 1 ? good.slice(0, -1) : [...good, good[0] ?? 'Extra.']);
+    case 'script-wrong-language':
+      return scenes(
+        task.scenes.map((scene) => (scene.section === null ? WRONG_LANGUAGE_SENTENCES.hero : WRONG_LANGUAGE_SENTENCES.section)),
+      );
+    case 'script-too-long':
+      return scenes(good.map((text) => Array.from({ length: 20 }, () => text).join(' ')));
+    default:
+      return scenes(good);
   }
 }
 
@@ -122,6 +217,11 @@ export async function startOpenAIImitation(): Promise<OpenAIImitation> {
       }
 
       const model = String(body.model ?? 'unknown');
+      const script = readScriptTask(body);
+      if (script && mode !== 'timeout' && mode !== 'error500' && mode !== 'status400' && mode !== 'malformed') {
+        sendJson(res, 200, completion(model, scriptAnswer(mode, script), raw.length));
+        return;
+      }
       const { to, texts } = readTask(body);
       switch (mode) {
         case 'timeout':

@@ -1,4 +1,4 @@
-import { defaultTitle, presentCampaign } from '../../lib/campaign-view';
+import { defaultTitle, pageLanguageCode, presentCampaign, VIDEO_WARNING_CODES } from '../../lib/campaign-view';
 
 test('the default title is the host without a leading www.', () => {
   expect(defaultTitle(new URL('https://www.acme.io/pricing'))).toBe('acme.io');
@@ -84,4 +84,55 @@ test('each video carries the links the caller signs for it; without a signer the
     captions_srt_url: null,
     thumbnail_url: null,
   });
+});
+
+test('a video narrated in the page language, not its own (script_source source_text), carries one plain warning; others none', () => {
+  const campaign = {
+    id: 'c1',
+    status: 'rendering',
+    url: 'https://acme.io/',
+    title: 'acme.io',
+    languages: ['en', 'ja', 'fr'],
+    platforms: ['tiktok'],
+    progress: 60,
+    created_at: '2026-11-01T00:00:00.000Z',
+    page_language: 'en',
+  };
+  const video = (id: string, language: string, script_source: string | null) => ({
+    id,
+    language,
+    platform: 'tiktok',
+    status: 'rendering',
+    script_source,
+  });
+  const videos = [video('a', 'en', 'localized_page'), video('b', 'ja', 'source_text'), video('c', 'fr', 'translated')];
+  const shown = presentCampaign(campaign, videos).videos as any[];
+  expect(shown.map((v) => [v.language, v.warnings.map((w: { code: string }) => w.code)])).toEqual([
+    ['en', []],
+    ['ja', ['narration_not_in_language']],
+    ['fr', []],
+  ]);
+  expect(shown[1].warnings).toEqual([
+    {
+      code: 'narration_not_in_language',
+      message:
+        "No ja version of this page was found and no translation provider is configured, so the scenes are narrated in the page's language (en); only the opening and closing lines are in ja. Add a ja page linked with hreflang, or configure TRANSLATION_BASE_URL, then create the campaign again.",
+    },
+  ]);
+  // Before its script is written a video has no source, and no warning.
+  expect((presentCampaign(campaign, [video('d', 'ja', null)]).videos as any[])[0].warnings).toEqual([]);
+  // The page's language unknown (a campaign scripted before it was recorded), or not a plain code (page text): not named.
+  for (const page_language of [null, undefined, '<b>en</b>', 'english']) {
+    const [ja] = presentCampaign({ ...campaign, page_language }, [video('b', 'ja', 'source_text')]).videos as any[];
+    expect(ja.warnings[0].message).toContain("narrated in the page's own language; only the opening and closing lines are in ja.");
+  }
+  expect(VIDEO_WARNING_CODES).toEqual(['narration_not_in_language']);
+});
+
+test("a page's declared language is kept only as a plain lower-case code", () => {
+  expect(pageLanguageCode('en')).toBe('en');
+  expect(pageLanguageCode('pt-BR')).toBe('pt');
+  expect(pageLanguageCode(' ZH_hant ')).toBe('zh');
+  expect(pageLanguageCode('fil')).toBe('fil');
+  for (const bad of ['', 'english', '"><script>', 'e1', null, undefined, 42]) expect(pageLanguageCode(bad)).toBeNull();
 });

@@ -145,19 +145,23 @@ describe('shortenNarration (the voice stage re-fit when the real voice runs slow
     expect(shortenNarration(scene, 0.5)).toEqual([{ text: 'Connect every source.', language: 'en' }]);
   });
 
-  test('one sentence too long for the voice: the scene says its headline whole, not a sentence cut before its verb', () => {
+  test('one sentence too long for the voice: said whole (the scene runs longer), never cut, never swapped for the headline', () => {
     const [segment] = shortenNarration(hero, 0.6);
-    expect(segment).toEqual({ text: 'チームが本当に読むダッシュボード', language: 'ja' });
-    // What the old re-fit said: a fragment ending in a particle (no verb), closed with 。
+    expect(segment).toEqual(hero.narration[0]);
+    // What a cut would say: a fragment ending in a particle (no verb), closed with 。
     expect(fitToSeconds(hero.narration[0].text, 'ja', estimateSeconds(hero.narration[0].text, 'ja') * 0.6)).toMatch(/[をはがにでとの]。$/);
   });
 
-  test('only when the headline does not fit either is the sentence cut, at its best break', () => {
-    const [segment] = shortenNarration(
-      { ...hero, onScreenText: 'チームが本当に読むダッシュボードを、今日から、誰にでも、どこからでも' },
-      0.6,
-    );
-    expect(segment.text).not.toBe(hero.narration[0].text);
-    expect(hero.narration[0].text.startsWith(segment.text.replace(/。$/, ''))).toBe(true);
+  test('a later sentence that fits is said rather than a first one that does not', () => {
+    const scene = {
+      onScreenText: 'Connect',
+      narration: [
+        {
+          text: 'Postgres, BigQuery, Snowflake, Stripe, Salesforce and eighty other sources plug in with a few clicks. It syncs every five minutes.',
+          language: 'en' as LanguageCode,
+        },
+      ],
+    };
+    expect(shortenNarration(scene, 0.4)).toEqual([{ text: 'It syncs every five minutes.', language: 'en' }]);
   });
 });

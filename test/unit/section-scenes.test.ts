@@ -29,19 +29,41 @@ describe('section scenes', () => {
     expect(screenBudget(25)).toBe(3);
     const scenes = sectionScenes(facts(HEADINGS), captured(HEADINGS), 25);
     expect(scenes).toEqual([
-      { feature: null, heading: null },
-      { feature: 0, heading: 'Connect every source' },
-      { feature: 1, heading: 'Dashboards that explain' },
+      { feature: null, heading: null, section: null },
+      { feature: 0, heading: 'Connect every source', section: null },
+      { feature: 1, heading: 'Dashboards that explain', section: null },
     ]);
     // A longer video takes every feature, and no more scenes than the page has sections.
     expect(sectionScenes(facts(HEADINGS), captured(HEADINGS), 60)).toHaveLength(5);
   });
 
+  test('the best sections (facts.features is best first) within the target, shown in page order, matched by position', () => {
+    const ranked: KeyFacts = {
+      ...facts([]),
+      features: [
+        { title: 'Share insights', detail: 'Share.', section: 2, score: 7 },
+        { title: 'Connect every source', detail: 'Connect.', section: 0, score: 6 },
+        { title: 'Dashboards that explain', detail: 'Explain.', section: 1, score: 2 },
+      ],
+    };
+    // The shots name their sections' positions; the headings of this capture may differ (another language).
+    const shots = captured(['Connect', 'Dashboards', 'Share']).map((s) =>
+      typeof s.heading === 'string' ? { ...s, section: ['Connect', 'Dashboards', 'Share'].indexOf(s.heading) } : s,
+    );
+    expect(sectionScenes(ranked, shots, 25)).toEqual([
+      { feature: null, heading: null, section: null },
+      { feature: 1, heading: 'Connect every source', section: 0 },
+      { feature: 0, heading: 'Share insights', section: 2 },
+    ]);
+    const screens = sectionScreens(shots, [{ heading: 'Not on this page', ordinal: 0, section: 2 }]);
+    expect(screens[0].screenshotKey).toBe('c/capture/source/desktop-3.png');
+  });
+
   test('a feature without a section shot is skipped, not shown over another section', () => {
     const scenes = sectionScenes(facts(HEADINGS), captured(['Share insights']), 60);
     expect(scenes).toEqual([
-      { feature: null, heading: null },
-      { feature: 2, heading: 'Share insights' },
+      { feature: null, heading: null, section: null },
+      { feature: 2, heading: 'Share insights', section: null },
     ]);
   });
 

@@ -6,8 +6,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'puppeteer-core';
-import { readHead, shootSections } from '../../lib/capture/page-reader';
-import { FURNITURE } from '../../lib/script/analyze';
+import { readHead, readSections, shootSections } from '../../lib/capture/page-reader';
+import { sectionsToShoot } from '../../lib/script/sections';
 
 const SECTIONS = ['Connect every source', 'Pricing', 'Dashboards that explain themselves', 'Share insights', 'About us', 'Security'];
 
@@ -17,7 +17,10 @@ const PAGE = `<!doctype html>
 <link rel="alternate" hreflang="KO-kr" href="https://example.com/ko/">
 <style>body { margin: 0; font: 18px sans-serif; } section { height: 700px; padding: 40px; } h1 { margin: 40px; }</style>
 </head><body><h1>Acme analytics</h1>
-${SECTIONS.map((heading) => `<section><h2>${heading}</h2><p>About ${heading.toLowerCase()}.</p></section>`).join('\n')}
+${SECTIONS.map(
+  (heading) =>
+    `<section><h2>${heading}</h2><p>${heading} works for every team in the company. It takes a minute to set up and nothing to maintain.</p></section>`,
+).join('\n')}
 </body></html>`;
 
 let server: http.Server;
@@ -50,12 +53,18 @@ test('without a choice: the top of the page, then every section in page order, u
   for (const shot of shots) expect(shot.png.subarray(1, 4).toString('latin1')).toBe('PNG');
 }, 60_000);
 
-test('with a choice: only as many sections as asked, furniture (Pricing, About us) never', async () => {
-  const shots = await shootSections(page, 6, { sections: 3, skipHeadings: FURNITURE });
-  expect(shots.map((s) => s.heading)).toEqual([null, 'Connect every source', 'Dashboards that explain themselves', 'Share insights']);
+test('with a choice: the sections ranked best (furniture, Pricing and About us, never), in page order', async () => {
+  const found = await readSections(page);
+  expect(found.map((s) => s.heading)).toEqual(SECTIONS);
+  // The first section starts on the first screen: the top of the page's shot shows it, so it is not shot again.
+  expect(found[0].topScreens).toBeLessThan(0.8);
+  const indices = sectionsToShoot(found, 3);
+  const shots = await shootSections(page, 6, { indices });
+  expect(shots.map((s) => s.heading)).toEqual([null, 'Dashboards that explain themselves', 'Share insights', 'Security']);
+  expect(shots.map((s) => s.section)).toEqual([undefined, 2, 3, 5]);
   // maxShots still bounds it.
-  const bounded = await shootSections(page, 2, { sections: 3, skipHeadings: FURNITURE });
-  expect(bounded.map((s) => s.heading)).toEqual([null, 'Connect every source']);
+  const bounded = await shootSections(page, 2, { indices });
+  expect(bounded.map((s) => s.heading)).toEqual([null, 'Dashboards that explain themselves']);
 }, 60_000);
 
 test('readHead: the declared language and the hreflang versions, absolute, their codes lower-cased', async () => {

@@ -13,6 +13,10 @@ export type { paths, webhooks };
 type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 
 export type Campaign = Json<paths['/api/v1/campaigns/{id}']['get']['responses'][200]>;
+/** One video of a campaign, as GET, the list and the webhooks show it. */
+export type Video = Campaign['videos'][number];
+/** Something not quite as asked about a video (e.g. `narration_not_in_language`); `warnings` is empty when none. */
+export type VideoWarning = Video['warnings'][number];
 export type CampaignList = Json<paths['/api/v1/campaigns']['get']['responses'][200]>;
 export type CreatedCampaign = Json<paths['/api/v1/campaigns']['post']['responses'][201]>;
 export type UsageReport = Json<paths['/api/v1/reports/usage']['get']['responses'][200]>;

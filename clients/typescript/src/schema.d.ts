@@ -386,8 +386,17 @@ export interface operations {
                                 duration_seconds: number | null;
                                 /** Format: date-time */
                                 published_at: string | null;
-                                /** @enum {string|null} */
+                                /**
+                                 * @description Where the narration's text came from: the page's own version in this language (localized_page), the configured translation provider (translated), or, with neither, the page's text in its own language between an opening and a closing line in this language (source_text; see warnings). Null until the script is written.
+                                 * @enum {string|null}
+                                 */
                                 script_source: "localized_page" | "translated" | "source_text" | null;
+                                /** @description What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language. */
+                                warnings: {
+                                    /** @enum {string} */
+                                    code: "narration_not_in_language";
+                                    message: string;
+                                }[];
                             }[];
                             /** @description Present when status is failed. */
                             error?: {
@@ -944,8 +953,17 @@ export interface operations {
                             duration_seconds: number | null;
                             /** Format: date-time */
                             published_at: string | null;
-                            /** @enum {string|null} */
+                            /**
+                             * @description Where the narration's text came from: the page's own version in this language (localized_page), the configured translation provider (translated), or, with neither, the page's text in its own language between an opening and a closing line in this language (source_text; see warnings). Null until the script is written.
+                             * @enum {string|null}
+                             */
                             script_source: "localized_page" | "translated" | "source_text" | null;
+                            /** @description What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language. */
+                            warnings: {
+                                /** @enum {string} */
+                                code: "narration_not_in_language";
+                                message: string;
+                            }[];
                         }[];
                         /** @description Present when status is failed. */
                         error?: {
@@ -1213,8 +1231,17 @@ export interface operations {
                             duration_seconds: number | null;
                             /** Format: date-time */
                             published_at: string | null;
-                            /** @enum {string|null} */
+                            /**
+                             * @description Where the narration's text came from: the page's own version in this language (localized_page), the configured translation provider (translated), or, with neither, the page's text in its own language between an opening and a closing line in this language (source_text; see warnings). Null until the script is written.
+                             * @enum {string|null}
+                             */
                             script_source: "localized_page" | "translated" | "source_text" | null;
+                            /** @description What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language. */
+                            warnings: {
+                                /** @enum {string} */
+                                code: "narration_not_in_language";
+                                message: string;
+                            }[];
                         }[];
                         /** @description Present when status is failed. */
                         error?: {
@@ -1491,8 +1518,17 @@ export interface operations {
                             duration_seconds: number | null;
                             /** Format: date-time */
                             published_at: string | null;
-                            /** @enum {string|null} */
+                            /**
+                             * @description Where the narration's text came from: the page's own version in this language (localized_page), the configured translation provider (translated), or, with neither, the page's text in its own language between an opening and a closing line in this language (source_text; see warnings). Null until the script is written.
+                             * @enum {string|null}
+                             */
                             script_source: "localized_page" | "translated" | "source_text" | null;
+                            /** @description What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language. */
+                            warnings: {
+                                /** @enum {string} */
+                                code: "narration_not_in_language";
+                                message: string;
+                            }[];
                         }[];
                         /** @description Present when status is failed. */
                         error?: {
@@ -2818,8 +2854,17 @@ export interface operations {
                         duration_seconds: number | null;
                         /** Format: date-time */
                         published_at: string | null;
-                        /** @enum {string|null} */
+                        /**
+                         * @description Where the narration's text came from: the page's own version in this language (localized_page), the configured translation provider (translated), or, with neither, the page's text in its own language between an opening and a closing line in this language (source_text; see warnings). Null until the script is written.
+                         * @enum {string|null}
+                         */
                         script_source: "localized_page" | "translated" | "source_text" | null;
+                        /** @description What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language. */
+                        warnings: {
+                            /** @enum {string} */
+                            code: "narration_not_in_language";
+                            message: string;
+                        }[];
                     }[];
                     /** @description As given at creation; absent when none was. */
                     metadata?: {
@@ -2902,8 +2947,17 @@ export interface operations {
                         duration_seconds: number | null;
                         /** Format: date-time */
                         published_at: string | null;
-                        /** @enum {string|null} */
+                        /**
+                         * @description Where the narration's text came from: the page's own version in this language (localized_page), the configured translation provider (translated), or, with neither, the page's text in its own language between an opening and a closing line in this language (source_text; see warnings). Null until the script is written.
+                         * @enum {string|null}
+                         */
                         script_source: "localized_page" | "translated" | "source_text" | null;
+                        /** @description What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language. */
+                        warnings: {
+                            /** @enum {string} */
+                            code: "narration_not_in_language";
+                            message: string;
+                        }[];
                     }[];
                     /** @description Present when status is failed. */
                     error: {

@@ -1,0 +1,46 @@
+import { presentCampaign } from '../../lib/campaign-view';
+import { renderView } from '../../lib/dashboard/render';
+
+/** The campaign page of lib/dashboard/views/campaign.eta for a campaign's public view, as the dashboard serves it. */
+function campaignPage(view: Record<string, unknown>): string {
+  return renderView('campaign', { title: view.title, campaign: view, timeline: [], scripts: [], readyCount: 0, csrf: 't' });
+}
+
+const campaign = {
+  id: '5b0f1c1e-2a43-4c4e-9d55-0c2a9c1d2e3f',
+  status: 'rendering',
+  url: 'https://acme.io/',
+  title: 'acme.io',
+  languages: ['en', 'ja'],
+  platforms: ['tiktok'],
+  progress: 60,
+  created_at: '2026-11-01T00:00:00.000Z',
+  page_language: 'en',
+};
+const video = (id: string, language: string, script_source: string) => ({
+  id,
+  language,
+  platform: 'tiktok',
+  status: 'rendering',
+  script_source,
+});
+
+test('a video narrated in the page language shows its warning in plain words beside it; the other video shows none', () => {
+  const html = campaignPage(presentCampaign(campaign, [video('a', 'en', 'localized_page'), video('b', 'ja', 'source_text')]));
+  const figures = html.split('<figure class="video card">').slice(1);
+  expect(figures).toHaveLength(2);
+  expect(figures[0]).not.toContain('class="warning"');
+  expect(figures[1]).toContain('<p class="warning" role="note" data-warning="narration_not_in_language">');
+  expect(figures[1]).toContain('<strong>Scenes not narrated in Japanese.</strong>');
+  expect(figures[1]).toContain('narrated in the page&#39;s language (en); only the opening and closing lines are in ja.');
+  expect(figures[1]).toContain('configure TRANSLATION_BASE_URL');
+});
+
+test('warning text is escaped like all page-derived text', () => {
+  const view = presentCampaign(campaign, [video('b', 'ja', 'source_text')]);
+  const [shown] = view.videos as Array<{ warnings: Array<{ code: string; message: string }> }>;
+  shown.warnings[0].message = '<img src=x onerror=alert(1)>';
+  const html = campaignPage(view);
+  expect(html).not.toContain('<img');
+  expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+});

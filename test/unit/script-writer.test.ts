@@ -1,0 +1,186 @@
+/**
+ * The extractive script writer (lib/script/writer.ts): the opening and closing lines read whole in every supported
+ * language for names of any length (issue 26: "<Product> Documentationを。"), and a scene says whole sentences of
+ * the page, never one cut short.
+ */
+import { SUPPORTED_LANGUAGES } from '../../config/catalog';
+import { ChatScriptModel } from '../../lib/script/model-writer';
+import { startOpenAIImitation, type OpenAIImitation } from '../support/openai-imitation';
+import { productName, type CampaignPlanDocument, type CapturedText } from '../../lib/script/analyze';
+import { PHRASES, phrase } from '../../lib/script/phrases';
+import { estimateSeconds } from '../../lib/script/reading-rate';
+import { narrationFrom, shortenNarration, writeScript, type CapturedVariant } from '../../lib/script/writer';
+import { endsWithSentenceTerminator } from '../../lib/text';
+
+const LONG_NAME = 'Northwind Ledger Accounting Automation Platform Documentation';
+const LONG_DOMAIN = 'docs.northwind-ledger-accounting.example.com';
+
+const text = (title: string): CapturedText => ({
+  title,
+  description: null,
+  open_graph: {},
+  headings: [{ level: 1, text: 'Accounting that closes itself' }],
+  main_text: 'Accounting that closes itself.',
+});
+
+const plan: CampaignPlanDocument = {
+  facts: {
+    name: LONG_NAME,
+    domain: LONG_DOMAIN,
+    headline: 'Accounting that closes itself',
+    valueProposition: 'Northwind Ledger reconciles every account overnight. Your team reviews exceptions instead of spreadsheets.',
+    features: [
+      {
+        title: 'Close the books in hours, not weeks',
+        detail: 'Every transaction is matched the moment it lands.',
+        sentences: ['Every transaction is matched the moment it lands.', 'Month-end becomes a review, not a marathon.'],
+        section: 2,
+      },
+    ],
+    callToAction: 'Start free trial',
+  },
+  scenes: [
+    { feature: null, section: null, screenshotKey: 'k0', mobileScreenshotKey: null },
+    { feature: 0, section: 2, screenshotKey: 'k1', mobileScreenshotKey: null },
+  ],
+  targetSeconds: 25,
+  sourceLanguage: 'en',
+  brand: { themeColor: null, palette: [], iconUrls: [] },
+};
+const source: CapturedVariant = { variant: 'source', url: `https://${LONG_DOMAIN}/`, language: 'en', text: text(LONG_NAME) };
+
+describe('opening and closing lines', () => {
+  test.each([...SUPPORTED_LANGUAGES])('%s: whole, with a long name and a long domain', async (language) => {
+    const script = await writeScript(language, plan, [source]);
+    const [before, after] = PHRASES[language].intro.split('{name}');
+    const intro = script.title.narration[0].text;
+    // The phrase around the name is there in full (not cut to a dangling particle), the name whole inside it.
+    expect(intro).toBe(phrase(language, 'intro', { name: LONG_NAME }));
+    expect(intro.startsWith(before.trim())).toBe(true);
+    expect(intro.endsWith(after.trim())).toBe(true);
+    expect(intro).toContain(LONG_NAME);
+    expect(script.title.narration[0].language).toBe(language);
+    expect(script.closing.narration[0].text).toBe(phrase(language, 'callToAction', { domain: LONG_DOMAIN }));
+    expect(script.closing.narration[0].text).toContain(LONG_DOMAIN);
+    // Without a page or translator in that language the scenes are the page's own words in its language.
+    if (language !== 'en') expect(script.source).toBe('source_text');
+  });
+});
+
+test('a page translated in part: a section left in English is said by the English voice, the translated ones by their own', async () => {
+  const ar: CapturedVariant = {
+    variant: 'ar',
+    url: 'https://example.com/ar/',
+    language: 'ar',
+    text: {
+      ...text('Quarry'),
+      headings: [{ level: 1, text: 'محاسبة تغلق نفسها' }],
+      hero_paragraphs: ['يطابق Northwind Ledger كل حساب خلال الليل.'],
+      sections: [],
+    },
+  };
+  const partial = { ...plan, facts: { ...plan.facts, features: [{ ...plan.facts.features[0] }] } };
+  const script = await writeScript('ar', partial, [source, ar]);
+  expect(script.source).toBe('localized_page');
+  expect(script.screens.map((s) => s.narration[0].language)).toEqual(['ar', 'en']);
+});
+
+describe('the product name', () => {
+  const named = (title: string, extra: Partial<CapturedText> = {}) => productName({ ...text(title), ...extra }, 'example.com');
+  test.each([
+    ['Accounting that closes itself | Northwind Ledger', {}, 'Northwind Ledger'],
+    ['Introduction — Quarry Documentation', { brand_names: ['Quarry'] }, 'Quarry'],
+    ['Home | Acme', {}, 'Acme'],
+    ['Acme Analytics — Dashboards your team will actually read', {}, 'Acme Analytics'],
+    ['Accounting that closes itself — Ledger', { open_graph: { site_name: 'Northwind' } }, 'Northwind'],
+    ['Slotwise', {}, 'Slotwise'],
+  ] as Array<[string, Partial<CapturedText>, string]>)('%s → %s', (title, extra, name) => {
+    expect(named(title, extra)).toBe(name);
+  });
+});
+
+describe('scene narration', () => {
+  test('the first sentences that fit, whole; a heading never doubles as the narration when prose exists', () => {
+    const said = narrationFrom(plan.facts.features[0].sentences!, plan.facts.features[0].title, 'en', 6.5);
+    expect(said).toBe('Every transaction is matched the moment it lands. Month-end becomes a review, not a marathon.');
+  });
+
+  test('a first sentence too long for the scene gives way to a later one that fits, never to a cut', () => {
+    const long =
+      'Northwind Ledger connects to every bank, card issuer, payroll provider and payment processor your company uses, in every country and every currency, and keeps them all in step.';
+    const said = narrationFrom([long, 'It reconciles them overnight.'], 'Heading', 'en', 6.5);
+    expect(said).toBe('It reconciles them overnight.');
+    // Nothing fits even stretched: the heading, not a fragment.
+    expect(narrationFrom([long], 'Connect every bank', 'en', 3)).toBe('Connect every bank');
+  });
+
+  test('list items without a full stop are said only when the section has no whole sentence', () => {
+    expect(narrationFrom(['Five-minute sync, no pipelines', 'Sources sync into one model automatically.'], 'H', 'en', 6.5)).toBe(
+      'Sources sync into one model automatically.',
+    );
+  });
+
+  test('Japanese: whole sentences only', () => {
+    const ja = ['すべての取引は、届いた瞬間に照合されます。', '月末の締めは、確認するだけの作業になります。'];
+    const said = narrationFrom(ja, '数時間で締める', 'ja', 6.5);
+    expect(endsWithSentenceTerminator(said)).toBe(true);
+    expect(ja.join('')).toContain(said);
+  });
+
+  test('a slow voice shortens a scene to whole sentences, never inside one', () => {
+    const scene = {
+      onScreenText: 'A heading far too long to be said in the time that is left for this scene of the video',
+      narration: [
+        { text: 'Every transaction is matched the moment it lands, across every account and currency you hold.', language: 'en' as const },
+      ],
+    };
+    const shorter = shortenNarration(scene, 0.5);
+    expect(shorter[0].text).toBe(scene.narration[0].text);
+    expect(estimateSeconds(shorter[0].text, 'en')).toBeGreaterThan(0);
+  });
+});
+
+describe('the script model (SCRIPT_BASE_URL), against a local imitation of an OpenAI-compatible server', () => {
+  let api: OpenAIImitation;
+  beforeAll(async () => {
+    api = await startOpenAIImitation();
+  });
+  afterAll(() => api.close());
+  const model = () => new ChatScriptModel({ baseUrl: api.baseUrl, apiKey: 'sk-test', model: 'writer', timeoutMs: 5000 });
+  const pageText =
+    'Accounting that closes itself. Northwind Ledger reconciles every account overnight. Your team reviews exceptions instead of spreadsheets. Every transaction is matched the moment it lands. Month-end becomes a review, not a marathon.';
+  const page: CapturedVariant = {
+    ...source,
+    text: { ...source.text, main_text: pageText, hero_paragraphs: [plan.facts.valueProposition] },
+  };
+
+  test('an accepted answer is the narration of each screen scene, in scene order', async () => {
+    api.setMode('script');
+    const refused: string[] = [];
+    const script = await writeScript('en', plan, [page], { model: model(), onModelRefused: (_l, reason) => refused.push(reason) });
+    expect(refused).toEqual([]);
+    expect(script.source).toBe('localized_page');
+    // The imitation answers each scene with the first sentence of its section (the hero: of the value proposition).
+    expect(script.screens.map((s) => s.narration[0].text)).toEqual([
+      'Northwind Ledger reconciles every account overnight.',
+      'Every transaction is matched the moment it lands.',
+    ]);
+    const request = api.requests.at(-1)!;
+    expect(JSON.stringify(request.body)).toContain('Close the books in hours, not weeks');
+  });
+
+  test.each(['script-invented-number', 'script-wrong-count', 'script-invented-name', 'malformed', 'error500'] as const)(
+    '%s: refused, the reason told, the extractive script said instead',
+    async (mode) => {
+      api.setMode(mode);
+      const refused: string[] = [];
+      const script = await writeScript('en', plan, [page], { model: model(), onModelRefused: (_l, reason) => refused.push(reason) });
+      expect(refused).toHaveLength(1);
+      expect(refused[0]).not.toContain('sk-test');
+      expect(script.screens.map((s) => s.narration[0].text)).toEqual([
+        'Northwind Ledger reconciles every account overnight. Your team reviews exceptions instead of spreadsheets.',
+        'Every transaction is matched the moment it lands. Month-end becomes a review, not a marathon.',
+      ]);
+    },
+  );
+});
