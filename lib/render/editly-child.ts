@@ -58,12 +58,20 @@ function contrastText(hex: string): string {
   return luminance(hex) > 150 ? '#111827' : '#ffffff';
 }
 
+/**
+ * The direction to lay a text out in: the video's, unless the text has no right-to-left letter at all (an English
+ * sentence of a page translated in part, in an Arabic video), which fabric would misplace laid out right to left.
+ */
+function directionOf(plan: RenderPlan, text: string): 'ltr' | 'rtl' {
+  return plan.direction === 'rtl' && !/[\p{Script=Arabic}\p{Script=Hebrew}]/u.test(text) ? 'ltr' : plan.direction;
+}
+
 function textbox(fabric: Fabric, plan: RenderPlan, text: string, options: Record<string, unknown>) {
   return new fabric.Textbox(text, {
     fontFamily: plan.font,
     textAlign: 'center',
     originX: 'center',
-    direction: plan.direction,
+    direction: directionOf(plan, text),
     ...options,
   });
 }
@@ -108,7 +116,7 @@ function linesAsGiven(fabric: Fabric, plan: RenderPlan, text: string, options: R
     new fabric.Text(text, {
       fontFamily: plan.font,
       textAlign: 'center',
-      direction: plan.direction,
+      direction: directionOf(plan, text),
       ...rest,
       fontSize: size,
       left: 0,
