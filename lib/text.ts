@@ -44,6 +44,45 @@ export function normalizeText(text: string): string {
 export const isCjk = (language: LanguageCode): boolean => language === 'ja' || language === 'zh';
 
 // ---------------------------------------------------------------------------------------------------------
+// Scripts: which writing system a text's letters are in (a ja page's meta description left in English; a model's
+// narration in the wrong language)
+
+export type ScriptName = 'latin' | 'han' | 'kana' | 'hangul' | 'arabic' | 'devanagari' | 'thai' | 'cyrillic' | 'other';
+const SCRIPTS: Array<[Exclude<ScriptName, 'other'>, RegExp]> = [
+  ['latin', /\p{Script=Latin}/u],
+  ['han', /\p{Script=Han}/u],
+  ['kana', /[\p{Script=Hiragana}\p{Script=Katakana}]/u],
+  ['hangul', /\p{Script=Hangul}/u],
+  ['arabic', /\p{Script=Arabic}/u],
+  ['devanagari', /\p{Script=Devanagari}/u],
+  ['thai', /\p{Script=Thai}/u],
+  ['cyrillic', /\p{Script=Cyrillic}/u],
+];
+
+/** Letters (code points of category L) of `text` by script. */
+export function letterCounts(text: string): Record<ScriptName, number> & { total: number } {
+  const counts = { latin: 0, han: 0, kana: 0, hangul: 0, arabic: 0, devanagari: 0, thai: 0, cyrillic: 0, other: 0, total: 0 };
+  for (const [letter] of text.matchAll(/\p{L}/gu)) {
+    counts.total++;
+    const script = SCRIPTS.find(([, test]) => test.test(letter));
+    counts[script ? script[0] : 'other']++;
+  }
+  return counts;
+}
+
+/** Which script a non-Latin language is written in (the share of a text's letters in it), and that script's name for messages. */
+export const LANGUAGE_SCRIPT: Partial<Record<LanguageCode, { share: (c: Record<ScriptName, number>) => number; label: string }>> = {
+  ja: { share: (c) => c.kana + c.han, label: 'kana and kanji' },
+  zh: { share: (c) => c.han, label: 'Han characters' },
+  ko: { share: (c) => c.hangul, label: 'Hangul' },
+  ar: { share: (c) => c.arabic, label: 'Arabic script' },
+  hi: { share: (c) => c.devanagari, label: 'Devanagari' },
+  th: { share: (c) => c.thai, label: 'Thai script' },
+  ru: { share: (c) => c.cyrillic, label: 'Cyrillic' },
+  uk: { share: (c) => c.cyrillic, label: 'Cyrillic' },
+};
+
+// ---------------------------------------------------------------------------------------------------------
 // Sentences
 
 /** Sentence spans [start, end) in `text` (already normalized), each including its terminator and any closing quote. */

@@ -264,14 +264,16 @@ interface Region {
 /**
  * The page's sections, found the same way by readSections and shootSections: each visible <h2> outside the page's
  * chrome (navigation, footer, sidebars, dialogs, consent banners), and its section, the largest ancestor that holds
- * that heading and no other. Installed in the page as a function (`__captureSections`), so both read one definition.
+ * that heading and no other. Installed in the page as functions (`__captureSections`, and `__captureVisible` for
+ * what is on screen), so both read one definition.
  */
-const SECTION_FINDER = `globalThis.__captureSections = () => {
-  const visible = (el) => {
-    const rect = el.getBoundingClientRect();
-    const style = getComputedStyle(el);
-    return rect.width > 0 && rect.height > 0 && style.visibility !== 'hidden' && style.display !== 'none';
-  };
+const SECTION_FINDER = `globalThis.__captureVisible = (el) => {
+  const rect = el.getBoundingClientRect();
+  const style = getComputedStyle(el);
+  return rect.width > 0 && rect.height > 0 && style.visibility !== 'hidden' && style.display !== 'none';
+};
+globalThis.__captureSections = () => {
+  const visible = globalThis.__captureVisible;
   const outside = 'nav,footer,aside,dialog,[role="dialog"],[role="navigation"],[role="contentinfo"],[id*="cookie" i],[class*="cookie" i],[id*="consent" i],[class*="consent" i]';
   const headings = [...document.querySelectorAll('h2')].filter((h) => visible(h) && !h.closest(outside) && h.innerText.trim());
   const isBoundary = (el) => el.matches('h1,h2') || headings.some((h) => el.contains(h)) || !!el.querySelector('h1');
@@ -302,7 +304,7 @@ interface FoundSection {
   parts: HTMLElement[];
   title: string;
 }
-type SectionFinderWindow = typeof globalThis & { __captureSections: () => FoundSection[] };
+type SectionFinderWindow = typeof globalThis & { __captureSections: () => FoundSection[]; __captureVisible: (el: Element) => boolean };
 
 /**
  * What each section of the page is made of (lib/script/sections.ts scores it): its prose, how much of its text
@@ -311,12 +313,8 @@ type SectionFinderWindow = typeof globalThis & { __captureSections: () => FoundS
 export async function readSections(page: Page): Promise<PageSection[]> {
   await page.evaluate(SECTION_FINDER);
   return page.evaluate(() => {
-    const found = (globalThis as SectionFinderWindow).__captureSections();
-    const visible = (el: Element) => {
-      const rect = el.getBoundingClientRect();
-      const style = getComputedStyle(el);
-      return rect.width > 0 && rect.height > 0 && style.visibility !== 'hidden' && style.display !== 'none';
-    };
+    const { __captureSections, __captureVisible: visible } = globalThis as SectionFinderWindow;
+    const found = __captureSections();
     const folded = (text: string) => text.replace(/\s+/g, ' ').trim();
     return found.slice(0, 40).map(({ heading, section, parts, title }, index) => {
       const all = (selector: string) =>
@@ -395,11 +393,7 @@ export async function shootSections(page: Page, maxShots: number, choice: Sectio
   await page.evaluate(SECTION_FINDER);
   const layout = await page.evaluate(
     (limit: number, sectionsAtMost: number, indices: number[] | null) => {
-      const visible = (el: Element) => {
-        const rect = el.getBoundingClientRect();
-        const style = getComputedStyle(el);
-        return rect.width > 0 && rect.height > 0 && style.visibility !== 'hidden' && style.display !== 'none';
-      };
+      const visible = (globalThis as SectionFinderWindow).__captureVisible;
       const pinnedHeader = [...document.querySelectorAll('body *')].reduce((bottom, el) => {
         const style = getComputedStyle(el);
         if (style.position !== 'fixed' && style.position !== 'sticky') return bottom;

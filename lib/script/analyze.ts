@@ -3,7 +3,9 @@
  * screens, a count sized to the target length) and pick the key facts a narrator would say.
  */
 import { difference, fingerprint } from '../capture/images';
+import type { LanguageCode } from '../../config/catalog';
 import type { Box, ShotContent } from '../framing';
+import { LANGUAGE_SCRIPT, letterCounts } from '../text';
 import { bestSections, furnitureHeading, proseSentences, type SectionFeatures, type SectionPlace } from './sections';
 
 export interface CapturedText {
@@ -180,10 +182,6 @@ export interface CampaignPlanDocument {
   brand: { themeColor: string | null; palette: string[]; iconUrls: string[]; logoKey?: string | null };
 }
 
-/** Headings that belong to page furniture, not to the product: never a feature, so never shot (shootSections). */
-export const FURNITURE =
-  /^(product|company|legal|resources|support|contact|about( us)?|pricing|privacy|cookies?|terms|blog|careers|menu|navigation|we value your privacy|cookie (settings|preferences)|sign in|log in)$/i;
-
 export const SECONDS_PER_SCREEN = 6;
 export const TITLE_SECONDS = 3;
 export const CLOSING_SECONDS = 3.5;
@@ -203,25 +201,18 @@ function detailFor(heading: string, mainText: string): string {
   return sentences(mainText.slice(at + heading.length))[0] ?? '';
 }
 
-/** Scripts a page language is written in; a text with none of its letters is not in that language (an untranslated meta description). */
-const SCRIPT_OF: Record<string, RegExp> = {
-  ja: /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u,
-  zh: /\p{Script=Han}/u,
-  ko: /\p{Script=Hangul}/u,
-  ar: /\p{Script=Arabic}/u,
-  hi: /\p{Script=Devanagari}/u,
-  th: /\p{Script=Thai}/u,
-  ru: /\p{Script=Cyrillic}/u,
-  uk: /\p{Script=Cyrillic}/u,
-};
+/** A text with less than this share of its letters in the page language's own script is not in that language. */
+const PAGE_SCRIPT_SHARE = 0.3;
 
-/** Whether `text` may be in the page's language: for a language with its own script, it must use that script. */
+/**
+ * Whether `text` may be in the page's language: for a language with its own script (lib/text.ts LANGUAGE_SCRIPT),
+ * it must use that script (an untranslated meta description does not); a Latin-script language is not told here.
+ */
 export function inPageScript(text: string, language: string | null | undefined): boolean {
-  const script = language ? SCRIPT_OF[language.toLowerCase().split('-')[0]] : undefined;
+  const script = language ? LANGUAGE_SCRIPT[language.toLowerCase().split('-')[0] as LanguageCode] : undefined;
   if (!script) return true;
-  const letters = text.match(/\p{L}/gu) ?? [];
-  const own = letters.filter((c) => script.test(c)).length;
-  return own >= letters.length * 0.3;
+  const counts = letterCounts(text);
+  return script.share(counts) >= counts.total * PAGE_SCRIPT_SHARE;
 }
 
 const SEPARATORS = /\s+[—–|:·•-]\s+/;
@@ -280,7 +271,7 @@ export function keyFacts(text: CapturedText, pageUrl: string, language?: string 
         return { title: section.heading, detail: said[0] ?? '', sentences: said.slice(0, 6), section: section.index, score: ranked.score };
       })
     : text.headings
-        .filter((h) => h.level === 2 && !FURNITURE.test(h.text) && !furnitureHeading(h.text) && h.text !== headline)
+        .filter((h) => h.level === 2 && !furnitureHeading(h.text) && h.text !== headline)
         .slice(0, 4)
         .map((h) => ({ title: h.text, detail: detailFor(h.text, text.main_text) }));
   return { name, domain, headline, valueProposition, features, callToAction: text.actions?.[0] ?? null };

@@ -26,7 +26,7 @@ import { detectAll } from 'tinyld';
 import type { AppConfig } from '../../config';
 import type { LanguageCode } from '../../config/catalog';
 import { deadline } from '../deadline';
-import { normalizeText } from '../text';
+import { LANGUAGE_SCRIPT, letterCounts, normalizeText } from '../text';
 import {
   chatCompletionsUrl,
   createChatClient,
@@ -85,41 +85,6 @@ const isLatinLanguage = (language: LanguageCode): boolean => (LATIN_LANGUAGES as
 /** A Latin-script word (with its inner apostrophes, hyphens and digits: "Acme's", "Wi-Fi", "Web3"). */
 const LATIN_WORD = /\p{Script=Latin}[\p{Script=Latin}\p{M}\p{Nd}'’-]*/gu;
 const trimWord = (word: string) => word.replace(/['’-]+$/u, '');
-
-type ScriptName = 'latin' | 'han' | 'kana' | 'hangul' | 'arabic' | 'devanagari' | 'thai' | 'cyrillic' | 'other';
-const SCRIPTS: Array<[Exclude<ScriptName, 'other'>, RegExp]> = [
-  ['latin', /\p{Script=Latin}/u],
-  ['han', /\p{Script=Han}/u],
-  ['kana', /[\p{Script=Hiragana}\p{Script=Katakana}]/u],
-  ['hangul', /\p{Script=Hangul}/u],
-  ['arabic', /\p{Script=Arabic}/u],
-  ['devanagari', /\p{Script=Devanagari}/u],
-  ['thai', /\p{Script=Thai}/u],
-  ['cyrillic', /\p{Script=Cyrillic}/u],
-];
-
-/** Letters (code points of category L) of `text` by script. */
-function letterCounts(text: string): Record<ScriptName, number> & { total: number } {
-  const counts = { latin: 0, han: 0, kana: 0, hangul: 0, arabic: 0, devanagari: 0, thai: 0, cyrillic: 0, other: 0, total: 0 };
-  for (const [letter] of text.matchAll(/\p{L}/gu)) {
-    counts.total++;
-    const script = SCRIPTS.find(([, test]) => test.test(letter));
-    counts[script ? script[0] : 'other']++;
-  }
-  return counts;
-}
-
-/** Which script a non-Latin language is written in, and the name of that script for messages. */
-const SCRIPT_OF: Partial<Record<LanguageCode, { share: (c: Record<ScriptName, number>) => number; label: string }>> = {
-  ja: { share: (c) => c.kana + c.han, label: 'kana and kanji' },
-  zh: { share: (c) => c.han, label: 'Han characters' },
-  ko: { share: (c) => c.hangul, label: 'Hangul' },
-  ar: { share: (c) => c.arabic, label: 'Arabic script' },
-  hi: { share: (c) => c.devanagari, label: 'Devanagari' },
-  th: { share: (c) => c.thai, label: 'Thai script' },
-  ru: { share: (c) => c.cyrillic, label: 'Cyrillic' },
-  uk: { share: (c) => c.cyrillic, label: 'Cyrillic' },
-};
 
 /** At least this share of a narration's letters (names of the product left out) are in its language's script. */
 const SCRIPT_SHARE = 0.5;
@@ -232,7 +197,7 @@ function languageProblem(text: string, language: LanguageCode, names: readonly s
       return `is not in ${label}: only ${Math.round((100 * counts.latin) / counts.total)} % of its letters are Latin`;
     return latinLanguageProblem(cleaned, language as (typeof LATIN_LANGUAGES)[number]);
   }
-  const script = SCRIPT_OF[language];
+  const script = LANGUAGE_SCRIPT[language];
   if (!script) return null;
   // Capitalized Latin words in a narration of another script are names (GitHub, Salesforce: checked against the
   // page on their own), not the narration's language; lower-case Latin words are English or the like.

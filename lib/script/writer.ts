@@ -74,7 +74,7 @@ function screenTexts(
   plan: CampaignPlanDocument,
   facts: KeyFacts,
   language: LanguageCode,
-): Array<{ onScreen: string; narration: string; seconds: number }> {
+): Array<{ onScreen: string; narration: string; seconds: number; section: { heading: string; sentences: string[] } | null }> {
   return plan.scenes.map((scene) => {
     const feature = sceneFeature(plan, facts, scene.feature);
     if (!feature) {
@@ -82,6 +82,7 @@ function screenTexts(
         onScreen: facts.headline,
         narration: narrationFrom([facts.valueProposition], facts.headline, language, HERO_NARRATION_SECONDS),
         seconds: HERO_NARRATION_SECONDS,
+        section: null,
       };
     }
     const said = feature.sentences?.length ? feature.sentences : [feature.detail];
@@ -89,6 +90,7 @@ function screenTexts(
       onScreen: feature.title,
       narration: narrationFrom(said, feature.title, language, SCREEN_NARRATION_SECONDS),
       seconds: SCREEN_NARRATION_SECONDS,
+      section: { heading: feature.title, sentences: said.filter(Boolean) },
     };
   });
 }
@@ -125,24 +127,20 @@ export interface ScriptHelpers {
 }
 
 /**
- * The model's narration for each screen scene, written in `language` from `facts` (a page's facts, in
- * `pageLanguage`), or null when no model is configured or its answer was refused (the reason is told).
+ * The model's narration for each screen scene, written in `language` from `facts` and the scenes' sections
+ * (`texts`, as the extractive script chose them, in `pageLanguage`), or null when no model is configured or its
+ * answer was refused (the reason is told).
  */
 async function modelNarration(
   helpers: ScriptHelpers,
   language: LanguageCode,
-  plan: CampaignPlanDocument,
   facts: KeyFacts,
+  texts: ReturnType<typeof screenTexts>,
   page: CapturedVariant,
   pageLanguage: string,
 ): Promise<string[] | null> {
   if (!helpers.model) return null;
-  const texts = screenTexts(plan, facts, language);
-  const sections = plan.scenes.map((scene) => {
-    const own = sceneFeature(plan, facts, scene.feature);
-    return own ? { heading: own.title, sentences: own.sentences?.length ? own.sentences : [own.detail].filter(Boolean) } : null;
-  });
-  const listed = sections.filter((s): s is { heading: string; sentences: string[] } => !!s);
+  const sections = texts.flatMap((t) => (t.section ? [t.section] : []));
   const result = await helpers.model.write({
     language,
     pageLanguage,
@@ -151,11 +149,11 @@ async function modelNarration(
       headline: facts.headline,
       valueProposition: facts.valueProposition,
       callToAction: facts.callToAction,
-      sections: listed,
+      sections,
       pageText: page.text.main_text,
       domain: facts.domain,
     },
-    scenes: sections.map((section, n) => ({ section: section ? listed.indexOf(section) : null, seconds: texts[n].seconds })),
+    scenes: texts.map((t) => ({ section: t.section ? sections.indexOf(t.section) : null, seconds: t.seconds })),
   });
   if (result.ok) return result.narration;
   helpers.onModelRefused?.(language, result.reason);
@@ -193,7 +191,7 @@ export async function writeScript(
     const facts = keyFacts(localized.text, localized.url, localized.language ?? language);
     const own = { ...facts, features: facts.features.length ? facts.features : plan.facts.features };
     const texts = screenTexts(plan, own, language);
-    const written = await modelNarration(helpers, language, plan, own, localized, language);
+    const written = await modelNarration(helpers, language, own, texts, localized, language);
     return {
       language,
       source: 'localized_page',
@@ -210,7 +208,7 @@ export async function writeScript(
   const texts = screenTexts(plan, plan.facts, sourceLanguage);
   // A model writes this language's narration from the source page's facts (checked: only the page's facts, in
   // this language); the on-screen headings are translated when a translator is configured.
-  const written = await modelNarration(helpers, language, plan, plan.facts, source, sourceLanguage);
+  const written = await modelNarration(helpers, language, plan.facts, texts, source, sourceLanguage);
   if (written) {
     const headings = translator
       ? await translator.translate(
