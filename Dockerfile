@@ -1,8 +1,9 @@
 # One image for every node of the cluster; SERVICES chooses what a container runs (see docker-compose.yml).
 # The base is a build argument: Debian 12 from a registry (the default), or one made locally where no registry is
 # reachable (scripts/cluster-check.sh: debootstrap, then docker import). Everything else comes from
-# scripts/bootstrap.sh, the same as on a machine: its Debian packages, Node 22 from the npm registry, npm ci
-# (with the patched editly), and Open JTalk's voice Mei.
+# scripts/bootstrap.sh, the same as on a machine: its Debian packages (with contrib and non-free added beside main,
+# /etc/apt/sources.list.d/debian-nonfree.sources, for the SVOX Pico and RHVoice voices), Node 22 from the npm
+# registry, npm ci (with the patched editly), and Open JTalk's voice Mei.
 ARG BASE_IMAGE=debian:bookworm-slim
 FROM ${BASE_IMAGE}
 

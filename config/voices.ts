@@ -5,18 +5,27 @@
  */
 import { SUPPORTED_LANGUAGES, type LanguageCode } from './catalog';
 
-export const VOICE_ENGINES = ['espeak', 'open-jtalk', 'festival', 'flite'] as const;
+export const VOICE_ENGINES = ['espeak', 'open-jtalk', 'festival', 'flite', 'pico', 'rhvoice'] as const;
 export type VoiceEngineName = (typeof VOICE_ENGINES)[number];
 
 /**
  * The best engine found for a language (bench/voice has the figures); every language not listed is
  * espeak-ng's, which is also the fallback of a listed engine that is not installed.
  * - ja: Open JTalk with the HTS voice "Mei": reads kanji itself (no kana step), a natural voice.
- * - en: festival with CMU's US "slt" HTS voice: the lowest word error rate through PocketSphinx.
+ * - en: RHVoice's "clb": the lowest word error rate through PocketSphinx (below festival's slt HTS voice).
+ * - es, fr, de, it: SVOX Pico, a human-sounding voice for each (espeak-ng's are formant voices).
+ * - ru, pt: RHVoice (Aleksandr, Letícia-F123), HTS voices trained on recordings of one speaker each.
+ * ko and hi stay on espeak-ng: nothing installable here speaks them better (README, Voices).
  */
 export const DEFAULT_VOICE_ENGINES: Partial<Record<LanguageCode, VoiceEngineName>> = {
   ja: 'open-jtalk',
-  en: 'festival',
+  en: 'rhvoice',
+  es: 'pico',
+  fr: 'pico',
+  de: 'pico',
+  it: 'pico',
+  ru: 'rhvoice',
+  pt: 'rhvoice',
 };
 
 /** Where scripts/bootstrap.sh puts voices that no Debian package ships (BOOTSTRAP_VOICES_DIR). */
@@ -35,6 +44,26 @@ export const DEFAULT_OPEN_JTALK_DICTIONARY = '/var/lib/mecab/dic/open-jtalk/nais
 /** Festival's voice (Debian festvox-us-slt-hts) and flite's built-in voice. */
 export const DEFAULT_FESTIVAL_VOICE = 'cmu_us_slt_arctic_hts';
 export const DEFAULT_FLITE_VOICE = 'slt';
+
+/** SVOX Pico's voice per language (pico2wave's `-l`; Debian libttspico-data, files in PICO_LANG_DIR): one each. */
+export const PICO_VOICES: Partial<Record<LanguageCode, string>> = {
+  en: 'en-US',
+  es: 'es-ES',
+  fr: 'fr-FR',
+  de: 'de-DE',
+  it: 'it-IT',
+};
+export const PICO_LANG_DIR = '/usr/share/pico/lang';
+
+/** RHVoice's voice per language when none is asked for (RHVoice-test's `-p`; Debian rhvoice-english, -russian,
+ * -brazilian-portuguese). Only voices whose licence allows a sold product are listed anywhere here: most Russian
+ * voices of RHVoice Lab (Arina, Evgeniy, Mikhail, Pavel, Tatiana, …) are CC BY-NC-ND and are never used. */
+export const RHVOICE_VOICES: Partial<Record<LanguageCode, string>> = {
+  en: 'clb',
+  ru: 'aleksandr',
+  pt: 'Leticia-F123',
+};
+export const RHVOICE_VOICES_DIR = '/usr/share/RHVoice/voices';
 
 /** festival processes a node keeps with the voice loaded (lib/voice/festival-process.ts; each holds ~330 MB),
  * and how long one stays unused before it ends (the next text then waits ~1.2 s for the voice to load). */
@@ -59,9 +88,10 @@ export function parseVoiceEngines(text: string | undefined): Partial<Record<Lang
 
 /**
  * The voices a campaign may ask for (create's `voice`, per language; decisions §11), the one list of them: the create
- * schema's enum per language, the OpenAPI document and the voice stage all derive from it. Every language has
- * espeak-ng's voice and its female variant; English and Japanese also have the engines above. A voice whose engine a
- * node lacks is spoken by that language's espeak-ng voice, and the storyboard and report name the voice really used.
+ * schema's enum per language, the OpenAPI document, the voice stage and the README's Voices table (a test compares it)
+ * all derive from it. Every language has espeak-ng's voice and its female variant; the languages of the engines above
+ * have theirs too. A voice whose engine a node lacks is spoken by that language's espeak-ng voice, and the storyboard
+ * and report name the voice really used.
  */
 export interface VoiceOption {
   id: string;
@@ -71,27 +101,191 @@ export interface VoiceOption {
   espeakVoice?: string;
   /** espeak-ng only: a variant appended as `+<variant>` (espeak-ng --voices=variant) */
   espeakVariant?: string;
+  /** pico and rhvoice: the engine's voice (pico2wave's `-l`, RHVoice-test's `-p`); default PICO_VOICES / RHVOICE_VOICES */
+  engineVoice?: string;
+  /** what it sounds like; "the default" is appended to the language's default voice (DEFAULT_VOICE_ENGINES) */
   description: string;
+  /** the licence of the voice's data (SPDX where there is an identifier); the engines' own are in the README */
+  licence: string;
+  /** the credit the licence asks for, where it asks for one */
+  attribution?: string;
 }
 
 const ESPEAK_FEMALE_VARIANT = 'f3';
 
-export const VOICE_OPTIONS: readonly VoiceOption[] = [
-  { id: 'en-festival-slt', language: 'en', engine: 'festival', description: 'US English, female (festival, CMU slt HTS); the default' },
-  { id: 'en-flite-slt', language: 'en', engine: 'flite', description: 'US English, female (flite, CMU slt), lighter and more synthetic' },
-  { id: 'en-espeak-gb', language: 'en', engine: 'espeak', espeakVoice: 'en-gb', description: 'British English, male (espeak-ng)' },
-  { id: 'ja-openjtalk-mei', language: 'ja', engine: 'open-jtalk', description: 'Japanese, female (Open JTalk, Mei); the default' },
+const RHVOICE_LGPL = 'LGPL-2.1-or-later';
+const PICO_LICENCE = 'Apache-2.0';
+
+const OPTIONS: readonly VoiceOption[] = [
+  {
+    id: 'en-rhvoice-clb',
+    language: 'en',
+    engine: 'rhvoice',
+    engineVoice: 'clb',
+    description: 'US English, female (RHVoice, clb)',
+    licence: RHVOICE_LGPL,
+  },
+  {
+    id: 'en-rhvoice-slt',
+    language: 'en',
+    engine: 'rhvoice',
+    engineVoice: 'slt',
+    description: 'US English, female (RHVoice, slt)',
+    licence: RHVOICE_LGPL,
+  },
+  {
+    id: 'en-rhvoice-bdl',
+    language: 'en',
+    engine: 'rhvoice',
+    engineVoice: 'bdl',
+    description: 'US English, male (RHVoice, bdl)',
+    licence: RHVOICE_LGPL,
+  },
+  {
+    id: 'en-rhvoice-alan',
+    language: 'en',
+    engine: 'rhvoice',
+    engineVoice: 'alan',
+    description: 'Scottish English, male (RHVoice, alan)',
+    licence: RHVOICE_LGPL,
+  },
+  {
+    id: 'en-festival-slt',
+    language: 'en',
+    engine: 'festival',
+    description: 'US English, female (festival, CMU slt HTS)',
+    licence: 'festvox (BSD-style); HTS parts BSD-3-Clause',
+    attribution: 'CMU ARCTIC slt HTS voice © 2003 Carnegie Mellon University; HTS © Nagoya Institute of Technology',
+  },
+  {
+    id: 'en-flite-slt',
+    language: 'en',
+    engine: 'flite',
+    description: 'US English, female (flite, CMU slt), lighter and more synthetic',
+    licence: 'flite (BSD-style)',
+  },
+  {
+    id: 'en-pico-us',
+    language: 'en',
+    engine: 'pico',
+    engineVoice: 'en-US',
+    description: 'US English, female (SVOX Pico)',
+    licence: PICO_LICENCE,
+  },
+  {
+    id: 'en-pico-gb',
+    language: 'en',
+    engine: 'pico',
+    engineVoice: 'en-GB',
+    description: 'British English, female (SVOX Pico)',
+    licence: PICO_LICENCE,
+  },
+  {
+    id: 'en-espeak-gb',
+    language: 'en',
+    engine: 'espeak',
+    espeakVoice: 'en-gb',
+    description: 'British English, male (espeak-ng)',
+    licence: 'GPL-3.0-or-later',
+  },
+  {
+    id: 'ja-openjtalk-mei',
+    language: 'ja',
+    engine: 'open-jtalk',
+    description: 'Japanese, female (Open JTalk, Mei)',
+    licence: 'CC-BY-3.0',
+    attribution: 'HTS voice "Mei" © 2009–2013 Nagoya Institute of Technology, MMDAgent Project Team',
+  },
+  ...(['es', 'fr', 'de', 'it'] as const).map((language): VoiceOption => ({
+    id: `${language}-pico`,
+    language,
+    engine: 'pico',
+    engineVoice: PICO_VOICES[language],
+    description: `SVOX Pico's ${PICO_VOICES[language]} voice, female`,
+    licence: PICO_LICENCE,
+  })),
+  {
+    id: 'ru-rhvoice-aleksandr',
+    language: 'ru',
+    engine: 'rhvoice',
+    engineVoice: 'aleksandr',
+    description: 'Russian, male (RHVoice, Aleksandr)',
+    licence: RHVOICE_LGPL,
+  },
+  {
+    id: 'ru-rhvoice-aleksandr-hq',
+    language: 'ru',
+    engine: 'rhvoice',
+    engineVoice: 'aleksandr-hq',
+    description: 'Russian, male (RHVoice, Aleksandr-hq: the same speaker, newer training)',
+    licence: 'CC-BY-SA-4.0',
+    attribution: 'RHVoice voice "Aleksandr-hq": Artem Plaksin, Sergey Parshakov, Beka Gozalishvili; speaker Aleksander Karlov',
+  },
+  {
+    id: 'ru-rhvoice-anna',
+    language: 'ru',
+    engine: 'rhvoice',
+    engineVoice: 'anna',
+    description: 'Russian, female (RHVoice, Anna)',
+    licence: RHVOICE_LGPL,
+  },
+  {
+    id: 'ru-rhvoice-elena',
+    language: 'ru',
+    engine: 'rhvoice',
+    engineVoice: 'elena',
+    description: 'Russian, female (RHVoice, Elena)',
+    licence: RHVOICE_LGPL,
+  },
+  {
+    id: 'ru-rhvoice-irina',
+    language: 'ru',
+    engine: 'rhvoice',
+    engineVoice: 'irina',
+    description: 'Russian, female (RHVoice, Irina)',
+    licence: RHVOICE_LGPL,
+  },
+  {
+    id: 'pt-rhvoice-leticia',
+    language: 'pt',
+    engine: 'rhvoice',
+    engineVoice: 'Leticia-F123',
+    description: 'Brazilian Portuguese, female (RHVoice, Letícia-F123)',
+    licence: 'CC-BY-SA-4.0',
+    attribution: 'RHVoice voice "Letícia-F123" © 2018–2020 Olga Yakovleva, Fernando H. F. Botelho',
+  },
   ...SUPPORTED_LANGUAGES.flatMap((language): VoiceOption[] => [
-    { id: `${language}-espeak`, language, engine: 'espeak', description: `espeak-ng's ${language} voice, male` },
+    {
+      id: `${language}-espeak`,
+      language,
+      engine: 'espeak',
+      description: `espeak-ng's ${language} voice, male`,
+      licence: 'GPL-3.0-or-later',
+    },
     {
       id: `${language}-espeak-female`,
       language,
       engine: 'espeak',
       espeakVariant: ESPEAK_FEMALE_VARIANT,
       description: `espeak-ng's ${language} voice, female variant`,
+      licence: 'GPL-3.0-or-later',
     },
   ]),
 ];
+
+/** The voice a language gets when a campaign asks for none (DEFAULT_VOICE_ENGINES, then the engine's voice for it). */
+export function isDefaultVoice(option: VoiceOption): boolean {
+  const engine = DEFAULT_VOICE_ENGINES[option.language] ?? 'espeak';
+  if (option.engine !== engine) return false;
+  if (engine === 'espeak') return !option.espeakVoice && !option.espeakVariant;
+  if (engine === 'pico') return option.engineVoice === PICO_VOICES[option.language];
+  if (engine === 'rhvoice') return option.engineVoice === RHVOICE_VOICES[option.language];
+  return true;
+}
+
+export const VOICE_OPTIONS: readonly VoiceOption[] = OPTIONS.map((v) =>
+  isDefaultVoice(v) ? { ...v, description: `${v.description}; the default` } : v,
+);
 
 export const VOICE_OPTIONS_BY_ID: ReadonlyMap<string, VoiceOption> = new Map(VOICE_OPTIONS.map((v) => [v.id, v]));
 

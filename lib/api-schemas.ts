@@ -8,7 +8,14 @@ import { PLAN_NAMES, PLANS } from '../config/plans';
 import { CAMPAIGN_STATES, VIDEO_STATES } from './campaign-states';
 import { VIDEO_WARNING_CODES } from './campaign-view';
 import { API_ERROR_CODES, CAMPAIGN_FAILURE_CODES } from './errors';
-import { CAPTION_MODES, HEX_COLOR_PATTERN, METADATA_MAX_CHARACTERS, METADATA_MAX_PAIRS, QUALITIES } from './campaign-options';
+import {
+  CAPTION_MODES,
+  HEX_COLOR_PATTERN,
+  METADATA_MAX_CHARACTERS,
+  METADATA_MAX_PAIRS,
+  MUSIC_DEFAULT_VOLUME,
+  QUALITIES,
+} from './campaign-options';
 import { MONTH_PATTERN, REPORT_ID_PREFIX } from './reports';
 import { WEBHOOK_EVENT_TYPES } from './webhooks';
 
@@ -49,7 +56,8 @@ const CREATIVE_OPTIONS = {
   captions: {
     type: 'string',
     enum: CAPTION_MODES,
-    description: 'burned (default): captions drawn on the video, and as files; file_only: the WebVTT and SubRip files only.',
+    description:
+      'burned (default): captions drawn on the video, and as files; file_only: the WebVTT and SubRip files only; words: short-form style, the word being said highlighted as it is spoken (word-level WebVTT timestamps and SubRip cues).',
   },
   quality: {
     type: 'string',
@@ -74,6 +82,28 @@ const CREATIVE_OPTIONS = {
           'Public http(s) URL of your logo (PNG, JPEG, GIF or SVG, at most 5 MB), drawn on the title and closing cards. Checked against private networks like every URL; fetched when the campaign is created (an unreadable image answers 422) and again when its page is collected.',
       },
     },
+  },
+  music: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['url'],
+    properties: {
+      url: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 2048,
+        description:
+          'Public http(s) URL of a music track (MP3, AAC, WAV or OGG, at most 20 MB, at least 1 s), played under the narration: looped or cut to each video, faded in and out, ducked while the voice speaks. Checked against private networks like every URL; fetched when the campaign is created (a file that is not audio answers 422) and again when its page is collected.',
+      },
+      volume: {
+        type: 'number',
+        exclusiveMinimum: 0,
+        maximum: 1,
+        default: MUSIC_DEFAULT_VOLUME,
+        description: `The music between sentences as a fraction of the narration's amplitude: 1 as loud as the voice, ${MUSIC_DEFAULT_VOLUME} (default) 8 dB below it, 0.1 20 dB below. While the voice speaks the music is ducked some 15 dB further. The mix is mastered to −14 LUFS, true peak ≤ −1 dBTP.`,
+      },
+    },
+    description: 'Music under the voice; without it, the videos have the narration alone.',
   },
 } as const;
 

@@ -6,12 +6,14 @@
 import type { LanguageCode } from '../config/catalog';
 import type { RenderQuality } from './render/plan';
 
-export const CAPTION_MODES = ['burned', 'file_only'] as const;
+export const CAPTION_MODES = ['burned', 'file_only', 'words'] as const;
 export type CaptionMode = (typeof CAPTION_MODES)[number];
 export const QUALITIES = ['full', 'draft'] as const satisfies readonly RenderQuality[];
 export const HEX_COLOR_PATTERN = '^#[0-9a-fA-F]{6}$';
 export const METADATA_MAX_PAIRS = 20;
 export const METADATA_MAX_CHARACTERS = 500;
+/** music.volume when not given: the music between sentences at 0.4 of the narration's amplitude (8 dB below it). */
+export const MUSIC_DEFAULT_VOLUME = 0.4;
 
 /** What a campaign asked of its videos; an absent field is the default (captions burned, the node's quality, the page's colour). */
 export interface CampaignOptions {
@@ -20,6 +22,8 @@ export interface CampaignOptions {
   captions?: CaptionMode;
   quality?: RenderQuality;
   brand?: { primary_color?: string; logo_url?: string };
+  /** the customer's track under the narration (lib/render/music.ts); volume (0, 1], MUSIC_DEFAULT_VOLUME when absent */
+  music?: { url: string; volume?: number };
 }
 /** The integrator's own key–value pairs, echoed in GET, the list and the webhooks; never interpreted. */
 export type CampaignMetadata = Record<string, string>;
@@ -38,6 +42,7 @@ export function optionsOf(body: CampaignOptions): CampaignOptions | null {
           },
         }
       : {}),
+    ...(body.music ? { music: { url: body.music.url, ...(body.music.volume !== undefined ? { volume: body.music.volume } : {}) } } : {}),
   };
   return Object.keys(options).length ? options : null;
 }

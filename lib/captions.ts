@@ -31,7 +31,17 @@ export interface Cue {
   start: number;
   end: number;
   text: string;
+  /** Captions `words`: the cue's words in order, each with the moment it is said (the first at the cue's start);
+   * in WebVTT, cue-internal timestamps (`Hello <00:00:01.250>world`). The words, joined as in `text`, are `text`. */
+  words?: CueWord[];
 }
+export interface CueWord {
+  text: string;
+  start: number;
+}
+
+/** The colour of the word being said, burned in (lib/render/editly-child.ts) and in the SubRip file's `<font>`. */
+export const ACTIVE_WORD_COLOR = '#ffd400';
 
 /** Default characters per caption line: 42 for alphabetic scripts (Latin, Cyrillic, Arabic, Devanagari), 16 for ja/zh, 18 for ko, 35 for Thai. */
 export const DEFAULT_MAX_LINE_CHARS: Record<LanguageCode, number> = {
@@ -167,6 +177,91 @@ export function buildCues(scenes: CaptionScene[], language: LanguageCode, opts: 
   return cues;
 }
 
+/** One scene's caption words, each timed in video seconds (lib/voice/word-timing.ts, offset by the scene's start). */
+export interface WordCaptionScene {
+  words: Array<{ text: string; start: number; end: number }>;
+  startSeconds: number;
+  durationSeconds: number;
+}
+
+/** Scripts whose caption words are written without spaces between them. */
+const UNSPACED_CAPTIONS: ReadonlySet<LanguageCode> = new Set(['ja', 'zh', 'th']);
+/** What goes between two caption words: a space, except between words of a script written without spaces (but
+ * Latin words inside one, "Acme Analytics" in Japanese, keep theirs). */
+export function wordSeparator(before: string, after: string, language: LanguageCode): string {
+  if (!UNSPACED_CAPTIONS.has(language)) return ' ';
+  return /[\p{Script=Latin}\p{N}][^\p{L}\p{N}]*$/u.test(before) && /^[^\p{L}\p{N}]*[\p{Script=Latin}\p{N}]/u.test(after) ? ' ' : '';
+}
+
+function joinWords(words: string[], language: LanguageCode): string {
+  return words.map((w, i) => (i ? wordSeparator(words[i - 1], w, language) : '') + w).join('');
+}
+
+/** A word group on screen at once (short-form style: one short line, read at a glance). */
+export const WORD_GROUP = { maxWords: 3, maxChars: 18, maxUnspacedWords: 2, maxUnspacedChars: 9, pauseSeconds: 0.35 };
+/** How long a group stays after its last word when the next is far off. */
+const WORD_HOLD_SECONDS = 0.6;
+
+/**
+ * Captions `words`: each scene's words in short groups (at most WORD_GROUP words and characters; a group ends after
+ * a comma or a sentence's end and before a pause), one cue a group, from its first word's start to the next
+ * group's (or its last word's end and a short hold, within its scene), carrying each word's start.
+ */
+export function buildWordCues(scenes: WordCaptionScene[], language: LanguageCode): Cue[] {
+  const unspaced = UNSPACED_CAPTIONS.has(language);
+  const maxWords = unspaced ? WORD_GROUP.maxUnspacedWords : WORD_GROUP.maxWords;
+  const maxChars = unspaced ? WORD_GROUP.maxUnspacedChars : WORD_GROUP.maxChars;
+  const cues: Cue[] = [];
+  const ordered = [...scenes].sort((a, b) => a.startSeconds - b.startSeconds);
+  for (const scene of ordered) {
+    const sceneEnd = scene.startSeconds + scene.durationSeconds;
+    const groups: Array<WordCaptionScene['words']> = [];
+    let group: WordCaptionScene['words'] = [];
+    for (const word of scene.words.filter((w) => w.text.trim())) {
+      const last = group.at(-1);
+      const chars = displayLength(
+        joinWords(
+          [...group, word].map((w) => w.text),
+          language,
+        ),
+      );
+      const full = group.length >= maxWords || chars > maxChars;
+      const pause = last ? word.start - last.end > WORD_GROUP.pauseSeconds : false;
+      const ended = last ? /[,.!?;:،。、！？，；：…]["'”’」』)]*$/u.test(last.text) : false;
+      if (group.length && (full || pause || ended)) {
+        groups.push(group);
+        group = [];
+      }
+      group.push(word);
+    }
+    if (group.length) groups.push(group);
+    groups.forEach((words, k) => {
+      const ms = (t: number) => Math.round(Math.min(Math.max(t, scene.startSeconds), sceneEnd) * 1000) / 1000;
+      const start = ms(words[0].start);
+      const next = groups[k + 1]?.[0].start;
+      const hold = words.at(-1)!.end + WORD_HOLD_SECONDS;
+      const end = ms(next !== undefined && next - words.at(-1)!.end <= WORD_HOLD_SECONDS ? next : Math.min(hold, next ?? hold));
+      if (end <= start) return;
+      // Each word's start inside the cue, strictly increasing (WebVTT's cue-internal timestamps must be).
+      const timed: CueWord[] = [];
+      for (const w of words) {
+        const at = timed.length ? Math.min(end - 0.001, Math.max(ms(w.start), timed.at(-1)!.start + 0.001)) : start;
+        timed.push({ text: w.text, start: Math.round(at * 1000) / 1000 });
+      }
+      cues.push({
+        start,
+        end,
+        text: joinWords(
+          words.map((w) => w.text),
+          language,
+        ),
+        words: timed,
+      });
+    });
+  }
+  return cues;
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // WebVTT
 
@@ -214,10 +309,39 @@ const escapeText = (t: string): string => t.replace(/&/g, '&amp;').replace(/</g,
 export function toWebVtt(cues: Cue[]): string {
   const blocks = cues.map((c) => {
     checkCueTiming(c);
-    const lines = cueLines(c.text).map(escapeText);
+    const lines = c.words?.length ? [timedWords(c)] : cueLines(c.text).map(escapeText);
     return `${formatTimestamp(c.start)} --> ${formatTimestamp(c.end)}\n${lines.join('\n')}`;
   });
   return ['WEBVTT', '', ...blocks.map((b) => `${b}\n`)].join('\n');
+}
+
+/** Word cues read back: a cue without cue-internal timestamps (one word, or an older file's cue) is one word. */
+export function asWordCues(cues: Cue[]): Cue[] {
+  return cues.map((cue) => (cue.words?.length ? cue : { ...cue, words: [{ text: cue.text.replace(/\s*\n\s*/g, ' '), start: cue.start }] }));
+}
+
+/** The spans of `cue.text` its words occupy, in order (each word found after the one before). */
+function wordSpans(cue: Cue & { words: CueWord[] }): Array<{ from: number; to: number; start: number }> {
+  let at = 0;
+  return cue.words.map((w) => {
+    const from = Math.max(at, cue.text.indexOf(w.text, at));
+    at = from + w.text.length;
+    return { from, to: at, start: w.start };
+  });
+}
+
+/** A word cue's line with a cue-internal timestamp before every word but the first (a right-to-left line's RLM first). */
+function timedWords(cue: Cue): string {
+  const spans = wordSpans(cue as Cue & { words: CueWord[] });
+  let out = '';
+  let at = 0;
+  spans.forEach((span, i) => {
+    out += escapeText(cue.text.slice(at, span.from));
+    if (i > 0) out += `<${formatTimestamp(span.start)}>`;
+    out += escapeText(cue.text.slice(span.from, span.to));
+    at = span.to;
+  });
+  return (needsRlm(cue.text) ? RLM : '') + out + escapeText(cue.text.slice(at));
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -237,7 +361,7 @@ const WORD_JOINER = '\u2060';
  */
 export function toSrt(cues: Cue[]): string {
   const blocks: string[] = [];
-  for (const c of cues) {
+  for (const c of cues.flatMap(karaoke)) {
     checkCueTiming(c);
     const lines = cueLines(c.text).map((l) => l.replace(/-->/g, `--${WORD_JOINER}>`));
     if (!lines.length) continue;
@@ -246,7 +370,24 @@ export function toSrt(cues: Cue[]): string {
   return blocks.map((block) => `${block}${SRT_EOL}${SRT_EOL}`).join('');
 }
 
+/**
+ * SubRip has no word timing: a word cue becomes one cue per word, from its start to the next word's (the last to the
+ * cue's end), the group's text with that word in `<font color>` (the karaoke style players show in colour).
+ */
+function karaoke(cue: Cue): Cue[] {
+  if (!cue.words?.length) return [cue];
+  const spans = wordSpans(cue as Cue & { words: CueWord[] });
+  return spans.flatMap((span, i) => {
+    const end = spans[i + 1]?.start ?? cue.end;
+    if (end <= span.start) return [];
+    const t = cue.text;
+    const text = `${t.slice(0, span.from)}<font color="${ACTIVE_WORD_COLOR}">${t.slice(span.from, span.to)}</font>${t.slice(span.to)}`;
+    return [{ start: span.start, end, text }];
+  });
+}
+
 const TIMESTAMP = /^(?:(\d{2,}):)?([0-5]\d):([0-5]\d)\.(\d{3})$/;
+const CUE_TIMESTAMP = /<((?:\d{2,}:)?[0-5]\d:[0-5]\d\.\d{3})>/g;
 
 function parseTimestamp(text: string, lineNo: number): number {
   const m = TIMESTAMP.exec(text);
@@ -315,7 +456,21 @@ export function parseWebVtt(text: string): Cue[] {
         return l.startsWith(RLM) && !needsRlm(decoded) ? RLM + decoded : decoded;
       })
       .join('\n');
-    cues.push({ start, end, text: cueText });
+    const cue: Cue = { start, end, text: cueText };
+    const timed = body.join('\n');
+    if (CUE_TIMESTAMP.test(timed)) {
+      // Word cues: the text before the first timestamp is the first word, said at the cue's start.
+      const pieces = timed.split(CUE_TIMESTAMP);
+      const words: CueWord[] = [];
+      for (let k = 0; k < pieces.length; k += 2) {
+        const text = unescapeText(pieces[k].replace(RLM, '')).trim();
+        const at = k === 0 ? start : parseTimestamp(pieces[k - 1], lineNo);
+        if (text) words.push({ text, start: at });
+      }
+      cue.words = words;
+    }
+    CUE_TIMESTAMP.lastIndex = 0;
+    cues.push(cue);
   }
   return cues;
 }

@@ -43,6 +43,11 @@ export interface ShotContent {
   content: Box;
   /** The median CSS font size of the text in the content box, when the capture measured it. */
   textPx?: number;
+  /**
+   * The section's heading and its paragraph-level blocks with their text, in image pixels, as the capture found them
+   * (absent on older captures): the renderer marks the one the narration speaks of (lib/render/camera.ts).
+   */
+  focus?: Array<{ box: Box; text: string }>;
 }
 
 /** The rows of the frame left to the page's picture by our layers, as shares of the frame's height. */
@@ -203,6 +208,27 @@ export function endRegionAt(framing: Framing, bottom: number): Framing {
 /** How far above a cut to look for a gap between lines: three lines of the page's type (16 px when unmeasured), in image pixels. */
 export function gapSearchRows(shot: ShotContent, framing: Framing): number {
   return Math.round(Math.min(3 * 1.6 * (shot.textPx ?? 16) * shot.pixelRatio, framing.region.height / 3));
+}
+
+/**
+ * `framing` with its region reaching the content's bottom again (and the page's pad under it), its top and scale
+ * as they were: the whole section as a tall picture, which a scrolling camera shows through the zone
+ * (lib/render/camera.ts) instead of cutting it.
+ */
+export function uncutFraming(shot: ShotContent, framing: Framing): Framing {
+  const content = contentWithin(shot);
+  const bottom = Math.min(shot.height, content.y + content.height + PAGE_PAD_CSS * shot.pixelRatio);
+  return { ...framing, region: { ...framing.region, height: Math.max(framing.region.height, bottom - framing.region.y) } };
+}
+
+/** A box of the screenshot (image pixels) where `framing` draws it (frame pixels, at rest; for a tall picture, before any scroll). */
+export function boxInFrame(box: Box, framing: Framing): Box {
+  return {
+    x: framing.at.x + (box.x - framing.region.x) * framing.scale,
+    y: framing.at.y + (box.y - framing.region.y) * framing.scale,
+    width: box.width * framing.scale,
+    height: box.height * framing.scale,
+  };
 }
 
 /** Whether the region ends above the content's bottom: the section is cut there. */

@@ -13,6 +13,8 @@ export const storageKeys = {
   captions: (campaignId: string, language: string) => `${campaignPrefix(campaignId)}/voice/${language}/captions.vtt`,
   /** The campaign's logo (create's brand.logo_url) as a PNG, fetched by the capture stage (lib/capture/logo.ts). */
   logo: (campaignId: string) => `${campaignPrefix(campaignId)}/capture/logo.png`,
+  /** The campaign's music (create's music.url) as fetched (MP3, AAC, WAV or OGG: ffmpeg reads which), by the capture stage. */
+  music: (campaignId: string) => `${campaignPrefix(campaignId)}/capture/music`,
   video: (campaignId: string, videoId: string) => `${campaignPrefix(campaignId)}/videos/${videoId}.mp4`,
   /** The video's poster frame (thumbnail_url), written by the renderer beside the video. */
   thumbnail: (campaignId: string, videoId: string) => `${campaignPrefix(campaignId)}/videos/${videoId}.jpg`,

@@ -3,13 +3,14 @@
  * rules that make it from the plan and the spoken scenes (buildStoryboard). Written by the voiceover stage, stored in the database (the renderer may run on another node);
  * every file it names is a key in lib/storage.ts.
  */
-import type { CampaignOptions, CaptionMode } from './campaign-options';
+import { MUSIC_DEFAULT_VOLUME, type CampaignOptions, type CaptionMode } from './campaign-options';
 import type { RenderQuality } from './render/plan';
 import { PLATFORMS, type LanguageCode, type PlatformName } from '../config/catalog';
 import { luminance } from './color';
 import { typeScale, type ShotContent } from './framing';
 import type { CampaignPlanDocument, PlannedScene } from './script/analyze';
 import { PHRASES } from './script/phrases';
+import { storageKeys } from './storage-keys';
 
 export type ScriptSource = 'localized_page' | 'translated' | 'source_text';
 
@@ -68,6 +69,8 @@ export interface Storyboard {
   /** The campaign's choices (lib/campaign-options.ts); absent: captions burned, the render node's quality. */
   captions?: CaptionMode;
   quality?: RenderQuality;
+  /** The campaign's music (create's music), as the capture stage stored it: mixed under the narration; absent: none. */
+  music?: { key: string; volume: number };
 }
 
 export interface SpokenVoice {
@@ -170,5 +173,8 @@ export function buildStoryboard(input: StoryboardInput): Storyboard {
     ...(input.voice ? { voice: input.voice } : {}),
     ...(input.options?.captions ? { captions: input.options.captions } : {}),
     ...(input.options?.quality ? { quality: input.options.quality } : {}),
+    ...(input.options?.music
+      ? { music: { key: storageKeys.music(input.campaignId), volume: input.options.music.volume ?? MUSIC_DEFAULT_VOLUME } }
+      : {}),
   };
 }

@@ -33,6 +33,9 @@ BOOTSTRAP_APT_PACKAGES=(
   # PocketSphinx + sox measure English intelligibility (bench/voice, test/unit/voice-engines.test.ts), GNU time
   # the engines' peak memory (bench/voice)
   open-jtalk open-jtalk-mecab-naist-jdic festival festvox-us-slt-hts flite pocketsphinx pocketsphinx-en-us sox time
+  # speech from Debian's contrib/non-free (_bs_apt_nonfree adds those components): SVOX Pico (es, fr, de, it) and
+  # RHVoice with its English, Russian and Brazilian Portuguese voices (config/voices.ts; README, Voices)
+  libttspico-utils rhvoice rhvoice-english rhvoice-russian rhvoice-brazilian-portuguese
   # OCR of rendered frames (visual checks in the tests)
   tesseract-ocr tesseract-ocr-eng tesseract-ocr-jpn tesseract-ocr-kor tesseract-ocr-ara
   # what the two native addons that are built here compile against: canvas (cairo, pango, …) and sqlite3, linked to
@@ -84,6 +87,31 @@ _bs_apt_ensure() {
   apt-get install -y -qq --no-install-recommends -o Dpkg::Options::=--force-unsafe-io $missing >>"$log" 2>&1 ||
     { tail -30 "$log" >&2; _bs_log "apt-get install failed"; return 1; }
   _bs_log "apt: done in $((SECONDS - start)) s"
+}
+
+# Debian's contrib and non-free components beside main (SVOX Pico and RHVoice are there): a copy of the machine's deb822
+# source (/etc/apt/sources.list.d/debian.sources: the same mirrors and suites, bookworm, -updates and -security) with
+# only those components, so main stays as it was. Done once; _bs_apt_ensure's apt-get update then reads it.
+BOOTSTRAP_NONFREE_SOURCES=/etc/apt/sources.list.d/debian-nonfree.sources
+_bs_apt_nonfree() {
+  [ -f "$BOOTSTRAP_NONFREE_SOURCES" ] && return 0
+  grep -qsE '^Components:.*non-free( |$)|^deb .* non-free( |$)' /etc/apt/sources.list /etc/apt/sources.list.d/*.sources \
+    /etc/apt/sources.list.d/*.list && return 0
+  local main=/etc/apt/sources.list.d/debian.sources tmp
+  tmp="$(mktemp)"
+  if [ -f "$main" ]; then
+    sed 's/^Components:.*/Components: contrib non-free/' "$main" >"$tmp"
+  else
+    local codename
+    codename="$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")"
+    printf '%s\n' 'Types: deb' 'URIs: http://deb.debian.org/debian' "Suites: $codename $codename-updates" \
+      'Components: contrib non-free' 'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' '' \
+      'Types: deb' 'URIs: http://deb.debian.org/debian-security' "Suites: $codename-security" \
+      'Components: contrib non-free' 'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' >"$tmp"
+  fi
+  install -m 0644 "$tmp" "$BOOTSTRAP_NONFREE_SOURCES" || { rm -f "$tmp"; _bs_log "cannot write $BOOTSTRAP_NONFREE_SOURCES"; return 1; }
+  rm -f "$tmp"
+  _bs_log "apt: contrib and non-free added ($BOOTSTRAP_NONFREE_SOURCES)"
 }
 
 _bs_node_ok() {
@@ -310,6 +338,8 @@ bootstrap_main() {
     esac
   done
   export DEBIAN_FRONTEND=noninteractive
+  # Only when a package is missing (the sources matter to apt-get update alone, which _bs_apt_ensure then runs).
+  if [ -n "$(_bs_missing_pkgs "${BOOTSTRAP_APT_PACKAGES[@]}")" ]; then _bs_apt_nonfree || return 1; fi
   _bs_apt_ensure "${BOOTSTRAP_APT_PACKAGES[@]}" || return 1
   bootstrap_node || return 1
   case ":$PATH:" in

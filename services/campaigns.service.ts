@@ -209,6 +209,8 @@ interface NormalizedCampaign {
   webhook_url: string | null;
   /** brand.logo_url, checked and normalized like the page's URL */
   logo_url: string | null;
+  /** music.url, checked and normalized like the page's URL */
+  music_url: string | null;
 }
 
 type CampaignsSettings = ServiceSettingSchema;
@@ -298,7 +300,11 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
         try {
           await ctx.call<CheckResult, CheckParams>(
             'capture.check',
-            { url: campaign.url, ...(campaign.logo_url ? { logo_url: campaign.logo_url } : {}) },
+            {
+              url: campaign.url,
+              ...(campaign.logo_url ? { logo_url: campaign.logo_url } : {}),
+              ...(campaign.music_url ? { music_url: campaign.music_url } : {}),
+            },
             { timeout: config.captureCheckTimeoutMs, retries: 0 },
           );
         } catch (err) {
@@ -346,9 +352,11 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
                 languages: campaign.languages,
                 platforms: campaign.platforms,
                 webhook_url: campaign.webhook_url,
-                options: optionsOf(
-                  campaign.logo_url ? { ...ctx.params, brand: { ...ctx.params.brand, logo_url: campaign.logo_url } } : ctx.params,
-                ),
+                options: optionsOf({
+                  ...ctx.params,
+                  ...(campaign.logo_url ? { brand: { ...ctx.params.brand, logo_url: campaign.logo_url } } : {}),
+                  ...(campaign.music_url ? { music: { ...ctx.params.music, url: campaign.music_url } } : {}),
+                }),
                 metadata: ctx.params.metadata && Object.keys(ctx.params.metadata).length ? ctx.params.metadata : null,
                 progress: PROGRESS_ON_ENTRY.collecting,
                 quota_period: period,
@@ -863,12 +871,15 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
       let url: URL;
       let webhookUrl: URL | undefined;
       let logoUrl: URL | undefined;
+      let musicUrl: URL | undefined;
       try {
         url = await assertPublicUrl(params.url, { ...guard, field: 'url', httpsOnly: false });
         if (params.webhook_url !== undefined)
           webhookUrl = await assertPublicUrl(params.webhook_url, { ...guard, field: 'webhook_url', httpsOnly: true });
         if (params.brand?.logo_url !== undefined)
           logoUrl = await assertPublicUrl(params.brand.logo_url, { ...guard, field: 'brand.logo_url', httpsOnly: false });
+        if (params.music?.url !== undefined)
+          musicUrl = await assertPublicUrl(params.music.url, { ...guard, field: 'music.url', httpsOnly: false });
       } catch (err) {
         if (err instanceof UrlRejectedError) throw invalidInput(err.message, err.status);
         throw err;
@@ -892,6 +903,7 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
         title,
         webhook_url: webhookUrl?.href ?? null,
         logo_url: logoUrl?.href ?? null,
+        music_url: musicUrl?.href ?? null,
       };
     },
 

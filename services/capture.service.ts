@@ -31,6 +31,7 @@ import type { PageCapture, ScreenshotRef } from '../lib/db/models';
 import { guardFor } from '../lib/net-guard';
 import { EgressProxy, type EgressDecision } from '../lib/egress-proxy';
 import { fetchLogo, LogoError } from '../lib/capture/logo';
+import { fetchMusic, MusicError } from '../lib/capture/music';
 import { invalidInput, stageFailure, StageInterruptedError } from '../lib/errors';
 import { campaignTrace, STAGE_PARAMS_SCHEMA, type CapturedPage, type StageInput, type StageParams } from '../lib/stages';
 import { storageKeys } from '../lib/storage-keys';
@@ -42,6 +43,8 @@ export interface CheckParams {
   url: string;
   /** create's brand.logo_url: fetched and read as an image beside the page's load (422 when it cannot be) */
   logo_url?: string;
+  /** create's music.url: fetched and proved to be audio beside the page's load (422 when it is not) */
+  music_url?: string;
 }
 export interface CheckResult {
   final_url: string;
@@ -95,6 +98,7 @@ type CaptureMethods = DbMethods &
     captureVariant(campaignId: string, variant: string, url: string, withMobile: boolean, signal: AbortSignal): VariantInProgress;
     storeShots(campaignId: string, variant: string, viewports: Viewport[], captures: ViewportCapture[]): Promise<VariantCapture>;
     logo(url: string): Promise<Buffer>;
+    music(url: string): Promise<Buffer>;
   };
 
 interface CaptureLocalVars {
@@ -187,19 +191,30 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
         type: 'object',
         additionalProperties: false,
         required: ['url'],
-        properties: { url: { type: 'string', maxLength: 2048 }, logo_url: { type: 'string', maxLength: 2048 } },
+        properties: {
+          url: { type: 'string', maxLength: 2048 },
+          logo_url: { type: 'string', maxLength: 2048 },
+          music_url: { type: 'string', maxLength: 2048 },
+        },
       },
       async handler(ctx: Context<CheckParams>): Promise<CheckResult> {
         const logo = ctx.params.logo_url ? this.logo(ctx.params.logo_url) : null;
-        // Awaited even when the page fails, so its rejection is never left unhandled.
-        const [page, logoOutcome] = await Promise.allSettled([
+        const music = ctx.params.music_url ? this.music(ctx.params.music_url) : null;
+        // Awaited even when the page fails, so their rejections are never left unhandled.
+        const [page, logoOutcome, musicOutcome] = await Promise.allSettled([
           this.checkPool.run((page: Page) => this.loadChecked(page, ctx.params.url, DESKTOP)),
           logo,
+          music,
         ]);
         if (page.status === 'rejected') throw page.reason;
         if (logoOutcome.status === 'rejected') {
           const err = logoOutcome.reason as Error;
           if (err instanceof LogoError) throw invalidInput(`brand.logo_url ${err.message}`, 422);
+          throw err;
+        }
+        if (musicOutcome.status === 'rejected') {
+          const err = musicOutcome.reason as Error;
+          if (err instanceof MusicError) throw invalidInput(`music.url ${err.message}`, 422);
           throw err;
         }
         const result = page.value;
@@ -271,6 +286,18 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
         : Promise.resolve(null);
       // Handled here so a failing page does not leave it unhandled; awaited (and thrown) below.
       logoInProgress.catch(() => undefined);
+      // The music likewise (the renderer mixes it under each video's narration: lib/render/music.ts), kept as fetched.
+      const musicUrl = campaign.options?.music?.url;
+      const musicInProgress = musicUrl
+        ? this.music(musicUrl).then(
+            (track) => this.storage.put(storageKeys.music(campaign.id), track),
+            (err: Error) => {
+              if (err instanceof MusicError) throw stageFailure('capture_failed', `music.url ${err.message}`, err.retryable);
+              throw err;
+            },
+          )
+        : Promise.resolve();
+      musicInProgress.catch(() => undefined);
       // The localized pages start as soon as the source's head (its language and hreflang links) is read after its
       // load, beside the rest of the source's capture, all through the pool (CAPTURE_CONCURRENCY pages at a time):
       // one after another, the collecting stage of a 3-language campaign took 15–17 s (bench/e2e/README.md).
@@ -299,6 +326,7 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
       const localized = await localizedInProgress;
       const source = await sourceInProgress.capture;
       const logoKey = await logoInProgress;
+      await musicInProgress;
       signal.throwIfAborted();
       const variants = [{ variant: 'source', url: campaign.url, ...source }];
       for (const variant of localized) if (variant) variants.push(variant);
@@ -358,6 +386,12 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
         guard: guardFor(config),
         timeoutMs: config.capturePageTimeoutMs,
       });
+    },
+
+    /** The campaign's music track as fetched, once proved to be audio, through the address guard (lib/capture/music.ts). */
+    music(url: string): Promise<Buffer> {
+      const config = configOf(this.broker);
+      return fetchMusic(url, { guard: guardFor(config), timeoutMs: config.capturePageTimeoutMs });
     },
 
     async loadChecked(page: Page, url: string, viewport: Viewport): Promise<LoadedPage> {
@@ -447,6 +481,7 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
             ...(shot.section !== undefined ? { section: shot.section } : {}),
             ...(shot.textPx !== undefined ? { textPx: shot.textPx } : {}),
             content: shot.content,
+            ...(shot.focus?.length ? { focus: shot.focus } : {}),
           });
           if (viewport === DESKTOP) kept.push(shot.png);
         }

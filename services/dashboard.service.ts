@@ -12,6 +12,7 @@ import { configOf } from '../config';
 import { DEFAULT_LANGUAGES, DEFAULT_PLATFORMS, PLATFORM_NAMES, SUPPORTED_LANGUAGES } from '../config/catalog';
 import { API_SCOPES, type AuthContext } from '../lib/auth';
 import { CAMPAIGN_STATES } from '../lib/campaign-states';
+import { MUSIC_DEFAULT_VOLUME } from '../lib/campaign-options';
 import { loadStaticFiles, renderView, sameOriginLink } from '../lib/dashboard/render';
 import { forbidden, invalidInput, notFound, serviceUnavailable, toErrorResponse, unauthorized } from '../lib/errors';
 import { createRateLimiter, RateLimiterUnavailableError, type LayerCheck, type RateLimiter } from '../lib/rate-limiter';
@@ -76,6 +77,8 @@ interface CampaignForm extends CsrfParams {
   webhook_url?: string;
   languages?: FormList;
   platforms?: FormList;
+  music_url?: string;
+  music_volume?: string;
 }
 interface ListQuery {
   status?: string;
@@ -301,6 +304,8 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
           webhook_url: { type: 'string', maxLength: 4096 },
           languages: formList,
           platforms: formList,
+          music_url: { type: 'string', maxLength: 4096 },
+          music_volume: { type: 'string', maxLength: 100 },
           ...csrfField,
         },
       },
@@ -316,7 +321,13 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
         const platforms = listOf(form.platforms);
         if (languages.length) body.languages = languages;
         if (platforms.length) body.platforms = platforms;
+        const musicUrl = optional(form.music_url);
+        const musicVolume = optional(form.music_volume);
+        // A volume without a track means nothing: it is dropped; a number the create refuses is its 400, named.
+        if (musicUrl !== undefined) body.music = { url: musicUrl, ...(musicVolume !== undefined ? { volume: Number(musicVolume) } : {}) };
         try {
+          if (body.music?.volume !== undefined && !Number.isFinite(body.music.volume))
+            throw invalidInput('music.volume must be a number between 0 and 1.');
           if (!body.url) throw invalidInput('url is required: the public page to make videos of.');
           if (!languages.length) throw invalidInput('Choose at least one language.');
           if (!platforms.length) throw invalidInput('Choose at least one platform.');
@@ -606,11 +617,14 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
             url: form.url,
             title: form.title,
             webhook_url: form.webhook_url,
+            music_url: form.music_url,
+            music_volume: form.music_volume,
             languages: form._csrf === undefined ? DEFAULT_LANGUAGES : languages,
             platforms: form._csrf === undefined ? DEFAULT_PLATFORMS : platforms,
           },
           languages: SUPPORTED_LANGUAGES.map((code) => ({ code, name: renderLanguage(code) })),
           platforms: PLATFORM_NAMES,
+          musicDefaultVolume: MUSIC_DEFAULT_VOLUME,
         },
         status,
       );

@@ -12,7 +12,7 @@ import type { Transaction } from 'sequelize';
 import { configOf } from '../config';
 import type { LanguageCode, PlatformName } from '../config/catalog';
 import type { CampaignOptions } from '../lib/campaign-options';
-import { buildCues, toWebVtt } from '../lib/captions';
+import { buildCues, buildWordCues, toWebVtt } from '../lib/captions';
 import type { StoryboardRow } from '../lib/db/models';
 import { stageFailure } from '../lib/errors';
 import { CLOSING_SECONDS, TITLE_SECONDS } from '../lib/script/analyze';
@@ -24,7 +24,8 @@ import { buildStoryboard, type Storyboard, type StoryboardScene } from '../lib/s
 import { concatAudio, measureDuration, normalizeAudio } from '../lib/voice/audio';
 import { run } from '../lib/voice/exec';
 import { OfflineSpeechProvider } from '../lib/voice/offline';
-import { createSpeechProvider, SpeechProviderError, type SpeechProvider } from '../lib/voice/tts';
+import { createSpeechProvider, SpeechProviderError, type SpeechProvider, type SpeechRequest, type SpeechResult } from '../lib/voice/tts';
+import { wordTimings, type WordTiming } from '../lib/voice/word-timing';
 import { CancelableMixin, type CancelableMethods } from '../mixins/cancelable.mixin';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 
@@ -44,6 +45,8 @@ interface SpokenScene {
   script: ScriptScene;
   audioKey: string;
   durationSeconds: number;
+  /** captions `words`: its caption words, timed in seconds of the scene's audio */
+  words?: WordTiming[];
 }
 /** A scene spoken: its normalized file in the work directory, and what the storyboard records of it. */
 interface SaidScene {
@@ -62,6 +65,8 @@ interface SceneSpeech {
   file: string;
   durationSeconds: number;
   narration: ScriptScene['narration'];
+  /** asked for: the caption words, timed in seconds of the file */
+  words?: WordTiming[];
 }
 
 type VoiceMethods = DbMethods &
@@ -75,6 +80,7 @@ type VoiceMethods = DbMethods &
       maxSeconds: number,
       workDir: string,
       voices: CampaignVoices,
+      words?: boolean,
     ): Promise<SceneSpeech>;
   };
 
@@ -149,7 +155,7 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
                   cancel.signal.throwIfAborted();
                   // Scene 1 is the hero screen, whose script may run longer (HERO_NARRATION_SECONDS).
                   const maxSeconds = index === 1 ? HERO_NARRATION_SECONDS + 1 : MAX_SPOKEN_SECONDS[part.kind];
-                  const { file, durationSeconds, narration } = await this.speakScene(
+                  const { file, durationSeconds, narration, words } = await this.speakScene(
                     campaign.id,
                     language,
                     index,
@@ -158,10 +164,11 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
                     maxSeconds,
                     workDir,
                     campaign.options?.voice ?? {},
+                    campaign.options?.captions === 'words',
                   );
                   const audioKey = storageKeys.sceneAudio(campaign.id, language, index);
                   await this.storage.put(audioKey, await fs.readFile(file));
-                  return { file, spoken: { kind: part.kind, script: { ...part.scene, narration }, audioKey, durationSeconds } };
+                  return { file, spoken: { kind: part.kind, script: { ...part.scene, narration }, audioKey, durationSeconds, words } };
                 }),
               );
             }
@@ -196,14 +203,26 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
                 start = round(start + durationSeconds);
                 return scene;
               });
-              const cues = buildCues(
-                scenes.map((s) => ({
-                  text: s.narration.map((n) => n.text).join(' '),
-                  startSeconds: s.startSeconds,
-                  durationSeconds: s.durationSeconds,
-                })),
-                language,
-              );
+              // captions `words`: cues of short word groups timed by the words (lib/voice/word-timing.ts), in WebVTT
+              // cue-internal timestamps, which the renderer reads back (the storyboard needs nothing more).
+              const cues =
+                campaign.options?.captions === 'words'
+                  ? buildWordCues(
+                      scenes.map((s, i) => ({
+                        words: (spoken[i].words ?? []).map((w) => ({ ...w, start: s.startSeconds + w.start, end: s.startSeconds + w.end })),
+                        startSeconds: s.startSeconds,
+                        durationSeconds: s.durationSeconds,
+                      })),
+                      language,
+                    )
+                  : buildCues(
+                      scenes.map((s) => ({
+                        text: s.narration.map((n) => n.text).join(' '),
+                        startSeconds: s.startSeconds,
+                        durationSeconds: s.durationSeconds,
+                      })),
+                      language,
+                    );
               const captionsKey = storageKeys.captions(campaign.id, language);
               await this.storage.put(captionsKey, Buffer.from(toWebVtt(cues), 'utf8'));
 
@@ -279,21 +298,30 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
       maxSeconds: number,
       workDir: string,
       voices: CampaignVoices,
+      words?: boolean,
     ): Promise<SceneSpeech> {
       let narration = scene.narration.filter((segment) => segment.text.trim());
       let rawFiles: string[] = [];
+      let said: Array<{ req: SpeechRequest; result: SpeechResult | void }> = [];
       let spokenSeconds = 0;
       for (let attempt = 0; attempt < 3; attempt += 1) {
         const runs = narration.flatMap((segment) => speechRuns(segment.text, segment.language));
         // The runs at once: in a Japanese scene, Open JTalk says its parts while festival says the Latin names.
-        rawFiles = await Promise.all(
+        said = await Promise.all(
           runs.map(async (run, n) => {
             const raw = path.join(workDir, `${language}-${index}-${attempt}-${n}.raw.wav`);
             // A Latin name inside Japanese is said by the campaign's English voice, when it chose one.
-            await this.speech.synthesize({ text: run.text, language: run.language, outFile: raw, voice: voices[run.language] });
-            return raw;
+            const req: SpeechRequest = {
+              text: run.text,
+              language: run.language,
+              outFile: raw,
+              voice: voices[run.language],
+              words: words === true,
+            };
+            return { req, result: await this.speech.synthesize(req) };
           }),
         );
+        rawFiles = said.map((s) => s.req.outFile);
         // The engines' files are PCM WAVs with true sizes: their lengths come from their headers, no ffmpeg run.
         spokenSeconds = 0;
         for (const raw of rawFiles) spokenSeconds += await measureDuration(raw);
@@ -310,7 +338,19 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
       // together, with the pause (normalizeAudio).
       if (spokenSeconds > 0) await normalizeAudio(rawFiles, file, { padEndMs: padMs });
       else await silence(file, Math.max(minSeconds, padMs / 1000));
-      return { file, durationSeconds: await measureDuration(file), narration };
+      let timed: WordTiming[] | undefined;
+      if (words === true && spokenSeconds > 0) {
+        // normalizeAudio keeps each run's length and joins them in order (the pad at the end): a run's words move
+        // by the length of the runs before it.
+        timed = [];
+        let offset = 0;
+        for (const { req, result } of said) {
+          const found = await wordTimings((r) => this.speech.synthesize(r), req, req.outFile, result?.words);
+          timed.push(...found.words.map((w) => ({ ...w, start: w.start + offset, end: w.end + offset })));
+          offset += await measureDuration(req.outFile);
+        }
+      }
+      return { file, durationSeconds: await measureDuration(file), narration, words: timed };
     },
   },
 };

@@ -17,6 +17,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parseWebVtt, type Cue } from '../../lib/captions';
+import { boxInFrame, cutsContent, frameShot, KEN_BURNS_ZOOM, safeZoneFor, uncutFraming, type Box } from '../../lib/framing';
+import { chooseFocus, planScroll, scrollExpression } from '../../lib/render/camera';
+import { highlightFilters } from '../../lib/render/clip-graph';
 import type { Storyboard, StoryboardScene } from '../../lib/storyboard';
 import { runMeasured, type ProcessStats } from './process-stats';
 
@@ -235,7 +238,10 @@ function cardClip(
 /**
  * Screenshot scene: the contain-blur composition is made once from the single PNG frame and looped (a still
  * needs no per-frame blur), then zoompan zooms 1.0 → ZOOM_END about the centre; the headline band is drawn
- * after the zoom so it stays still.
+ * after the zoom so it stays still. A screenshot with a content box is framed as ours frames it (lib/framing.ts,
+ * the same geometry), the narrated element marked with the same drawbox; a section taller than its zone scrolls
+ * as ours does (lib/render/camera.ts's plan and expression): its whole picture, looped, cropped by the time
+ * expression and overlaid on the looped backdrop, before the zoom.
  */
 function screenClip(
   input: string,
@@ -250,17 +256,33 @@ function screenClip(
   const { min, headlineSize } = layout(width, height);
   const size = `${width}x${height}`;
   const zoomStep = (ZOOM_END - 1) / Math.max(1, frames - 1);
+  const shot = scene.screenshotContent;
+  const camera = shot ? screenCamera(scene, storyboard, frames / fps, opts) : null;
   const still = [
     `[${input}]split=2[${label}cover][${label}contain]`,
     `[${label}cover]scale=${width}:${height}:force_original_aspect_ratio=increase,crop=${width}:${height},gblur=sigma=${Math.round(min * BACKGROUND_BLUR)}[${label}bg]`,
-    `[${label}contain]scale=${width}:${height}:force_original_aspect_ratio=decrease[${label}fg]`,
+    camera
+      ? `[${label}contain]crop=${camera.crop},scale=${camera.size}${camera.mark.map((f) => `,${f}`).join('')}[${label}fg]`
+      : `[${label}contain]scale=${width}:${height}:force_original_aspect_ratio=decrease[${label}fg]`,
   ];
+  const hold = [`loop=loop=${frames - 1}:size=1:start=0`, `setpts=N/(${fps}*TB)`];
+  // Scrolled: one frame more (the fps filter that sets the stream's rate, as zoompan does otherwise, holds back
+  // the last), cut back to `frames` after it.
+  const scrollHold = [`loop=loop=${frames}:size=1:start=0`, `setpts=N/(${fps}*TB)`];
+  if (camera?.scroll) {
+    still.push(
+      `[${label}bg]format=yuv420p,${scrollHold.join(',')}[${label}bgl]`,
+      `[${label}fg]format=yuv420p,${scrollHold.join(',')},crop=${camera.scroll.crop}:'${camera.scroll.y}':exact=1[${label}win]`,
+    );
+  }
   const moving = [
-    `[${label}bg][${label}fg]overlay=x=(W-w)/2:y=(H-h)/2`,
+    camera?.scroll
+      ? `[${label}bgl][${label}win]overlay=x=${camera.x}:y=${camera.y}`
+      : `[${label}bg][${label}fg]overlay=x=${camera ? camera.x : '(W-w)/2'}:y=${camera ? camera.y : '(H-h)/2'}`,
     'format=yuv420p',
-    `loop=loop=${frames - 1}:size=1:start=0`,
-    `setpts=N/(${fps}*TB)`,
-    `zoompan=z='1+${zoomStep.toFixed(8)}*on':x='iw/2-iw/zoom/2':y='ih/2-ih/zoom/2':d=1:s=${size}:fps=${fps}`,
+    ...(camera?.scroll ? [`fps=${fps}`, `trim=end_frame=${frames}`] : hold),
+    // A scrolled page does not also zoom (as ours: lib/render/clip-graph.ts scrollGraph).
+    ...(camera?.scroll ? [] : [`zoompan=z='1+${zoomStep.toFixed(8)}*on':x='iw/2-iw/zoom/2':y='ih/2-ih/zoom/2':d=1:s=${size}:fps=${fps}`]),
   ];
   if (scene.onScreenText) {
     const pad = Math.round(min * 0.025);
@@ -273,6 +295,74 @@ function screenClip(
   }
   moving.push('setsar=1', 'format=yuv420p');
   return [...still, `${moving.join(',')}[${label}]`];
+}
+
+const within = (box: Box, region: Box) =>
+  box.y >= region.y - 1 &&
+  box.y + box.height <= region.y + region.height + 1 &&
+  box.x >= region.x - 1 &&
+  box.x + box.width <= region.x + region.width + 1;
+
+interface ScreenCamera {
+  crop: string;
+  size: string;
+  mark: string[];
+  x: number;
+  y: number;
+  scroll: { crop: string; y: string } | null;
+}
+
+/**
+ * A screen framed as ours frames it: the region to crop and its size in the frame, where it goes, the drawbox
+ * marking the narrated element, and for a section taller than its zone the window and scroll expression.
+ */
+function screenCamera(
+  scene: StoryboardScene,
+  storyboard: Storyboard,
+  seconds: number,
+  opts: FfmpegBaselineOptions,
+  tryScroll = true,
+): ScreenCamera {
+  const shot = scene.screenshotContent!;
+  const frame = { width: opts.width, height: opts.height };
+  const safe = safeZoneFor(frame, {
+    platform: storyboard.platform,
+    captions: storyboard.captions,
+    headline: scene.onScreenText,
+    language: storyboard.language,
+  });
+  const cut = frameShot(shot, frame, KEN_BURNS_ZOOM, safe);
+  const scrolls = tryScroll && cutsContent(shot, cut);
+  const framing = scrolls ? uncutFraming(shot, cut) : cut;
+  const focus = chooseFocus(shot.focus, scene.narration.map((n) => n.text).join(' '), storyboard.language)?.box ?? null;
+  const e = (n: number) => Math.max(2, Math.round(n / 2) * 2);
+  const [w, h] = [e(framing.region.width * framing.scale), e(framing.region.height * framing.scale)];
+  const onPicture = (box: Box): Box => {
+    const inFrame = boxInFrame(box, framing);
+    return { ...inFrame, x: inFrame.x - framing.at.x, y: inFrame.y - framing.at.y };
+  };
+  const marked = focus ? onPicture(focus) : null;
+  const window = cut.region.height * cut.scale;
+  const move = scrolls
+    ? planScroll({
+        pictureHeight: h,
+        windowHeight: window,
+        frameHeight: opts.height,
+        duration: seconds,
+        focus: marked ? { top: marked.y, bottom: marked.y + marked.height } : null,
+      })
+    : null;
+  // Too short to scroll readably: cut, as ours does (ours cuts between two lines; the floor where the zone ends).
+  if (scrolls && !move) return screenCamera(scene, storyboard, seconds, opts, false);
+  const r = framing.region;
+  return {
+    crop: `${Math.round(r.width)}:${Math.round(r.height)}:${Math.round(r.x)}:${Math.round(r.y)}`,
+    size: `${w}:${h}`,
+    mark: marked && (move || within(focus!, r)) ? highlightFilters(marked, Math.min(opts.width, opts.height)) : [],
+    x: Math.round(framing.at.x),
+    y: Math.round(framing.at.y),
+    scroll: move ? { crop: `${w}:${e(window)}:0`, y: scrollExpression(move) } : null,
+  };
 }
 
 /** One line (drawtext does not wrap) centered horizontally, its top at `top`. */

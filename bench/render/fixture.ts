@@ -108,6 +108,18 @@ const BRAND = {
 };
 const SCREENSHOT_SIZE = '1440x900';
 const SCREENSHOT_CONTENT = { width: 1440, height: 900, pixelRatio: 1, content: { x: 120, y: 90, width: 1200, height: 640 } };
+/**
+ * The third screen is a phone capture of a tall section (issue 27): taller than the page's zone in both frames, so
+ * it scrolls (lib/render/camera.ts); at 1280×720 the first screen's 640 px section scrolls too.
+ */
+const TALL_SIZE = '780x1688';
+const TALL_CONTENT = { width: 780, height: 1688, pixelRatio: 2, content: { x: 40, y: 120, width: 700, height: 1520 } };
+/** Where each screen's narrated paragraph is: marked on it (the focus's text is the scene's narration). */
+const FOCUS_BOXES = [
+  { x: 160, y: 520, width: 1100, height: 120 },
+  { x: 160, y: 300, width: 1100, height: 160 },
+  { x: 60, y: 1100, width: 660, height: 200 },
+];
 /** Silence after each scene's speech, as the voiceover stage adds. */
 const PAUSE_SECONDS = 0.4;
 const FFMPEG = ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'error', '-y'];
@@ -141,7 +153,15 @@ export async function makeBenchStoryboard(
       kind: scene.kind,
       screenshotKey,
       // As the capture records it for a page whose content sits in a 1200 px column: the renderer crops around it.
-      screenshotContent: screenshotKey ? SCREENSHOT_CONTENT : null,
+      screenshotContent: screenshotKey
+        ? {
+            ...(screenNumber === 3 ? TALL_CONTENT : SCREENSHOT_CONTENT),
+            focus: [
+              { box: { ...FOCUS_BOXES[0], y: 100, height: 60 }, text: scene.onScreenText },
+              { box: FOCUS_BOXES[(screenNumber - 1) % FOCUS_BOXES.length], text: scene.text },
+            ],
+          }
+        : null,
       onScreenText: scene.onScreenText,
       narration: [{ text: scene.text, language: opts.language }],
       audioKey,
@@ -215,11 +235,7 @@ async function speak(text: string, language: BenchLanguage, outFile: string): Pr
 
 /** A recognisably different 1440×900 picture per screen, labelled "Screen N". */
 async function makeScreenshot(screenNumber: number, outFile: string): Promise<void> {
-  const sources = [
-    `testsrc2=s=${SCREENSHOT_SIZE}:r=1`,
-    `smptehdbars=s=${SCREENSHOT_SIZE}:r=1`,
-    `gradients=s=${SCREENSHOT_SIZE}:r=1:n=2:c0=0x4f46e5:c1=0x22d3ee:x0=0:y0=0:x1=1440:y1=900`,
-  ];
+  const sources = [`testsrc2=s=${SCREENSHOT_SIZE}:r=1`, `smptehdbars=s=${SCREENSHOT_SIZE}:r=1`, `testsrc2=s=${TALL_SIZE}:r=1`];
   const font = await resolveFont('Noto Sans', true);
   const label =
     `drawtext=fontfile=${filterValue(font.file)}:text=${filterValue(`Screen ${screenNumber}`)}:fontsize=120:fontcolor=white` +

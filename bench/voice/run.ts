@@ -1,7 +1,8 @@
 /**
- * bench/voice: each offline speech engine, per language, through the product's own path (the provider,
+ * bench/voice: each offline speech engine and voice, per language, through the product's own path (the provider,
  * ffmpeg loudness normalization, ffprobe measurement): real-time factor and the engine process's peak
  * memory; then, for English, each voice's word error rate through PocketSphinx, in the same run.
+ * BENCH_LANGUAGES=en,ru limits the languages (default all of PARAGRAPHS).
  * Run: npm run bench:voice  (BENCH_ROUNDS=3 by default; BENCH_WER=0 skips the word error rates)
  */
 import { execFileSync } from 'node:child_process';
@@ -11,12 +12,22 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../config';
 import type { LanguageCode } from '../../config/catalog';
-import { DEFAULT_FESTIVAL_VOICE, DEFAULT_FLITE_VOICE, DEFAULT_VOICE_ENGINES, type VoiceEngineName } from '../../config/voices';
+import {
+  DEFAULT_FESTIVAL_VOICE,
+  DEFAULT_FLITE_VOICE,
+  DEFAULT_VOICE_ENGINES,
+  isDefaultVoice,
+  VOICE_OPTIONS,
+  VOICE_OPTIONS_BY_ID,
+  type VoiceEngineName,
+} from '../../config/voices';
 import { concatAudio, measureDuration, normalizeAudio } from '../../lib/voice/audio';
 import { findExecutable } from '../../lib/voice/exec';
 import { FestivalProvider, FliteProvider } from '../../lib/voice/festival';
 import { transcribe, wordErrorRate } from '../../lib/voice/intelligibility';
 import { OpenJTalkProvider } from '../../lib/voice/open-jtalk';
+import { PicoProvider } from '../../lib/voice/pico';
+import { RHVoiceProvider } from '../../lib/voice/rhvoice';
 import { EspeakProvider, type SpeechProvider } from '../../lib/voice/tts';
 
 const PARAGRAPHS: Partial<Record<LanguageCode, string>> = {
@@ -24,6 +35,12 @@ const PARAGRAPHS: Partial<Record<LanguageCode, string>> = {
   ja: 'アクメ・アナリティクスは、製品、請求、顧客管理のデータをつなぎ、数分でライブのダッシュボードに変えます。チームが普段使う場所で分析を共有でき、セキュリティも標準で万全です。',
   ko: '아크미 애널리틱스는 제품, 결제, 고객 관리 데이터를 연결해 몇 분 만에 실시간 대시보드로 바꿔 줍니다. 팀이 이미 일하는 곳에서 인사이트를 공유하고, 기본부터 안전하게 지키세요.',
   zh: '阿克米分析把产品、账单和客户数据连接起来，几分钟内变成实时仪表板。在团队已经在用的地方分享洞察，默认就很安全。',
+  es: 'Acme Analytics conecta los datos de tu producto, facturación y CRM y los convierte en paneles en vivo en minutos. Comparte ideas donde tu equipo ya trabaja y mantente seguro desde el primer día.',
+  fr: 'Acme Analytics relie les données de votre produit, de votre facturation et de votre CRM et les transforme en tableaux de bord en direct en quelques minutes. Partagez vos analyses là où votre équipe travaille déjà, en toute sécurité.',
+  de: 'Acme Analytics verbindet Ihre Produkt-, Abrechnungs- und CRM-Daten und macht daraus in wenigen Minuten Live-Dashboards. Teilen Sie Erkenntnisse dort, wo Ihr Team bereits arbeitet, und bleiben Sie von Anfang an sicher.',
+  it: 'Acme Analytics collega i dati di prodotto, fatturazione e CRM e li trasforma in pochi minuti in dashboard in tempo reale. Condividi le analisi dove il tuo team lavora già e resta sicuro fin da subito.',
+  pt: 'A Acme Analytics conecta os dados do seu produto, faturamento e CRM e os transforma em painéis ao vivo em minutos. Compartilhe insights onde sua equipe já trabalha e fique seguro desde o início.',
+  ru: 'Acme Analytics объединяет данные о продукте, платежах и клиентах и за несколько минут превращает их в живые панели. Делитесь выводами там, где уже работает ваша команда, и оставайтесь в безопасности с первого дня.',
 };
 
 /** Narration-like English sentences without names or acronyms (PocketSphinx's dictionary has none of them). */
@@ -80,9 +97,13 @@ async function measured(dir: string, binary: string): Promise<{ binary: string; 
 interface Engine {
   name: VoiceEngineName;
   voice: string;
+  /** the VOICE_OPTIONS id asked for (engines of several voices: one entry per voice) */
+  voiceId?: string;
   languages: LanguageCode[];
   speech: SpeechProvider;
   peakKib: () => Promise<number | undefined>;
+  /** a new provider, for one that keeps a process and cannot be used once closed (festival) */
+  reopen?: () => SpeechProvider;
 }
 
 async function engines(dir: string): Promise<Engine[]> {
@@ -91,12 +112,26 @@ async function engines(dir: string): Promise<Engine[]> {
   const jtalk = await measured(dir, 'open_jtalk');
   const festival = await measured(dir, 'festival');
   const flite = await measured(dir, 'flite');
+  const pico2wave = await measured(dir, 'pico2wave');
+  const rhvoiceTest = await measured(dir, 'RHVoice-test');
   const openJTalk = new OpenJTalkProvider({ binary: jtalk.binary, voices: speech.openJTalkVoices, dictionary: speech.openJTalkDictionary });
+  const pico = new PicoProvider({ binary: pico2wave.binary });
+  const rhvoice = new RHVoiceProvider({ binary: rhvoiceTest.binary });
+  // Every voice of the engines of several voices, as a campaign asks for it.
+  const voicesOf = (engine: PicoProvider | RHVoiceProvider, peakKib: () => Promise<number | undefined>): Engine[] =>
+    VOICE_OPTIONS.filter((v) => v.engine === engine.name).map((v) => ({
+      name: engine.name,
+      voice: engine.voiceFor(v.language, v.id),
+      voiceId: v.id,
+      languages: [v.language],
+      speech: engine,
+      peakKib,
+    }));
   const list: Engine[] = [
     {
       name: 'espeak',
       voice: 'espeak-ng',
-      languages: ['en', 'ja', 'ko', 'zh'],
+      languages: ['en', 'ja', 'ko', 'zh', 'es', 'fr', 'de', 'it', 'pt', 'ru'],
       speech: new EspeakProvider({ binary: espeak.binary }),
       peakKib: espeak.peakKib,
     },
@@ -107,6 +142,7 @@ async function engines(dir: string): Promise<Engine[]> {
       languages: ['en'],
       speech: new FestivalProvider({ binary: festival.binary }),
       peakKib: festival.peakKib,
+      reopen: () => new FestivalProvider({ binary: festival.binary }),
     },
     {
       name: 'flite',
@@ -115,11 +151,11 @@ async function engines(dir: string): Promise<Engine[]> {
       speech: new FliteProvider({ binary: flite.binary }),
       peakKib: flite.peakKib,
     },
+    ...voicesOf(pico, pico2wave.peakKib),
+    ...voicesOf(rhvoice, rhvoiceTest.peakKib),
   ];
-  for (const e of list) {
-    await e.speech.verify();
-    await e.peakKib(); // verify's runs are not counted
-  }
+  for (const e of new Set(list.map((e) => e.speech))) await e.verify();
+  for (const e of list) await e.peakKib(); // verify's runs are not counted
   // Known once verify found the voice file (Mei, or the fallback voice).
   list[1].voice = openJTalk.voice;
   return list;
@@ -136,20 +172,49 @@ interface Row {
   peakMib?: number;
 }
 
+/** The largest peak resident set (VmHWM) of the processes `pids` and their children (GNU time runs the engine as one). */
+async function keptPeakKib(pids: number[]): Promise<number | undefined> {
+  const hwm = async (pid: number): Promise<number> => {
+    const status = await fs.readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+    const own = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? 0);
+    const children = await fs.readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
+    const theirs = await Promise.all(
+      children
+        .split(/\s+/)
+        .filter(Boolean)
+        .map((child) => hwm(Number(child))),
+    );
+    return Math.max(own, ...theirs);
+  };
+  const peaks = await Promise.all(pids.map(hwm));
+  const peak = Math.max(0, ...peaks);
+  return peak > 0 ? peak : undefined;
+}
+
+/** Whether `engine` is what the product says `language` with when a campaign asks for no voice. */
+function isProduct(engine: Engine, language: LanguageCode): boolean {
+  if ((DEFAULT_VOICE_ENGINES[language] ?? 'espeak') !== engine.name) return false;
+  const option = engine.voiceId ? VOICE_OPTIONS_BY_ID.get(engine.voiceId) : undefined;
+  return !option || isDefaultVoice(option);
+}
+
 const secondsSince = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
 
 async function speedAndMemory(list: Engine[], dir: string, rounds: number): Promise<Row[]> {
   const rows: Row[] = [];
+  const only = process.env.BENCH_LANGUAGES?.split(',');
   for (const [language, text] of Object.entries(PARAGRAPHS) as Array<[LanguageCode, string]>) {
+    if (only && !only.includes(language)) continue;
     for (const engine of list.filter((e) => e.languages.includes(language))) {
+      const voice = engine.voiceId;
       // Warm-up, not counted: page cache, and espeak's Japanese kana step loads its dictionary (~1 s) once.
-      await engine.speech.synthesize({ text, language, outFile: path.join(dir, 'warm.wav') });
+      await engine.speech.synthesize({ text, language, voice, outFile: path.join(dir, 'warm.wav') });
       await engine.peakKib();
       const row: Row = {
         language,
         engine: engine.name,
         voice: engine.name === 'espeak' ? (engine.speech as EspeakProvider).voiceFor(language) : engine.voice,
-        product: (DEFAULT_VOICE_ENGINES[language] ?? 'espeak') === engine.name,
+        product: isProduct(engine, language),
         audio: 0,
         synth: 0,
         pipeline: 0,
@@ -158,15 +223,19 @@ async function speedAndMemory(list: Engine[], dir: string, rounds: number): Prom
         const raw = path.join(dir, `${language}-${engine.name}-${round}.raw.wav`);
         const clean = path.join(dir, `${language}-${engine.name}-${round}.wav`);
         const started = process.hrtime.bigint();
-        await engine.speech.synthesize({ text, language, outFile: raw });
+        await engine.speech.synthesize({ text, language, voice, outFile: raw });
         row.synth += secondsSince(started);
         await normalizeAudio(raw, clean);
         row.audio += await measureDuration(clean);
         row.pipeline += secondsSince(started);
       }
       // festival keeps its voice loaded in one process (lib/voice/festival-process.ts): its peak is known when it ends.
+      // festival's kept process is killed by close() (GNU time with it, which then writes nothing): its peak is read
+      // from /proc before.
+      const kept = engine.speech instanceof FestivalProvider ? await keptPeakKib(engine.speech.pool.pids()) : undefined;
       await engine.speech.close?.();
-      const kib = await engine.peakKib();
+      const kib = kept ?? (await engine.peakKib());
+      if (engine.reopen) engine.speech = engine.reopen();
       row.peakMib = kib === undefined ? undefined : kib / 1024;
       rows.push(row);
     }
@@ -174,25 +243,29 @@ async function speedAndMemory(list: Engine[], dir: string, rounds: number): Prom
   return rows;
 }
 
-async function englishWer(list: Engine[], dir: string): Promise<Array<{ engine: string; voice: string; wer: number; audio: number }>> {
+async function englishWer(
+  list: Engine[],
+  dir: string,
+): Promise<Array<{ engine: string; voice: string; product: boolean; wer: number; audio: number }>> {
   const reference = WER_SENTENCES.join(' ');
-  const out: Array<{ engine: string; voice: string; wer: number; audio: number }> = [];
+  const out: Array<{ engine: string; voice: string; product: boolean; wer: number; audio: number }> = [];
   for (const engine of list.filter((e) => e.languages.includes('en'))) {
     // Each sentence as a narration segment (synthesized, normalized, the scene pause after it), joined into one track.
     const files: string[] = [];
     for (const [i, text] of WER_SENTENCES.entries()) {
       const raw = path.join(dir, `wer-${engine.name}-${i}.raw.wav`);
       const clean = path.join(dir, `wer-${engine.name}-${i}.wav`);
-      await engine.speech.synthesize({ text, language: 'en', outFile: raw });
+      await engine.speech.synthesize({ text, language: 'en', voice: engine.voiceId, outFile: raw });
       await normalizeAudio(raw, clean, { padEndMs: 450 });
       files.push(clean);
     }
-    const track = path.join(dir, `wer-${engine.name}.wav`);
+    const track = path.join(dir, `wer-${engine.name}-${engine.voice}.wav`);
     await concatAudio(files, track);
     await engine.peakKib();
     out.push({
       engine: engine.name,
       voice: engine.speech instanceof EspeakProvider ? engine.speech.voiceFor('en') : engine.voice,
+      product: isProduct(engine, 'en'),
       wer: wordErrorRate(reference, await transcribe(track)),
       audio: await measureDuration(track),
     });
@@ -229,12 +302,13 @@ async function main(): Promise<void> {
     console.log('engine        voice                    audio s  WER');
     console.log('------------  -----------------------  -------  -----');
     for (const r of await englishWer(list, dir)) {
-      const product = DEFAULT_VOICE_ENGINES.en === r.engine ? ' *' : '';
+      const product = r.product ? ' *' : '';
       console.log(`${(r.engine + product).padEnd(12)}  ${r.voice.padEnd(23)}  ${r.audio.toFixed(1).padStart(7)}  ${r.wer.toFixed(3)}`);
     }
     const version = (pkg: string) => execFileSync('dpkg-query', ['-W', '-f=${Version}', pkg], { encoding: 'utf8' });
     console.log(
-      `\n(pocketsphinx ${version('pocketsphinx')}, festival ${version('festival')}, flite ${version('flite')}, espeak-ng ${version('espeak-ng')})`,
+      `\n(pocketsphinx ${version('pocketsphinx')}, festival ${version('festival')}, flite ${version('flite')}, espeak-ng ${version('espeak-ng')}, ` +
+        `pico2wave ${version('libttspico-utils')}, RHVoice ${version('rhvoice')})`,
     );
   } finally {
     for (const engine of list) await engine.speech.close?.();

@@ -248,6 +248,8 @@ export interface Shot {
   textPx?: number;
   /** The shot's content (its text and media, clipped to what is on screen below a pinned header), in image pixels. */
   content: Box;
+  /** The section's heading and paragraph-level blocks on screen, with their text, in image pixels (lib/framing.ts ShotContent.focus). */
+  focus?: Array<{ box: Box; text: string }>;
 }
 
 /** What the browser reports of one region to shoot, in CSS pixels of the document. */
@@ -259,6 +261,8 @@ interface Region {
   bottom: number;
   left: number;
   right: number;
+  /** The section's heading and paragraph-level blocks (document CSS pixels), for the narrated one to be marked. */
+  focus: Array<{ top: number; bottom: number; left: number; right: number; text: string }>;
 }
 
 /**
@@ -496,18 +500,31 @@ export async function shootSections(page: Page, maxShots: number, choice: Sectio
           .filter((top) => top > heroTop + 120 && top < window.innerHeight)
           .sort((a, b) => a - b)[0];
         const hero = { top: heroTop, bottom: panelBelow ?? window.innerHeight, ...pageBox };
-        regions.push({ heading: null, section: null, textPx: textPxOf(hero), ...contentOf(hero) });
-        for (const { parts, title, index } of chosen) {
+        regions.push({ heading: null, section: null, textPx: textPxOf(hero), ...contentOf(hero), focus: [] });
+        /** The heading and the blocks of prose that the narration may quote (lib/render/camera.ts marks one). */
+        const focusOf = (heading: Element, parts: Element[]) =>
+          [heading, ...parts.flatMap((part) => [...part.querySelectorAll('p,li,blockquote,dd,figcaption,h3,h4')])]
+            .filter((el) => visible(el) && !el.closest(outside) && (el === heading || !el.parentElement?.closest('p,li,blockquote')))
+            .map((el) => ({ ...docRect(el), text: (el as HTMLElement).innerText.replace(/\s+/g, ' ').trim() }))
+            .filter((f) => f.text)
+            .slice(0, 40);
+        for (const { heading, parts, title, index } of chosen) {
           const rects = parts.map(docRect);
           const area = { top: Math.min(...rects.map((r) => r.top)), bottom: Math.max(...rects.map((r) => r.bottom)), ...pageBox };
-          regions.push({ heading: title, section: index, textPx: textPxOf(area, parts), ...contentOf(area, parts) });
+          regions.push({
+            heading: title,
+            section: index,
+            textPx: textPxOf(area, parts),
+            ...contentOf(area, parts),
+            focus: focusOf(heading, parts),
+          });
         }
       } else {
         const height = document.documentElement.scrollHeight;
         for (let i = 0; i < limit && i * window.innerHeight < height; i += 1) {
           const top = i * window.innerHeight;
           const area = { top, bottom: top + window.innerHeight, ...pageBox };
-          regions.push({ heading: null, section: null, textPx: textPxOf(area), ...contentOf(area) });
+          regions.push({ heading: null, section: null, textPx: textPxOf(area), ...contentOf(area), focus: [] });
         }
       }
       return {
@@ -562,6 +579,22 @@ export async function shootSections(page: Page, maxShots: number, choice: Sectio
         width: Math.round((region.right - region.left) * ratio),
         height: Math.max(1, Math.round((visibleBottom - visibleTop) * ratio)),
       },
+      // The blocks wholly on screen (below a pinned header still shown).
+      ...(region.focus.length
+        ? {
+            focus: region.focus
+              .filter((f) => f.top - scrollY >= visibleTop - 1 && f.bottom - scrollY <= layout.viewportHeight + 1)
+              .map((f) => ({
+                text: f.text,
+                box: {
+                  x: Math.round(f.left * ratio),
+                  y: Math.round((f.top - scrollY) * ratio),
+                  width: Math.round((f.right - f.left) * ratio),
+                  height: Math.round((f.bottom - f.top) * ratio),
+                },
+              })),
+          }
+        : {}),
     });
   }
   await setPinnedBarsHidden(page, false);

@@ -155,6 +155,8 @@ export interface ScreenshotRef {
   textPx?: number;
   /** Where the shot's content is, in image pixels (absent on older captures: the whole image). */
   content?: Box;
+  /** The section's heading and paragraph-level blocks with their text, in image pixels (absent on older captures). */
+  focus?: Array<{ box: Box; text: string }>;
 }
 
 export class PageCapture extends Model<InferAttributes<PageCapture>, InferCreationAttributes<PageCapture>> {

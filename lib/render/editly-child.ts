@@ -12,8 +12,9 @@ import { luminance } from '../color';
 import { KEN_BURNS_ZOOM } from '../framing';
 import { clipFfmpegArgs, FRAME_PIXEL_FORMAT, frameBytes, type ClipOverlay } from './clip-graph';
 import { FramePipe } from './frame-pipe';
-import { BAND, CAPTIONS, captionLayout, planFrame, screenLayout } from './overlay-layout';
-import { breakForBox, type PlannedClip, type RenderPlan } from './plan';
+import { ACTIVE_WORD_COLOR, wordSeparator } from '../captions';
+import { BAND, CAPTIONS, captionLayout, planFrame, screenLayout, WORD_CAPTIONS } from './overlay-layout';
+import { breakForBox, type PlannedCaption, type PlannedClip, type RenderPlan } from './plan';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { loadImage } = require('canvas') as typeof import('canvas');
@@ -137,6 +138,9 @@ async function writePng(fabric: Fabric, element: unknown, file: string): Promise
   return file;
 }
 
+/** How far a card's words drift up over the whole clip, as a share of the frame's shorter side (about 5 px a second at 1080). */
+const CARD_DRIFT_SHARE = 0.02;
+
 /**
  * Title and closing cards: brand colour, the name or call to action large, a line under it, rising into
  * place in the first quarter of the clip. The text block is laid out once and drawn as one picture.
@@ -184,8 +188,11 @@ async function cardOverlays(fabric: Fabric, plan: RenderPlan, clip: PlannedClip,
   }
   const path = await writePng(fabric, block.lowerCanvasEl, `${prefix}-card.png`);
   block.dispose();
-  // The words stay where they were without a logo; the logo sits above them.
-  return [{ path, x: 0, y: height * 0.36 - titleTop, rise: { pixels: min * 0.03, seconds: clip.duration / 4 } }];
+  // The words stay where they were without a logo; the logo sits above them. Risen into place, they keep drifting
+  // up, slowly (CARD_DRIFT_SHARE of the shorter side over the clip): a card that never stands still.
+  return [
+    { path, x: 0, y: height * 0.36 - titleTop, rise: { pixels: min * 0.03, seconds: clip.duration / 4 }, drift: min * CARD_DRIFT_SHARE },
+  ];
 }
 
 /** The logo's plate: the logo at most 12 % of the frame's shorter side high and 40 % of its width wide, padded. */
@@ -220,6 +227,8 @@ async function headlineOverlay(fabric: Fabric, plan: RenderPlan, clip: PlannedCl
  * lib/render/overlay-layout.ts (above the app's own UI on vertical feeds), while it is spoken.
  */
 async function captionOverlays(fabric: Fabric, plan: RenderPlan, clip: PlannedClip, prefix: string): Promise<ClipOverlay[]> {
+  if (plan.captions === 'words')
+    return (await Promise.all(clip.captions.map((cue, index) => wordCueOverlays(fabric, plan, clip, cue, `${prefix}-cue${index}`)))).flat();
   const layout = captionLayout(planFrame(plan));
   return Promise.all(
     clip.captions.map(async (cue, index) => {
@@ -241,6 +250,98 @@ async function captionOverlays(fabric: Fabric, plan: RenderPlan, clip: PlannedCl
       };
     }),
   );
+}
+
+/**
+ * Captions `words`: the cue's word group on one line, large and bold, white on the dark box (one picture for the
+ * cue's time), and over each word, from its start to the next word's, that word in dark type on a box of
+ * ACTIVE_WORD_COLOR (one small picture a word, laid exactly over it). A cue without word times (an older
+ * storyboard's captions) is drawn whole in the same style.
+ */
+async function wordCueOverlays(
+  fabric: Fabric,
+  plan: RenderPlan,
+  clip: PlannedClip,
+  cue: PlannedCaption,
+  prefix: string,
+): Promise<ClipOverlay[]> {
+  const layout = captionLayout(planFrame(plan), 'words');
+  const words = cue.words?.length ? cue.words : [{ text: cue.text.replace(/\s*\n\s*/g, ' '), start: cue.start }];
+  const min = Math.min(plan.width, plan.height);
+  const wordPad = Math.round(min * WORD_CAPTIONS.wordPadShare);
+  const make = (text: string, size: number, fill: string) =>
+    new fabric.Text(text, {
+      fontFamily: plan.font,
+      fontWeight: 'bold',
+      fontSize: size,
+      fill,
+      direction: directionOf(plan, text),
+      left: 0,
+      top: 0,
+    });
+  const space = (size: number) => make('a a', size, '#fff').width - 2 * make('a', size, '#fff').width;
+  // Between two words: a space, or none between the words of a script written without (lib/captions.ts).
+  const spaced = words.map((w, i) => (i > 0 && wordSeparator(words[i - 1].text, w.text, plan.language) ? 1 : 0));
+  const gaps = (size: number) => spaced.reduce<number>((sum, n) => sum + n, 0) * space(size);
+  const lineWidth = (size: number) => words.reduce((sum, w) => sum + make(w.text, size, '#fff').width + 2 * wordPad, 0) + gaps(size);
+  let fontSize = layout.fontSize;
+  const natural = lineWidth(fontSize);
+  if (natural > layout.textWidth) fontSize = Math.floor((fontSize * layout.textWidth) / natural);
+  const gap = space(fontSize);
+  const labels = words.map((w) => make(w.text, fontSize, '#ffffff'));
+  const slots = labels.map((label) => label.width + 2 * wordPad);
+  const lineHeight = Math.max(...labels.map((label) => label.height));
+  const width = Math.ceil(slots.reduce((a, b) => a + b, 0) + gaps(fontSize) + 2 * layout.pad);
+  const height = Math.ceil(lineHeight + 2 * layout.pad);
+  // Each word's slot from the box's left edge: in reading order, right to left in a right-to-left video.
+  const lefts: number[] = [];
+  let at = layout.pad;
+  const rtl = plan.direction === 'rtl';
+  for (const i of rtl ? [...slots.keys()].reverse() : slots.keys()) {
+    lefts[i] = at;
+    // The next word placed is i + 1 (i - 1 right to left); spaced[k] says whether a space goes before word k.
+    at += slots[i] + ((rtl ? spaced[i] : spaced[i + 1]) ? gap : 0);
+  }
+  const back = new fabric.Rect({ left: 0, top: 0, width, height, rx: layout.pad, ry: layout.pad, fill: CAPTIONS.fill, strokeWidth: 0 });
+  labels.forEach((label, i) => label.set({ left: lefts[i] + wordPad, top: layout.pad + (lineHeight - label.height) / 2 }));
+  const base = new fabric.Group([back, ...labels], { left: 0, top: 0 });
+  const x = layout.centerX - width / 2;
+  const y = layout.bottom - height;
+  const overlays: ClipOverlay[] = [
+    {
+      path: await writePng(fabric, base.toCanvasElement(), `${prefix}.png`),
+      x,
+      y,
+      from: cue.start - clip.start,
+      until: cue.end - clip.start,
+    },
+  ];
+  for (const [i, word] of words.entries()) {
+    const until = words[i + 1]?.start ?? cue.end;
+    if (until <= word.start) continue;
+    const label = make(word.text, fontSize, WORD_CAPTIONS.activeText);
+    const boxHeight = lineHeight + 2 * wordPad;
+    const mark = new fabric.Rect({
+      left: 0,
+      top: 0,
+      width: slots[i],
+      height: boxHeight,
+      rx: wordPad,
+      ry: wordPad,
+      fill: ACTIVE_WORD_COLOR,
+      strokeWidth: 0,
+    });
+    label.set({ left: wordPad, top: wordPad + (lineHeight - label.height) / 2 });
+    const picture = new fabric.Group([mark, label], { left: 0, top: 0 });
+    overlays.push({
+      path: await writePng(fabric, picture.toCanvasElement(), `${prefix}-word${i}.png`),
+      x: x + lefts[i],
+      y: y + layout.pad - wordPad,
+      from: word.start - clip.start,
+      until: until - clip.start,
+    });
+  }
+  return overlays;
 }
 
 /** The last clip editly opened (it opens them in order): the next one's ffmpeg starts when this one's has ended. */
@@ -268,7 +369,7 @@ function clipLayer(plan: RenderPlan, clip: PlannedClip, index: number) {
         fps,
         frames,
         background: screen
-          ? { kind: 'screen', still: clip.still!, zoom: clip.zoom, zoomAmount: KEN_BURNS_ZOOM }
+          ? { kind: 'screen', still: clip.still!, zoom: clip.zoom, zoomAmount: KEN_BURNS_ZOOM, scroll: clip.scroll }
           : { kind: 'color', color: plan.brand.primary },
         overlays,
       });

@@ -16,6 +16,7 @@
  * frames its page alike.
  */
 import { PLATFORM_UI_INSETS, type LanguageCode, type PlatformName, type PlatformUiInsets } from '../../config/catalog';
+import type { CaptionMode } from '../campaign-options';
 import { normalizeText } from '../text';
 import { breakForBox, wrapsAnywhere, type PlannedClip, type RenderPlan } from './plan';
 
@@ -61,6 +62,11 @@ export const CAPTIONS = {
 };
 /** lib/captions.ts packs every cue into at most two lines. */
 export const MAX_CAPTION_LINES = 2;
+/**
+ * Captions `words` (short-form style): a short group of words on one line, bold type 6.5 % of the shorter side, the
+ * word being said on a box of lib/captions.ts ACTIVE_WORD_COLOR in dark type; the rest white on the dark box.
+ */
+export const WORD_CAPTIONS = { fontShare: 0.065, padShare: 0.018, wordPadShare: 0.008, activeText: '#111111' };
 /** Backdrop between our layers and the page's picture, as a share of the shorter side: nothing of the page touches them. */
 export const PAGE_GAP_SHARE = 0.015;
 /** Where the page may reach when there is no band or no caption box: this share of the shorter side from the frame's edge. */
@@ -186,13 +192,15 @@ export interface CaptionLayout {
   bottom: number;
 }
 
-/** The caption boxes' place and type: each box's width follows its cue, its bottom edge stays here. */
-export function captionLayout(frame: OverlayFrame): CaptionLayout {
+/** The caption boxes' place and type: each box's width follows its cue, its bottom edge stays here. Captions
+ * `words` are larger (WORD_CAPTIONS), on the same row. */
+export function captionLayout(frame: OverlayFrame, mode: CaptionMode = 'burned'): CaptionLayout {
   const min = minSide(frame);
-  const pad = min * CAPTIONS.padShare;
+  const words = mode === 'words';
+  const pad = min * (words ? WORD_CAPTIONS.padShare : CAPTIONS.padShare);
   const span = usableSpan(frame);
   return {
-    fontSize: Math.round(min * CAPTIONS.fontShare),
+    fontSize: Math.round(min * (words ? WORD_CAPTIONS.fontShare : CAPTIONS.fontShare)),
     pad,
     textWidth: Math.min(CAPTIONS.maxTextWidthShare * frame.width, span.right - span.left - 2 * pad),
     centerX: (span.left + span.right) / 2,
@@ -222,6 +230,8 @@ export function pageZone(
     : Math.max(frame.insets.top * frame.height, edge);
   let bottom = frame.height - Math.max(frame.insets.bottom * frame.height, edge);
   if (overlays.captions) {
+    // The room of two lines of burned captions, for `words` too (its one larger line fits in it): the page is framed
+    // alike in both modes, and as the capture stage chose its shots (lib/framing.ts safeZoneFor).
     const captions = captionLayout(frame);
     bottom = captions.bottom - captionBoxHeight(captions, MAX_CAPTION_LINES) - gap;
   }
@@ -240,6 +250,6 @@ export function screenLayout(
 ): { headline: HeadlineLayout | null; captions: CaptionLayout | null; zone: { top: number; bottom: number } } {
   const frame = planFrame(plan);
   const headline = headlineLayout(frame, clip.headline, plan.language);
-  const captions = plan.captions === 'file_only' ? null : captionLayout(frame);
+  const captions = plan.captions === 'file_only' ? null : captionLayout(frame, plan.captions);
   return { headline, captions, zone: pageZone(frame, { headline, captions: !!captions }) };
 }

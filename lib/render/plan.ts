@@ -8,7 +8,9 @@
  */
 import type { CaptionMode } from '../campaign-options';
 import type { Cue } from '../captions';
-import type { ShotContent } from '../framing';
+import type { Box, ShotContent } from '../framing';
+import { chooseFocus } from './camera';
+import type { ClipScroll } from './clip-graph';
 import { breakLines } from '../text';
 import { PLATFORM_UI_INSETS, type LanguageCode, type PlatformUiInsets } from '../../config/catalog';
 import type { Storyboard, StoryboardScene } from '../storyboard';
@@ -36,6 +38,8 @@ export interface PlannedCaption {
   start: number;
   end: number;
   text: string;
+  /** captions `words`: each word's start (video seconds), from the WebVTT's cue-internal timestamps */
+  words?: Array<{ text: string; start: number }>;
 }
 
 export interface PlannedClip {
@@ -49,6 +53,10 @@ export interface PlannedClip {
   imageContent: ShotContent | null;
   /** The screen composed for the frame (lib/render/render-video.ts), raw yuv420p; set before editly runs. */
   still?: RawStill;
+  /** The element of the screenshot its narration speaks of (image pixels), marked on the page; absent: none found. */
+  focus?: Box | null;
+  /** A section taller than the page's zone, scrolled through it (lib/render/camera.ts); set with `still`. */
+  scroll?: ClipScroll;
   headline: string;
   zoom: 'in' | 'out';
   /** Captions whose time overlaps this clip, in video time. */
@@ -74,7 +82,8 @@ export interface RenderPlan {
   wrapAnywhere: boolean;
   /** The edges the platform's app covers with its own UI: the headline band and captions keep out of them (lib/render/overlay-layout.ts). */
   uiInsets: PlatformUiInsets;
-  /** burned: cues drawn on a box at the bottom (its room reserved below every page); file_only: nothing drawn. */
+  /** burned: cues drawn on a box at the bottom (its room reserved below every page); words: the same row, a short
+   * group at a time, the word being said highlighted; file_only: nothing drawn. */
   captions: CaptionMode;
   brand: Storyboard['brand'];
   /** The campaign's logo fetched to a local file, drawn on the title and closing cards; null without one. */
@@ -115,6 +124,10 @@ export function buildRenderPlan(
       start,
       imagePath: scene.screenshotKey ? localPath(scene.screenshotKey) : null,
       imageContent: scene.screenshotKey ? (scene.screenshotContent ?? null) : null,
+      focus: scene.screenshotKey
+        ? (chooseFocus(scene.screenshotContent?.focus, scene.narration.map((part) => part.text).join(' '), storyboard.language)?.box ??
+          null)
+        : null,
       headline: scene.onScreenText,
       zoom: index % 2 === 0 ? 'in' : 'out',
       // file_only: the captions are the WebVTT and SubRip files alone, nothing is drawn.

@@ -5,24 +5,29 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { parseWebVtt, toSrt, type Cue } from '../captions';
+import { asWordCues, parseWebVtt, toSrt, type Cue } from '../captions';
 import { isClusterUnreachable, stageFailure } from '../errors';
 import {
+  boxInFrame,
   cutsContent,
   endRegionAt,
   frameShot,
   gapSearchRows,
   KEN_BURNS_ZOOM,
   lowestBlankRow,
+  uncutFraming,
+  type Box,
   type Framing,
   type ShotContent,
 } from '../framing';
 import { run } from '../voice/exec';
-import { composeStillArgs } from './clip-graph';
+import { planScroll } from './camera';
+import { composeStillArgs, composeStripArgs, type ClipScroll } from './clip-graph';
 import type { Storyboard } from '../storyboard';
 import { deliverableProblems, encodeNarration, imageSize, isReadableImage, muxNarration, probeVideo, type ProbedVideo } from './media';
 import { screenLayout } from './overlay-layout';
-import { buildRenderPlan, type RenderEncoding, type RenderPlan, type RenderQuality } from './plan';
+import { buildRenderPlan, type PlannedClip, type RenderEncoding, type RenderPlan, type RenderQuality } from './plan';
+import { mixNarrationWithMusic } from './music';
 import { keyframeTimes, posterMoment, posterProblems, writePoster } from './poster';
 import { RenderProcessError, runEditly } from './run-editly';
 
@@ -54,7 +59,9 @@ export interface RenderedVideo {
 }
 
 /** Every input fetched and checked, each screen composed for the frame, the plan written: its path. */
-async function preparePlan(options: RenderVideoOptions): Promise<{ planPath: string; plan: RenderPlan; cues: Cue[]; narration: string }> {
+async function preparePlan(
+  options: RenderVideoOptions,
+): Promise<{ planPath: string; plan: RenderPlan; cues: Cue[]; narration: string; music: string | null }> {
   const { storyboard, workDir } = options;
   const inputs = new Map<string, string>();
   const fetch = async (key: string) => {
@@ -86,7 +93,10 @@ async function preparePlan(options: RenderVideoOptions): Promise<{ planPath: str
       throw stageFailure('render_failed', `Input file ${storyboard.brand.logoKey} is not a readable image.`, true);
   }
   const narration = await fetch(storyboard.narrationKey);
-  const cues = parseWebVtt((await fs.readFile(await fetch(storyboard.captionsKey))).toString('utf8'));
+  const music = storyboard.music ? await fetch(storyboard.music.key) : null;
+  const parsed = parseWebVtt((await fs.readFile(await fetch(storyboard.captionsKey))).toString('utf8'));
+  // captions `words`: a cue of one word has no timestamp inside it; it is that word from the cue's start.
+  const cues = storyboard.captions === 'words' ? asWordCues(parsed) : parsed;
   const plan = buildRenderPlan(storyboard, cues, (key) => inputs.get(key)!, {
     quality: options.quality,
     encoding: options.encoding,
@@ -97,27 +107,77 @@ async function preparePlan(options: RenderVideoOptions): Promise<{ planPath: str
   const waiting = plan.clips.filter((clip) => clip.imagePath);
   const composeNext = async (): Promise<void> => {
     const clip = waiting.shift();
-    if (!clip) return;
+    // A canceled render composes nothing more: its slot is given back once this plan settles.
+    if (!clip || options.signal?.aborted) return;
     // A screen without a recorded content box (an older storyboard) is framed as a whole: its lines whole too.
     const shot: ShotContent | null = clip.imageContent ?? (await wholeImage(clip.imagePath!));
     // Laid out between the scene's own headline band and the caption box, as the renderer draws them.
     const { zone } = screenLayout(plan, clip);
     let framing = shot ? frameShot(shot, plan, KEN_BURNS_ZOOM, { top: zone.top / plan.height, bottom: zone.bottom / plan.height }) : null;
-    if (shot && framing && cutsContent(shot, framing)) framing = await cutBetweenLines(clip.imagePath!, shot, framing, workDir);
     const output = path.join(workDir, `still-${plan.clips.indexOf(clip)}.yuv`);
-    const { args, still } = composeStillArgs(clip.imagePath!, output, plan, framing, plan.encoding.zoomSupersample);
+    let strip: { args: string[]; scroll: ClipScroll } | null = null;
+    if (shot && framing && cutsContent(shot, framing)) {
+      // Taller than the zone: scrolled through it (lib/render/camera.ts), else cut between two lines. A scrolled
+      // page does not zoom, so its pictures are made at the frame's own size (clip-graph.ts scrollGraph).
+      strip = scrolled(clip, shot, framing, plan, 1, output.replace(/\.yuv$/, '-strip.yuv'));
+      if (!strip) framing = await cutBetweenLines(clip.imagePath!, shot, framing, workDir);
+    }
+    const scale = strip ? 1 : plan.encoding.zoomSupersample;
+    // The narrated element marked where the page shows it whole (a scrolled page has it marked in its strip).
+    const marked = !strip && framing && clip.focus && within(clip.focus, framing.region) ? boxInFrame(clip.focus, framing) : null;
+    const { args, still } = composeStillArgs(clip.imagePath!, output, plan, framing, scale, marked);
     try {
       await run('ffmpeg', args, { timeoutMs: 60_000 });
+      if (strip) await run('ffmpeg', strip.args, { timeoutMs: 60_000 });
     } catch (err) {
       throw stageFailure('render_failed', `A screen could not be composed for the frame: ${(err as Error).message}`, true);
     }
     clip.still = still;
+    if (strip) clip.scroll = strip.scroll;
     return composeNext();
   };
   await Promise.all([composeNext(), composeNext()]);
   const planPath = path.join(workDir, 'plan.json');
   await fs.writeFile(planPath, JSON.stringify(plan));
-  return { planPath, plan, cues, narration };
+  return { planPath, plan, cues, narration, music };
+}
+
+const within = (box: Box, region: Box) =>
+  box.x >= region.x - 1 &&
+  box.y >= region.y - 1 &&
+  box.x + box.width <= region.x + region.width + 1 &&
+  box.y + box.height <= region.y + region.height + 1;
+
+/**
+ * A cut section's scroll: its whole picture (the narrated element marked on it) under the window its cut picture
+ * filled, moved as lib/render/camera.ts plans for the clip (in still pixels: `scale` × the frame's); null when
+ * the picture is no taller than the window.
+ */
+function scrolled(
+  clip: PlannedClip,
+  shot: ShotContent,
+  framing: Framing,
+  frame: { width: number; height: number },
+  scale: number,
+  output: string,
+): { args: string[]; scroll: ClipScroll } | null {
+  const tall = uncutFraming(shot, framing);
+  const atRest = (box: Box) => {
+    const inFrame = boxInFrame(box, tall);
+    return { ...inFrame, x: inFrame.x - tall.at.x, y: inFrame.y - tall.at.y };
+  };
+  const focus = clip.focus && within(clip.focus, tall.region) ? atRest(clip.focus) : null;
+  const move = planScroll({
+    pictureHeight: tall.region.height * tall.scale * scale,
+    windowHeight: framing.region.height * framing.scale * scale,
+    frameHeight: frame.height * scale,
+    duration: clip.duration,
+    focus: focus ? { top: focus.y * scale, bottom: (focus.y + focus.height) * scale } : null,
+  });
+  if (!move) return null;
+  const { args, still } = composeStripArgs(clip.imagePath!, output, frame, tall, scale, focus);
+  const window = { x: tall.at.x * scale, y: tall.at.y * scale, width: still.width, height: framing.region.height * framing.scale * scale };
+  return { args, scroll: { strip: still, window, move } };
 }
 
 /**
@@ -159,7 +219,12 @@ export async function renderVideo(options: RenderVideoOptions): Promise<Rendered
   const preparing = preparePlan(options);
   preparing.catch(() => undefined); // awaited below
   const narrationAac = path.join(workDir, 'narration.m4a');
-  const encoding = preparing.then(({ narration }) => encodeNarration(narration, narrationAac));
+  // With music, the narration and the music mixed and mastered instead (lib/render/music.ts); without, as it was spoken.
+  const encoding = preparing.then(async ({ narration, music }) => {
+    if (!music || !storyboard.music) return encodeNarration(narration, narrationAac);
+    const mix = { narration, music, volume: storyboard.music.volume, durationSeconds: storyboard.totalSeconds };
+    await mixNarrationWithMusic(mix, path.join(workDir, 'premix.wav'), narrationAac);
+  });
   encoding.catch(() => undefined); // awaited below
   let peakRssBytes = 0;
   let peakPssBytes = 0;
@@ -175,7 +240,11 @@ export async function renderVideo(options: RenderVideoOptions): Promise<Rendered
   }
   const { plan, cues } = await preparing;
   await encoding.catch((err: Error) => {
-    throw stageFailure('render_failed', `The narration could not be encoded: ${err.message}`, true);
+    throw stageFailure(
+      'render_failed',
+      `The narration could not be ${storyboard.music ? 'mixed with the music' : 'encoded'}: ${err.message}`,
+      true,
+    );
   });
   const outputPath = path.join(workDir, 'video.mp4');
   const posterPath = path.join(workDir, 'poster.jpg');

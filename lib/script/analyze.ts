@@ -54,6 +54,7 @@ export interface ScreenshotInfo {
   section?: number;
   textPx?: number;
   content?: Box;
+  focus?: Array<{ box: Box; text: string }>;
 }
 
 /** A shot's size and content box, the whole image when the capture did not record one. */
@@ -64,6 +65,7 @@ export function shotContent(shot: ScreenshotInfo): ShotContent {
     pixelRatio: shot.pixelRatio ?? 1,
     content: shot.content ?? { x: 0, y: 0, width: shot.width, height: shot.height },
     ...(shot.textPx ? { textPx: shot.textPx } : {}),
+    ...(shot.focus?.length ? { focus: shot.focus } : {}),
   };
 }
 

@@ -19,13 +19,27 @@ import { writeFile } from 'node:fs/promises';
 import { Pool } from 'tarn';
 
 const SAY_FUNCTION = `
-(define (cvg_say id textfile outfile)
+(define (cvg_words id utt offset)
+  (let ((tok (utt.relation.first utt 'Token)))
+    (while tok
+      (let ((words nil))
+        (mapcar
+          (lambda (d) (if (member_string "Word" (item.relations d)) (set! words (cons (item.relation d 'Word) words))))
+          (item.daughters tok))
+        (if words
+          (format stderr "cvg-word %s %f %f %s\\n" id
+            (+ offset (item.feat (car (last words)) "word_start"))
+            (+ offset (item.feat (car words) "word_end"))
+            (item.name tok))))
+      (set! tok (item.next tok)))))
+(define (cvg_say id textfile outfile words)
   (unwind-protect
     (let ((fp (fopen outfile "wb")) (total 0) (last nil))
       (set! tts_hooks
         (list utt.synth
           (lambda (utt)
             (if (eq? total 0) (wave.save.header fp (utt.wave utt) 'riff nil (list (list "numsamples" 0))))
+            (if words (cvg_words id utt (/ total (get_param 'sample_rate (wave.info (utt.wave utt)) 16000))))
             (set! total (+ total (get_param 'num_samples (wave.info (utt.wave utt)) 0)))
             (wave.save.data.fp (utt.wave utt) fp 'riff nil)
             (set! last utt))))
@@ -43,6 +57,13 @@ export function schemeString(text: string): string {
   return `"${text.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 }
 
+/** A token of the text (as written: "20", not "twenty") and when it is said, in seconds of the file. */
+export interface FestivalWord {
+  text: string;
+  start: number;
+  end: number;
+}
+
 export interface FestivalProcessOptions {
   /** default `festival` on PATH */
   binary: string;
@@ -57,6 +78,9 @@ export class FestivalProcess {
   private readonly child: ChildProcessWithoutNullStreams;
   private stderrTail = '';
   private waiting?: { id: string; resolve: () => void; reject: (err: Error) => void };
+  /** `cvg-word` lines of the text being said (its word times, when asked) */
+  private wordLines: string[] = [];
+  private partialLine = '';
   private requests = 0;
   private exited?: Error;
 
@@ -94,11 +118,17 @@ export class FestivalProcess {
     return !this.exited;
   }
 
-  /** Says the text of `textFile` into the RIFF WAV `outFile`. */
-  say(textFile: string, outFile: string): Promise<void> {
+  /** Says the text of `textFile` into the RIFF WAV `outFile`; with `words`, returns each token's times (seconds in the file). */
+  async say(textFile: string, outFile: string, words = false): Promise<FestivalWord[]> {
     this.requests += 1;
     const id = String(this.requests);
-    return this.command(id, `(cvg_say "${id}" ${schemeString(textFile)} ${schemeString(outFile)})\n`);
+    this.wordLines = [];
+    await this.command(id, `(cvg_say "${id}" ${schemeString(textFile)} ${schemeString(outFile)} ${words ? 't' : 'nil'})\n`);
+    const prefix = `cvg-word ${id} `;
+    return this.wordLines.flatMap((line) => {
+      const m = /^(\S+) (\S+) (.*)$/.exec(line.slice(prefix.length));
+      return line.startsWith(prefix) && m ? [{ text: m[3], start: Number(m[1]), end: Number(m[2]) }] : [];
+    });
   }
 
   kill(): void {
@@ -127,6 +157,9 @@ export class FestivalProcess {
 
   private onStderr(chunk: string): void {
     this.stderrTail = (this.stderrTail + chunk).slice(-4000);
+    const complete = (this.partialLine + chunk).split('\n');
+    this.partialLine = complete.pop() ?? '';
+    for (const line of complete) if (line.startsWith('cvg-word ')) this.wordLines.push(line);
     const waiting = this.waiting;
     if (!waiting) return;
     const lines = this.stderrTail.split('\n');
@@ -189,14 +222,14 @@ export class FestivalPool {
     });
   }
 
-  /** Writes `text` beside `outFile` and says it there. */
-  async synthesize(text: string, outFile: string): Promise<void> {
+  /** Writes `text` beside `outFile` and says it there; with `words`, returns its tokens' times. */
+  async synthesize(text: string, outFile: string, words = false): Promise<FestivalWord[]> {
     const textFile = `${outFile}.txt`;
     await writeFile(textFile, `${text}\n`, 'utf8');
     if (this.closed) throw new Error('festival: the voice service is stopping');
     const process = await this.pool.acquire().promise;
     try {
-      await process.say(textFile, outFile);
+      return await process.say(textFile, outFile, words);
     } finally {
       // A dead process fails validation at the next acquire and is replaced.
       this.pool.release(process);

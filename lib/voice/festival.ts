@@ -13,7 +13,7 @@ import { DEFAULT_FESTIVAL_VOICE, DEFAULT_FLITE_VOICE, FESTIVAL_IDLE_SECONDS, FES
 import { findExecutable, run } from './exec';
 import { FestivalPool } from './festival-process';
 import type { LanguageEngine } from './offline';
-import type { SpeechRequest } from './tts';
+import type { SpeechRequest, SpeechResult } from './tts';
 
 export interface FestivalOptions {
   /** default `festival` on PATH */
@@ -73,9 +73,11 @@ export class FestivalProvider implements LanguageEngine {
     return speakable(text);
   }
 
-  async synthesize(req: SpeechRequest): Promise<void> {
+  async synthesize(req: SpeechRequest): Promise<SpeechResult> {
     // Text from a file in festival's text mode (no Scheme is evaluated from it); RIFF WAV at the voice's rate.
-    await this.pool.synthesize(englishText(req, this.name), req.outFile);
+    // Asked for words: each token's first word's start and last word's end (festival's Token and Word relations).
+    const words = await this.pool.synthesize(englishText(req, this.name), req.outFile, req.words);
+    return req.words ? { words } : {};
   }
 
   /** Ends the festival processes. */

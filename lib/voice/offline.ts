@@ -7,14 +7,14 @@
 import { SUPPORTED_LANGUAGES, type LanguageCode } from '../../config/catalog';
 import { VOICE_OPTIONS_BY_ID, type VoiceEngineName } from '../../config/voices';
 import type { SpokenVoice } from '../storyboard';
-import type { SpeechProvider, SpeechRequest } from './tts';
+import type { SpeechProvider, SpeechRequest, SpeechResult } from './tts';
 
 /** An engine for some languages only, with a voice name to report. */
 export interface LanguageEngine extends SpeechProvider {
   readonly languages: readonly LanguageCode[];
   readonly voice: string;
-  /** false when the engine would have nothing to say (e.g. no ASCII word for festival): the fallback says it */
-  canSpeak?(text: string): boolean;
+  /** false when the engine would have nothing to say in `language` (e.g. no ASCII word for festival): the fallback says it */
+  canSpeak?(text: string, language: LanguageCode): boolean;
 }
 
 /** espeak-ng, for every language: the fallback. */
@@ -86,16 +86,17 @@ export class OfflineSpeechProvider implements SpeechProvider {
     }
   }
 
-  async synthesize(req: SpeechRequest): Promise<void> {
+  async synthesize(req: SpeechRequest): Promise<SpeechResult | void> {
     const option = req.voice ? VOICE_OPTIONS_BY_ID.get(req.voice) : undefined;
     if (option && option.language === req.language) {
       if (option.engine === 'espeak') return this.fallback.synthesize(req);
       const engine = await this.engineAskedFor(option.engine);
-      if (engine && (!engine.canSpeak || engine.canSpeak(req.text))) return engine.synthesize(req);
+      if (engine && (!engine.canSpeak || engine.canSpeak(req.text, req.language))) return engine.synthesize(req);
       return this.fallback.synthesize({ ...req, voice: undefined });
     }
     const engine = this.route.get(req.language);
-    if (!engine || (engine.canSpeak && !engine.canSpeak(req.text))) return this.fallback.synthesize({ ...req, voice: undefined });
+    if (!engine || (engine.canSpeak && !engine.canSpeak(req.text, req.language)))
+      return this.fallback.synthesize({ ...req, voice: undefined });
     return engine.synthesize(req);
   }
 
@@ -104,7 +105,7 @@ export class OfflineSpeechProvider implements SpeechProvider {
     if (option && option.language === language) {
       if (option.engine === 'espeak') return this.fallback.voiceOf(language, voice);
       const engine = this.built.get(option.engine);
-      return engine && this.usable.has(engine) ? engine.voiceOf(language) : this.fallback.voiceOf(language);
+      return engine && this.usable.has(engine) ? engine.voiceOf(language, voice) : this.fallback.voiceOf(language);
     }
     const engine = this.route.get(language);
     return (engine ?? this.fallback).voiceOf(language);
@@ -141,7 +142,7 @@ export class OfflineSpeechProvider implements SpeechProvider {
     return SUPPORTED_LANGUAGES.map((language) => {
       const engine = this.route.get(language);
       return engine
-        ? { language, engine: engine.name as VoiceEngineName, voice: engine.voice }
+        ? { language, engine: engine.name as VoiceEngineName, voice: engine.voiceOf(language).name }
         : { language, engine: 'espeak', voice: this.fallback.voiceFor(language) };
     });
   }

@@ -11,10 +11,11 @@ import path from 'node:path';
 import type { LanguageCode } from '../../config/catalog';
 import { DEFAULT_OPEN_JTALK_DICTIONARY, DEFAULT_OPEN_JTALK_VOICES } from '../../config/voices';
 import { normalizeText, splitSentences } from '../text';
-import { concatAudio } from './audio';
+import { concatAudio, measureDuration } from './audio';
 import { findExecutable, run } from './exec';
 import type { LanguageEngine } from './offline';
-import type { SpeechRequest } from './tts';
+import type { SpeechRequest, SpeechResult } from './tts';
+import type { WordTiming } from './word-timing';
 
 export interface OpenJTalkOptions {
   /** default `open_jtalk` on PATH */
@@ -78,17 +79,29 @@ export class OpenJTalkProvider implements LanguageEngine {
     return { engine: this.name, name: this.voice };
   }
 
-  async synthesize(req: SpeechRequest): Promise<void> {
+  async synthesize(req: SpeechRequest): Promise<SpeechResult> {
     if (req.language !== 'ja') throw new Error(`open-jtalk: unsupported language "${req.language}"`);
     const parts = chunks(req.text);
     if (!parts.length) throw new Error('open-jtalk: empty text');
-    if (parts.length === 1) return this.speak(parts[0], req.outFile);
-    const files = parts.map((_, i) => `${req.outFile}.part${i}.wav`);
+    // Asked for words: each part's trace (-ot) gives its words and the times of its phonemes (wordTimes).
+    const traces = req.words ? parts.map((_, i) => `${req.outFile}.trace${i}.txt`) : [];
+    const files = parts.length === 1 ? [req.outFile] : parts.map((_, i) => `${req.outFile}.part${i}.wav`);
     try {
-      for (const [i, part] of parts.entries()) await this.speak(part, files[i]);
-      await concatAudio(files, req.outFile);
+      for (const [i, part] of parts.entries()) await this.speak(part, files[i], traces[i]);
+      if (parts.length > 1) await concatAudio(files, req.outFile);
+      if (!req.words) return {};
+      const words: WordTiming[] = [];
+      let offset = 0;
+      for (const [i, trace] of traces.entries()) {
+        const times = wordTimes(await readFile(trace, 'utf8'));
+        if (!times) return {}; // a trace it cannot account for: the words are measured instead
+        words.push(...times.words.map((w) => ({ ...w, start: w.start + offset, end: w.end + offset })));
+        // The parts are joined as they are: the next one starts where this file ends.
+        offset += await measureDuration(files[i]);
+      }
+      return { words };
     } finally {
-      await Promise.all(files.map((f) => rm(f, { force: true })));
+      await Promise.all([...(parts.length > 1 ? files : []), ...traces].map((f) => rm(f, { force: true })));
     }
   }
 
@@ -173,6 +186,64 @@ export function parseTrace(trace: string): JapaneseReading[] {
     words.push({ surface: fields.slice(0, -12).join(','), reading: tail[7], pronunciation: tail[8] });
   }
   return words;
+}
+
+/** A mora ends on a vowel (capital: devoiced), the moraic nasal N or the geminate closure cl. */
+const MORA_END = /^(?:[aiueoAIUEO]|N|cl)$/;
+const SMALL_KANA = /[ァィゥェォャュョヮ]/g;
+
+/** Morae in a katakana pronunciation (ー, ッ and ン count; small kana join the one before); null if it is not kana. */
+function morae(pronunciation: string): number | null {
+  const kana = pronunciation.replace(/[’']/g, '');
+  if (/^[、。？！・,.?!]*$/.test(kana)) return 0;
+  if (!/^[\p{Script=Katakana}ー]+$/u.test(kana)) return null;
+  return [...kana.replace(SMALL_KANA, '')].length;
+}
+
+/**
+ * Each word of the trace's text analysis with its start and end (seconds in the part's file), from the phoneme
+ * times of its "[Output label]" block (HTK units of 100 ns): the phonemes are grouped into morae and each word
+ * takes as many as its pronunciation has. Null when the counts disagree (a reading it cannot account for).
+ */
+export function wordTimes(trace: string): { words: WordTiming[] } | null {
+  const labelStart = trace.indexOf('[Output label]');
+  if (labelStart < 0) return null;
+  const phones: Array<{ phone: string; start: number; end: number }> = [];
+  for (const line of trace.slice(labelStart).split('\n').slice(1)) {
+    const m = /^(\d+) (\d+) [^-]*-([^+]+)\+/.exec(line);
+    if (!m) break;
+    phones.push({ phone: m[3], start: Number(m[1]) / 1e7, end: Number(m[2]) / 1e7 });
+  }
+  if (!phones.length) return null;
+  const moraTimes: Array<{ start: number; end: number }> = [];
+  let from: number | null = null;
+  for (const p of phones) {
+    if (p.phone === 'sil' || p.phone === 'pau') {
+      from = null;
+      continue;
+    }
+    from ??= p.start;
+    if (MORA_END.test(p.phone)) {
+      moraTimes.push({ start: from, end: p.end });
+      from = null;
+    }
+  }
+  const words: WordTiming[] = [];
+  let next = 0;
+  for (const word of parseTrace(trace)) {
+    const count = morae(word.pronunciation);
+    if (count === null) return null;
+    if (count === 0) {
+      if (words.length) words[words.length - 1].text += word.surface;
+      continue;
+    }
+    const own = moraTimes.slice(next, next + count);
+    if (own.length < count) return null;
+    words.push({ text: word.surface, start: own[0].start, end: own.at(-1)!.end });
+    next += count;
+  }
+  if (next !== moraTimes.length) return null;
+  return { words };
 }
 
 async function exists(file: string): Promise<boolean> {

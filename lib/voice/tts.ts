@@ -1,5 +1,6 @@
 /** One text-to-speech interface. Default (`offline`): the best offline engine per language (Open JTalk
- * for Japanese, festival for English: lib/voice/offline.ts), espeak-ng for the rest and as the fallback.
+ * for Japanese, RHVoice for English, Russian and Portuguese, SVOX Pico for Spanish, French, German and Italian:
+ * config/voices.ts, lib/voice/offline.ts), espeak-ng for the rest and as the fallback.
  * `espeak`: espeak-ng for every language (one voice per supported language, checked at start-up).
  * `openai`: an OpenAI-compatible HTTP `/v1/audio/speech` endpoint. All write a WAV; normalize it with
  * audio.ts before use. */
@@ -14,6 +15,9 @@ import { FestivalProvider, FliteProvider } from './festival';
 import { toKana } from './japanese';
 import { OfflineSpeechProvider } from './offline';
 import { OpenJTalkProvider } from './open-jtalk';
+import { PicoProvider } from './pico';
+import { RHVoiceProvider } from './rhvoice';
+import type { WordTiming } from './word-timing';
 
 export interface SpeechRequest {
   text: string;
@@ -21,13 +25,21 @@ export interface SpeechRequest {
   /** absolute path of the WAV to write */ outFile: string;
   /** a voice of config/voices.ts VOICE_OPTIONS the campaign asked for; a provider that cannot give it uses its own */
   voice?: string;
+  /** captions `words`: an engine that knows when each word is said returns it (lib/voice/word-timing.ts) */
+  words?: boolean;
+}
+
+/** What a synthesis may tell besides its file: the engine's own word times (seconds in the file), when asked and known. */
+export interface SpeechResult {
+  words?: WordTiming[];
 }
 
 export interface SpeechProvider {
   readonly name: string;
   /** throws when a supported language has no voice */
   verify(): Promise<void>;
-  synthesize(req: SpeechRequest): Promise<void>;
+  /** Engines without word times of their own resolve to nothing: lib/voice/word-timing.ts measures theirs. */
+  synthesize(req: SpeechRequest): Promise<SpeechResult | void>;
   /** The engine and voice that speak `language`, or the asked-for `voice` where the provider gives it (text another
    * engine cannot read falls back to espeak-ng). */
   voiceOf(language: LanguageCode, voice?: string): SpokenVoice;
@@ -297,6 +309,10 @@ export function createSpeechProvider(settings: SpeechSettings, hooks: SpeechProv
               return new FestivalProvider();
             case 'flite':
               return new FliteProvider();
+            case 'pico':
+              return new PicoProvider();
+            case 'rhvoice':
+              return new RHVoiceProvider();
           }
         },
       });

@@ -179,7 +179,7 @@ test('a voice and a logo asked for: the narration is spoken by that voice, and t
     voice: { en: 'en-flite-slt' },
     brand: { primary_color: '#111111', logo_url: logoUrl },
   });
-  // The voice stage spoke with flite (not the node's default, festival) and recorded it; the report says the same.
+  // The voice stage spoke with flite (not the node's default, RHVoice clb) and recorded it; the report says the same.
   const [video] = campaign.videos;
   const [storyboard] = await h.sql<{ document: { voice?: unknown; brand: { logoKey?: string } } }>(
     'SELECT document FROM storyboards WHERE video_id = $1',

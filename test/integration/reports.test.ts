@@ -61,7 +61,7 @@ test("a campaign in review has a report: its script as spoken with the storyboar
   expect(en.script_source).toBe(campaign.videos[0].script_source);
   expect(en.total_seconds).toBe(storyboard.document.totalSeconds);
   expect(en.voice).toEqual({ engine: expect.any(String), name: expect.any(String) });
-  expect(en.voice.engine).toMatch(/^(festival|flite|espeak)$/);
+  expect(en.voice.engine).toMatch(/^(rhvoice|festival|flite|espeak)$/);
   expect(en.scenes.map((s: { start_seconds: number }) => s.start_seconds)).toEqual(storyboard.document.scenes.map((s) => s.startSeconds));
   expect(en.scenes.map((s: { narration: string }) => s.narration)).toEqual(
     storyboard.document.scenes.map((s) => (s.narration as Array<{ text: string }>).map((segment) => segment.text).join(' ')),

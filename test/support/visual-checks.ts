@@ -1,7 +1,7 @@
 /**
  * The checks of the videos as a customer watches them (issue 12), one fixture site per test file so that Jest's
  * workers run the sites' campaigns side by side (test/integration/visual-*.test.ts). Originally issue 12: real campaigns on both fixture sites, en/ja/ko ×
- * tiktok/youtube/linkedin at full quality, a frame read by tesseract at each screen scene's midpoint.
+ * tiktok/youtube/linkedin at full quality, a frame read by tesseract at each screen scene's start, before its camera moves.
  * - the page area of a ja/ko frame is in that language (each language's video shows its own page);
  * - the scene's heading is on screen in its scene, in the page area (the screen is under the words);
  * - no two screen scenes of a video show the same picture;
@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fingerprint, difference } from '../../lib/capture/images';
 import { safeZoneFor } from '../../lib/framing';
+import { SCROLL_LEAD } from '../../lib/render/camera';
 import { frameAt } from '../../lib/render/contact-sheet';
 import type { Storyboard } from '../../lib/storyboard';
 import { SITE2_PREFIX } from '../fixtures/site/server';
@@ -100,9 +101,11 @@ export function describeVisualChecks(site: FixtureSiteUnderTest): void {
             language: board.language,
           });
           work.push(async () => {
+            // The page at rest before its camera moves (a tall section then scrolls towards the sentence narrated:
+            // lib/render/camera.ts), as the viewer first sees it: its heading at the top.
             const png = await frameAt(
               video,
-              scene.startSeconds + scene.durationSeconds / 2,
+              scene.startSeconds + scene.durationSeconds * SCROLL_LEAD * 0.8,
               path.join(tmp, `${row.id}-${scene.index}.png`),
             );
             return {

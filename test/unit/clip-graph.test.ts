@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { chooseFocus, planScroll, scrollAt, SCROLL_LEAD, SCROLL_MAX_SPEED } from '../../lib/render/camera';
 import { clipFfmpegArgs, composeStillArgs, frameBytes, type ClipGraphInput } from '../../lib/render/clip-graph';
 import { FramePipe } from '../../lib/render/frame-pipe';
 
@@ -220,4 +221,113 @@ test('colours are ffmpeg colours; an odd frame is refused', () => {
   ).toThrow(/even/);
   const args = clipFfmpegArgs({ width: 96, height: 160, fps: 10, frames: 1, background: { kind: 'color', color: '#abc' }, overlays: [] });
   expect(args.join(' ')).toContain('color=c=0xaabbcc');
+});
+
+test('a scroll waits, eases in and out, never passes the readable speed, and ends with the narrated element in view', () => {
+  const frameHeight = 1920;
+  const short = planScroll({ pictureHeight: 1500, windowHeight: 1000, frameHeight, duration: 8 })!;
+  expect(short).toEqual({ from: 0, to: 500, start: 8 * SCROLL_LEAD, end: 8 * (1 - SCROLL_LEAD) });
+  // Still before the start and after the end; eased: slow at both ends, fastest midway, never above the bound.
+  expect(scrollAt(short, 0.5)).toBe(0);
+  expect(scrollAt(short, 7.5)).toBe(500);
+  let fastest = 0;
+  for (let t = 0; t < 8; t += 0.01) fastest = Math.max(fastest, (scrollAt(short, t + 0.01) - scrollAt(short, t)) / 0.01);
+  expect(fastest).toBeLessThanOrEqual(SCROLL_MAX_SPEED * frameHeight + 1e-6);
+  expect(scrollAt(short, 1.3) - scrollAt(short, 1.2)).toBeLessThan(scrollAt(short, 4.05) - scrollAt(short, 3.95));
+  // A picture that fits: no scroll.
+  expect(planScroll({ pictureHeight: 1000, windowHeight: 1000, frameHeight, duration: 8 })).toBeNull();
+  // Too tall to scroll whole at that speed: as far as readable, from the top, without a focus…
+  const tall = { pictureHeight: 6000, windowHeight: 1000, frameHeight, duration: 6 };
+  const readable = Math.floor((SCROLL_MAX_SPEED * frameHeight * 6 * (1 - 2 * SCROLL_LEAD)) / 1.5);
+  expect(planScroll(tall)).toMatchObject({ from: 0, to: readable });
+  // …and with the narrated element far down, the stretch that ends with it in view (a tenth of the window under it).
+  const focused = planScroll({ ...tall, focus: { top: 4000, bottom: 4200 } })!;
+  expect(focused.to).toBe(4200 + 100 - 1000);
+  expect(focused.to - focused.from).toBe(readable);
+});
+
+test('the narrated element is the one holding most of the narration’s words; none when nothing matches', () => {
+  const focus = [
+    { box: { x: 0, y: 0, width: 10, height: 10 }, text: 'Connect every source' },
+    { box: { x: 0, y: 20, width: 10, height: 10 }, text: 'Sync billing and CRM data in minutes. No engineers needed.' },
+    { box: { x: 0, y: 40, width: 10, height: 10 }, text: 'Dashboards explain themselves.' },
+  ];
+  expect(chooseFocus(focus, 'Sync billing and CRM data in minutes.', 'en')?.box.y).toBe(20);
+  expect(chooseFocus(focus, 'Ein ganz anderer Satz.', 'de')).toBeNull();
+  expect(chooseFocus(undefined, 'anything', 'en')).toBeNull();
+});
+
+test('a scrolled screen: the page moves up under its window, the still around it does not', async () => {
+  const composed = await still('scroll-still', 1);
+  // The strip: a white picture with one black bar 10 rows high at rows 20–30, 60 wide, 200 tall.
+  const strip = path.join(dir, 'strip.raw');
+  execFileSync('ffmpeg', [
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'color=c=white:s=60x200,drawbox=x=0:y=20:w=60:h=10:color=black:t=fill',
+    '-frames:v',
+    '1',
+    '-f',
+    'rawvideo',
+    '-pix_fmt',
+    'yuv420p',
+    strip,
+  ]);
+  const move = { from: 0, to: 100, start: 0.2, end: 1.6 };
+  const out = await frames(
+    {
+      width: WIDTH,
+      height: HEIGHT,
+      fps: 10,
+      frames: 20,
+      background: {
+        kind: 'screen',
+        still: composed,
+        zoom: 'in',
+        zoomAmount: 0,
+        scroll: { strip: { path: strip, width: 60, height: 200 }, window: { x: 18, y: 40, width: 60, height: 80 }, move },
+      },
+      overlays: [],
+    },
+    'scroll',
+  );
+  expect(out).toHaveLength(20);
+  // The bar's top row in the window's column, frame by frame: 40 + 20 − the scroll of the moment.
+  const barTop = (frame: Buffer) => {
+    for (let row = 40; row < 120; row += 1) if (frame[row * WIDTH + 40] < 60) return row;
+    return -1;
+  };
+  expect(barTop(out[0])).toBe(60);
+  expect(barTop(out[2])).toBe(60);
+  const expected = (n: number) => Math.round(60 - scrollAt(move, n / 10));
+  expect([3, 4, 5, 6].map((n) => barTop(out[n]))).toEqual([3, 4, 5, 6].map(expected));
+  // Scrolled past the window's top by the end: the window shows white only; the still outside the window is unchanged.
+  expect(barTop(out[19])).toBe(-1);
+  const outside = (frame: Buffer) => luma(frame, 0, 0, WIDTH, 38);
+  expect(Math.abs(outside(out[0]) - outside(out[19]))).toBeLessThan(1);
+});
+
+test('a card’s words keep drifting up after their rise', async () => {
+  const out = await frames(
+    {
+      width: WIDTH,
+      height: HEIGHT,
+      fps: 10,
+      frames: 20,
+      background: { kind: 'color', color: '#336699' },
+      overlays: [{ path: path.join(dir, 'box.png'), x: 0, y: 60, rise: { pixels: 20, seconds: 0.5 }, drift: 20 }],
+    },
+    'drift',
+  );
+  const top = (frame: Buffer) => {
+    for (let row = 0; row < HEIGHT; row += 1) if (frame[row * WIDTH + 10] > 200) return row;
+    return -1;
+  };
+  // Risen at 0.5 s, then still rising: 20 px over the clip's 2 s.
+  expect(Math.abs(top(out[5]) - 55)).toBeLessThanOrEqual(1);
+  expect(Math.abs(top(out[19]) - 41)).toBeLessThanOrEqual(1);
 });

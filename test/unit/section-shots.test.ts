@@ -76,3 +76,22 @@ test('readHead: the declared language and the hreflang versions, absolute, their
     ],
   });
 }, 30_000);
+
+test('each section shot records its heading and paragraphs with their text and boxes, for the narrated one to be marked', async () => {
+  const shots = await shootSections(page, 3);
+  const shot = shots[1];
+  expect(shot.focus?.map((f) => f.text)).toEqual([
+    SECTIONS[0],
+    `${SECTIONS[0]} works for every team in the company. It takes a minute to set up and nothing to maintain.`,
+  ]);
+  const [heading, paragraph] = shot.focus!.map((f) => f.box);
+  // In image pixels of the shot, inside its content box, the paragraph under the heading.
+  for (const box of [heading, paragraph]) {
+    expect(box.x).toBeGreaterThanOrEqual(shot.content.x);
+    expect(box.y).toBeGreaterThanOrEqual(shot.content.y);
+    expect(box.y + box.height).toBeLessThanOrEqual(shot.content.y + shot.content.height + 1);
+  }
+  expect(paragraph.y).toBeGreaterThanOrEqual(heading.y + heading.height);
+  // The top of the page records none.
+  expect(shots[0].focus).toBeUndefined();
+}, 60_000);

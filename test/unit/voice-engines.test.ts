@@ -1,5 +1,6 @@
 /**
- * The offline voices with the real engines (Open JTalk + Mei, festival + slt HTS, espeak-ng, PocketSphinx):
+ * The offline voices with the real engines (Open JTalk + Mei, RHVoice clb, flite, espeak-ng, PocketSphinx; Pico and the
+ * other RHVoice voices in voices-pico-rhvoice.test.ts):
  * Japanese kanji are read right (Open JTalk's own reading trace); the product's English voice is understood
  * by a speech recognizer far better than espeak-ng (word error rate, both sides asserted); Chinese stays on
  * espeak-ng's pinyin voice, which never reads a tone digit as an English word; an engine that is not
@@ -36,12 +37,12 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-test('defaults: Japanese is Open JTalk with Mei, English festival with slt HTS, the rest espeak-ng; nothing fell back', () => {
+test('defaults: Japanese is Open JTalk with Mei, English RHVoice clb, Chinese and Korean espeak-ng; nothing fell back', () => {
   expect(warnings).toEqual([]);
   const voices = Object.fromEntries(product.voices().map((v) => [v.language, `${v.engine} ${v.voice}`]));
   expect(voices).toMatchObject({
     ja: 'open-jtalk mei_normal',
-    en: 'festival cmu_us_slt_arctic_hts',
+    en: 'rhvoice clb',
     zh: 'espeak cmn-latn-pinyin',
     ko: 'espeak ko',
   });
@@ -155,11 +156,14 @@ describe('fallback and settings', () => {
 
   test('an engine set for a language it cannot speak stops the provider at once', () => {
     expect(() => createSpeechProvider({ provider: 'offline', voices: { ko: 'festival' } })).toThrow(/festival does not speak "ko"/);
+    expect(() => createSpeechProvider({ provider: 'offline', voices: { hi: 'pico' } })).toThrow(/pico does not speak "hi"/);
+    expect(() => createSpeechProvider({ provider: 'offline', voices: { ja: 'rhvoice' } })).toThrow(/rhvoice does not speak "ja"/);
   });
 
   test('TTS_VOICES overrides the defaults per language; TTS_PROVIDER=espeak is espeak-ng for all', () => {
     expect(parseVoiceEngines(undefined)).toEqual(DEFAULT_VOICE_ENGINES);
-    expect(parseVoiceEngines('en=flite, ja=espeak')).toEqual({ en: 'flite', ja: 'espeak' });
+    expect(parseVoiceEngines('en=flite, ja=espeak')).toEqual({ ...DEFAULT_VOICE_ENGINES, en: 'flite', ja: 'espeak' });
+    expect(parseVoiceEngines('ru=espeak').ru).toBe('espeak');
     expect(() => parseVoiceEngines('xx=flite')).toThrow(/not a supported language/);
     expect(() => parseVoiceEngines('en=piper')).toThrow(/not an engine/);
     expect(loadConfig({ TTS_VOICES: 'en=flite' }).speech.voices.en).toBe('flite');
@@ -171,7 +175,7 @@ describe('fallback and settings', () => {
     expect(toAscii('Café “déjà vu” — it’s 50 % off…')).toBe('Cafe "deja vu", it\'s 50 % off...');
   });
 
-  test('English-labelled text with nothing festival can read (another script) is said by espeak-ng, not lost', async () => {
+  test('English-labelled text with nothing RHVoice can read (another script) is said by espeak-ng, not lost', async () => {
     await product.synthesize({ text: 'Добро пожаловать', language: 'en', outFile: tmp('en-cyrillic.wav') });
     expect(await measureDuration(tmp('en-cyrillic.wav'))).toBeGreaterThan(0.5);
   });
@@ -188,24 +192,34 @@ describe("a campaign's voice (create's `voice`, config/voices.ts)", () => {
     for (const language of SUPPORTED_LANGUAGES) expect(schema[language].enum).toEqual(voiceIdsFor(language));
   });
 
-  test('en-flite-slt is said by flite although the node speaks English with festival, and is reported so', async () => {
+  test('en-flite-slt is said by flite although the node speaks English with RHVoice, and is reported so', async () => {
     await product.synthesize({ text, language: 'en', outFile: tmp('asked-flite.wav'), voice: 'en-flite-slt' });
     await new FliteProvider().synthesize({ text, language: 'en', outFile: tmp('flite.wav') });
     await product.synthesize({ text, language: 'en', outFile: tmp('default-en.wav') });
     expect(await same(tmp('asked-flite.wav'), tmp('flite.wav'))).toBe(true);
     expect(await same(tmp('asked-flite.wav'), tmp('default-en.wav'))).toBe(false);
     expect(product.voiceOf('en', 'en-flite-slt')).toEqual({ engine: 'flite', name: 'slt' });
-    expect(product.voiceOf('en')).toEqual({ engine: 'festival', name: 'cmu_us_slt_arctic_hts' });
+    expect(product.voiceOf('en')).toEqual({ engine: 'rhvoice', name: 'clb' });
   });
 
   test("espeak-ng's female variant and British voice are other voices; `<lang>-espeak` is the language's espeak-ng voice", async () => {
-    const german = 'Willkommen im neuen Dashboard.';
-    await product.synthesize({ text: german, language: 'de', outFile: tmp('de.wav') });
-    await product.synthesize({ text: german, language: 'de', outFile: tmp('de-m.wav'), voice: 'de-espeak' });
-    await product.synthesize({ text: german, language: 'de', outFile: tmp('de-f.wav'), voice: 'de-espeak-female' });
-    expect(await same(tmp('de.wav'), tmp('de-m.wav'))).toBe(true);
-    expect(await same(tmp('de.wav'), tmp('de-f.wav'))).toBe(false);
+    // Dutch: a language espeak-ng speaks by default (German's default is Pico, voices-pico-rhvoice.test.ts).
+    const dutch = 'Welkom bij het nieuwe dashboard.';
+    await product.synthesize({ text: dutch, language: 'nl', outFile: tmp('nl.wav') });
+    await product.synthesize({ text: dutch, language: 'nl', outFile: tmp('nl-m.wav'), voice: 'nl-espeak' });
+    await product.synthesize({ text: dutch, language: 'nl', outFile: tmp('nl-f.wav'), voice: 'nl-espeak-female' });
+    expect(await same(tmp('nl.wav'), tmp('nl-m.wav'))).toBe(true);
+    expect(await same(tmp('nl.wav'), tmp('nl-f.wav'))).toBe(false);
+    expect(product.voiceOf('nl', 'nl-espeak-female')).toEqual({ engine: 'espeak', name: 'nl+f3' });
+    // An espeak-ng voice asked for in a language whose default is another engine is espeak-ng's.
+    await product.synthesize({
+      text: 'Willkommen im neuen Dashboard.',
+      language: 'de',
+      outFile: tmp('de-f.wav'),
+      voice: 'de-espeak-female',
+    });
     expect(product.voiceOf('de', 'de-espeak-female')).toEqual({ engine: 'espeak', name: 'de+f3' });
+    expect(await measureDuration(tmp('de-f.wav'))).toBeGreaterThan(1);
     await product.synthesize({ text, language: 'en', outFile: tmp('en-gb.wav'), voice: 'en-espeak-gb' });
     expect(product.voiceOf('en', 'en-espeak-gb')).toEqual({ engine: 'espeak', name: 'en-gb' });
     expect(await measureDuration(tmp('en-gb.wav'))).toBeGreaterThan(1);

@@ -407,111 +407,111 @@ export interface operations {
                             /** @description The voice per language (lower-case codes among the campaign's languages). A language not listed gets the default voice; a voice whose engine a node lacks is spoken by the language's espeak-ng voice (the report names the voice used). */
                             voice?: {
                                 /**
-                                 * @description en-festival-slt: US English, female (festival, CMU slt HTS); the default; en-flite-slt: US English, female (flite, CMU slt), lighter and more synthetic; en-espeak-gb: British English, male (espeak-ng); en-espeak: espeak-ng's en voice, male; en-espeak-female: espeak-ng's en voice, female variant
+                                 * @description en-rhvoice-clb: US English, female (RHVoice, clb); the default; en-rhvoice-slt: US English, female (RHVoice, slt); en-rhvoice-bdl: US English, male (RHVoice, bdl); en-rhvoice-alan: Scottish English, male (RHVoice, alan); en-festival-slt: US English, female (festival, CMU slt HTS); en-flite-slt: US English, female (flite, CMU slt), lighter and more synthetic; en-pico-us: US English, female (SVOX Pico); en-pico-gb: British English, female (SVOX Pico); en-espeak-gb: British English, male (espeak-ng); en-espeak: espeak-ng's en voice, male; en-espeak-female: espeak-ng's en voice, female variant
                                  * @enum {string}
                                  */
-                                en?: "en-festival-slt" | "en-flite-slt" | "en-espeak-gb" | "en-espeak" | "en-espeak-female";
+                                en?: "en-rhvoice-clb" | "en-rhvoice-slt" | "en-rhvoice-bdl" | "en-rhvoice-alan" | "en-festival-slt" | "en-flite-slt" | "en-pico-us" | "en-pico-gb" | "en-espeak-gb" | "en-espeak" | "en-espeak-female";
                                 /**
                                  * @description ja-openjtalk-mei: Japanese, female (Open JTalk, Mei); the default; ja-espeak: espeak-ng's ja voice, male; ja-espeak-female: espeak-ng's ja voice, female variant
                                  * @enum {string}
                                  */
                                 ja?: "ja-openjtalk-mei" | "ja-espeak" | "ja-espeak-female";
                                 /**
-                                 * @description ko-espeak: espeak-ng's ko voice, male; ko-espeak-female: espeak-ng's ko voice, female variant
+                                 * @description ko-espeak: espeak-ng's ko voice, male; the default; ko-espeak-female: espeak-ng's ko voice, female variant
                                  * @enum {string}
                                  */
                                 ko?: "ko-espeak" | "ko-espeak-female";
                                 /**
-                                 * @description zh-espeak: espeak-ng's zh voice, male; zh-espeak-female: espeak-ng's zh voice, female variant
+                                 * @description zh-espeak: espeak-ng's zh voice, male; the default; zh-espeak-female: espeak-ng's zh voice, female variant
                                  * @enum {string}
                                  */
                                 zh?: "zh-espeak" | "zh-espeak-female";
                                 /**
-                                 * @description es-espeak: espeak-ng's es voice, male; es-espeak-female: espeak-ng's es voice, female variant
+                                 * @description es-pico: SVOX Pico's es-ES voice, female; the default; es-espeak: espeak-ng's es voice, male; es-espeak-female: espeak-ng's es voice, female variant
                                  * @enum {string}
                                  */
-                                es?: "es-espeak" | "es-espeak-female";
+                                es?: "es-pico" | "es-espeak" | "es-espeak-female";
                                 /**
-                                 * @description fr-espeak: espeak-ng's fr voice, male; fr-espeak-female: espeak-ng's fr voice, female variant
+                                 * @description fr-pico: SVOX Pico's fr-FR voice, female; the default; fr-espeak: espeak-ng's fr voice, male; fr-espeak-female: espeak-ng's fr voice, female variant
                                  * @enum {string}
                                  */
-                                fr?: "fr-espeak" | "fr-espeak-female";
+                                fr?: "fr-pico" | "fr-espeak" | "fr-espeak-female";
                                 /**
-                                 * @description de-espeak: espeak-ng's de voice, male; de-espeak-female: espeak-ng's de voice, female variant
+                                 * @description de-pico: SVOX Pico's de-DE voice, female; the default; de-espeak: espeak-ng's de voice, male; de-espeak-female: espeak-ng's de voice, female variant
                                  * @enum {string}
                                  */
-                                de?: "de-espeak" | "de-espeak-female";
+                                de?: "de-pico" | "de-espeak" | "de-espeak-female";
                                 /**
-                                 * @description pt-espeak: espeak-ng's pt voice, male; pt-espeak-female: espeak-ng's pt voice, female variant
+                                 * @description pt-rhvoice-leticia: Brazilian Portuguese, female (RHVoice, Letícia-F123); the default; pt-espeak: espeak-ng's pt voice, male; pt-espeak-female: espeak-ng's pt voice, female variant
                                  * @enum {string}
                                  */
-                                pt?: "pt-espeak" | "pt-espeak-female";
+                                pt?: "pt-rhvoice-leticia" | "pt-espeak" | "pt-espeak-female";
                                 /**
-                                 * @description it-espeak: espeak-ng's it voice, male; it-espeak-female: espeak-ng's it voice, female variant
+                                 * @description it-pico: SVOX Pico's it-IT voice, female; the default; it-espeak: espeak-ng's it voice, male; it-espeak-female: espeak-ng's it voice, female variant
                                  * @enum {string}
                                  */
-                                it?: "it-espeak" | "it-espeak-female";
+                                it?: "it-pico" | "it-espeak" | "it-espeak-female";
                                 /**
-                                 * @description nl-espeak: espeak-ng's nl voice, male; nl-espeak-female: espeak-ng's nl voice, female variant
+                                 * @description nl-espeak: espeak-ng's nl voice, male; the default; nl-espeak-female: espeak-ng's nl voice, female variant
                                  * @enum {string}
                                  */
                                 nl?: "nl-espeak" | "nl-espeak-female";
                                 /**
-                                 * @description pl-espeak: espeak-ng's pl voice, male; pl-espeak-female: espeak-ng's pl voice, female variant
+                                 * @description pl-espeak: espeak-ng's pl voice, male; the default; pl-espeak-female: espeak-ng's pl voice, female variant
                                  * @enum {string}
                                  */
                                 pl?: "pl-espeak" | "pl-espeak-female";
                                 /**
-                                 * @description ru-espeak: espeak-ng's ru voice, male; ru-espeak-female: espeak-ng's ru voice, female variant
+                                 * @description ru-rhvoice-aleksandr: Russian, male (RHVoice, Aleksandr); the default; ru-rhvoice-aleksandr-hq: Russian, male (RHVoice, Aleksandr-hq: the same speaker, newer training); ru-rhvoice-anna: Russian, female (RHVoice, Anna); ru-rhvoice-elena: Russian, female (RHVoice, Elena); ru-rhvoice-irina: Russian, female (RHVoice, Irina); ru-espeak: espeak-ng's ru voice, male; ru-espeak-female: espeak-ng's ru voice, female variant
                                  * @enum {string}
                                  */
-                                ru?: "ru-espeak" | "ru-espeak-female";
+                                ru?: "ru-rhvoice-aleksandr" | "ru-rhvoice-aleksandr-hq" | "ru-rhvoice-anna" | "ru-rhvoice-elena" | "ru-rhvoice-irina" | "ru-espeak" | "ru-espeak-female";
                                 /**
-                                 * @description tr-espeak: espeak-ng's tr voice, male; tr-espeak-female: espeak-ng's tr voice, female variant
+                                 * @description tr-espeak: espeak-ng's tr voice, male; the default; tr-espeak-female: espeak-ng's tr voice, female variant
                                  * @enum {string}
                                  */
                                 tr?: "tr-espeak" | "tr-espeak-female";
                                 /**
-                                 * @description ar-espeak: espeak-ng's ar voice, male; ar-espeak-female: espeak-ng's ar voice, female variant
+                                 * @description ar-espeak: espeak-ng's ar voice, male; the default; ar-espeak-female: espeak-ng's ar voice, female variant
                                  * @enum {string}
                                  */
                                 ar?: "ar-espeak" | "ar-espeak-female";
                                 /**
-                                 * @description hi-espeak: espeak-ng's hi voice, male; hi-espeak-female: espeak-ng's hi voice, female variant
+                                 * @description hi-espeak: espeak-ng's hi voice, male; the default; hi-espeak-female: espeak-ng's hi voice, female variant
                                  * @enum {string}
                                  */
                                 hi?: "hi-espeak" | "hi-espeak-female";
                                 /**
-                                 * @description id-espeak: espeak-ng's id voice, male; id-espeak-female: espeak-ng's id voice, female variant
+                                 * @description id-espeak: espeak-ng's id voice, male; the default; id-espeak-female: espeak-ng's id voice, female variant
                                  * @enum {string}
                                  */
                                 id?: "id-espeak" | "id-espeak-female";
                                 /**
-                                 * @description vi-espeak: espeak-ng's vi voice, male; vi-espeak-female: espeak-ng's vi voice, female variant
+                                 * @description vi-espeak: espeak-ng's vi voice, male; the default; vi-espeak-female: espeak-ng's vi voice, female variant
                                  * @enum {string}
                                  */
                                 vi?: "vi-espeak" | "vi-espeak-female";
                                 /**
-                                 * @description th-espeak: espeak-ng's th voice, male; th-espeak-female: espeak-ng's th voice, female variant
+                                 * @description th-espeak: espeak-ng's th voice, male; the default; th-espeak-female: espeak-ng's th voice, female variant
                                  * @enum {string}
                                  */
                                 th?: "th-espeak" | "th-espeak-female";
                                 /**
-                                 * @description sv-espeak: espeak-ng's sv voice, male; sv-espeak-female: espeak-ng's sv voice, female variant
+                                 * @description sv-espeak: espeak-ng's sv voice, male; the default; sv-espeak-female: espeak-ng's sv voice, female variant
                                  * @enum {string}
                                  */
                                 sv?: "sv-espeak" | "sv-espeak-female";
                                 /**
-                                 * @description uk-espeak: espeak-ng's uk voice, male; uk-espeak-female: espeak-ng's uk voice, female variant
+                                 * @description uk-espeak: espeak-ng's uk voice, male; the default; uk-espeak-female: espeak-ng's uk voice, female variant
                                  * @enum {string}
                                  */
                                 uk?: "uk-espeak" | "uk-espeak-female";
                             };
                             /**
-                             * @description burned (default): captions drawn on the video, and as files; file_only: the WebVTT and SubRip files only.
+                             * @description burned (default): captions drawn on the video, and as files; file_only: the WebVTT and SubRip files only; words: short-form style, the word being said highlighted as it is spoken (word-level WebVTT timestamps and SubRip cues).
                              * @enum {string}
                              */
-                            captions?: "burned" | "file_only";
+                            captions?: "burned" | "file_only" | "words";
                             /**
                              * @description full (default): the platform's frame; draft: half the pixels, faster encoding, for a cheap preview.
                              * @enum {string}
@@ -522,6 +522,16 @@ export interface operations {
                                 primary_color?: string;
                                 /** @description Public http(s) URL of your logo (PNG, JPEG, GIF or SVG, at most 5 MB), drawn on the title and closing cards. Checked against private networks like every URL; fetched when the campaign is created (an unreadable image answers 422) and again when its page is collected. */
                                 logo_url?: string;
+                            };
+                            /** @description Music under the voice; without it, the videos have the narration alone. */
+                            music?: {
+                                /** @description Public http(s) URL of a music track (MP3, AAC, WAV or OGG, at most 20 MB, at least 1 s), played under the narration: looped or cut to each video, faded in and out, ducked while the voice speaks. Checked against private networks like every URL; fetched when the campaign is created (a file that is not audio answers 422) and again when its page is collected. */
+                                url: string;
+                                /**
+                                 * @description The music between sentences as a fraction of the narration's amplitude: 1 as loud as the voice, 0.4 (default) 8 dB below it, 0.1 20 dB below. While the voice speaks the music is ducked some 15 dB further. The mix is mastered to −14 LUFS, true peak ≤ −1 dBTP.
+                                 * @default 0.4
+                                 */
+                                volume: number;
                             };
                             /** @description Your own string pairs (at most 20, keys and values ≤ 500 characters), never interpreted; echoed in GET, the list and the webhooks. */
                             metadata?: {
@@ -644,111 +654,111 @@ export interface operations {
                     /** @description The voice per language (lower-case codes among the campaign's languages). A language not listed gets the default voice; a voice whose engine a node lacks is spoken by the language's espeak-ng voice (the report names the voice used). */
                     voice?: {
                         /**
-                         * @description en-festival-slt: US English, female (festival, CMU slt HTS); the default; en-flite-slt: US English, female (flite, CMU slt), lighter and more synthetic; en-espeak-gb: British English, male (espeak-ng); en-espeak: espeak-ng's en voice, male; en-espeak-female: espeak-ng's en voice, female variant
+                         * @description en-rhvoice-clb: US English, female (RHVoice, clb); the default; en-rhvoice-slt: US English, female (RHVoice, slt); en-rhvoice-bdl: US English, male (RHVoice, bdl); en-rhvoice-alan: Scottish English, male (RHVoice, alan); en-festival-slt: US English, female (festival, CMU slt HTS); en-flite-slt: US English, female (flite, CMU slt), lighter and more synthetic; en-pico-us: US English, female (SVOX Pico); en-pico-gb: British English, female (SVOX Pico); en-espeak-gb: British English, male (espeak-ng); en-espeak: espeak-ng's en voice, male; en-espeak-female: espeak-ng's en voice, female variant
                          * @enum {string}
                          */
-                        en?: "en-festival-slt" | "en-flite-slt" | "en-espeak-gb" | "en-espeak" | "en-espeak-female";
+                        en?: "en-rhvoice-clb" | "en-rhvoice-slt" | "en-rhvoice-bdl" | "en-rhvoice-alan" | "en-festival-slt" | "en-flite-slt" | "en-pico-us" | "en-pico-gb" | "en-espeak-gb" | "en-espeak" | "en-espeak-female";
                         /**
                          * @description ja-openjtalk-mei: Japanese, female (Open JTalk, Mei); the default; ja-espeak: espeak-ng's ja voice, male; ja-espeak-female: espeak-ng's ja voice, female variant
                          * @enum {string}
                          */
                         ja?: "ja-openjtalk-mei" | "ja-espeak" | "ja-espeak-female";
                         /**
-                         * @description ko-espeak: espeak-ng's ko voice, male; ko-espeak-female: espeak-ng's ko voice, female variant
+                         * @description ko-espeak: espeak-ng's ko voice, male; the default; ko-espeak-female: espeak-ng's ko voice, female variant
                          * @enum {string}
                          */
                         ko?: "ko-espeak" | "ko-espeak-female";
                         /**
-                         * @description zh-espeak: espeak-ng's zh voice, male; zh-espeak-female: espeak-ng's zh voice, female variant
+                         * @description zh-espeak: espeak-ng's zh voice, male; the default; zh-espeak-female: espeak-ng's zh voice, female variant
                          * @enum {string}
                          */
                         zh?: "zh-espeak" | "zh-espeak-female";
                         /**
-                         * @description es-espeak: espeak-ng's es voice, male; es-espeak-female: espeak-ng's es voice, female variant
+                         * @description es-pico: SVOX Pico's es-ES voice, female; the default; es-espeak: espeak-ng's es voice, male; es-espeak-female: espeak-ng's es voice, female variant
                          * @enum {string}
                          */
-                        es?: "es-espeak" | "es-espeak-female";
+                        es?: "es-pico" | "es-espeak" | "es-espeak-female";
                         /**
-                         * @description fr-espeak: espeak-ng's fr voice, male; fr-espeak-female: espeak-ng's fr voice, female variant
+                         * @description fr-pico: SVOX Pico's fr-FR voice, female; the default; fr-espeak: espeak-ng's fr voice, male; fr-espeak-female: espeak-ng's fr voice, female variant
                          * @enum {string}
                          */
-                        fr?: "fr-espeak" | "fr-espeak-female";
+                        fr?: "fr-pico" | "fr-espeak" | "fr-espeak-female";
                         /**
-                         * @description de-espeak: espeak-ng's de voice, male; de-espeak-female: espeak-ng's de voice, female variant
+                         * @description de-pico: SVOX Pico's de-DE voice, female; the default; de-espeak: espeak-ng's de voice, male; de-espeak-female: espeak-ng's de voice, female variant
                          * @enum {string}
                          */
-                        de?: "de-espeak" | "de-espeak-female";
+                        de?: "de-pico" | "de-espeak" | "de-espeak-female";
                         /**
-                         * @description pt-espeak: espeak-ng's pt voice, male; pt-espeak-female: espeak-ng's pt voice, female variant
+                         * @description pt-rhvoice-leticia: Brazilian Portuguese, female (RHVoice, Letícia-F123); the default; pt-espeak: espeak-ng's pt voice, male; pt-espeak-female: espeak-ng's pt voice, female variant
                          * @enum {string}
                          */
-                        pt?: "pt-espeak" | "pt-espeak-female";
+                        pt?: "pt-rhvoice-leticia" | "pt-espeak" | "pt-espeak-female";
                         /**
-                         * @description it-espeak: espeak-ng's it voice, male; it-espeak-female: espeak-ng's it voice, female variant
+                         * @description it-pico: SVOX Pico's it-IT voice, female; the default; it-espeak: espeak-ng's it voice, male; it-espeak-female: espeak-ng's it voice, female variant
                          * @enum {string}
                          */
-                        it?: "it-espeak" | "it-espeak-female";
+                        it?: "it-pico" | "it-espeak" | "it-espeak-female";
                         /**
-                         * @description nl-espeak: espeak-ng's nl voice, male; nl-espeak-female: espeak-ng's nl voice, female variant
+                         * @description nl-espeak: espeak-ng's nl voice, male; the default; nl-espeak-female: espeak-ng's nl voice, female variant
                          * @enum {string}
                          */
                         nl?: "nl-espeak" | "nl-espeak-female";
                         /**
-                         * @description pl-espeak: espeak-ng's pl voice, male; pl-espeak-female: espeak-ng's pl voice, female variant
+                         * @description pl-espeak: espeak-ng's pl voice, male; the default; pl-espeak-female: espeak-ng's pl voice, female variant
                          * @enum {string}
                          */
                         pl?: "pl-espeak" | "pl-espeak-female";
                         /**
-                         * @description ru-espeak: espeak-ng's ru voice, male; ru-espeak-female: espeak-ng's ru voice, female variant
+                         * @description ru-rhvoice-aleksandr: Russian, male (RHVoice, Aleksandr); the default; ru-rhvoice-aleksandr-hq: Russian, male (RHVoice, Aleksandr-hq: the same speaker, newer training); ru-rhvoice-anna: Russian, female (RHVoice, Anna); ru-rhvoice-elena: Russian, female (RHVoice, Elena); ru-rhvoice-irina: Russian, female (RHVoice, Irina); ru-espeak: espeak-ng's ru voice, male; ru-espeak-female: espeak-ng's ru voice, female variant
                          * @enum {string}
                          */
-                        ru?: "ru-espeak" | "ru-espeak-female";
+                        ru?: "ru-rhvoice-aleksandr" | "ru-rhvoice-aleksandr-hq" | "ru-rhvoice-anna" | "ru-rhvoice-elena" | "ru-rhvoice-irina" | "ru-espeak" | "ru-espeak-female";
                         /**
-                         * @description tr-espeak: espeak-ng's tr voice, male; tr-espeak-female: espeak-ng's tr voice, female variant
+                         * @description tr-espeak: espeak-ng's tr voice, male; the default; tr-espeak-female: espeak-ng's tr voice, female variant
                          * @enum {string}
                          */
                         tr?: "tr-espeak" | "tr-espeak-female";
                         /**
-                         * @description ar-espeak: espeak-ng's ar voice, male; ar-espeak-female: espeak-ng's ar voice, female variant
+                         * @description ar-espeak: espeak-ng's ar voice, male; the default; ar-espeak-female: espeak-ng's ar voice, female variant
                          * @enum {string}
                          */
                         ar?: "ar-espeak" | "ar-espeak-female";
                         /**
-                         * @description hi-espeak: espeak-ng's hi voice, male; hi-espeak-female: espeak-ng's hi voice, female variant
+                         * @description hi-espeak: espeak-ng's hi voice, male; the default; hi-espeak-female: espeak-ng's hi voice, female variant
                          * @enum {string}
                          */
                         hi?: "hi-espeak" | "hi-espeak-female";
                         /**
-                         * @description id-espeak: espeak-ng's id voice, male; id-espeak-female: espeak-ng's id voice, female variant
+                         * @description id-espeak: espeak-ng's id voice, male; the default; id-espeak-female: espeak-ng's id voice, female variant
                          * @enum {string}
                          */
                         id?: "id-espeak" | "id-espeak-female";
                         /**
-                         * @description vi-espeak: espeak-ng's vi voice, male; vi-espeak-female: espeak-ng's vi voice, female variant
+                         * @description vi-espeak: espeak-ng's vi voice, male; the default; vi-espeak-female: espeak-ng's vi voice, female variant
                          * @enum {string}
                          */
                         vi?: "vi-espeak" | "vi-espeak-female";
                         /**
-                         * @description th-espeak: espeak-ng's th voice, male; th-espeak-female: espeak-ng's th voice, female variant
+                         * @description th-espeak: espeak-ng's th voice, male; the default; th-espeak-female: espeak-ng's th voice, female variant
                          * @enum {string}
                          */
                         th?: "th-espeak" | "th-espeak-female";
                         /**
-                         * @description sv-espeak: espeak-ng's sv voice, male; sv-espeak-female: espeak-ng's sv voice, female variant
+                         * @description sv-espeak: espeak-ng's sv voice, male; the default; sv-espeak-female: espeak-ng's sv voice, female variant
                          * @enum {string}
                          */
                         sv?: "sv-espeak" | "sv-espeak-female";
                         /**
-                         * @description uk-espeak: espeak-ng's uk voice, male; uk-espeak-female: espeak-ng's uk voice, female variant
+                         * @description uk-espeak: espeak-ng's uk voice, male; the default; uk-espeak-female: espeak-ng's uk voice, female variant
                          * @enum {string}
                          */
                         uk?: "uk-espeak" | "uk-espeak-female";
                     };
                     /**
-                     * @description burned (default): captions drawn on the video, and as files; file_only: the WebVTT and SubRip files only.
+                     * @description burned (default): captions drawn on the video, and as files; file_only: the WebVTT and SubRip files only; words: short-form style, the word being said highlighted as it is spoken (word-level WebVTT timestamps and SubRip cues).
                      * @enum {string}
                      */
-                    captions?: "burned" | "file_only";
+                    captions?: "burned" | "file_only" | "words";
                     /**
                      * @description full (default): the platform's frame; draft: half the pixels, faster encoding, for a cheap preview.
                      * @enum {string}
@@ -759,6 +769,16 @@ export interface operations {
                         primary_color?: string;
                         /** @description Public http(s) URL of your logo (PNG, JPEG, GIF or SVG, at most 5 MB), drawn on the title and closing cards. Checked against private networks like every URL; fetched when the campaign is created (an unreadable image answers 422) and again when its page is collected. */
                         logo_url?: string;
+                    };
+                    /** @description Music under the voice; without it, the videos have the narration alone. */
+                    music?: {
+                        /** @description Public http(s) URL of a music track (MP3, AAC, WAV or OGG, at most 20 MB, at least 1 s), played under the narration: looped or cut to each video, faded in and out, ducked while the voice speaks. Checked against private networks like every URL; fetched when the campaign is created (a file that is not audio answers 422) and again when its page is collected. */
+                        url: string;
+                        /**
+                         * @description The music between sentences as a fraction of the narration's amplitude: 1 as loud as the voice, 0.4 (default) 8 dB below it, 0.1 20 dB below. While the voice speaks the music is ducked some 15 dB further. The mix is mastered to −14 LUFS, true peak ≤ −1 dBTP.
+                         * @default 0.4
+                         */
+                        volume?: number;
                     };
                     /** @description Your own string pairs (at most 20, keys and values ≤ 500 characters), never interpreted; echoed in GET, the list and the webhooks. */
                     metadata?: {
@@ -974,111 +994,111 @@ export interface operations {
                         /** @description The voice per language (lower-case codes among the campaign's languages). A language not listed gets the default voice; a voice whose engine a node lacks is spoken by the language's espeak-ng voice (the report names the voice used). */
                         voice?: {
                             /**
-                             * @description en-festival-slt: US English, female (festival, CMU slt HTS); the default; en-flite-slt: US English, female (flite, CMU slt), lighter and more synthetic; en-espeak-gb: British English, male (espeak-ng); en-espeak: espeak-ng's en voice, male; en-espeak-female: espeak-ng's en voice, female variant
+                             * @description en-rhvoice-clb: US English, female (RHVoice, clb); the default; en-rhvoice-slt: US English, female (RHVoice, slt); en-rhvoice-bdl: US English, male (RHVoice, bdl); en-rhvoice-alan: Scottish English, male (RHVoice, alan); en-festival-slt: US English, female (festival, CMU slt HTS); en-flite-slt: US English, female (flite, CMU slt), lighter and more synthetic; en-pico-us: US English, female (SVOX Pico); en-pico-gb: British English, female (SVOX Pico); en-espeak-gb: British English, male (espeak-ng); en-espeak: espeak-ng's en voice, male; en-espeak-female: espeak-ng's en voice, female variant
                              * @enum {string}
                              */
-                            en?: "en-festival-slt" | "en-flite-slt" | "en-espeak-gb" | "en-espeak" | "en-espeak-female";
+                            en?: "en-rhvoice-clb" | "en-rhvoice-slt" | "en-rhvoice-bdl" | "en-rhvoice-alan" | "en-festival-slt" | "en-flite-slt" | "en-pico-us" | "en-pico-gb" | "en-espeak-gb" | "en-espeak" | "en-espeak-female";
                             /**
                              * @description ja-openjtalk-mei: Japanese, female (Open JTalk, Mei); the default; ja-espeak: espeak-ng's ja voice, male; ja-espeak-female: espeak-ng's ja voice, female variant
                              * @enum {string}
                              */
                             ja?: "ja-openjtalk-mei" | "ja-espeak" | "ja-espeak-female";
                             /**
-                             * @description ko-espeak: espeak-ng's ko voice, male; ko-espeak-female: espeak-ng's ko voice, female variant
+                             * @description ko-espeak: espeak-ng's ko voice, male; the default; ko-espeak-female: espeak-ng's ko voice, female variant
                              * @enum {string}
                              */
                             ko?: "ko-espeak" | "ko-espeak-female";
                             /**
-                             * @description zh-espeak: espeak-ng's zh voice, male; zh-espeak-female: espeak-ng's zh voice, female variant
+                             * @description zh-espeak: espeak-ng's zh voice, male; the default; zh-espeak-female: espeak-ng's zh voice, female variant
                              * @enum {string}
                              */
                             zh?: "zh-espeak" | "zh-espeak-female";
                             /**
-                             * @description es-espeak: espeak-ng's es voice, male; es-espeak-female: espeak-ng's es voice, female variant
+                             * @description es-pico: SVOX Pico's es-ES voice, female; the default; es-espeak: espeak-ng's es voice, male; es-espeak-female: espeak-ng's es voice, female variant
                              * @enum {string}
                              */
-                            es?: "es-espeak" | "es-espeak-female";
+                            es?: "es-pico" | "es-espeak" | "es-espeak-female";
                             /**
-                             * @description fr-espeak: espeak-ng's fr voice, male; fr-espeak-female: espeak-ng's fr voice, female variant
+                             * @description fr-pico: SVOX Pico's fr-FR voice, female; the default; fr-espeak: espeak-ng's fr voice, male; fr-espeak-female: espeak-ng's fr voice, female variant
                              * @enum {string}
                              */
-                            fr?: "fr-espeak" | "fr-espeak-female";
+                            fr?: "fr-pico" | "fr-espeak" | "fr-espeak-female";
                             /**
-                             * @description de-espeak: espeak-ng's de voice, male; de-espeak-female: espeak-ng's de voice, female variant
+                             * @description de-pico: SVOX Pico's de-DE voice, female; the default; de-espeak: espeak-ng's de voice, male; de-espeak-female: espeak-ng's de voice, female variant
                              * @enum {string}
                              */
-                            de?: "de-espeak" | "de-espeak-female";
+                            de?: "de-pico" | "de-espeak" | "de-espeak-female";
                             /**
-                             * @description pt-espeak: espeak-ng's pt voice, male; pt-espeak-female: espeak-ng's pt voice, female variant
+                             * @description pt-rhvoice-leticia: Brazilian Portuguese, female (RHVoice, Letícia-F123); the default; pt-espeak: espeak-ng's pt voice, male; pt-espeak-female: espeak-ng's pt voice, female variant
                              * @enum {string}
                              */
-                            pt?: "pt-espeak" | "pt-espeak-female";
+                            pt?: "pt-rhvoice-leticia" | "pt-espeak" | "pt-espeak-female";
                             /**
-                             * @description it-espeak: espeak-ng's it voice, male; it-espeak-female: espeak-ng's it voice, female variant
+                             * @description it-pico: SVOX Pico's it-IT voice, female; the default; it-espeak: espeak-ng's it voice, male; it-espeak-female: espeak-ng's it voice, female variant
                              * @enum {string}
                              */
-                            it?: "it-espeak" | "it-espeak-female";
+                            it?: "it-pico" | "it-espeak" | "it-espeak-female";
                             /**
-                             * @description nl-espeak: espeak-ng's nl voice, male; nl-espeak-female: espeak-ng's nl voice, female variant
+                             * @description nl-espeak: espeak-ng's nl voice, male; the default; nl-espeak-female: espeak-ng's nl voice, female variant
                              * @enum {string}
                              */
                             nl?: "nl-espeak" | "nl-espeak-female";
                             /**
-                             * @description pl-espeak: espeak-ng's pl voice, male; pl-espeak-female: espeak-ng's pl voice, female variant
+                             * @description pl-espeak: espeak-ng's pl voice, male; the default; pl-espeak-female: espeak-ng's pl voice, female variant
                              * @enum {string}
                              */
                             pl?: "pl-espeak" | "pl-espeak-female";
                             /**
-                             * @description ru-espeak: espeak-ng's ru voice, male; ru-espeak-female: espeak-ng's ru voice, female variant
+                             * @description ru-rhvoice-aleksandr: Russian, male (RHVoice, Aleksandr); the default; ru-rhvoice-aleksandr-hq: Russian, male (RHVoice, Aleksandr-hq: the same speaker, newer training); ru-rhvoice-anna: Russian, female (RHVoice, Anna); ru-rhvoice-elena: Russian, female (RHVoice, Elena); ru-rhvoice-irina: Russian, female (RHVoice, Irina); ru-espeak: espeak-ng's ru voice, male; ru-espeak-female: espeak-ng's ru voice, female variant
                              * @enum {string}
                              */
-                            ru?: "ru-espeak" | "ru-espeak-female";
+                            ru?: "ru-rhvoice-aleksandr" | "ru-rhvoice-aleksandr-hq" | "ru-rhvoice-anna" | "ru-rhvoice-elena" | "ru-rhvoice-irina" | "ru-espeak" | "ru-espeak-female";
                             /**
-                             * @description tr-espeak: espeak-ng's tr voice, male; tr-espeak-female: espeak-ng's tr voice, female variant
+                             * @description tr-espeak: espeak-ng's tr voice, male; the default; tr-espeak-female: espeak-ng's tr voice, female variant
                              * @enum {string}
                              */
                             tr?: "tr-espeak" | "tr-espeak-female";
                             /**
-                             * @description ar-espeak: espeak-ng's ar voice, male; ar-espeak-female: espeak-ng's ar voice, female variant
+                             * @description ar-espeak: espeak-ng's ar voice, male; the default; ar-espeak-female: espeak-ng's ar voice, female variant
                              * @enum {string}
                              */
                             ar?: "ar-espeak" | "ar-espeak-female";
                             /**
-                             * @description hi-espeak: espeak-ng's hi voice, male; hi-espeak-female: espeak-ng's hi voice, female variant
+                             * @description hi-espeak: espeak-ng's hi voice, male; the default; hi-espeak-female: espeak-ng's hi voice, female variant
                              * @enum {string}
                              */
                             hi?: "hi-espeak" | "hi-espeak-female";
                             /**
-                             * @description id-espeak: espeak-ng's id voice, male; id-espeak-female: espeak-ng's id voice, female variant
+                             * @description id-espeak: espeak-ng's id voice, male; the default; id-espeak-female: espeak-ng's id voice, female variant
                              * @enum {string}
                              */
                             id?: "id-espeak" | "id-espeak-female";
                             /**
-                             * @description vi-espeak: espeak-ng's vi voice, male; vi-espeak-female: espeak-ng's vi voice, female variant
+                             * @description vi-espeak: espeak-ng's vi voice, male; the default; vi-espeak-female: espeak-ng's vi voice, female variant
                              * @enum {string}
                              */
                             vi?: "vi-espeak" | "vi-espeak-female";
                             /**
-                             * @description th-espeak: espeak-ng's th voice, male; th-espeak-female: espeak-ng's th voice, female variant
+                             * @description th-espeak: espeak-ng's th voice, male; the default; th-espeak-female: espeak-ng's th voice, female variant
                              * @enum {string}
                              */
                             th?: "th-espeak" | "th-espeak-female";
                             /**
-                             * @description sv-espeak: espeak-ng's sv voice, male; sv-espeak-female: espeak-ng's sv voice, female variant
+                             * @description sv-espeak: espeak-ng's sv voice, male; the default; sv-espeak-female: espeak-ng's sv voice, female variant
                              * @enum {string}
                              */
                             sv?: "sv-espeak" | "sv-espeak-female";
                             /**
-                             * @description uk-espeak: espeak-ng's uk voice, male; uk-espeak-female: espeak-ng's uk voice, female variant
+                             * @description uk-espeak: espeak-ng's uk voice, male; the default; uk-espeak-female: espeak-ng's uk voice, female variant
                              * @enum {string}
                              */
                             uk?: "uk-espeak" | "uk-espeak-female";
                         };
                         /**
-                         * @description burned (default): captions drawn on the video, and as files; file_only: the WebVTT and SubRip files only.
+                         * @description burned (default): captions drawn on the video, and as files; file_only: the WebVTT and SubRip files only; words: short-form style, the word being said highlighted as it is spoken (word-level WebVTT timestamps and SubRip cues).
                          * @enum {string}
                          */
-                        captions?: "burned" | "file_only";
+                        captions?: "burned" | "file_only" | "words";
                         /**
                          * @description full (default): the platform's frame; draft: half the pixels, faster encoding, for a cheap preview.
                          * @enum {string}
@@ -1089,6 +1109,16 @@ export interface operations {
                             primary_color?: string;
                             /** @description Public http(s) URL of your logo (PNG, JPEG, GIF or SVG, at most 5 MB), drawn on the title and closing cards. Checked against private networks like every URL; fetched when the campaign is created (an unreadable image answers 422) and again when its page is collected. */
                             logo_url?: string;
+                        };
+                        /** @description Music under the voice; without it, the videos have the narration alone. */
+                        music?: {
+                            /** @description Public http(s) URL of a music track (MP3, AAC, WAV or OGG, at most 20 MB, at least 1 s), played under the narration: looped or cut to each video, faded in and out, ducked while the voice speaks. Checked against private networks like every URL; fetched when the campaign is created (a file that is not audio answers 422) and again when its page is collected. */
+                            url: string;
+                            /**
+                             * @description The music between sentences as a fraction of the narration's amplitude: 1 as loud as the voice, 0.4 (default) 8 dB below it, 0.1 20 dB below. While the voice speaks the music is ducked some 15 dB further. The mix is mastered to −14 LUFS, true peak ≤ −1 dBTP.
+                             * @default 0.4
+                             */
+                            volume: number;
                         };
                         /** @description Your own string pairs (at most 20, keys and values ≤ 500 characters), never interpreted; echoed in GET, the list and the webhooks. */
                         metadata?: {
@@ -1252,111 +1282,111 @@ export interface operations {
                         /** @description The voice per language (lower-case codes among the campaign's languages). A language not listed gets the default voice; a voice whose engine a node lacks is spoken by the language's espeak-ng voice (the report names the voice used). */
                         voice?: {
                             /**
-                             * @description en-festival-slt: US English, female (festival, CMU slt HTS); the default; en-flite-slt: US English, female (flite, CMU slt), lighter and more synthetic; en-espeak-gb: British English, male (espeak-ng); en-espeak: espeak-ng's en voice, male; en-espeak-female: espeak-ng's en voice, female variant
+                             * @description en-rhvoice-clb: US English, female (RHVoice, clb); the default; en-rhvoice-slt: US English, female (RHVoice, slt); en-rhvoice-bdl: US English, male (RHVoice, bdl); en-rhvoice-alan: Scottish English, male (RHVoice, alan); en-festival-slt: US English, female (festival, CMU slt HTS); en-flite-slt: US English, female (flite, CMU slt), lighter and more synthetic; en-pico-us: US English, female (SVOX Pico); en-pico-gb: British English, female (SVOX Pico); en-espeak-gb: British English, male (espeak-ng); en-espeak: espeak-ng's en voice, male; en-espeak-female: espeak-ng's en voice, female variant
                              * @enum {string}
                              */
-                            en?: "en-festival-slt" | "en-flite-slt" | "en-espeak-gb" | "en-espeak" | "en-espeak-female";
+                            en?: "en-rhvoice-clb" | "en-rhvoice-slt" | "en-rhvoice-bdl" | "en-rhvoice-alan" | "en-festival-slt" | "en-flite-slt" | "en-pico-us" | "en-pico-gb" | "en-espeak-gb" | "en-espeak" | "en-espeak-female";
                             /**
                              * @description ja-openjtalk-mei: Japanese, female (Open JTalk, Mei); the default; ja-espeak: espeak-ng's ja voice, male; ja-espeak-female: espeak-ng's ja voice, female variant
                              * @enum {string}
                              */
                             ja?: "ja-openjtalk-mei" | "ja-espeak" | "ja-espeak-female";
                             /**
-                             * @description ko-espeak: espeak-ng's ko voice, male; ko-espeak-female: espeak-ng's ko voice, female variant
+                             * @description ko-espeak: espeak-ng's ko voice, male; the default; ko-espeak-female: espeak-ng's ko voice, female variant
                              * @enum {string}
                              */
                             ko?: "ko-espeak" | "ko-espeak-female";
                             /**
-                             * @description zh-espeak: espeak-ng's zh voice, male; zh-espeak-female: espeak-ng's zh voice, female variant
+                             * @description zh-espeak: espeak-ng's zh voice, male; the default; zh-espeak-female: espeak-ng's zh voice, female variant
                              * @enum {string}
                              */
                             zh?: "zh-espeak" | "zh-espeak-female";
                             /**
-                             * @description es-espeak: espeak-ng's es voice, male; es-espeak-female: espeak-ng's es voice, female variant
+                             * @description es-pico: SVOX Pico's es-ES voice, female; the default; es-espeak: espeak-ng's es voice, male; es-espeak-female: espeak-ng's es voice, female variant
                              * @enum {string}
                              */
-                            es?: "es-espeak" | "es-espeak-female";
+                            es?: "es-pico" | "es-espeak" | "es-espeak-female";
                             /**
-                             * @description fr-espeak: espeak-ng's fr voice, male; fr-espeak-female: espeak-ng's fr voice, female variant
+                             * @description fr-pico: SVOX Pico's fr-FR voice, female; the default; fr-espeak: espeak-ng's fr voice, male; fr-espeak-female: espeak-ng's fr voice, female variant
                              * @enum {string}
                              */
-                            fr?: "fr-espeak" | "fr-espeak-female";
+                            fr?: "fr-pico" | "fr-espeak" | "fr-espeak-female";
                             /**
-                             * @description de-espeak: espeak-ng's de voice, male; de-espeak-female: espeak-ng's de voice, female variant
+                             * @description de-pico: SVOX Pico's de-DE voice, female; the default; de-espeak: espeak-ng's de voice, male; de-espeak-female: espeak-ng's de voice, female variant
                              * @enum {string}
                              */
-                            de?: "de-espeak" | "de-espeak-female";
+                            de?: "de-pico" | "de-espeak" | "de-espeak-female";
                             /**
-                             * @description pt-espeak: espeak-ng's pt voice, male; pt-espeak-female: espeak-ng's pt voice, female variant
+                             * @description pt-rhvoice-leticia: Brazilian Portuguese, female (RHVoice, Letícia-F123); the default; pt-espeak: espeak-ng's pt voice, male; pt-espeak-female: espeak-ng's pt voice, female variant
                              * @enum {string}
                              */
-                            pt?: "pt-espeak" | "pt-espeak-female";
+                            pt?: "pt-rhvoice-leticia" | "pt-espeak" | "pt-espeak-female";
                             /**
-                             * @description it-espeak: espeak-ng's it voice, male; it-espeak-female: espeak-ng's it voice, female variant
+                             * @description it-pico: SVOX Pico's it-IT voice, female; the default; it-espeak: espeak-ng's it voice, male; it-espeak-female: espeak-ng's it voice, female variant
                              * @enum {string}
                              */
-                            it?: "it-espeak" | "it-espeak-female";
+                            it?: "it-pico" | "it-espeak" | "it-espeak-female";
                             /**
-                             * @description nl-espeak: espeak-ng's nl voice, male; nl-espeak-female: espeak-ng's nl voice, female variant
+                             * @description nl-espeak: espeak-ng's nl voice, male; the default; nl-espeak-female: espeak-ng's nl voice, female variant
                              * @enum {string}
                              */
                             nl?: "nl-espeak" | "nl-espeak-female";
                             /**
-                             * @description pl-espeak: espeak-ng's pl voice, male; pl-espeak-female: espeak-ng's pl voice, female variant
+                             * @description pl-espeak: espeak-ng's pl voice, male; the default; pl-espeak-female: espeak-ng's pl voice, female variant
                              * @enum {string}
                              */
                             pl?: "pl-espeak" | "pl-espeak-female";
                             /**
-                             * @description ru-espeak: espeak-ng's ru voice, male; ru-espeak-female: espeak-ng's ru voice, female variant
+                             * @description ru-rhvoice-aleksandr: Russian, male (RHVoice, Aleksandr); the default; ru-rhvoice-aleksandr-hq: Russian, male (RHVoice, Aleksandr-hq: the same speaker, newer training); ru-rhvoice-anna: Russian, female (RHVoice, Anna); ru-rhvoice-elena: Russian, female (RHVoice, Elena); ru-rhvoice-irina: Russian, female (RHVoice, Irina); ru-espeak: espeak-ng's ru voice, male; ru-espeak-female: espeak-ng's ru voice, female variant
                              * @enum {string}
                              */
-                            ru?: "ru-espeak" | "ru-espeak-female";
+                            ru?: "ru-rhvoice-aleksandr" | "ru-rhvoice-aleksandr-hq" | "ru-rhvoice-anna" | "ru-rhvoice-elena" | "ru-rhvoice-irina" | "ru-espeak" | "ru-espeak-female";
                             /**
-                             * @description tr-espeak: espeak-ng's tr voice, male; tr-espeak-female: espeak-ng's tr voice, female variant
+                             * @description tr-espeak: espeak-ng's tr voice, male; the default; tr-espeak-female: espeak-ng's tr voice, female variant
                              * @enum {string}
                              */
                             tr?: "tr-espeak" | "tr-espeak-female";
                             /**
-                             * @description ar-espeak: espeak-ng's ar voice, male; ar-espeak-female: espeak-ng's ar voice, female variant
+                             * @description ar-espeak: espeak-ng's ar voice, male; the default; ar-espeak-female: espeak-ng's ar voice, female variant
                              * @enum {string}
                              */
                             ar?: "ar-espeak" | "ar-espeak-female";
                             /**
-                             * @description hi-espeak: espeak-ng's hi voice, male; hi-espeak-female: espeak-ng's hi voice, female variant
+                             * @description hi-espeak: espeak-ng's hi voice, male; the default; hi-espeak-female: espeak-ng's hi voice, female variant
                              * @enum {string}
                              */
                             hi?: "hi-espeak" | "hi-espeak-female";
                             /**
-                             * @description id-espeak: espeak-ng's id voice, male; id-espeak-female: espeak-ng's id voice, female variant
+                             * @description id-espeak: espeak-ng's id voice, male; the default; id-espeak-female: espeak-ng's id voice, female variant
                              * @enum {string}
                              */
                             id?: "id-espeak" | "id-espeak-female";
                             /**
-                             * @description vi-espeak: espeak-ng's vi voice, male; vi-espeak-female: espeak-ng's vi voice, female variant
+                             * @description vi-espeak: espeak-ng's vi voice, male; the default; vi-espeak-female: espeak-ng's vi voice, female variant
                              * @enum {string}
                              */
                             vi?: "vi-espeak" | "vi-espeak-female";
                             /**
-                             * @description th-espeak: espeak-ng's th voice, male; th-espeak-female: espeak-ng's th voice, female variant
+                             * @description th-espeak: espeak-ng's th voice, male; the default; th-espeak-female: espeak-ng's th voice, female variant
                              * @enum {string}
                              */
                             th?: "th-espeak" | "th-espeak-female";
                             /**
-                             * @description sv-espeak: espeak-ng's sv voice, male; sv-espeak-female: espeak-ng's sv voice, female variant
+                             * @description sv-espeak: espeak-ng's sv voice, male; the default; sv-espeak-female: espeak-ng's sv voice, female variant
                              * @enum {string}
                              */
                             sv?: "sv-espeak" | "sv-espeak-female";
                             /**
-                             * @description uk-espeak: espeak-ng's uk voice, male; uk-espeak-female: espeak-ng's uk voice, female variant
+                             * @description uk-espeak: espeak-ng's uk voice, male; the default; uk-espeak-female: espeak-ng's uk voice, female variant
                              * @enum {string}
                              */
                             uk?: "uk-espeak" | "uk-espeak-female";
                         };
                         /**
-                         * @description burned (default): captions drawn on the video, and as files; file_only: the WebVTT and SubRip files only.
+                         * @description burned (default): captions drawn on the video, and as files; file_only: the WebVTT and SubRip files only; words: short-form style, the word being said highlighted as it is spoken (word-level WebVTT timestamps and SubRip cues).
                          * @enum {string}
                          */
-                        captions?: "burned" | "file_only";
+                        captions?: "burned" | "file_only" | "words";
                         /**
                          * @description full (default): the platform's frame; draft: half the pixels, faster encoding, for a cheap preview.
                          * @enum {string}
@@ -1367,6 +1397,16 @@ export interface operations {
                             primary_color?: string;
                             /** @description Public http(s) URL of your logo (PNG, JPEG, GIF or SVG, at most 5 MB), drawn on the title and closing cards. Checked against private networks like every URL; fetched when the campaign is created (an unreadable image answers 422) and again when its page is collected. */
                             logo_url?: string;
+                        };
+                        /** @description Music under the voice; without it, the videos have the narration alone. */
+                        music?: {
+                            /** @description Public http(s) URL of a music track (MP3, AAC, WAV or OGG, at most 20 MB, at least 1 s), played under the narration: looped or cut to each video, faded in and out, ducked while the voice speaks. Checked against private networks like every URL; fetched when the campaign is created (a file that is not audio answers 422) and again when its page is collected. */
+                            url: string;
+                            /**
+                             * @description The music between sentences as a fraction of the narration's amplitude: 1 as loud as the voice, 0.4 (default) 8 dB below it, 0.1 20 dB below. While the voice speaks the music is ducked some 15 dB further. The mix is mastered to −14 LUFS, true peak ≤ −1 dBTP.
+                             * @default 0.4
+                             */
+                            volume: number;
                         };
                         /** @description Your own string pairs (at most 20, keys and values ≤ 500 characters), never interpreted; echoed in GET, the list and the webhooks. */
                         metadata?: {
@@ -1539,111 +1579,111 @@ export interface operations {
                         /** @description The voice per language (lower-case codes among the campaign's languages). A language not listed gets the default voice; a voice whose engine a node lacks is spoken by the language's espeak-ng voice (the report names the voice used). */
                         voice?: {
                             /**
-                             * @description en-festival-slt: US English, female (festival, CMU slt HTS); the default; en-flite-slt: US English, female (flite, CMU slt), lighter and more synthetic; en-espeak-gb: British English, male (espeak-ng); en-espeak: espeak-ng's en voice, male; en-espeak-female: espeak-ng's en voice, female variant
+                             * @description en-rhvoice-clb: US English, female (RHVoice, clb); the default; en-rhvoice-slt: US English, female (RHVoice, slt); en-rhvoice-bdl: US English, male (RHVoice, bdl); en-rhvoice-alan: Scottish English, male (RHVoice, alan); en-festival-slt: US English, female (festival, CMU slt HTS); en-flite-slt: US English, female (flite, CMU slt), lighter and more synthetic; en-pico-us: US English, female (SVOX Pico); en-pico-gb: British English, female (SVOX Pico); en-espeak-gb: British English, male (espeak-ng); en-espeak: espeak-ng's en voice, male; en-espeak-female: espeak-ng's en voice, female variant
                              * @enum {string}
                              */
-                            en?: "en-festival-slt" | "en-flite-slt" | "en-espeak-gb" | "en-espeak" | "en-espeak-female";
+                            en?: "en-rhvoice-clb" | "en-rhvoice-slt" | "en-rhvoice-bdl" | "en-rhvoice-alan" | "en-festival-slt" | "en-flite-slt" | "en-pico-us" | "en-pico-gb" | "en-espeak-gb" | "en-espeak" | "en-espeak-female";
                             /**
                              * @description ja-openjtalk-mei: Japanese, female (Open JTalk, Mei); the default; ja-espeak: espeak-ng's ja voice, male; ja-espeak-female: espeak-ng's ja voice, female variant
                              * @enum {string}
                              */
                             ja?: "ja-openjtalk-mei" | "ja-espeak" | "ja-espeak-female";
                             /**
-                             * @description ko-espeak: espeak-ng's ko voice, male; ko-espeak-female: espeak-ng's ko voice, female variant
+                             * @description ko-espeak: espeak-ng's ko voice, male; the default; ko-espeak-female: espeak-ng's ko voice, female variant
                              * @enum {string}
                              */
                             ko?: "ko-espeak" | "ko-espeak-female";
                             /**
-                             * @description zh-espeak: espeak-ng's zh voice, male; zh-espeak-female: espeak-ng's zh voice, female variant
+                             * @description zh-espeak: espeak-ng's zh voice, male; the default; zh-espeak-female: espeak-ng's zh voice, female variant
                              * @enum {string}
                              */
                             zh?: "zh-espeak" | "zh-espeak-female";
                             /**
-                             * @description es-espeak: espeak-ng's es voice, male; es-espeak-female: espeak-ng's es voice, female variant
+                             * @description es-pico: SVOX Pico's es-ES voice, female; the default; es-espeak: espeak-ng's es voice, male; es-espeak-female: espeak-ng's es voice, female variant
                              * @enum {string}
                              */
-                            es?: "es-espeak" | "es-espeak-female";
+                            es?: "es-pico" | "es-espeak" | "es-espeak-female";
                             /**
-                             * @description fr-espeak: espeak-ng's fr voice, male; fr-espeak-female: espeak-ng's fr voice, female variant
+                             * @description fr-pico: SVOX Pico's fr-FR voice, female; the default; fr-espeak: espeak-ng's fr voice, male; fr-espeak-female: espeak-ng's fr voice, female variant
                              * @enum {string}
                              */
-                            fr?: "fr-espeak" | "fr-espeak-female";
+                            fr?: "fr-pico" | "fr-espeak" | "fr-espeak-female";
                             /**
-                             * @description de-espeak: espeak-ng's de voice, male; de-espeak-female: espeak-ng's de voice, female variant
+                             * @description de-pico: SVOX Pico's de-DE voice, female; the default; de-espeak: espeak-ng's de voice, male; de-espeak-female: espeak-ng's de voice, female variant
                              * @enum {string}
                              */
-                            de?: "de-espeak" | "de-espeak-female";
+                            de?: "de-pico" | "de-espeak" | "de-espeak-female";
                             /**
-                             * @description pt-espeak: espeak-ng's pt voice, male; pt-espeak-female: espeak-ng's pt voice, female variant
+                             * @description pt-rhvoice-leticia: Brazilian Portuguese, female (RHVoice, Letícia-F123); the default; pt-espeak: espeak-ng's pt voice, male; pt-espeak-female: espeak-ng's pt voice, female variant
                              * @enum {string}
                              */
-                            pt?: "pt-espeak" | "pt-espeak-female";
+                            pt?: "pt-rhvoice-leticia" | "pt-espeak" | "pt-espeak-female";
                             /**
-                             * @description it-espeak: espeak-ng's it voice, male; it-espeak-female: espeak-ng's it voice, female variant
+                             * @description it-pico: SVOX Pico's it-IT voice, female; the default; it-espeak: espeak-ng's it voice, male; it-espeak-female: espeak-ng's it voice, female variant
                              * @enum {string}
                              */
-                            it?: "it-espeak" | "it-espeak-female";
+                            it?: "it-pico" | "it-espeak" | "it-espeak-female";
                             /**
-                             * @description nl-espeak: espeak-ng's nl voice, male; nl-espeak-female: espeak-ng's nl voice, female variant
+                             * @description nl-espeak: espeak-ng's nl voice, male; the default; nl-espeak-female: espeak-ng's nl voice, female variant
                              * @enum {string}
                              */
                             nl?: "nl-espeak" | "nl-espeak-female";
                             /**
-                             * @description pl-espeak: espeak-ng's pl voice, male; pl-espeak-female: espeak-ng's pl voice, female variant
+                             * @description pl-espeak: espeak-ng's pl voice, male; the default; pl-espeak-female: espeak-ng's pl voice, female variant
                              * @enum {string}
                              */
                             pl?: "pl-espeak" | "pl-espeak-female";
                             /**
-                             * @description ru-espeak: espeak-ng's ru voice, male; ru-espeak-female: espeak-ng's ru voice, female variant
+                             * @description ru-rhvoice-aleksandr: Russian, male (RHVoice, Aleksandr); the default; ru-rhvoice-aleksandr-hq: Russian, male (RHVoice, Aleksandr-hq: the same speaker, newer training); ru-rhvoice-anna: Russian, female (RHVoice, Anna); ru-rhvoice-elena: Russian, female (RHVoice, Elena); ru-rhvoice-irina: Russian, female (RHVoice, Irina); ru-espeak: espeak-ng's ru voice, male; ru-espeak-female: espeak-ng's ru voice, female variant
                              * @enum {string}
                              */
-                            ru?: "ru-espeak" | "ru-espeak-female";
+                            ru?: "ru-rhvoice-aleksandr" | "ru-rhvoice-aleksandr-hq" | "ru-rhvoice-anna" | "ru-rhvoice-elena" | "ru-rhvoice-irina" | "ru-espeak" | "ru-espeak-female";
                             /**
-                             * @description tr-espeak: espeak-ng's tr voice, male; tr-espeak-female: espeak-ng's tr voice, female variant
+                             * @description tr-espeak: espeak-ng's tr voice, male; the default; tr-espeak-female: espeak-ng's tr voice, female variant
                              * @enum {string}
                              */
                             tr?: "tr-espeak" | "tr-espeak-female";
                             /**
-                             * @description ar-espeak: espeak-ng's ar voice, male; ar-espeak-female: espeak-ng's ar voice, female variant
+                             * @description ar-espeak: espeak-ng's ar voice, male; the default; ar-espeak-female: espeak-ng's ar voice, female variant
                              * @enum {string}
                              */
                             ar?: "ar-espeak" | "ar-espeak-female";
                             /**
-                             * @description hi-espeak: espeak-ng's hi voice, male; hi-espeak-female: espeak-ng's hi voice, female variant
+                             * @description hi-espeak: espeak-ng's hi voice, male; the default; hi-espeak-female: espeak-ng's hi voice, female variant
                              * @enum {string}
                              */
                             hi?: "hi-espeak" | "hi-espeak-female";
                             /**
-                             * @description id-espeak: espeak-ng's id voice, male; id-espeak-female: espeak-ng's id voice, female variant
+                             * @description id-espeak: espeak-ng's id voice, male; the default; id-espeak-female: espeak-ng's id voice, female variant
                              * @enum {string}
                              */
                             id?: "id-espeak" | "id-espeak-female";
                             /**
-                             * @description vi-espeak: espeak-ng's vi voice, male; vi-espeak-female: espeak-ng's vi voice, female variant
+                             * @description vi-espeak: espeak-ng's vi voice, male; the default; vi-espeak-female: espeak-ng's vi voice, female variant
                              * @enum {string}
                              */
                             vi?: "vi-espeak" | "vi-espeak-female";
                             /**
-                             * @description th-espeak: espeak-ng's th voice, male; th-espeak-female: espeak-ng's th voice, female variant
+                             * @description th-espeak: espeak-ng's th voice, male; the default; th-espeak-female: espeak-ng's th voice, female variant
                              * @enum {string}
                              */
                             th?: "th-espeak" | "th-espeak-female";
                             /**
-                             * @description sv-espeak: espeak-ng's sv voice, male; sv-espeak-female: espeak-ng's sv voice, female variant
+                             * @description sv-espeak: espeak-ng's sv voice, male; the default; sv-espeak-female: espeak-ng's sv voice, female variant
                              * @enum {string}
                              */
                             sv?: "sv-espeak" | "sv-espeak-female";
                             /**
-                             * @description uk-espeak: espeak-ng's uk voice, male; uk-espeak-female: espeak-ng's uk voice, female variant
+                             * @description uk-espeak: espeak-ng's uk voice, male; the default; uk-espeak-female: espeak-ng's uk voice, female variant
                              * @enum {string}
                              */
                             uk?: "uk-espeak" | "uk-espeak-female";
                         };
                         /**
-                         * @description burned (default): captions drawn on the video, and as files; file_only: the WebVTT and SubRip files only.
+                         * @description burned (default): captions drawn on the video, and as files; file_only: the WebVTT and SubRip files only; words: short-form style, the word being said highlighted as it is spoken (word-level WebVTT timestamps and SubRip cues).
                          * @enum {string}
                          */
-                        captions?: "burned" | "file_only";
+                        captions?: "burned" | "file_only" | "words";
                         /**
                          * @description full (default): the platform's frame; draft: half the pixels, faster encoding, for a cheap preview.
                          * @enum {string}
@@ -1654,6 +1694,16 @@ export interface operations {
                             primary_color?: string;
                             /** @description Public http(s) URL of your logo (PNG, JPEG, GIF or SVG, at most 5 MB), drawn on the title and closing cards. Checked against private networks like every URL; fetched when the campaign is created (an unreadable image answers 422) and again when its page is collected. */
                             logo_url?: string;
+                        };
+                        /** @description Music under the voice; without it, the videos have the narration alone. */
+                        music?: {
+                            /** @description Public http(s) URL of a music track (MP3, AAC, WAV or OGG, at most 20 MB, at least 1 s), played under the narration: looped or cut to each video, faded in and out, ducked while the voice speaks. Checked against private networks like every URL; fetched when the campaign is created (a file that is not audio answers 422) and again when its page is collected. */
+                            url: string;
+                            /**
+                             * @description The music between sentences as a fraction of the narration's amplitude: 1 as loud as the voice, 0.4 (default) 8 dB below it, 0.1 20 dB below. While the voice speaks the music is ducked some 15 dB further. The mix is mastered to −14 LUFS, true peak ≤ −1 dBTP.
+                             * @default 0.4
+                             */
+                            volume: number;
                         };
                         /** @description Your own string pairs (at most 20, keys and values ≤ 500 characters), never interpreted; echoed in GET, the list and the webhooks. */
                         metadata?: {
