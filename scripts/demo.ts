@@ -162,6 +162,9 @@ async function main(): Promise<void> {
       // DEMO_PLATFORMS=tiktok,youtube,linkedin shows every frame shape (each platform adds a render per language).
       platforms: (process.env.DEMO_PLATFORMS ?? 'tiktok').split(','),
       webhook_url: receiver.url,
+      // DEMO_CAPTIONS=words burns the word being said; DEMO_MUSIC=1 lays the fixture site's track under the voice.
+      ...(process.env.DEMO_CAPTIONS ? { captions: process.env.DEMO_CAPTIONS } : {}),
+      ...(process.env.DEMO_MUSIC === '1' ? { music: { url: site.url('/music.mp3') } } : {}),
     });
     console.log(`✔ POST /api/v1/campaigns → ${created.status}, Location ${created.headers.get('location')}`);
     console.log(`  ${JSON.stringify(created.body)}`);
