@@ -221,6 +221,16 @@ export function uncutFraming(shot: ShotContent, framing: Framing): Framing {
   return { ...framing, region: { ...framing.region, height: Math.max(framing.region.height, bottom - framing.region.y) } };
 }
 
+/** Whether `box` lies inside `region` (the same pixels), a pixel of rounding allowed on each side. */
+export function boxWithin(box: Box, region: Box): boolean {
+  return (
+    box.x >= region.x - 1 &&
+    box.y >= region.y - 1 &&
+    box.x + box.width <= region.x + region.width + 1 &&
+    box.y + box.height <= region.y + region.height + 1
+  );
+}
+
 /** A box of the screenshot (image pixels) where `framing` draws it (frame pixels, at rest; for a tall picture, before any scroll). */
 export function boxInFrame(box: Box, framing: Framing): Box {
   return {

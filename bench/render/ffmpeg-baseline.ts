@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parseWebVtt, type Cue } from '../../lib/captions';
-import { boxInFrame, cutsContent, frameShot, KEN_BURNS_ZOOM, safeZoneFor, uncutFraming, type Box } from '../../lib/framing';
+import { boxInFrame, boxWithin, cutsContent, frameShot, KEN_BURNS_ZOOM, safeZoneFor, uncutFraming, type Box } from '../../lib/framing';
 import { chooseFocus, planScroll, scrollExpression } from '../../lib/render/camera';
 import { highlightFilters } from '../../lib/render/clip-graph';
 import type { Storyboard, StoryboardScene } from '../../lib/storyboard';
@@ -297,12 +297,6 @@ function screenClip(
   return [...still, `${moving.join(',')}[${label}]`];
 }
 
-const within = (box: Box, region: Box) =>
-  box.y >= region.y - 1 &&
-  box.y + box.height <= region.y + region.height + 1 &&
-  box.x >= region.x - 1 &&
-  box.x + box.width <= region.x + region.width + 1;
-
 interface ScreenCamera {
   crop: string;
   size: string;
@@ -358,7 +352,7 @@ function screenCamera(
   return {
     crop: `${Math.round(r.width)}:${Math.round(r.height)}:${Math.round(r.x)}:${Math.round(r.y)}`,
     size: `${w}:${h}`,
-    mark: marked && (move || within(focus!, r)) ? highlightFilters(marked, Math.min(opts.width, opts.height)) : [],
+    mark: marked && (move || boxWithin(focus!, r)) ? highlightFilters(marked, Math.min(opts.width, opts.height)) : [],
     x: Math.round(framing.at.x),
     y: Math.round(framing.at.y),
     scroll: move ? { crop: `${w}:${e(window)}:0`, y: scrollExpression(move) } : null,

@@ -201,8 +201,7 @@ function zoomExpression(zoom: 'in' | 'out', amount: number, frames: number): str
 function scrollGraph(still: RawStill, scroll: ClipScroll, frames: number, timeline: string, fps: number): string[] {
   // One frame more than the clip's: the fps filter holds back the last frame it is given (the output stops at `frames`).
   const hold = `loop=loop=${frames}:size=1:start=0,${timeline}`;
-  const even2 = (n: number) => Math.max(2, Math.round(n / 2) * 2);
-  const height = Math.min(even2(scroll.window.height), scroll.strip.height, still.height);
+  const height = Math.min(even(scroll.window.height), scroll.strip.height, still.height);
   const move = scrollExpression(scroll.move);
   return [
     `[0:v]${hold}[s_still]`,

@@ -9,6 +9,7 @@ import { asWordCues, parseWebVtt, toSrt, type Cue } from '../captions';
 import { isClusterUnreachable, stageFailure } from '../errors';
 import {
   boxInFrame,
+  boxWithin,
   cutsContent,
   endRegionAt,
   frameShot,
@@ -124,7 +125,7 @@ async function preparePlan(
     }
     const scale = strip ? 1 : plan.encoding.zoomSupersample;
     // The narrated element marked where the page shows it whole (a scrolled page has it marked in its strip).
-    const marked = !strip && framing && clip.focus && within(clip.focus, framing.region) ? boxInFrame(clip.focus, framing) : null;
+    const marked = !strip && framing && clip.focus && boxWithin(clip.focus, framing.region) ? boxInFrame(clip.focus, framing) : null;
     const { args, still } = composeStillArgs(clip.imagePath!, output, plan, framing, scale, marked);
     try {
       await run('ffmpeg', args, { timeoutMs: 60_000 });
@@ -141,12 +142,6 @@ async function preparePlan(
   await fs.writeFile(planPath, JSON.stringify(plan));
   return { planPath, plan, cues, narration, music };
 }
-
-const within = (box: Box, region: Box) =>
-  box.x >= region.x - 1 &&
-  box.y >= region.y - 1 &&
-  box.x + box.width <= region.x + region.width + 1 &&
-  box.y + box.height <= region.y + region.height + 1;
 
 /**
  * A cut section's scroll: its whole picture (the narrated element marked on it) under the window its cut picture
@@ -166,7 +161,7 @@ function scrolled(
     const inFrame = boxInFrame(box, tall);
     return { ...inFrame, x: inFrame.x - tall.at.x, y: inFrame.y - tall.at.y };
   };
-  const focus = clip.focus && within(clip.focus, tall.region) ? atRest(clip.focus) : null;
+  const focus = clip.focus && boxWithin(clip.focus, tall.region) ? atRest(clip.focus) : null;
   const move = planScroll({
     pictureHeight: tall.region.height * tall.scale * scale,
     windowHeight: framing.region.height * framing.scale * scale,

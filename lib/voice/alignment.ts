@@ -9,6 +9,7 @@
  * Pure arithmetic on 16-bit PCM WAVs (what every engine writes); no dependency.
  */
 import { readFile } from 'node:fs/promises';
+import { wavLayout } from './audio';
 
 export interface Pcm {
   sampleRate: number;
@@ -19,34 +20,22 @@ export interface Pcm {
 /** A 16-bit PCM WAV's samples (channels averaged). Throws on anything else. */
 export async function readPcmWav(file: string): Promise<Pcm> {
   const bytes = await readFile(file);
-  if (bytes.length < 12 || bytes.toString('latin1', 0, 4) !== 'RIFF' || bytes.toString('latin1', 8, 12) !== 'WAVE')
-    throw new Error(`${file} is not a WAV file`);
-  let format: { channels: number; sampleRate: number; bits: number } | null = null;
-  for (let offset = 12; offset + 8 <= bytes.length;) {
-    const id = bytes.toString('latin1', offset, offset + 4);
-    let length = bytes.readUInt32LE(offset + 4);
-    if (id === 'fmt ')
-      format = {
-        channels: bytes.readUInt16LE(offset + 10),
-        sampleRate: bytes.readUInt32LE(offset + 12),
-        bits: bytes.readUInt16LE(offset + 22),
-      };
-    if (id === 'data') {
-      if (!format || format.bits !== 16) throw new Error(`${file} is not 16-bit PCM`);
-      // A WAV written to a pipe carries a placeholder size: the samples run to the end of the file.
-      length = Math.min(length, bytes.length - offset - 8);
-      const frames = Math.floor(length / (2 * format.channels));
-      const samples = new Float32Array(frames);
-      for (let i = 0; i < frames; i += 1) {
-        let sum = 0;
-        for (let c = 0; c < format.channels; c += 1) sum += bytes.readInt16LE(offset + 8 + (i * format.channels + c) * 2);
-        samples[i] = sum / format.channels / 32768;
-      }
-      return { sampleRate: format.sampleRate, samples };
-    }
-    offset += 8 + length + (length % 2);
+  const layout = wavLayout(bytes);
+  if (!layout) throw new Error(`${file} is not a WAV file`);
+  if (!layout.data) throw new Error(`${file} has no audio data`);
+  const { format } = layout;
+  if (!format || format.bits !== 16) throw new Error(`${file} is not 16-bit PCM`);
+  const { offset } = layout.data;
+  // A WAV written to a pipe carries a placeholder size: the samples run to the end of the file.
+  const length = Math.min(layout.data.declaredBytes, bytes.length - offset);
+  const frames = Math.floor(length / (2 * format.channels));
+  const samples = new Float32Array(frames);
+  for (let i = 0; i < frames; i += 1) {
+    let sum = 0;
+    for (let c = 0; c < format.channels; c += 1) sum += bytes.readInt16LE(offset + (i * format.channels + c) * 2);
+    samples[i] = sum / format.channels / 32768;
   }
-  throw new Error(`${file} has no audio data`);
+  return { sampleRate: format.sampleRate, samples };
 }
 
 /** Frames of 25 ms every 10 ms. */

@@ -105,6 +105,43 @@ function pcmWavHeader(dataBytes: number): Buffer {
   return header;
 }
 
+/** Whether `bytes` start as a RIFF WAVE file. */
+export function isRiffWave(bytes: Buffer): boolean {
+  return bytes.length >= 12 && bytes.toString('latin1', 0, 4) === 'RIFF' && bytes.toString('latin1', 8, 12) === 'WAVE';
+}
+
+/** A WAV's `fmt ` chunk: `code` 1 is integer PCM. */
+export interface WavFormat {
+  code: number;
+  channels: number;
+  sampleRate: number;
+  bits: number;
+}
+
+/**
+ * A WAV's chunks walked in `bytes` (the whole file or its head): its format (null when no whole `fmt ` chunk came
+ * before the data) and its `data` chunk's offset and declared size (null when `bytes` hold none); null if `bytes`
+ * are not a WAV. The declared size may be a placeholder (a WAV written to a pipe): each caller decides what to trust.
+ */
+export function wavLayout(bytes: Buffer): { format: WavFormat | null; data: { offset: number; declaredBytes: number } | null } | null {
+  if (!isRiffWave(bytes)) return null;
+  let format: WavFormat | null = null;
+  for (let offset = 12; offset + 8 <= bytes.length;) {
+    const id = bytes.toString('latin1', offset, offset + 4);
+    const length = bytes.readUInt32LE(offset + 4);
+    if (id === 'fmt ' && offset + 24 <= bytes.length)
+      format = {
+        code: bytes.readUInt16LE(offset + 8),
+        channels: bytes.readUInt16LE(offset + 10),
+        sampleRate: bytes.readUInt32LE(offset + 12),
+        bits: bytes.readUInt16LE(offset + 22),
+      };
+    if (id === 'data') return { format, data: { offset: offset + 8, declaredBytes: length } };
+    offset += 8 + length + (length % 2);
+  }
+  return { format, data: null };
+}
+
 /** A PCM WAV's format and where its samples are, from its chunks; null if it is not one. */
 async function pcmWav(
   file: string,
@@ -114,25 +151,13 @@ async function pcmWav(
     const { size } = await handle.stat();
     const head = Buffer.alloc(Math.min(size, 4096));
     await handle.read(head, 0, head.length, 0);
-    if (head.length < 12 || head.toString('latin1', 0, 4) !== 'RIFF' || head.toString('latin1', 8, 12) !== 'WAVE') return null;
-    let format: { sampleRate: number; channels: number; bits: number } | null = null;
-    for (let offset = 12; offset + 8 <= head.length;) {
-      const id = head.toString('latin1', offset, offset + 4);
-      const length = head.readUInt32LE(offset + 4);
-      if (id === 'fmt ' && offset + 24 <= head.length && head.readUInt16LE(offset + 8) === 1)
-        format = {
-          channels: head.readUInt16LE(offset + 10),
-          sampleRate: head.readUInt32LE(offset + 12),
-          bits: head.readUInt16LE(offset + 22),
-        };
-      if (id === 'data') {
-        // A size the file really has: a WAV written to a pipe carries a placeholder here instead.
-        const exact = offset + 8 + length === size || offset + 8 + length + 1 === size;
-        return format && exact ? { ...format, dataBytes: length, dataOffset: offset + 8 } : null;
-      }
-      offset += 8 + length + (length % 2);
-    }
-    return null;
+    const layout = wavLayout(head);
+    if (!layout?.format || layout.format.code !== 1 || !layout.data) return null;
+    const { offset, declaredBytes } = layout.data;
+    // A size the file really has: a WAV written to a pipe carries a placeholder here instead.
+    const exact = offset + declaredBytes === size || offset + declaredBytes + 1 === size;
+    const { sampleRate, channels, bits } = layout.format;
+    return exact ? { sampleRate, channels, bits, dataBytes: declaredBytes, dataOffset: offset } : null;
   } finally {
     await handle.close();
   }

@@ -10,6 +10,7 @@ import OpenAI, { APIConnectionTimeoutError, APIError } from 'openai';
 import { SUPPORTED_LANGUAGES, type LanguageCode } from '../../config/catalog';
 import { VOICE_OPTIONS, VOICE_OPTIONS_BY_ID, type VoiceEngineName } from '../../config/voices';
 import type { SpokenVoice } from '../storyboard';
+import { isRiffWave } from './audio';
 import { run } from './exec';
 import { FestivalProvider, FliteProvider } from './festival';
 import { toKana } from './japanese';
@@ -247,7 +248,7 @@ export class OpenAISpeechProvider implements SpeechProvider {
     } finally {
       limit.clear();
     }
-    const isWav = body.length > 44 && body.toString('latin1', 0, 4) === 'RIFF' && body.toString('latin1', 8, 12) === 'WAVE';
+    const isWav = body.length > 44 && isRiffWave(body);
     if (!isWav) {
       throw new SpeechProviderError(
         `openai speech: ${this.url} answered 200 with ${type}, not WAV audio: ${this.excerpt(body.toString('utf8', 0, 300))}`,

@@ -16,6 +16,7 @@ import { frameAt } from '../../lib/render/contact-sheet';
 import { renderVideo } from '../../lib/render/render-video';
 import type { Storyboard } from '../../lib/storyboard';
 import { fold, readWords } from '../support/ocr';
+import { writeSilence } from '../support/silence';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { createCanvas } = require('canvas') as typeof import('canvas');
@@ -65,23 +66,6 @@ function makePage(file: string): ShotContent {
   return { width, height, pixelRatio: pr, textPx: 16, content: { x: left, y: top, width: column, height: y - top }, focus };
 }
 
-function silence(file: string, seconds: number): void {
-  execFileSync('ffmpeg', [
-    '-v',
-    'error',
-    '-y',
-    '-f',
-    'lavfi',
-    '-i',
-    'anullsrc=r=48000:cl=mono',
-    '-t',
-    String(seconds),
-    '-c:a',
-    'pcm_s16le',
-    file,
-  ]);
-}
-
 function pixels(png: string, format: 'gray' | 'rgb24'): Buffer {
   return execFileSync('ffmpeg', ['-v', 'error', '-i', png, '-f', 'rawvideo', '-pix_fmt', format, '-'], { maxBuffer: 64 * 2 ** 20 });
 }
@@ -117,9 +101,9 @@ let size: { width: number; height: number };
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'camera-motion-'));
   const shot = makePage(path.join(tmp, 'page.png'));
-  silence(path.join(tmp, 'title.wav'), TITLE_SECONDS);
-  silence(path.join(tmp, 'screen.wav'), SCREEN_SECONDS);
-  silence(path.join(tmp, 'voice.wav'), TITLE_SECONDS + SCREEN_SECONDS);
+  writeSilence(path.join(tmp, 'title.wav'), TITLE_SECONDS);
+  writeSilence(path.join(tmp, 'screen.wav'), SCREEN_SECONDS);
+  writeSilence(path.join(tmp, 'voice.wav'), TITLE_SECONDS + SCREEN_SECONDS);
   const narration = PARAGRAPHS[NARRATED].join(' ');
   fs.writeFileSync(
     path.join(tmp, 'captions.vtt'),

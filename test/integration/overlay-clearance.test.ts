@@ -17,6 +17,7 @@ import { renderVideo } from '../../lib/render/render-video';
 import type { Storyboard } from '../../lib/storyboard';
 import { PLATFORM_UI_INSETS, PLATFORMS, type PlatformName } from '../../config/catalog';
 import { fold, readWords, type OcrWord } from '../support/ocr';
+import { writeSilence } from '../support/silence';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { createCanvas } = require('canvas') as typeof import('canvas');
@@ -101,23 +102,6 @@ function makePage(file: string, size: { width: number; height: number; pixelRati
   }
   fs.writeFileSync(file, canvas.toBuffer('image/png'));
   return { width, height, pixelRatio: pr, content: { x: left, y: top, width: column, height: y - 26 * pr + 8 * pr - top } };
-}
-
-async function silence(file: string, seconds: number): Promise<void> {
-  execFileSync('ffmpeg', [
-    '-v',
-    'error',
-    '-y',
-    '-f',
-    'lavfi',
-    '-i',
-    `anullsrc=r=48000:cl=mono`,
-    '-t',
-    String(seconds),
-    '-c:a',
-    'pcm_s16le',
-    file,
-  ]);
 }
 
 /** RGB pixels of a PNG frame. */
@@ -220,7 +204,7 @@ test.each(CASES)(
     const dir = path.join(tmp, platform);
     fs.mkdirSync(dir, { recursive: true });
     const shot: ShotContent = { ...makePage(path.join(dir, 'page.png'), page), ...(textPx ? { textPx } : {}) };
-    await silence(path.join(dir, 'voice.wav'), SCENE_SECONDS);
+    writeSilence(path.join(dir, 'voice.wav'), SCENE_SECONDS);
     fs.writeFileSync(path.join(dir, 'captions.vtt'), toWebVtt([{ start: 0, end: SCENE_SECONDS, text: CAPTION }]));
     const frame = { ...PLATFORMS[platform] };
     const storyboard: Storyboard = {
