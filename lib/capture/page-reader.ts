@@ -204,6 +204,21 @@ export async function makePresentable(page: Page, maxScrollPx = 30_000): Promise
     window.scrollTo({ top: 0, behavior: 'instant' });
   }, maxScrollPx);
   await page.waitForNetworkIdle({ idleTime: 300, timeout: 4000 }).catch(() => undefined);
+  // On a busy node the network can fall quiet before every image has arrived (or before a lazy one scrolled past
+  // started): those are asked for now and waited for, a few seconds at most, so no shot shows an empty frame.
+  await page
+    .evaluate(async (waitMs) => {
+      const pending = [...document.images].filter((img) => !img.complete && (img.currentSrc || img.src));
+      for (const img of pending) img.loading = 'eager';
+      const settled = (img: HTMLImageElement) =>
+        new Promise((resolve) => {
+          if (img.complete) return resolve(undefined);
+          img.addEventListener('load', resolve, { once: true });
+          img.addEventListener('error', resolve, { once: true });
+        });
+      await Promise.race([Promise.all(pending.map(settled)), new Promise((resolve) => setTimeout(resolve, waitMs))]);
+    }, 5000)
+    .catch(() => undefined);
   const hiddenOverlays = await page.evaluate(() => {
     const viewportArea = window.innerWidth * window.innerHeight;
     let hidden = 0;
