@@ -5,13 +5,13 @@
  */
 import type { BrokerOptions, Errors } from 'moleculer';
 import type { AppConfig, TracingSettings } from './config';
-import { replCommands } from './lib/repl-commands';
-import { transporterOption } from './lib/redis-transporter';
-import { AjvValidator } from './lib/validator';
+import { replCommands } from './lib/ops/repl-commands';
+import { transporterOption } from './lib/net/redis-transporter';
+import { AjvValidator } from './lib/http/validator';
 
 /**
  * Moleculer tracing from TRACING_EXPORTER (config/index.ts). Every span of a campaign's pipeline carries the campaign
- * id as its trace id, on whichever node it runs (lib/stages.ts campaignTrace), so one search finds the whole campaign.
+ * id as its trace id, on whichever node it runs (lib/campaign/stages.ts campaignTrace), so one search finds the whole campaign.
  */
 function tracingOption(tracing: TracingSettings): BrokerOptions['tracing'] {
   if (tracing.exporter === 'none') return { enabled: false };
@@ -51,7 +51,7 @@ export function brokerOptions(app: AppConfig): BrokerOptions {
       check: (err: Partial<Errors.MoleculerError>) => !!err?.retryable,
     },
     registry: { strategy: 'RoundRobin', preferLocal: true },
-    // Read by GET /metrics (lib/metrics.ts); no reporter of Moleculer's own, so no extra port.
+    // Read by GET /metrics (lib/ops/metrics.ts); no reporter of Moleculer's own, so no extra port.
     metrics: { enabled: true },
     tracing: tracingOption(app.tracing),
     replOptions: { customCommands: replCommands() },

@@ -66,6 +66,16 @@ export const PLATFORM_UI_INSETS: Record<PlatformName, PlatformUiInsets> = {
 export const PLATFORM_NAMES = Object.keys(PLATFORMS) as PlatformName[];
 export const DEFAULT_PLATFORMS: PlatformName[] = ['tiktok'];
 
+/**
+ * How a video is rendered (a campaign's `quality`, the node's RENDER_QUALITY): at the platform's frame, or a draft at
+ * half its size and a cheaper encoding (lib/render/plan.ts ENCODING).
+ */
+export const RENDER_QUALITIES = ['full', 'draft'] as const;
+export type RenderQuality = (typeof RENDER_QUALITIES)[number];
+/** How a video carries its captions: burned in as lines, only as WebVTT/SRT files, or burned in word by word. */
+export const CAPTION_MODES = ['burned', 'file_only', 'words'] as const;
+export type CaptionMode = (typeof CAPTION_MODES)[number];
+
 export function isSupportedLanguage(code: string): code is LanguageCode {
   return (SUPPORTED_LANGUAGES as readonly string[]).includes(code);
 }

@@ -5,7 +5,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import type { LanguageCode } from './catalog';
+import { RENDER_QUALITIES, type LanguageCode, type RenderQuality } from './catalog';
 import { DEFAULT_OPEN_JTALK_DICTIONARY, DEFAULT_OPEN_JTALK_VOICES, parseVoiceEngines, type VoiceEngineName } from './voices';
 
 export interface RateLimitSettings {
@@ -18,7 +18,7 @@ export interface RateLimitSettings {
   redisTimeoutMs: number;
 }
 
-/** How customers' host names are resolved (lib/dns-resolver.ts). */
+/** How customers' host names are resolved (lib/net/dns-resolver.ts). */
 export interface DnsSettings {
   /** `ip` or `ip:port` (`[v6]:port`) of DNS servers; unset: the system's (/etc/resolv.conf). */
   servers?: string[];
@@ -98,7 +98,7 @@ export interface AppConfig {
   /** Services this node runs; undefined means all. */
   services?: string[];
   allowPrivateNetwork: boolean;
-  /** How customers' host names are resolved (page check, browser egress, webhooks): lib/dns-resolver.ts. */
+  /** How customers' host names are resolved (page check, browser egress, webhooks): lib/net/dns-resolver.ts. */
   dns: DnsSettings;
   webhookRetryDelaysMs: number[];
   /** How often the dispatcher looks for due webhook deliveries (new ones are also sent at once). */
@@ -107,7 +107,7 @@ export interface AppConfig {
   campaignLeaseMs: number;
   /** How often the actor looks for campaigns past their deadline or without a live lease. */
   campaignSweepMs: number;
-  renderQuality: 'full' | 'draft';
+  renderQuality: RenderQuality;
   renderConcurrency: number;
   /** The render's process tree (editly, ffmpeg) is killed above this, and the render retried elsewhere. */
   renderMemoryLimitBytes: number;
@@ -337,8 +337,9 @@ export type ConfigOverrides = Partial<Omit<AppConfig, 'rateLimits' | 'translatio
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: ConfigOverrides = {}): AppConfig {
   const port = parseInteger(env.PORT, 'PORT', 3000);
-  const renderQuality = env.RENDER_QUALITY || 'full';
-  if (renderQuality !== 'full' && renderQuality !== 'draft') throw new Error(`RENDER_QUALITY: "${renderQuality}" must be full or draft`);
+  const renderQuality = (env.RENDER_QUALITY || 'full') as RenderQuality;
+  if (!RENDER_QUALITIES.includes(renderQuality))
+    throw new Error(`RENDER_QUALITY: "${renderQuality}" must be ${RENDER_QUALITIES.join(' or ')}`);
   const config: AppConfig = {
     port,
     publicBaseUrl: (env.PUBLIC_BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ''),

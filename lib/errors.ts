@@ -29,6 +29,16 @@ const { MoleculerClientError, MoleculerRetryableError } = Errors;
 export const ACCEPTED_CONTENT_ENCODINGS = ['gzip', 'deflate', 'br', 'zstd'] as const;
 
 export const invalidInput = (message: string, status: 400 | 413 | 422 = 400) => new MoleculerClientError(message, status, 'invalid_input');
+/**
+ * The page cannot be captured (a login wall, a challenge, an error status, nothing on it, not reachable): 422
+ * `invalid_input` with the reason when a create is checked; at collection the capture stage fails the campaign with
+ * `capture_failed` and the same reason.
+ */
+export class PageRefusedError extends MoleculerClientError {
+  constructor(reason: string) {
+    super(reason, 422, 'invalid_input');
+  }
+}
 export const unauthorized = (message = 'A valid API key is required (Authorization: Bearer <API_KEY> or X-API-Key).') =>
   new MoleculerClientError(message, 401, 'unauthorized');
 export const forbidden = (message: string) => new MoleculerClientError(message, 403, 'forbidden');
@@ -173,24 +183,43 @@ export class RenderInterruptedError extends MoleculerRetryableError {
   }
 }
 
-/**
- * Errors after which the stage is retried later rather than failing the campaign: a stage gone, the database down,
- * or this node's transporter down (BAD_GATEWAY, Moleculer's BrokerDisconnectedError: a Redis restart).
+/*
+ * "A node is gone", in Moleculer's error types, defined once here and composed below for each decision that keys off
+ * it (the campaign actor's wait, the rendering stage's lost render, the gateway's 503).
  */
-export const STAGE_WAITS_ON = new Set<string>([
+/** No node offers the action: its service left, or never came. */
+const NO_NODE = ['SERVICE_NOT_FOUND', 'SERVICE_NOT_AVAILABLE'];
+/** This node's own transporter is down (Moleculer's BrokerDisconnectedError: a Redis restart); the call never left. */
+const TRANSPORTER_DOWN = ['BAD_GATEWAY'];
+export const isTransporterDown = (err: unknown): boolean => TRANSPORTER_DOWN.includes((err as { type?: string } | null)?.type ?? '');
+/** The call was sent and no answer came in time, or it was dropped past its deadline. */
+const NO_ANSWER = ['REQUEST_TIMEOUT', 'REQUEST_SKIPPED'];
+
+/**
+ * Errors after which the stage is retried later rather than failing the campaign: its node stopping, a stage gone,
+ * the database down, or this node's transporter down.
+ */
+export const STAGE_WAITS_ON = new Set<string>([StageInterruptedError.TYPE, ...NO_NODE, ...TRANSPORTER_DOWN, DatabaseUnavailableError.TYPE]);
+
+/**
+ * A render lost with its node, to be sent again elsewhere rather than counted as the video's failure: the render node
+ * stopped (RENDER_INTERRUPTED) or left, its answer never came (timed out, or refused by a node going down), or the
+ * stage that sent it was interrupted.
+ */
+export const RENDER_LOST_ON = new Set<string>([
+  RenderInterruptedError.TYPE,
   StageInterruptedError.TYPE,
-  'SERVICE_NOT_FOUND',
-  'SERVICE_NOT_AVAILABLE',
-  'BAD_GATEWAY',
-  DatabaseUnavailableError.TYPE,
+  ...NO_NODE,
+  'REQUEST_TIMEOUT',
+  'REQUEST_REJECTED',
 ]);
 
 /**
- * Moleculer's errors for a call that could not reach the cluster: the node's own transporter down (BAD_GATEWAY,
- * BrokerDisconnectedError), no node offering the action, or no answer in time. Work that failed on one of these
- * failed through no fault of its own and is redone, not counted as a failure.
+ * Moleculer's errors for a call that could not reach the cluster: the node's own transporter down, no node offering
+ * the action, or no answer in time. Work that failed on one of these failed through no fault of its own and is redone,
+ * not counted as a failure.
  */
-const CLUSTER_UNREACHABLE = new Set(['BAD_GATEWAY', 'SERVICE_NOT_AVAILABLE', 'SERVICE_NOT_FOUND', 'REQUEST_TIMEOUT', 'REQUEST_SKIPPED']);
+const CLUSTER_UNREACHABLE = new Set([...TRANSPORTER_DOWN, ...NO_NODE, ...NO_ANSWER]);
 
 /** Whether `err` (or what it wraps) is a call that did not reach the cluster (CLUSTER_UNREACHABLE). */
 export function isClusterUnreachable(err: unknown): boolean {

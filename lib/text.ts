@@ -397,3 +397,34 @@ export function breakIntoTwoLines(text: string, language: LanguageCode, max: num
   const best = pickBreak(candidates.reverse(), 0); // reversed: pickBreak() lets the later of equal candidates win
   return best ? { lines: best.lines, breakCost: best.opp.cost } : null;
 }
+
+/** Scripts written without spaces between words (ja, zh, th): lines may break between any two words of a dictionary. */
+export function wrapsAnywhere(language: LanguageCode): boolean {
+  return ['ja', 'zh', 'th'].includes(language);
+}
+
+/** Width of one character in ems: a CJK glyph is square; Thai letters are narrower. */
+const EMS_PER_CHARACTER: Partial<Record<LanguageCode, number>> = { th: 0.6 };
+
+/**
+ * A title or headline of a script without spaces, broken into lines for a box `boxWidth` wide at `fontSize`:
+ * between phrases and after punctuation (the captions' line breaker, lib/text.ts), never inside a word
+ * such as a katakana name, as a text box breaking wherever it is full would.
+ */
+export function breakForBox(text: string, language: LanguageCode, boxWidth: number, fontSize: number): string {
+  const fits = Math.max(1, Math.floor(boxWidth / (fontSize * (EMS_PER_CHARACTER[language] ?? 1))));
+  const wordEnds = new Set(
+    Array.from(new Intl.Segmenter(language, { granularity: 'word' }).segment(text), (s) => s.index + s.segment.length),
+  );
+  // A word longer than a line (アカウントマネージャー) stays whole: longer lines are allowed until no line
+  // ends inside a word, and the renderer draws the widest line smaller to fit.
+  for (let perLine = fits; ; perLine += 1) {
+    const lines = breakLines(text, language, perLine);
+    let consumed = 0;
+    const splitsWord = lines.slice(0, -1).some((line) => {
+      consumed = text.indexOf(line, consumed) + line.length;
+      return !wordEnds.has(consumed);
+    });
+    if (!splitsWord || lines.length === 1) return lines.join('\n');
+  }
+}

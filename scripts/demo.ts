@@ -11,7 +11,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { contactSheet } from '../lib/render/contact-sheet';
-import type { Storyboard } from '../lib/storyboard';
+import type { Storyboard } from '../lib/campaign/storyboard';
 import { startFixtureSite } from '../test/fixtures/site/server';
 import { startWebhookReceiver, verifyWebhook } from '../test/fixtures/webhook-receiver';
 

@@ -2,7 +2,7 @@
  * Accounts: organizations and their plan, users and roles, API keys, webhook signing secrets.
  * The admin tool (scripts/admin.ts) and the REPL call these actions; none is reachable through the gateway.
  */
-import { Errors, type Context, type Service, type ServiceSchema, type ServiceSettingSchema } from 'moleculer';
+import { type Context, type Service, type ServiceSchema, type ServiceSettingSchema } from 'moleculer';
 import type { Transaction } from 'sequelize';
 import { effectiveLimits, isPlanName, MAX_LANGUAGES_PER_CAMPAIGN, PLAN_NAMES, type PlanLimits } from '../config/plans';
 import {
@@ -15,7 +15,7 @@ import {
   isApiScope,
   KEY_PATTERN,
   type AuthContext,
-} from '../lib/auth';
+} from '../lib/http/auth';
 import { configOf } from '../config';
 import {
   generateSessionToken,
@@ -24,19 +24,17 @@ import {
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
   verifyPassword,
-} from '../lib/session';
+} from '../lib/http/session';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 import type { ApiKey, Organization, User } from '../lib/db/models';
 import { findActiveKey } from '../lib/db/reads';
+import { conflict, forbidden, invalidInput, notFound } from '../lib/errors';
 
 /** What a plan's limits are computed from: the plan and the organization's own overrides. */
 type OrgPlanColumns = Pick<
   Organization,
   'id' | 'plan' | 'campaigns_per_month' | 'languages_per_campaign' | 'rate_per_minute' | 'max_api_keys'
 >;
-
-const { MoleculerClientError } = Errors;
-const adminError = (message: string, code = 'invalid_input', status = 400) => new MoleculerClientError(message, status, code);
 
 /** last_used_at is written at most this often per key, so authentication stays a single read. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -204,7 +202,7 @@ const AccountsService: ServiceSchema<AccountsSettings, AccountsMethods, Accounts
         await this.findOrg(ctx.params.org_id);
         const email = ctx.params.email.trim().toLowerCase();
         const existing = await this.db.models.User.findOne({ where: { org_id: ctx.params.org_id, email } });
-        if (existing) throw adminError(`user ${email} already exists in this organization`, 'conflict', 409);
+        if (existing) throw conflict(`user ${email} already exists in this organization`);
         const password_hash = ctx.params.password === undefined ? null : await hashPassword(ctx.params.password);
         const user = await this.db.models.User.create({ org_id: ctx.params.org_id, email, role: ctx.params.role, password_hash });
         return { user_id: user.id };
@@ -224,8 +222,8 @@ const AccountsService: ServiceSchema<AccountsSettings, AccountsMethods, Accounts
         const { models } = this.db;
         const email = ctx.params.email.trim().toLowerCase();
         const users = await models.User.findAll({ where: { email, ...(ctx.params.org_id ? { org_id: ctx.params.org_id } : {}) } });
-        if (users.length === 0) throw adminError(`no user ${email}`, 'not_found', 404);
-        if (users.length > 1) throw adminError(`${email} is a user of ${users.length} organizations; name one with --org`);
+        if (users.length === 0) throw notFound(`no user ${email}`);
+        if (users.length > 1) throw invalidInput(`${email} is a user of ${users.length} organizations; name one with --org`);
         const user = users[0];
         await user.update({ password_hash: await hashPassword(ctx.params.password) });
         await models.UserSession.destroy({ where: { user_id: user.id } });
@@ -345,16 +343,14 @@ const AccountsService: ServiceSchema<AccountsSettings, AccountsMethods, Accounts
         return sequelize.transaction(async (transaction: Transaction) => {
           // Locking the organization row serialises concurrent creations, so the key limit holds.
           const org = await models.Organization.findByPk(ctx.params.org_id, { transaction, lock: transaction.LOCK?.UPDATE ?? true });
-          if (!org) throw adminError(`organization ${ctx.params.org_id} not found`, 'not_found', 404);
+          if (!org) throw notFound(`organization ${ctx.params.org_id} not found`);
           const user = await models.User.findOne({ where: { org_id: org.id, email: ctx.params.by.trim().toLowerCase() }, transaction });
-          if (!user) throw adminError(`user ${ctx.params.by} is not a member of this organization`, 'forbidden', 403);
-          if (user.role !== 'owner' && user.role !== 'admin')
-            throw adminError('only an owner or admin may create API keys', 'forbidden', 403);
+          if (!user) throw forbidden(`user ${ctx.params.by} is not a member of this organization`);
+          if (user.role !== 'owner' && user.role !== 'admin') throw forbidden('only an owner or admin may create API keys');
           const limits = this.limitsOf(org);
-          if (!limits.apiAccess) throw adminError(`the ${org.plan} plan has no API access`, 'forbidden', 403);
+          if (!limits.apiAccess) throw forbidden(`the ${org.plan} plan has no API access`);
           const active = await models.ApiKey.count({ where: { org_id: org.id, revoked_at: null }, transaction });
-          if (active >= limits.maxApiKeys)
-            throw adminError(`the ${org.plan} plan allows ${limits.maxApiKeys} API keys; revoke one first`, 'conflict', 409);
+          if (active >= limits.maxApiKeys) throw conflict(`the ${org.plan} plan allows ${limits.maxApiKeys} API keys; revoke one first`);
           const key = generateApiKey();
           const row = await models.ApiKey.create(
             {
@@ -384,11 +380,10 @@ const AccountsService: ServiceSchema<AccountsSettings, AccountsMethods, Accounts
         const { models } = this.db;
         const key = await models.ApiKey.findByPk(ctx.params.key_id);
         if (!key || (ctx.params.org_id !== undefined && key.org_id !== ctx.params.org_id))
-          throw adminError(`API key ${ctx.params.key_id} not found`, 'not_found', 404);
+          throw notFound(`API key ${ctx.params.key_id} not found`);
         if (ctx.params.by !== undefined) {
           const user = await models.User.findOne({ where: { org_id: key.org_id, email: ctx.params.by.trim().toLowerCase() } });
-          if (!user || (user.role !== 'owner' && user.role !== 'admin'))
-            throw adminError('only an owner or admin may revoke API keys', 'forbidden', 403);
+          if (!user || (user.role !== 'owner' && user.role !== 'admin')) throw forbidden('only an owner or admin may revoke API keys');
         }
         if (!key.revoked_at) await key.update({ revoked_at: new Date() });
         return { revoked: true };
@@ -506,7 +501,7 @@ const AccountsService: ServiceSchema<AccountsSettings, AccountsMethods, Accounts
   methods: {
     async findOrg(orgId: string) {
       const org = await this.db.models.Organization.findByPk(orgId);
-      if (!org) throw adminError(`organization ${orgId} not found`, 'not_found', 404);
+      if (!org) throw notFound(`organization ${orgId} not found`);
       return org;
     },
     sessionInfo(sessionId: string, user: User, org: Organization): SessionInfo {

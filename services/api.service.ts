@@ -3,7 +3,7 @@
  *   per-IP rate limit → API key (401) and plan access (403) → JSON body checks (400/413)
  *   → route → `authorize`: the action's declared scope (403) and per-plan rate (429) → the action (ajv params, 400).
  * Every failure is answered through lib/errors.ts's single mapping.
- * Under /files it serves rendered videos, their posters and captions to anyone holding a signed link (lib/signing.ts).
+ * Under /files it serves rendered videos, their posters and captions to anyone holding a signed link (lib/storage/file-links.ts).
  * Its HTTP server bounds slow clients: header, request and keep-alive timeouts, connections per address (gateway/http-limits.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -13,11 +13,11 @@ import bodyParser from 'body-parser';
 import ApiGateway, { type Alias, type ApiSettingsSchema, type ContextResponseMeta, type Route } from 'moleculer-web';
 import { Errors, type ActionSchema, type Context, type Service, type ServiceSchema } from 'moleculer';
 import { configOf } from '../config';
-import { keyFromHeaders, KEY_PATTERN, type AuthContext } from '../lib/auth';
-import { clientIp, fromTrustedProxy, parseTrustedProxies, type TrustedProxies } from '../lib/client-ip';
+import { keyFromHeaders, KEY_PATTERN, type AuthContext } from '../lib/http/auth';
+import { clientIp, fromTrustedProxy, parseTrustedProxies, type TrustedProxies } from '../lib/http/client-ip';
 import { DASHBOARD_HEADERS, renderView } from '../lib/dashboard/render';
-import { coerceQueryParams } from '../lib/validator';
-import { cookieValue, SESSION_COOKIE } from '../lib/session';
+import { coerceQueryParams } from '../lib/http/validator';
+import { cookieValue, SESSION_COOKIE } from '../lib/http/session';
 import {
   forbidden,
   invalidInput,
@@ -29,7 +29,7 @@ import {
   unauthorized,
   unsupportedContentEncoding,
 } from '../lib/errors';
-import { moleculerMetricsText, opsMetricsText, PROMETHEUS_CONTENT_TYPE, type OpsMetrics } from '../lib/metrics';
+import { moleculerMetricsText, opsMetricsText, PROMETHEUS_CONTENT_TYPE, type OpsMetrics } from '../lib/ops/metrics';
 import { boundSlowClients } from './gateway/http-limits';
 import { buildOpenApiDocument } from './gateway/openapi';
 import { publicActions } from './gateway/public-actions';
@@ -41,10 +41,11 @@ import {
   type LayerState,
   type RateDecision,
   type RateLimiter,
-} from '../lib/rate-limiter';
+} from '../lib/http/rate-limiter';
 import { acquireDatabase, releaseDatabase, type Database } from '../lib/db/database';
-import { FILE_PATHS, fileKindOf, loadSigningKey, verifyFileLink } from '../lib/signing';
-import { storageFor, type ByteRange, type FileStorage } from '../lib/storage';
+import { FILE_PATHS, fileKindOf, loadSigningKey, verifyFileLink } from '../lib/storage/file-links';
+import { storageFor } from '../lib/storage/storage';
+import type { ByteRange, FileStorage } from '../lib/storage/files';
 import type { AuthenticateParams } from './accounts.service';
 import type { DownloadTargetParams, DownloadTargetResult } from './campaigns.service';
 import type { DashboardHttp, DashboardMeta } from './dashboard.service';
@@ -188,7 +189,7 @@ function serveDownload(dir: string) {
   };
 }
 
-/** GET and HEAD of `/files/<dir>/:file` for each directory of lib/signing.ts's FILE_PATHS (captions holds .vtt and .srt). */
+/** GET and HEAD of `/files/<dir>/:file` for each directory of lib/storage/file-links.ts's FILE_PATHS (captions holds .vtt and .srt). */
 const downloadAliases = () =>
   Object.fromEntries(
     [...new Set(Object.values(FILE_PATHS).map((p) => p.dir))].flatMap((dir) => [

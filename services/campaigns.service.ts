@@ -1,6 +1,6 @@
 /**
  * The campaign actor: creates campaigns (quota, idempotency, one transaction), answers reads, and owns
- * the state machine (lib/campaign-states.ts). Each generating state is one stage, performed by the
+ * the state machine (lib/campaign/states.ts). Each generating state is one stage, performed by the
  * action in STAGE_ACTIONS; a campaign whose stage has no running service waits in that state.
  */
 import { UUID_ANY_CASE } from '../lib/ids';
@@ -20,8 +20,8 @@ import {
   TITLE_MAX_CHARACTERS,
   UsageReportQuery,
   WebhookRedelivery,
-} from '../lib/api-schemas';
-import type { AuthContext } from '../lib/auth';
+} from '../lib/http/api-schemas';
+import type { AuthContext } from '../lib/http/auth';
 import {
   CAMPAIGN_STATES,
   canTransition,
@@ -34,7 +34,7 @@ import {
   VIDEO_STATES,
   type CampaignState,
   type VideoState,
-} from '../lib/campaign-states';
+} from '../lib/campaign/states';
 import type { Campaign, CampaignEvent, Video } from '../lib/db/models';
 import { findCampaignWithVideos } from '../lib/db/reads';
 import {
@@ -57,9 +57,9 @@ import {
   type StageInput,
   type StageParams,
   type VoiceoverResult,
-} from '../lib/stages';
-import { assertPublicUrl, guardFor, UrlRejectedError } from '../lib/net-guard';
-import { periodResetsAt, quotaPeriod, refundQuota, reserveQuota, usedInPeriod } from '../lib/quota';
+} from '../lib/campaign/stages';
+import { assertPublicUrl, guardFor, UrlRejectedError } from '../lib/net/net-guard';
+import { periodResetsAt, quotaPeriod, refundQuota, reserveQuota, usedInPeriod } from '../lib/campaign/quota';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 import {
   decodeListCursor,
@@ -69,12 +69,12 @@ import {
   presentCampaign,
   type CampaignRow,
   type VideoRow,
-} from '../lib/campaign-view';
-import { FILE_COLUMNS, fileLinks, loadSigningKey, type FileKind, type FileLinks, type LinkableVideo } from '../lib/signing';
-import { writeTerminalEvent } from '../lib/outbox';
-import { optionsOf, type CampaignMetadata, type CampaignOptions } from '../lib/campaign-options';
-import { buildUsageReport, type UsageReport } from '../lib/reports';
-import type { RedeliverParams, RedeliverResult } from '../lib/webhooks';
+} from '../lib/campaign/view';
+import { FILE_COLUMNS, fileLinks, loadSigningKey, type FileKind, type FileLinks, type LinkableVideo } from '../lib/storage/file-links';
+import { writeTerminalEvent } from '../lib/campaign/outbox';
+import { optionsOf, type CampaignMetadata, type CampaignOptions } from '../lib/campaign/options';
+import { buildUsageReport, type UsageReport } from '../lib/ops/reports';
+import type { RedeliverParams, RedeliverResult } from '../lib/net/webhooks';
 import type { CheckParams, CheckResult } from './capture.service';
 import type { CloseAbandonedResult } from './rendering.service';
 
@@ -171,7 +171,7 @@ export interface TimelineEvent {
 
 /** campaigns.create's answer (201, or the replayed answer of the same Idempotency-Key). */
 export type CreateCampaignResult = { success: boolean; campaign_id: string; job_id: string; status: string };
-/** campaigns.get's and campaigns.publish's answer: the public JSON of lib/campaign-view.ts. */
+/** campaigns.get's and campaigns.publish's answer: the public JSON of lib/campaign/view.ts. */
 export type CampaignView = Record<string, unknown>;
 export interface TransitionResult {
   campaign_id: string;
@@ -185,7 +185,7 @@ export interface RenderProgressResult {
   campaign_id: string;
   progress: number;
 }
-/** A campaign's terminal webhook event, as the dispatcher takes it over (lib/outbox.ts wrote it). */
+/** A campaign's terminal webhook event, as the dispatcher takes it over (lib/campaign/outbox.ts wrote it). */
 export interface WebhookEvent {
   event_id: string;
   event_type: string;
@@ -1027,13 +1027,12 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
           return;
         }
         this.logger.error(`campaign ${campaignId}: stage failed: ${e.message}`);
-        const refused = e.type === 'invalid_input' && e.code === 422;
         const known = (STAGE_ERROR_CODES as readonly string[]).includes(e.type ?? '');
         await this.applyTransition({
           campaign_id: campaignId,
           to: 'failed',
-          error_code: refused ? 'capture_failed' : known ? e.type : 'internal',
-          error_message: refused || known ? e.message : 'A generation step failed.',
+          error_code: known ? e.type : 'internal',
+          error_message: known ? e.message : 'A generation step failed.',
         }).catch((inner: Error) => this.logger.error(`campaign ${campaignId}: could not record failure`, inner.message));
       } finally {
         clearInterval(renew);
@@ -1045,7 +1044,7 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
       }
     },
 
-    /** The videos' part of a stage's result (lib/stages.ts), recorded by their owner. */
+    /** The videos' part of a stage's result (lib/campaign/stages.ts), recorded by their owner. */
     async recordStageResult(state: CampaignState, result: unknown, transaction: Transaction) {
       const { Video: Videos } = this.db.models;
       if (state === 'scripting') {
@@ -1053,7 +1052,7 @@ const CampaignsService: ServiceSchema<CampaignsSettings, CampaignsMethods, Campa
         for (const { language, script_source: source } of sources) {
           await Videos.update({ script_source: source }, { where: { campaign_id: campaignId, language }, transaction });
         }
-        // Named by the warning of a video narrated in it (lib/campaign-view.ts); a page's declared language is its text.
+        // Named by the warning of a video narrated in it (lib/campaign/view.ts); a page's declared language is its text.
         const page = pageLanguageCode(pageLanguage);
         if (page) await this.db.models.Campaign.update({ page_language: page }, { where: { id: campaignId }, transaction });
       } else if (state === 'voiceover') {

@@ -28,14 +28,15 @@ import { refusalReason } from '../lib/capture/refusal';
 import { screenBudget } from '../lib/script/analyze';
 import { sectionsToShoot } from '../lib/script/sections';
 import type { PageCapture, ScreenshotRef } from '../lib/db/models';
-import { guardFor } from '../lib/net-guard';
-import { EgressProxy, type EgressDecision } from '../lib/egress-proxy';
+import { guardFor } from '../lib/net/net-guard';
+import { EgressProxy, type EgressDecision } from '../lib/net/egress-proxy';
 import { fetchLogo, LogoError } from '../lib/capture/logo';
 import { fetchMusic, MusicError } from '../lib/capture/music';
-import { invalidInput, stageFailure, StageInterruptedError } from '../lib/errors';
-import { campaignTrace, STAGE_PARAMS_SCHEMA, type CapturedPage, type StageInput, type StageParams } from '../lib/stages';
-import { storageKeys } from '../lib/storage-keys';
-import { storageFor, type FileStorage } from '../lib/storage';
+import { invalidInput, PageRefusedError, stageFailure, StageInterruptedError } from '../lib/errors';
+import { campaignTrace, STAGE_PARAMS_SCHEMA, type CapturedPage, type StageInput, type StageParams } from '../lib/campaign/stages';
+import { storageKeys } from '../lib/storage/keys';
+import { storageFor } from '../lib/storage/storage';
+import type { FileStorage } from '../lib/storage/files';
 import { CancelableMixin, type CancelableMethods } from '../mixins/cancelable.mixin';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 
@@ -233,6 +234,8 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
           if (cancel.signal.aborted) throw cancel.signal.reason;
           // A node going down is not the campaign's fault: the actor keeps it waiting and resumes it elsewhere.
           if (this.stopping) throw new StageInterruptedError('capture interrupted: node stopping');
+          // The page refused now though it passed the check at create (it changed since): the campaign fails with its reason.
+          if (err instanceof PageRefusedError) throw stageFailure('capture_failed', err.message, false);
           throw err;
         } finally {
           cancel.done();
@@ -400,10 +403,10 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
       try {
         opened = await openPage(page, url, viewport, timeout);
       } catch (err) {
-        throw invalidInput(describeLoadError(err), 422);
+        throw new PageRefusedError(describeLoadError(err));
       }
       const reason = refusalReason(opened.signals);
-      if (reason) throw invalidInput(reason, 422);
+      if (reason) throw new PageRefusedError(reason);
       return { finalUrl: opened.signals.finalUrl, status: opened.signals.status, title: opened.signals.title };
     },
 

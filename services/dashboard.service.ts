@@ -10,15 +10,22 @@ import crypto from 'node:crypto';
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import { configOf } from '../config';
 import { DEFAULT_LANGUAGES, DEFAULT_PLATFORMS, PLATFORM_NAMES, SUPPORTED_LANGUAGES } from '../config/catalog';
-import { API_SCOPES, type AuthContext } from '../lib/auth';
-import { CAMPAIGN_STATES } from '../lib/campaign-states';
-import { MUSIC_DEFAULT_VOLUME } from '../lib/campaign-options';
+import { API_SCOPES, type AuthContext } from '../lib/http/auth';
+import { CAMPAIGN_STATES } from '../lib/campaign/states';
+import { MUSIC_DEFAULT_VOLUME } from '../lib/campaign/options';
 import { loadStaticFiles, renderView, sameOriginLink } from '../lib/dashboard/render';
 import { forbidden, invalidInput, notFound, serviceUnavailable, toErrorResponse, unauthorized } from '../lib/errors';
-import { createRateLimiter, RateLimiterUnavailableError, type LayerCheck, type RateLimiter } from '../lib/rate-limiter';
-import { clearedSessionCookie, csrfToken, generateSessionToken, sameToken, sessionCookie, SESSION_TOKEN_PATTERN } from '../lib/session';
-import { loadSigningKey } from '../lib/signing';
-import type { ScriptOutputs } from '../lib/stages';
+import { createRateLimiter, RateLimiterUnavailableError, type LayerCheck, type RateLimiter } from '../lib/http/rate-limiter';
+import {
+  clearedSessionCookie,
+  csrfToken,
+  generateSessionToken,
+  sameToken,
+  sessionCookie,
+  SESSION_TOKEN_PATTERN,
+} from '../lib/http/session';
+import { loadSigningKey } from '../lib/storage/file-links';
+import type { ScriptOutputs } from '../lib/campaign/stages';
 import type {
   KeyCreateParams,
   KeyCreateResult,

@@ -1,11 +1,12 @@
 /**
  * The file store: the node that keeps DATA_DIR/files (or SHARED_FILES_DIR) serves it to nodes that share
  * no disk with it (render nodes, capture nodes) through Moleculer streams. Run it on one node, or on
- * several that mount the same directory. lib/storage.ts is its only client.
+ * several that mount the same directory. lib/storage/storage.ts is its only client.
  */
 import { Readable } from 'node:stream';
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
-import { LocalFileStorage, localFilesRoot, type FileStat } from '../lib/storage';
+import { LocalFileStorage, localFilesRoot } from '../lib/storage/storage';
+import type { FileStat } from '../lib/storage/files';
 import { notFound } from '../lib/errors';
 
 export interface KeyParams {

@@ -1,12 +1,12 @@
 /**
  * Operators' read side: the figures behind GET /metrics, campaigns per state, one campaign's timeline,
  * its webhook deliveries, and the render nodes with the queue. Internal only (the REPL commands in
- * lib/repl-commands.ts and the gateway's /metrics call it); reads, never writes.
+ * lib/ops/repl-commands.ts and the gateway's /metrics call it); reads, never writes.
  */
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
-import { CAMPAIGN_STATES, type CampaignState } from '../lib/campaign-states';
+import { CAMPAIGN_STATES, type CampaignState } from '../lib/campaign/states';
 import { notFound, serviceUnavailable } from '../lib/errors';
-import type { OpsMetrics, RenderNodeSlots } from '../lib/metrics';
+import type { OpsMetrics, RenderNodeSlots } from '../lib/ops/metrics';
 import {
   campaignDeliveries,
   campaignStateCounts,
@@ -20,7 +20,7 @@ import {
   type RenderNodesView,
   type StateOverview,
   type WebhookDeliveryView,
-} from '../lib/ops-queries';
+} from '../lib/ops/queries';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 import { declaredSlots } from '../lib/render/slots';
 import type { RendererStatusResult } from './renderer.service';

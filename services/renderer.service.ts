@@ -1,6 +1,6 @@
 /**
  * A render node's service: turns one storyboard into one MP4 with editly. It holds no database and
- * shares no disk: the storyboard comes in the call, files come and go through lib/storage.ts. It renders
+ * shares no disk: the storyboard comes in the call, files come and go through lib/storage/storage.ts. It renders
  * at most RENDER_CONCURRENCY videos at once and refuses more (RENDERER_BUSY), announcing its busy slots
  * on every change so callers balance by them (lib/render/slots.ts).
  *
@@ -9,18 +9,19 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { type Context, type Service, type ServiceSchema, type ServiceSettingSchema } from 'moleculer';
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import { configOf } from '../config';
 import { isClusterUnreachable, RendererBusyError, RenderInterruptedError } from '../lib/errors';
 import { RenderAbortedError, renderVideo } from '../lib/render/render-video';
 import { CancelableMixin, type CancelableMethods } from '../mixins/cancelable.mixin';
 import type { RenderMeta, SlotReport } from '../lib/render/slots';
-import { storageFor, type FileStorage } from '../lib/storage';
-import type { Storyboard } from '../lib/storyboard';
+import { storageFor } from '../lib/storage/storage';
+import type { FileStorage } from '../lib/storage/files';
+import type { Storyboard } from '../lib/campaign/storyboard';
 
 export interface RenderVideoParams {
   video_id: string;
-  /** Where the video, its poster (JPEG) and its SubRip captions are stored (lib/storage-keys.ts). */
+  /** Where the video, its poster (JPEG) and its SubRip captions are stored (lib/storage/keys.ts). */
   output_key: string;
   thumbnail_key: string;
   captions_srt_key: string;

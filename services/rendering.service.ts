@@ -13,12 +13,20 @@
 import { Errors, type Context, type Service, type ServiceSchema, type ServiceSettingSchema } from 'moleculer';
 import { configOf } from '../config';
 import type { RenderAttempt } from '../lib/db/models';
-import { CampaignCanceledError, RendererBusyError, RenderInterruptedError, stageFailure, StageInterruptedError } from '../lib/errors';
+import {
+  CampaignCanceledError,
+  isTransporterDown,
+  RENDER_LOST_ON,
+  RendererBusyError,
+  RenderInterruptedError,
+  stageFailure,
+  StageInterruptedError,
+} from '../lib/errors';
 import { slotTableOf, takeRenderNode, type RenderMeta, type SlotReport } from '../lib/render/slots';
-import { campaignTrace, STAGE_PARAMS_SCHEMA, type RecordVideoParams, type StageInput, type StageParams } from '../lib/stages';
-import type { ReportInputs } from '../lib/reports';
-import { storageKeys } from '../lib/storage-keys';
-import type { Storyboard } from '../lib/storyboard';
+import { campaignTrace, STAGE_PARAMS_SCHEMA, type RecordVideoParams, type StageInput, type StageParams } from '../lib/campaign/stages';
+import type { ReportInputs } from '../lib/ops/reports';
+import { storageKeys } from '../lib/storage/keys';
+import type { Storyboard } from '../lib/campaign/storyboard';
 import { CancelableMixin, type CancelableMethods } from '../mixins/cancelable.mixin';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 import type { RendererStatusResult, RenderVideoParams, RenderVideoResult } from './renderer.service';
@@ -32,22 +40,12 @@ const NO_NODE_GRACE_MS = 30_000;
 /** How often a render in flight is checked on its node (watchRender), and a full cluster asked for its slots again. */
 const RENDER_WATCH_MS = 10_000;
 const SLOT_REFRESH_MS = 10_000;
-/** Moleculer's BrokerDisconnectedError: this node's transporter is down, and the call never left. */
-const TRANSPORTER_DOWN = 'BAD_GATEWAY';
 /** How long a render waits for this node's transporter to come back before the stage gives up for now (the campaign waits). */
 const TRANSPORTER_WAIT_MS = 60_000;
-/** Renders lost with their node before the video is given up (a guard against a node that always dies). */
 /** What a lost attempt says when the stage that sent it died with its node, not the render node. */
 const ABANDONED_MESSAGE = 'The node running the rendering stage stopped before this render answered; the video was sent again.';
+/** Renders lost with their node before the video is given up (a guard against a node that always dies). */
 const MAX_LOST_RENDERS = 6;
-const LOST = new Set([
-  'REQUEST_REJECTED',
-  RenderInterruptedError.TYPE,
-  'REQUEST_TIMEOUT',
-  'SERVICE_NOT_AVAILABLE',
-  'SERVICE_NOT_FOUND',
-  StageInterruptedError.TYPE,
-]);
 
 type StageVideo = StageInput['videos'][number];
 
@@ -137,8 +135,8 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
           }),
         ).finally(() => cancel.done());
         if (cancel.signal.aborted) throw cancel.signal.reason;
-        const lostNodes = outcomes.find((o) => o.status === 'rejected' && LOST.has((o.reason as { type?: string }).type ?? ''));
-        const failed = outcomes.filter((o) => o.status === 'rejected' && !LOST.has((o.reason as { type?: string }).type ?? ''));
+        const lostNodes = outcomes.find((o) => o.status === 'rejected' && RENDER_LOST_ON.has((o.reason as { type?: string }).type ?? ''));
+        const failed = outcomes.filter((o) => o.status === 'rejected' && !RENDER_LOST_ON.has((o.reason as { type?: string }).type ?? ''));
         if (failed.length) {
           throw stageFailure(
             'render_failed',
@@ -274,7 +272,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
             await slotTableOf(this.broker).changed(1000);
             continue;
           }
-          if (e.type === TRANSPORTER_DOWN) {
+          if (isTransporterDown(err)) {
             // This node's own transporter is down (Redis restarting): the render never left. Sent again once it is back.
             await finish('lost');
             this.logger.warn(`video ${video.id}: render not sent (${e.message}); sending it again once the transporter is back`);
@@ -282,7 +280,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
             await this.recordVideo(video.campaign_id, { video_id: video.id, status: 'queued' });
             throw new StageInterruptedError(`The cluster's transporter has been down for ${TRANSPORTER_WAIT_MS / 1000} s.`);
           }
-          if (LOST.has(e.type ?? '')) {
+          if (RENDER_LOST_ON.has(e.type ?? '')) {
             await finish('lost');
             lost += 1;
             this.logger.warn(`video ${video.id}: render lost (${e.message}); sending it to another node`);

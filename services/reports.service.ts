@@ -1,12 +1,12 @@
 /**
  * The reports of decisions §11 (scope reports:read). This actor owns no table: it asks each owner for its facts
  * (campaigns for the campaign, its transitions and the month's counts; script for the scripts; voice for the
- * storyboards as spoken; rendering for the render attempts) and lib/reports.ts assembles them. The campaign actor
+ * storyboards as spoken; rendering for the render attempts) and lib/ops/reports.ts assembles them. The campaign actor
  * checks the caller's organization first, so nothing is asked of the others for a campaign that is not theirs.
  */
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
-import { CampaignReportSchema, ReportIdParams, UsageReportQuery, UsageReportSchema } from '../lib/api-schemas';
-import { isGenerating } from '../lib/campaign-states';
+import { CampaignReportSchema, ReportIdParams, UsageReportQuery, UsageReportSchema } from '../lib/http/api-schemas';
+import { isGenerating } from '../lib/campaign/states';
 import { notFound } from '../lib/errors';
 import {
   buildCampaignReport,
@@ -15,8 +15,8 @@ import {
   type CampaignReport,
   type ReportInputs,
   type UsageReport,
-} from '../lib/reports';
-import type { ScriptOutputs, StageParams } from '../lib/stages';
+} from '../lib/ops/reports';
+import type { ScriptOutputs, StageParams } from '../lib/campaign/stages';
 import type { CampaignByIdParams, CampaignMeta, CampaignView, TimelineEvent, UsageReportParams } from './campaigns.service';
 import type { RenderAttemptView } from './rendering.service';
 import type { StoryboardsResult } from './voice.service';

@@ -31,9 +31,10 @@ import {
   type ScriptOutputs,
   type StageInput,
   type StageParams,
-} from '../lib/stages';
-import { storageFor, type FileStorage } from '../lib/storage';
-import { createTranslator, TranslationError, type Translator } from '../lib/translate';
+} from '../lib/campaign/stages';
+import { storageFor } from '../lib/storage/storage';
+import type { FileStorage } from '../lib/storage/files';
+import { createTranslator, TranslationError, type Translator } from '../lib/script/translate';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 
 /** script.analyze's answer. */
@@ -51,7 +52,7 @@ type ScriptMethods = DbMethods & {
 
 interface ScriptLocalVars {
   storage: FileStorage;
-  /** Undefined when no translation provider is configured (lib/translate.ts). */
+  /** Undefined when no translation provider is configured (lib/script/translate.ts). */
   translator: Translator | undefined;
   /** Undefined when no script model is configured (SCRIPT_BASE_URL, lib/script/model-writer.ts). */
   scriptModel: ScriptModel | undefined;
@@ -147,7 +148,7 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
             );
           }
         });
-        // The videos' script_source is the campaign actor's to record (lib/stages.ts).
+        // The videos' script_source is the campaign actor's to record (lib/campaign/stages.ts).
         return {
           campaign_id: campaign.id,
           script_sources: scripts.map((s) => ({ language: s.language, script_source: s.source })),

@@ -11,21 +11,24 @@ import pLimit from 'p-limit';
 import type { Transaction } from 'sequelize';
 import { configOf } from '../config';
 import type { LanguageCode, PlatformName } from '../config/catalog';
-import type { CampaignOptions } from '../lib/campaign-options';
-import { buildCues, buildWordCues, toWebVtt } from '../lib/captions';
+import type { CampaignOptions } from '../lib/campaign/options';
+import { buildCues, buildWordCues, toWebVtt } from '../lib/voice/captions';
 import type { StoryboardRow } from '../lib/db/models';
 import { stageFailure } from '../lib/errors';
 import { CLOSING_SECONDS, TITLE_SECONDS } from '../lib/script/analyze';
 import { HERO_NARRATION_SECONDS, SCREEN_NARRATION_SECONDS, shortenNarration, type ScriptScene } from '../lib/script/writer';
-import { STAGE_PARAMS_SCHEMA, type ScriptOutputs, type StageInput, type StageParams, type VoiceoverResult } from '../lib/stages';
-import { storageFor, type FileStorage } from '../lib/storage';
-import { storageKeys } from '../lib/storage-keys';
-import { buildStoryboard, type Storyboard, type StoryboardScene } from '../lib/storyboard';
+import { STAGE_PARAMS_SCHEMA, type ScriptOutputs, type StageInput, type StageParams, type VoiceoverResult } from '../lib/campaign/stages';
+import { storageFor } from '../lib/storage/storage';
+import type { FileStorage } from '../lib/storage/files';
+import { storageKeys } from '../lib/storage/keys';
+import { buildStoryboard, type Storyboard, type StoryboardScene } from '../lib/campaign/storyboard';
 import { concatAudio, measureDuration, normalizeAudio } from '../lib/voice/audio';
 import { run } from '../lib/voice/exec';
 import { OfflineSpeechProvider } from '../lib/voice/offline';
-import { createSpeechProvider, SpeechProviderError, type SpeechProvider, type SpeechRequest, type SpeechResult } from '../lib/voice/tts';
-import { wordTimings, type WordTiming } from '../lib/voice/word-timing';
+import { createSpeechProvider } from '../lib/voice/tts';
+import { SpeechProviderError, type SpeechProvider, type SpeechRequest, type SpeechResult } from '../lib/voice/speech';
+import { wordTimings } from '../lib/voice/word-timing';
+import { type WordTiming } from '../lib/voice/speech';
 import { CancelableMixin, type CancelableMethods } from '../mixins/cancelable.mixin';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 
@@ -54,7 +57,7 @@ interface SaidScene {
   spoken: SpokenScene;
 }
 
-/** The voices a campaign asked for, per language (lib/campaign-options.ts). */
+/** The voices a campaign asked for, per language (lib/campaign/options.ts). */
 type CampaignVoices = NonNullable<CampaignOptions['voice']>;
 
 /** voice.storyboards' answer: each video's storyboard. */
@@ -265,7 +268,7 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
             await models.Storyboard.create({ video_id: videoId, campaign_id: campaign.id, document }, { transaction });
           }
         });
-        // Each video's captions file is the campaign actor's to record (lib/stages.ts).
+        // Each video's captions file is the campaign actor's to record (lib/campaign/stages.ts).
         return {
           campaign_id: campaign.id,
           captions: storyboards.map(({ videoId, document }) => ({ video_id: videoId, captions_key: document.captionsKey })),

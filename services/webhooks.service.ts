@@ -16,7 +16,7 @@ import { configOf } from '../config';
 import type { WebhookDelivery } from '../lib/db/models';
 import type { Transaction } from 'sequelize';
 import { allowanceExhausted, conflict, notFound } from '../lib/errors';
-import { guardFor } from '../lib/net-guard';
+import { guardFor } from '../lib/net/net-guard';
 import {
   attemptDelivery,
   REDELIVERY_WINDOW_MS,
@@ -25,7 +25,7 @@ import {
   type RedeliverParams,
   type RedeliverResult,
   type WebhookEventType,
-} from '../lib/webhooks';
+} from '../lib/net/webhooks';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 import type { WebhookSecretParams } from './accounts.service';
 import type { WebhookEvent } from './campaigns.service';

@@ -4,7 +4,7 @@
  */
 import 'moleculer';
 import type { AppConfig } from '../config';
-import type { ApiScope } from '../lib/auth';
+import type { ApiScope } from '../lib/http/auth';
 
 declare module 'moleculer' {
   interface ActionSchema {

@@ -12,9 +12,9 @@ import os from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import pg from 'pg';
 import autocannon from 'autocannon';
-import { presentCampaign, type CampaignRow, type VideoRow } from '../../lib/campaign-view';
+import { presentCampaign, type CampaignRow, type VideoRow } from '../../lib/campaign/view';
 import { startHarness, TEST_DATABASE_URL, type Harness } from '../../test/support/harness';
-import { hashApiKey } from '../../lib/auth';
+import { hashApiKey } from '../../lib/http/auth';
 import { assertAllOk, BenchFailure, positiveInteger } from '../support';
 
 const UNLIMITED = 10_000_000;

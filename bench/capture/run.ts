@@ -11,7 +11,7 @@ import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { BrowserPool } from '../../lib/capture/browser-pool';
 import { DESKTOP, makePresentable, openPage, readText, shootSections } from '../../lib/capture/page-reader';
 import { refusalReason } from '../../lib/capture/refusal';
-import { EgressProxy, type EgressDecision } from '../../lib/egress-proxy';
+import { EgressProxy, type EgressDecision } from '../../lib/net/egress-proxy';
 import { startFixtureSite, type FixtureSite } from '../../test/fixtures/site/server';
 import { positiveInteger } from '../support';
 

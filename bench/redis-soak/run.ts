@@ -157,7 +157,7 @@ async function clientList(url: string): Promise<Array<Record<string, string>> | 
   }
 }
 
-/** A node's transporter connections in CLIENT LIST (named `<node id>:subscriber` / `:publisher` by lib/redis-transporter.ts). */
+/** A node's transporter connections in CLIENT LIST (named `<node id>:subscriber` / `:publisher` by lib/net/redis-transporter.ts). */
 function connectionsOf(list: Array<Record<string, string>>, nodeID: string): { subscribers: number; publishers: number; sub: number } {
   const name = nodeID.replace(/[^\x21-\x7e]/g, '_');
   const subscribers = list.filter((c) => c.name === `${name}:subscriber`);

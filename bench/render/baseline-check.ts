@@ -8,7 +8,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { parseWebVtt } from '../../lib/captions';
+import { parseWebVtt } from '../../lib/voice/captions';
 import { deliverableProblems, probeVideo } from '../../lib/render/media';
 import { run } from '../../lib/voice/exec';
 import { renderWithFfmpeg } from './ffmpeg-baseline';

@@ -12,10 +12,10 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { parseWebVtt, toWebVtt } from '../../lib/captions';
+import { parseWebVtt, toWebVtt } from '../../lib/voice/captions';
 import { deliverableProblems, probeVideo } from '../../lib/render/media';
 import { renderVideo } from '../../lib/render/render-video';
-import type { Storyboard } from '../../lib/storyboard';
+import type { Storyboard } from '../../lib/campaign/storyboard';
 import { run } from '../../lib/voice/exec';
 import { median, peakMiB, positiveInteger } from '../support';
 import { makeBenchStoryboard, type BenchFixture, type BenchLanguage } from './fixture';

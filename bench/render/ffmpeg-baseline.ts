@@ -16,11 +16,20 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { parseWebVtt, type Cue } from '../../lib/captions';
-import { boxInFrame, boxWithin, cutsContent, frameShot, KEN_BURNS_ZOOM, safeZoneFor, uncutFraming, type Box } from '../../lib/framing';
+import { parseWebVtt, type Cue } from '../../lib/voice/captions';
+import {
+  boxInFrame,
+  boxWithin,
+  cutsContent,
+  frameShot,
+  KEN_BURNS_ZOOM,
+  safeZoneFor,
+  uncutFraming,
+  type Box,
+} from '../../lib/render/framing';
 import { chooseFocus, planScroll, scrollExpression } from '../../lib/render/camera';
 import { highlightFilters } from '../../lib/render/clip-graph';
-import type { Storyboard, StoryboardScene } from '../../lib/storyboard';
+import type { Storyboard, StoryboardScene } from '../../lib/campaign/storyboard';
 import { runMeasured, type ProcessStats } from './process-stats';
 
 export interface FfmpegBaselineOptions {
@@ -238,7 +247,7 @@ function cardClip(
 /**
  * Screenshot scene: the contain-blur composition is made once from the single PNG frame and looped (a still
  * needs no per-frame blur), then zoompan zooms 1.0 → ZOOM_END about the centre; the headline band is drawn
- * after the zoom so it stays still. A screenshot with a content box is framed as ours frames it (lib/framing.ts,
+ * after the zoom so it stays still. A screenshot with a content box is framed as ours frames it (lib/render/framing.ts,
  * the same geometry), the narrated element marked with the same drawbox; a section taller than its zone scrolls
  * as ours does (lib/render/camera.ts's plan and expression): its whole picture, looped, cropped by the time
  * expression and overlaid on the looped backdrop, before the zoom.

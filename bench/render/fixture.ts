@@ -5,8 +5,8 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { buildCues, toWebVtt } from '../../lib/captions';
-import { fontFor, type Storyboard, type StoryboardScene } from '../../lib/storyboard';
+import { buildCues, toWebVtt } from '../../lib/voice/captions';
+import { fontFor, type Storyboard, type StoryboardScene } from '../../lib/campaign/storyboard';
 import { concatAudio, measureDuration } from '../../lib/voice/audio';
 import { run } from '../../lib/voice/exec';
 import { filterValue, resolveFont, type StoryboardFiles } from './ffmpeg-baseline';

@@ -15,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { RenderQuality } from '../../lib/render/plan';
+import type { RenderQuality } from '../../config/catalog';
 import { startHarness, type Harness } from '../../test/support/harness';
 import { startRenderNode, waitForRenderers, type RenderNode } from '../../test/support/render-node';
 import { runCampaign } from '../../test/support/campaign-run';

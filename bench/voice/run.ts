@@ -28,7 +28,8 @@ import { transcribe, wordErrorRate } from '../../lib/voice/intelligibility';
 import { OpenJTalkProvider } from '../../lib/voice/open-jtalk';
 import { PicoProvider } from '../../lib/voice/pico';
 import { RHVoiceProvider } from '../../lib/voice/rhvoice';
-import { EspeakProvider, type SpeechProvider } from '../../lib/voice/tts';
+import { EspeakProvider } from '../../lib/voice/tts';
+import { type SpeechProvider } from '../../lib/voice/speech';
 
 const PARAGRAPHS: Partial<Record<LanguageCode, string>> = {
   en: 'Acme Analytics connects your product, billing and CRM data and turns it into live dashboards in minutes. Share insights where your team already works, and stay secure by default.',

@@ -26,8 +26,10 @@ import { toSixteenKhzMono } from '../../lib/voice/intelligibility';
 import { OpenJTalkProvider } from '../../lib/voice/open-jtalk';
 import { PicoProvider } from '../../lib/voice/pico';
 import { RHVoiceProvider } from '../../lib/voice/rhvoice';
-import { ESPEAK_VOICES, EspeakProvider, type SpeechProvider, type SpeechRequest } from '../../lib/voice/tts';
-import { captionWords, measureWordTimings, wordTimings, type WordTiming } from '../../lib/voice/word-timing';
+import { ESPEAK_VOICES, EspeakProvider } from '../../lib/voice/tts';
+import { type SpeechProvider, type SpeechRequest } from '../../lib/voice/speech';
+import { captionWords, measureWordTimings, wordTimings } from '../../lib/voice/word-timing';
+import { type WordTiming } from '../../lib/voice/speech';
 
 const TARGET_MEDIAN_MS = 60;
 

@@ -1,13 +1,13 @@
 /**
  * The Chromium pool behind the capture service: puppeteer-cluster on Debian's Chromium, driven by
- * puppeteer-core, with every connection forced through our egress proxy (lib/egress-proxy.ts).
+ * puppeteer-core, with every connection forced through our egress proxy (lib/net/egress-proxy.ts).
  * Each page has an incognito context of its own in one browser, relaunched when it fails and after
  * `pagesPerBrowser` pages, so a leaking browser never lives long (recyclingContexts).
  */
 import type { Browser, BrowserContext, LaunchOptions, Page } from 'puppeteer-core';
 import { Cluster } from 'puppeteer-cluster';
 import ConcurrencyImplementation, { type WorkerInstance } from 'puppeteer-cluster/dist/concurrency/ConcurrencyImplementation';
-import { chromiumProxyArgs } from '../egress-proxy';
+import { chromiumProxyArgs } from '../net/egress-proxy';
 import { stageFailure } from '../errors';
 
 export interface BrowserPoolOptions {

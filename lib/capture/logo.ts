@@ -2,7 +2,7 @@
  * A campaign's logo (create's `brand.logo_url`): fetched through the address guard (lib/capture/remote-file.ts), read as an image by node-canvas (PNG, JPEG, GIF, SVG), and
  * kept as a PNG no larger than LOGO_MAX_PIXELS on its longer side, which is all a card ever draws.
  */
-import type { GuardOptions } from '../net-guard';
+import type { GuardOptions } from '../net/net-guard';
 import { fetchRemoteFile, RemoteFileError } from './remote-file';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -7,7 +7,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { GuardOptions } from '../net-guard';
+import type { GuardOptions } from '../net/net-guard';
 import { run } from '../voice/exec';
 import { fetchRemoteFile, RemoteFileError } from './remote-file';
 

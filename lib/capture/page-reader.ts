@@ -7,8 +7,8 @@
 import fs from 'node:fs';
 import type { HTTPResponse, Page } from 'puppeteer-core';
 import type { PageSignals } from './refusal';
-import { EGRESS_REFUSED_HEADER } from '../egress-proxy';
-import type { Box } from '../framing';
+import { EGRESS_REFUSED_HEADER } from '../net/egress-proxy';
+import type { Box } from '../render/framing';
 import type { SectionFeatures } from '../script/sections';
 
 export interface Viewport {
@@ -87,6 +87,17 @@ export async function openPage(
     if (refusedNext) throw new Error(`ERR_EGRESS_${refusedNext}`);
     await page.waitForNetworkIdle({ idleTime: 300, timeout: Math.min(5000, timeoutMs) }).catch(() => undefined);
   }
+  // A page drawn by its own scripts (a single-page app, a Markdown page rendered in the browser) can still be blank
+  // when the network falls quiet, the more so on a busy node: it has a few seconds to show text or a picture before
+  // it is judged empty (the rule of lib/capture/refusal.ts).
+  await page
+    .waitForFunction(
+      () =>
+        (document.body?.innerText ?? '').replace(/\s+/g, ' ').trim().length >= 20 ||
+        [...document.images].some((img) => img.naturalWidth > 32),
+      { timeout: Math.min(5000, timeoutMs), polling: 250 },
+    )
+    .catch(() => undefined);
   const seen = await page.evaluate(() => {
     const visible = (el: Element) => {
       const rect = el.getBoundingClientRect();
@@ -263,7 +274,7 @@ export interface Shot {
   textPx?: number;
   /** The shot's content (its text and media, clipped to what is on screen below a pinned header), in image pixels. */
   content: Box;
-  /** The section's heading and paragraph-level blocks on screen, with their text, in image pixels (lib/framing.ts ShotContent.focus). */
+  /** The section's heading and paragraph-level blocks on screen, with their text, in image pixels (lib/render/framing.ts ShotContent.focus). */
   focus?: Array<{ box: Box; text: string }>;
 }
 
@@ -485,7 +496,7 @@ export async function shootSections(page: Page, maxShots: number, choice: Sectio
         }
         return box ?? area;
       };
-      /** The median CSS font size of the text inside `area`: how large the page's type is (lib/framing.ts keeps it legible). */
+      /** The median CSS font size of the text inside `area`: how large the page's type is (lib/render/framing.ts keeps it legible). */
       const textPxOf = (area: { top: number; bottom: number }, within?: Element[]) => {
         const sizes = leaves
           .filter(

@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { assertAllowedHostLiteral, AddressBlockedError, guardedLookup, type GuardOptions } from '../net-guard';
+import { assertAllowedHostLiteral, AddressBlockedError, guardedLookup, type GuardOptions } from '../net/net-guard';
 
 const MAX_REDIRECTS = 3;
 

@@ -1,10 +1,10 @@
 /** Sequelize models over the tables created by migrations/ (the migrations own the schema; nothing here syncs). */
-import type { CampaignMetadata, CampaignOptions } from '../campaign-options';
+import type { CampaignMetadata, CampaignOptions } from '../campaign/options';
 import { DataTypes, Model, type InferAttributes, type InferCreationAttributes, type CreationOptional, type Sequelize } from 'sequelize';
 import type { CampaignPlanDocument } from '../script/analyze';
 import type { ScriptDocument } from '../script/writer';
-import type { Storyboard } from '../storyboard';
-import type { Box } from '../framing';
+import type { Storyboard } from '../campaign/storyboard';
+import type { Box } from '../render/framing';
 
 const common = { underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' } as const;
 const uuidPk = { type: DataTypes.UUID, primaryKey: true, defaultValue: DataTypes.UUIDV4 };

@@ -4,12 +4,12 @@
  * include's join cost more CPU than the database (bench/api/README.md has the profile). Each stays with the owner of
  * its tables: the key query is the accounts service's, the campaign query the campaign actor's. The SQL is plain
  * enough for both dialects; what SQLite answers as text (JSON columns) is parsed here, and dates stay as the driver
- * gives them (Date from pg, text from SQLite), which is what lib/campaign-view.ts accepts. On PostgreSQL each is a
+ * gives them (Date from pg, text from SQLite), which is what lib/campaign/view.ts accepts. On PostgreSQL each is a
  * named prepared statement on a connection of Sequelize's pool: parsed and planned once per connection, not per request.
  */
 import type { QueryResultRow } from 'pg';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import type { CampaignRow, VideoRow } from '../campaign-view';
+import type { CampaignRow, VideoRow } from '../campaign/view';
 import { DatabaseUnavailableError, isDatabaseUnavailable } from '../errors';
 
 /** An active key with its organization's plan columns. */

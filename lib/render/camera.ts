@@ -12,7 +12,7 @@
  *   section too tall to be scrolled whole so within the clip is scrolled only as far as that speed allows,
  *   chosen so that the narrated element is in view at the end (and the heading at the start when both fit).
  */
-import type { Box } from '../framing';
+import type { Box } from './framing';
 
 /**
  * Frame heights a second at the fastest point of a scroll: a line of the page crosses the whole frame in no less
@@ -77,7 +77,7 @@ export function scrollExpression(move: ScrollMove): string {
   return `st(0,clip((t-${num(move.start)})/${num(span)},0,1));${num(move.from)}+${num(move.to - move.from)}*ld(0)*ld(0)*(3-2*ld(0))`;
 }
 
-/** One element of a screenshot the narration may speak of (lib/framing.ts ShotContent.focus). */
+/** One element of a screenshot the narration may speak of (lib/render/framing.ts ShotContent.focus). */
 export interface FocusBox {
   box: Box;
   text: string;

@@ -10,9 +10,15 @@
  * Text is still laid out by the renderer's fabric code (lib/render/editly-child.ts), once per card, headline
  * and cue, and given here as PNG images with their place in the frame. Pure: the arguments are unit-tested.
  */
-import type { Box, Framing } from '../framing';
+import type { Box, Framing } from './framing';
 import { scrollExpression, type ScrollMove } from './camera';
-import type { RawStill } from './plan';
+
+/** A raw yuv420p picture on disk. */
+export interface RawStill {
+  path: string;
+  width: number;
+  height: number;
+}
 
 /** A picture laid over the clip: a PNG with transparency, placed by its top-left corner in frame pixels. */
 export interface ClipOverlay {
@@ -164,7 +170,7 @@ function stillArgs(input: string, graph: string, output: string): string[] {
 
 /**
  * ffmpeg's arguments to compose a scrolling section's whole picture once (raw yuv420p): the framing's region (its
- * full height, lib/framing.ts uncutFraming) at the framing's scale × `scale`, the narrated element marked on it
+ * full height, lib/render/framing.ts uncutFraming) at the framing's scale × `scale`, the narrated element marked on it
  * (`highlight`: frame pixels relative to the region's top left). The clip shows it through a window (ClipScroll).
  */
 export function composeStripArgs(

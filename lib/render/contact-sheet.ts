@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Storyboard } from '../storyboard';
+import type { Storyboard } from '../campaign/storyboard';
 import { run } from '../voice/exec';
 
 /** The moment of each scene worth looking at: its midpoint, in video seconds. */

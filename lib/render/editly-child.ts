@@ -8,13 +8,14 @@
 import { readFileSync, rmSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { luminance } from '../color';
-import { KEN_BURNS_ZOOM } from '../framing';
+import { luminance } from './color';
+import { KEN_BURNS_ZOOM } from './framing';
 import { clipFfmpegArgs, FRAME_PIXEL_FORMAT, frameBytes, type ClipOverlay } from './clip-graph';
 import { FramePipe } from './frame-pipe';
-import { ACTIVE_WORD_COLOR, wordSeparator } from '../captions';
+import { ACTIVE_WORD_COLOR, wordSeparator } from '../voice/captions';
 import { BAND, CAPTIONS, captionLayout, planFrame, screenLayout, WORD_CAPTIONS } from './overlay-layout';
-import { breakForBox, type PlannedCaption, type PlannedClip, type RenderPlan } from './plan';
+import type { PlannedCaption, PlannedClip, RenderPlan } from './plan';
+import { breakForBox } from '../text';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { loadImage } = require('canvas') as typeof import('canvas');
@@ -108,7 +109,7 @@ function bakedText(
 }
 
 /**
- * Caption cues arrive already broken into lines (lib/captions.ts, per language): drawn as given, the font
+ * Caption cues arrive already broken into lines (lib/voice/captions.ts, per language): drawn as given, the font
  * made smaller if the widest line would not fit, never re-wrapped into ragged extra lines.
  */
 function linesAsGiven(fabric: Fabric, plan: RenderPlan, text: string, options: Record<string, unknown>) {
@@ -280,7 +281,7 @@ async function wordCueOverlays(
       top: 0,
     });
   const space = (size: number) => make('a a', size, '#fff').width - 2 * make('a', size, '#fff').width;
-  // Between two words: a space, or none between the words of a script written without (lib/captions.ts).
+  // Between two words: a space, or none between the words of a script written without (lib/voice/captions.ts).
   const spaced = words.map((w, i) => (i > 0 && wordSeparator(words[i - 1].text, w.text, plan.language) ? 1 : 0));
   const gaps = (size: number) => spaced.reduce<number>((sum, n) => sum + n, 0) * space(size);
   const lineWidth = (size: number) => words.reduce((sum, w) => sum + make(w.text, size, '#fff').width + 2 * wordPad, 0) + gaps(size);

@@ -2,7 +2,7 @@
  * Where our own layers sit on a screen scene — the headline band at the top, the burned captions at the bottom —
  * and so the part of the frame left to the page's picture between them. One source of truth: the renderer draws
  * the band and the caption boxes with these very rectangles and font sizes (lib/render/editly-child.ts), and the
- * page's crop is laid out in what they leave clear (lib/framing.ts frameShot, via pageZone), so no line of the
+ * page's crop is laid out in what they leave clear (lib/render/framing.ts frameShot, via pageZone), so no line of the
  * page is ever under them. Pure: unit-tested without rendering (test/unit/framing.test.ts).
  *
  * Everything is in frame pixels of the frame being rendered (a draft's half-size frame too): sizes are shares of
@@ -11,14 +11,12 @@
  * The band's height depends on how many lines its headline takes. Its lines are broken here, not by the text box
  * at drawing time (a box that wraps where it is full would give a line count known only once drawn): the
  * renderer draws these lines as given, making the font smaller should a line come out wider than estimated, in a
- * band of exactly this height. Caption cues come broken into at most MAX_CAPTION_LINES lines (lib/captions.ts);
+ * band of exactly this height. Caption cues come broken into at most MAX_CAPTION_LINES lines (lib/voice/captions.ts);
  * their box's height is reserved for that many lines whether or not a cue is showing, so every frame of a video
  * frames its page alike.
  */
-import { PLATFORM_UI_INSETS, type LanguageCode, type PlatformName, type PlatformUiInsets } from '../../config/catalog';
-import type { CaptionMode } from '../campaign-options';
-import { normalizeText } from '../text';
-import { breakForBox, wrapsAnywhere, type PlannedClip, type RenderPlan } from './plan';
+import { PLATFORM_UI_INSETS, type CaptionMode, type LanguageCode, type PlatformName, type PlatformUiInsets } from '../../config/catalog';
+import { breakForBox, normalizeText, wrapsAnywhere } from '../text';
 
 export interface Rect {
   x: number;
@@ -60,11 +58,11 @@ export const CAPTIONS = {
   bottomShare: 0.08,
   fill: 'rgba(0,0,0,0.72)',
 };
-/** lib/captions.ts packs every cue into at most two lines. */
+/** lib/voice/captions.ts packs every cue into at most two lines. */
 export const MAX_CAPTION_LINES = 2;
 /**
  * Captions `words` (short-form style): a short group of words on one line, bold type 6.5 % of the shorter side, the
- * word being said on a box of lib/captions.ts ACTIVE_WORD_COLOR in dark type; the rest white on the dark box.
+ * word being said on a box of lib/voice/captions.ts ACTIVE_WORD_COLOR in dark type; the rest white on the dark box.
  */
 export const WORD_CAPTIONS = { fontShare: 0.065, padShare: 0.018, wordPadShare: 0.008, activeText: '#111111' };
 /** Backdrop between our layers and the page's picture, as a share of the shorter side: nothing of the page touches them. */
@@ -231,7 +229,7 @@ export function pageZone(
   let bottom = frame.height - Math.max(frame.insets.bottom * frame.height, edge);
   if (overlays.captions) {
     // The room of two lines of burned captions, for `words` too (its one larger line fits in it): the page is framed
-    // alike in both modes, and as the capture stage chose its shots (lib/framing.ts safeZoneFor).
+    // alike in both modes, and as the capture stage chose its shots (lib/render/framing.ts safeZoneFor).
     const captions = captionLayout(frame);
     bottom = captions.bottom - captionBoxHeight(captions, MAX_CAPTION_LINES) - gap;
   }
@@ -239,14 +237,14 @@ export function pageZone(
 }
 
 /** A render plan's frame with its app's UI. */
-export function planFrame(plan: Pick<RenderPlan, 'width' | 'height' | 'uiInsets'>): OverlayFrame {
+export function planFrame(plan: { width: number; height: number; uiInsets: PlatformUiInsets }): OverlayFrame {
   return { width: plan.width, height: plan.height, insets: plan.uiInsets };
 }
 
 /** A screen clip's layers and the zone they leave to its page: what the renderer draws and frames the page in. */
 export function screenLayout(
-  plan: Pick<RenderPlan, 'width' | 'height' | 'uiInsets' | 'captions' | 'language'>,
-  clip: Pick<PlannedClip, 'headline'>,
+  plan: { width: number; height: number; uiInsets: PlatformUiInsets; captions: CaptionMode; language: LanguageCode },
+  clip: { headline: string },
 ): { headline: HeadlineLayout | null; captions: CaptionLayout | null; zone: { top: number; bottom: number } } {
   const frame = planFrame(plan);
   const headline = headlineLayout(frame, clip.headline, plan.language);

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { asWordCues, parseWebVtt, toSrt, type Cue } from '../captions';
+import { asWordCues, parseWebVtt, toSrt, type Cue } from '../voice/captions';
 import { isClusterUnreachable, stageFailure } from '../errors';
 import {
   boxInFrame,
@@ -20,14 +20,15 @@ import {
   type Box,
   type Framing,
   type ShotContent,
-} from '../framing';
+} from './framing';
 import { run } from '../voice/exec';
 import { planScroll } from './camera';
 import { composeStillArgs, composeStripArgs, type ClipScroll } from './clip-graph';
-import type { Storyboard } from '../storyboard';
+import type { Storyboard } from '../campaign/storyboard';
 import { deliverableProblems, encodeNarration, imageSize, isReadableImage, muxNarration, probeVideo, type ProbedVideo } from './media';
 import { screenLayout } from './overlay-layout';
-import { buildRenderPlan, type PlannedClip, type RenderEncoding, type RenderPlan, type RenderQuality } from './plan';
+import { buildRenderPlan, type PlannedClip, type RenderEncoding, type RenderPlan } from './plan';
+import type { RenderQuality } from '../../config/catalog';
 import { mixNarrationWithMusic } from './music';
 import { keyframeTimes, posterMoment, posterProblems, writePoster } from './poster';
 import { RenderProcessError, runEditly } from './run-editly';

@@ -4,7 +4,7 @@
  */
 import { difference, fingerprint } from '../capture/images';
 import type { LanguageCode } from '../../config/catalog';
-import type { Box, ShotContent } from '../framing';
+import type { Box, ShotContent } from '../render/framing';
 import { LANGUAGE_SCRIPT, letterCounts } from '../text';
 import { bestSections, furnitureHeading, proseSentences, type SectionFeatures, type SectionPlace } from './sections';
 

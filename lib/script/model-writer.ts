@@ -36,7 +36,7 @@ import {
   stripFence,
   truncate,
   type ChatCompletion,
-} from '../translate';
+} from './translate';
 import { phraseSet } from './phrases';
 import { estimateSeconds } from './reading-rate';
 

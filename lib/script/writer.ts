@@ -4,8 +4,8 @@
  * configured translation provider, or from the source text with fixed phrases in the target language.
  */
 import type { LanguageCode } from '../../config/catalog';
-import type { NarrationSegment, ScriptSource } from '../storyboard';
-import type { Translator } from '../translate';
+import type { NarrationSegment, ScriptSource } from '../campaign/storyboard';
+import type { Translator } from './translate';
 import type { ScriptModel } from './model-writer';
 import { endsWithSentenceTerminator, splitSentences } from '../text';
 import { phrase, phraseSet } from './phrases';

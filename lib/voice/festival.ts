@@ -5,7 +5,7 @@
  * slt (about 7 times faster and 15 times lighter, a little less intelligible). Both read ASCII text: other
  * characters are folded (é → e, curly quotes → straight) or dropped.
  */
-import type { SpokenVoice } from '../storyboard';
+import type { SpokenVoice } from '../campaign/storyboard';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { LanguageCode } from '../../config/catalog';
@@ -13,7 +13,7 @@ import { DEFAULT_FESTIVAL_VOICE, DEFAULT_FLITE_VOICE, FESTIVAL_IDLE_SECONDS, FES
 import { findExecutable, run } from './exec';
 import { FestivalPool } from './festival-process';
 import type { LanguageEngine } from './offline';
-import type { SpeechRequest, SpeechResult } from './tts';
+import type { SpeechRequest, SpeechResult } from './speech';
 
 export interface FestivalOptions {
   /** default `festival` on PATH */

@@ -6,8 +6,8 @@
  */
 import { SUPPORTED_LANGUAGES, type LanguageCode } from '../../config/catalog';
 import { VOICE_OPTIONS_BY_ID, type VoiceEngineName } from '../../config/voices';
-import type { SpokenVoice } from '../storyboard';
-import type { SpeechProvider, SpeechRequest, SpeechResult } from './tts';
+import type { SpokenVoice } from '../campaign/storyboard';
+import type { SpeechProvider, SpeechRequest, SpeechResult } from './speech';
 
 /** An engine for some languages only, with a voice name to report. */
 export interface LanguageEngine extends SpeechProvider {

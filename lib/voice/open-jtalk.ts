@@ -4,7 +4,7 @@
  * the text itself (MeCab with NAIST-jdic), so kanji need no kana step, and its trace (`-ot`) shows
  * the reading it chose for every word, which is what the tests check.
  */
-import type { SpokenVoice } from '../storyboard';
+import type { SpokenVoice } from '../campaign/storyboard';
 import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,8 +14,8 @@ import { normalizeText, splitSentences } from '../text';
 import { concatAudio, measureDuration } from './audio';
 import { findExecutable, run } from './exec';
 import type { LanguageEngine } from './offline';
-import type { SpeechRequest, SpeechResult } from './tts';
-import type { WordTiming } from './word-timing';
+import type { SpeechRequest, SpeechResult } from './speech';
+import type { WordTiming } from './speech';
 
 export interface OpenJTalkOptions {
   /** default `open_jtalk` on PATH */

@@ -9,12 +9,12 @@ import os from 'node:os';
 import path from 'node:path';
 import type { LanguageCode } from '../../config/catalog';
 import { PICO_LANG_DIR, PICO_VOICES, VOICE_OPTIONS, VOICE_OPTIONS_BY_ID } from '../../config/voices';
-import type { SpokenVoice } from '../storyboard';
+import type { SpokenVoice } from '../campaign/storyboard';
 import { normalizeText, splitSentences } from '../text';
 import { concatAudio } from './audio';
 import { findExecutable, run } from './exec';
 import type { LanguageEngine } from './offline';
-import type { SpeechRequest } from './tts';
+import type { SpeechRequest } from './speech';
 
 export interface PicoOptions {
   /** default `pico2wave` on PATH */

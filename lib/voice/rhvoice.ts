@@ -10,10 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 import type { LanguageCode } from '../../config/catalog';
 import { RHVOICE_VOICES, RHVOICE_VOICES_DIR, VOICE_OPTIONS, VOICE_OPTIONS_BY_ID } from '../../config/voices';
-import type { SpokenVoice } from '../storyboard';
+import type { SpokenVoice } from '../campaign/storyboard';
 import { findExecutable, run } from './exec';
 import type { LanguageEngine } from './offline';
-import type { SpeechRequest } from './tts';
+import type { SpeechRequest } from './speech';
 
 export interface RHVoiceOptions {
   /** default `RHVoice-test` on PATH */

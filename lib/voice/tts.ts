@@ -9,7 +9,7 @@ import { deadline } from '../deadline';
 import OpenAI, { APIConnectionTimeoutError, APIError } from 'openai';
 import { SUPPORTED_LANGUAGES, type LanguageCode } from '../../config/catalog';
 import { VOICE_OPTIONS, VOICE_OPTIONS_BY_ID, type VoiceEngineName } from '../../config/voices';
-import type { SpokenVoice } from '../storyboard';
+import type { SpokenVoice } from '../campaign/storyboard';
 import { isRiffWave } from './audio';
 import { run } from './exec';
 import { FestivalProvider, FliteProvider } from './festival';
@@ -18,45 +18,7 @@ import { OfflineSpeechProvider } from './offline';
 import { OpenJTalkProvider } from './open-jtalk';
 import { PicoProvider } from './pico';
 import { RHVoiceProvider } from './rhvoice';
-import type { WordTiming } from './word-timing';
-
-export interface SpeechRequest {
-  text: string;
-  language: LanguageCode;
-  /** absolute path of the WAV to write */ outFile: string;
-  /** a voice of config/voices.ts VOICE_OPTIONS the campaign asked for; a provider that cannot give it uses its own */
-  voice?: string;
-  /** captions `words`: an engine that knows when each word is said returns it (lib/voice/word-timing.ts) */
-  words?: boolean;
-}
-
-/** What a synthesis may tell besides its file: the engine's own word times (seconds in the file), when asked and known. */
-export interface SpeechResult {
-  words?: WordTiming[];
-}
-
-export interface SpeechProvider {
-  readonly name: string;
-  /** throws when a supported language has no voice */
-  verify(): Promise<void>;
-  /** Engines without word times of their own resolve to nothing: lib/voice/word-timing.ts measures theirs. */
-  synthesize(req: SpeechRequest): Promise<SpeechResult | void>;
-  /** The engine and voice that speak `language`, or the asked-for `voice` where the provider gives it (text another
-   * engine cannot read falls back to espeak-ng). */
-  voiceOf(language: LanguageCode, voice?: string): SpokenVoice;
-  /** ends what the provider keeps running (festival's loaded voice); absent when it keeps nothing */
-  close?(): Promise<void>;
-}
-
-export class SpeechProviderError extends Error {
-  constructor(
-    message: string,
-    readonly retryable: boolean,
-  ) {
-    super(message);
-    this.name = 'SpeechProviderError';
-  }
-}
+import { SpeechProviderError, type SpeechProvider, type SpeechRequest } from './speech';
 
 /** espeak-ng voice per supported language (names as listed by `espeak-ng --voices`). */
 export const ESPEAK_VOICES: Record<LanguageCode, string> = {

@@ -11,14 +11,7 @@ import path from 'node:path';
 import type { LanguageCode } from '../../config/catalog';
 import { normalizeText } from '../text';
 import { alignToReferences, readPcmWav, splitAtPauses } from './alignment';
-import type { SpeechRequest } from './tts';
-
-/** A word (or, in ja/zh/th, a short word group) and when it is said, in seconds from the start of its audio. */
-export interface WordTiming {
-  text: string;
-  start: number;
-  end: number;
-}
+import type { SpeechRequest, WordTiming } from './speech';
 
 /** Scripts without spaces between words: their caption "words" are short groups of dictionary words. */
 const UNSPACED: ReadonlySet<LanguageCode> = new Set(['ja', 'zh', 'th']);

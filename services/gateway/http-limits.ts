@@ -11,7 +11,7 @@ import type { Server, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Errors } from 'moleculer';
 import type { HttpServerSettings } from '../../config';
-import { peerAddress, type TrustedProxies } from '../../lib/client-ip';
+import { peerAddress, type TrustedProxies } from '../../lib/http/client-ip';
 import { invalidInput, requestTimedOut, toErrorResponse } from '../../lib/errors';
 
 /** Refusals are logged at most this often (one line per flood, not one per connection). */

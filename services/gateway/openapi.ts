@@ -1,9 +1,9 @@
 /** The OpenAPI 3.1 document, built from the public actions' own schemas (./public-actions.ts) and the settings. */
 import type { AppConfig } from '../../config';
-import { ErrorBodySchema, LimiterBodySchema, webhookBodySchema } from '../../lib/api-schemas';
+import { ErrorBodySchema, LimiterBodySchema, webhookBodySchema } from '../../lib/http/api-schemas';
 import { ACCEPTED_CONTENT_ENCODINGS, formatBytes, RETRY_AFTER_SECONDS } from '../../lib/errors';
-import { FILE_PATHS, type FileKind } from '../../lib/signing';
-import type { WebhookEventType } from '../../lib/webhooks';
+import { FILE_PATHS, type FileKind } from '../../lib/storage/file-links';
+import type { WebhookEventType } from '../../lib/net/webhooks';
 import { publicActions } from './public-actions';
 
 const errorResponse = (description: string) => ({
@@ -85,7 +85,7 @@ const WEBHOOK_HEADERS = [
 
 /**
  * OpenAPI 3.1's `webhooks`: what we POST to a campaign's webhook_url (contract §6). Generators make the receiver's
- * types from these; the headers are the ones lib/webhooks.ts signs.
+ * types from these; the headers are the ones lib/net/webhooks.ts signs.
  */
 function webhookOperations(): Record<string, unknown> {
   const operation = (event: WebhookEventType, summary: string, description: string) => ({

@@ -9,12 +9,12 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { toWebVtt } from '../../lib/captions';
-import type { ShotContent } from '../../lib/framing';
+import { toWebVtt } from '../../lib/voice/captions';
+import type { ShotContent } from '../../lib/render/framing';
 import { SCROLL_LEAD } from '../../lib/render/camera';
 import { frameAt } from '../../lib/render/contact-sheet';
 import { renderVideo } from '../../lib/render/render-video';
-import type { Storyboard } from '../../lib/storyboard';
+import type { Storyboard } from '../../lib/campaign/storyboard';
 import { fold, readWords } from '../support/ocr';
 import { writeSilence } from '../support/silence';
 

@@ -4,7 +4,7 @@
  * says the database is what is down, quickly, and the dashboard shows a page saying so; once PostgreSQL is back the
  * same requests answer 200 again (the pool recovers), and the campaign that was running is not failed for it.
  */
-import { SESSION_COOKIE } from '../../lib/session';
+import { SESSION_COOKIE } from '../../lib/http/session';
 import { DatabaseUnavailableError, RETRY_AFTER_SECONDS } from '../../lib/errors';
 import { startHarness, type Harness } from '../support/harness';
 import { startPostgresServer, type PostgresServer } from '../support/postgres-server';

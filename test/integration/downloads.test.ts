@@ -4,7 +4,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadSigningKey, signFileLink } from '../../lib/signing';
+import { loadSigningKey, signFileLink } from '../../lib/storage/file-links';
 import { startHarness, type Harness } from '../support/harness';
 
 let h: Harness;

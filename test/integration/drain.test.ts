@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { startHarness, type Harness } from '../support/harness';
 import { startRenderNode, waitForRenderers, type RenderNode } from '../support/render-node';
 import { waitFor } from '../support/wait';
-import type { RenderNodesView } from '../../lib/ops-queries';
+import type { RenderNodesView } from '../../lib/ops/queries';
 import OpsService from '../../services/ops.service';
 
 const limits = { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000, redisTimeoutMs: 10_000 };

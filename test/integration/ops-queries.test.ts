@@ -1,5 +1,5 @@
 /**
- * The operators' queries (lib/ops-queries.ts) on both supported databases: the stage-duration SQL uses
+ * The operators' queries (lib/ops/queries.ts) on both supported databases: the stage-duration SQL uses
  * each dialect's date arithmetic and a window function, so it must give the same figures on both.
  */
 import crypto from 'node:crypto';
@@ -8,8 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type AppConfig } from '../../config';
 import { acquireDatabase, dropSchema, releaseDatabase, type Database } from '../../lib/db/database';
-import { STAGE_DURATION_BUCKETS_SECONDS } from '../../lib/metrics';
-import { campaignStateCounts, campaignTimeline, renderQueueDepth, stageDurations, webhookOutcomes } from '../../lib/ops-queries';
+import { STAGE_DURATION_BUCKETS_SECONDS } from '../../lib/ops/metrics';
+import { campaignStateCounts, campaignTimeline, renderQueueDepth, stageDurations, webhookOutcomes } from '../../lib/ops/queries';
 import { TEST_DATABASE_URL, uniqueName } from '../support/harness';
 
 const T0 = Date.parse('2025-03-01T10:00:00Z');

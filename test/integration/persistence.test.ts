@@ -16,7 +16,7 @@ import pg from 'pg';
 import { loadConfig } from '../../config';
 import { startHarness, TEST_DATABASE_URL, uniqueName, type Harness } from '../support/harness';
 import { acquireDatabase, dropSchema, releaseDatabase, type Database } from '../../lib/db/database';
-import { GENERATING_STATES, nextState, type CampaignState } from '../../lib/campaign-states';
+import { GENERATING_STATES, nextState, type CampaignState } from '../../lib/campaign/states';
 import { MIGRATIONS } from '../../migrations';
 
 jest.setTimeout(120_000);

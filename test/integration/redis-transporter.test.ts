@@ -1,11 +1,11 @@
 /**
- * The Redis transporter (lib/redis-transporter.ts) around a Redis restart, on the real Redis: a PUBLISH its client
+ * The Redis transporter (lib/net/redis-transporter.ts) around a Redis restart, on the real Redis: a PUBLISH its client
  * rejects is logged, never left as an unhandled rejection (which ends a Node 22 process); a subscription made during
  * the subscriber's handshake waits for it; an answer made while the connection is down is held, not dropped.
  */
 import Redis from 'ioredis';
 import { ServiceBroker } from 'moleculer';
-import { transporterOption, type RedisSingleConnectionTransporter } from '../../lib/redis-transporter';
+import { transporterOption, type RedisSingleConnectionTransporter } from '../../lib/net/redis-transporter';
 import { TEST_REDIS_URL, uniqueName } from '../support/harness';
 
 /** The transporter's parts these tests reach into. */

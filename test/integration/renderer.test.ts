@@ -11,7 +11,7 @@ import path from 'node:path';
 import { ServiceBroker } from 'moleculer';
 import { brokerOptions } from '../../broker-options';
 import { probeVideo } from '../../lib/render/media';
-import type { Storyboard } from '../../lib/storyboard';
+import type { Storyboard } from '../../lib/campaign/storyboard';
 import RendererService from '../../services/renderer.service';
 import { startHarness, type Harness } from '../support/harness';
 import { waitFor } from '../support/wait';

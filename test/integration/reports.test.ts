@@ -5,7 +5,7 @@
  * ones (scope 403, foreign/unknown/generating 404, a bad month 400).
  */
 import crypto from 'node:crypto';
-import { GENERATING_STATES } from '../../lib/campaign-states';
+import { GENERATING_STATES } from '../../lib/campaign/states';
 import { startHarness, type Harness } from '../support/harness';
 import { waitFor } from '../support/wait';
 

@@ -14,7 +14,7 @@ import Redis from 'ioredis';
 import pg from 'pg';
 import type { ServiceBroker } from 'moleculer';
 import { startWebhookReceiver, verifyWebhook, type ReceivedWebhook, type WebhookReceiver } from '../fixtures/webhook-receiver';
-import { RedisSingleConnectionTransporter } from '../../lib/redis-transporter';
+import { RedisSingleConnectionTransporter } from '../../lib/net/redis-transporter';
 import { startHarness, TEST_DATABASE_URL, type Harness } from '../support/harness';
 import { orchestratorEnv, startNodeProcess, type NodeProcess } from '../support/node-process';
 import { freePort, startRedisServer, type RedisServer } from '../support/redis-server';
@@ -307,7 +307,7 @@ describe('Redis restarted mid-campaign', () => {
   let receiver: WebhookReceiver | undefined;
   let redis: RedisServer | undefined;
   let port: number;
-  // Every connection the transporters make (lib/redis-transporter.ts closes those it replaces).
+  // Every connection the transporters make (lib/net/redis-transporter.ts closes those it replaces).
   let transporterClients: jest.SpyInstance;
 
   beforeAll(async () => {

@@ -12,8 +12,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { parseStorageUrl, type S3StorageSettings } from '../../config';
-import { S3FileStorage } from '../../lib/storage-s3';
-import { storageKeys } from '../../lib/storage-keys';
+import { S3FileStorage } from '../../lib/storage/s3';
+import { storageKeys } from '../../lib/storage/keys';
 import { startHarness, type Harness } from '../support/harness';
 import { runCampaign } from '../support/campaign-run';
 

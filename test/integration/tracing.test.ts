@@ -5,7 +5,7 @@
  */
 import type { ServiceSchema } from 'moleculer';
 import { loadConfig } from '../../config';
-import { STAGE_ACTIONS } from '../../lib/campaign-states';
+import { STAGE_ACTIONS } from '../../lib/campaign/states';
 import { startHarness, type Harness } from '../support/harness';
 import { runCampaign } from '../support/campaign-run';
 import { waitFor } from '../support/wait';

@@ -1,11 +1,11 @@
 /**
- * One webhook attempt (lib/webhooks.ts) against real sockets on this machine: a closed port, a receiver
+ * One webhook attempt (lib/net/webhooks.ts) against real sockets on this machine: a closed port, a receiver
  * that never answers (the deadline), one that answers without end (the read cap), and private addresses
  * refused before any connection is made (decisions §7).
  */
 import http from 'node:http';
 import net from 'node:net';
-import { attemptDelivery, type AttemptOptions } from '../../lib/webhooks';
+import { attemptDelivery, type AttemptOptions } from '../../lib/net/webhooks';
 
 const loopbackAllowed: AttemptOptions = { guard: { allowLoopback: true }, timeoutMs: 10_000, maxResponseBytes: 16 * 1024 };
 const production: AttemptOptions = { ...loopbackAllowed, guard: { allowLoopback: false } };

@@ -1,7 +1,7 @@
 /**
  * Issue 27, part 2: captions `words` through the real path — festival says a sentence and reports when each word
  * is said (lib/voice/festival-process.ts), the caption words are timed from it (lib/voice/word-timing.ts), the word
- * cues go into WebVTT with cue-internal timestamps (lib/captions.ts), and the real renderer (screens composed by
+ * cues go into WebVTT with cue-internal timestamps (lib/voice/captions.ts), and the real renderer (screens composed by
  * ffmpeg, editly in its child process, draft quality) reads them back and burns them in. At each word's start,
  * taken from festival's own times, the frame's caption row holds exactly one box of the highlight colour, and
  * tesseract reads that very word inside it. One render serves every assertion.
@@ -10,14 +10,15 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ACTIVE_WORD_COLOR, asWordCues, buildWordCues, parseWebVtt, toWebVtt } from '../../lib/captions';
+import { ACTIVE_WORD_COLOR, asWordCues, buildWordCues, parseWebVtt, toWebVtt } from '../../lib/voice/captions';
 import { frameAt } from '../../lib/render/contact-sheet';
 import { captionLayout } from '../../lib/render/overlay-layout';
 import { renderVideo, type RenderedVideo } from '../../lib/render/render-video';
-import type { Storyboard } from '../../lib/storyboard';
+import type { Storyboard } from '../../lib/campaign/storyboard';
 import { measureDuration } from '../../lib/voice/audio';
 import { FestivalProvider } from '../../lib/voice/festival';
-import { wordTimings, type WordTiming } from '../../lib/voice/word-timing';
+import { wordTimings } from '../../lib/voice/word-timing';
+import { type WordTiming } from '../../lib/voice/speech';
 import { PLATFORM_UI_INSETS, PLATFORMS } from '../../config/catalog';
 import { fold, readWords } from '../support/ocr';
 import { parseSrtStrict } from '../support/srt';

@@ -14,7 +14,7 @@ import pg from 'pg';
 import { dropSchema } from '../../lib/db/database';
 import { loadConfig, type AppConfig, type ConfigOverrides } from '../../config';
 import { brokerOptions } from '../../broker-options';
-import { transporterOption } from '../../lib/redis-transporter';
+import { transporterOption } from '../../lib/net/redis-transporter';
 import AccountsService from '../../services/accounts.service';
 import ApiService from '../../services/api.service';
 import DashboardService from '../../services/dashboard.service';

@@ -1,10 +1,10 @@
 /**
  * A strict SubRip reader for the tests: CRLF line endings throughout (no bare LF or CR), no byte-order mark,
  * cues numbered 1, 2, 3… each with "HH:MM:SS,mmm --> HH:MM:SS,mmm" and at least one line of text, a blank
- * line after every cue. A leading RLM is removed where the WebVTT reader (lib/captions.ts) removes it, so
+ * line after every cue. A leading RLM is removed where the WebVTT reader (lib/voice/captions.ts) removes it, so
  * the two compare equal. Throws on anything else.
  */
-import type { Cue } from '../../lib/captions';
+import type { Cue } from '../../lib/voice/captions';
 
 const TIMING = /^(\d{2,}):([0-5]\d):([0-5]\d),(\d{3}) --> (\d{2,}):([0-5]\d):([0-5]\d),(\d{3})$/;
 const RLM = '\u200F';

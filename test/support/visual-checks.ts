@@ -12,10 +12,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fingerprint, difference } from '../../lib/capture/images';
-import { safeZoneFor } from '../../lib/framing';
+import { safeZoneFor } from '../../lib/render/framing';
 import { SCROLL_LEAD } from '../../lib/render/camera';
 import { frameAt } from '../../lib/render/contact-sheet';
-import type { Storyboard } from '../../lib/storyboard';
+import type { Storyboard } from '../../lib/campaign/storyboard';
 import { SITE2_PREFIX } from '../fixtures/site/server';
 import { startHarness, type Harness } from './harness';
 import { headingRecall, readWords, scriptCounts, wordsAtSideEdges, type OcrWord } from './ocr';
@@ -40,7 +40,7 @@ interface SceneFrame {
   screenshotKey: string;
   width: number;
   height: number;
-  /** The words read in the page area: between the headline band and the captions (lib/framing.ts safeZoneFor, ±1 %). */
+  /** The words read in the page area: between the headline band and the captions (lib/render/framing.ts safeZoneFor, ±1 %). */
   pageWords: OcrWord[];
   png: string;
 }
@@ -156,7 +156,7 @@ export function describeVisualChecks(site: FixtureSiteUnderTest): void {
     });
 
     test('every screen of a ja/ko video comes from that language’s own page', () => {
-      // Capture keys: campaigns/<id>/capture/<variant>-<viewport>-<n>.png (lib/storage-keys.ts).
+      // Capture keys: campaigns/<id>/capture/<variant>-<viewport>-<n>.png (lib/storage/keys.ts).
       for (const f of frames.filter((x) => x.language !== 'en')) expect(f.screenshotKey).toMatch(new RegExp(`/capture/${f.language}-`));
     });
 

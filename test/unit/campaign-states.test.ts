@@ -7,7 +7,7 @@ import {
   nextState,
   PROGRESS_ON_ENTRY,
   STAGE_ACTIONS,
-} from '../../lib/campaign-states';
+} from '../../lib/campaign/states';
 
 describe('campaign state table', () => {
   test('generation visits collecting → processing → scripting → voiceover → rendering → review in that order', () => {

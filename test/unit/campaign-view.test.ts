@@ -1,4 +1,4 @@
-import { defaultTitle, pageLanguageCode, presentCampaign, VIDEO_WARNING_CODES } from '../../lib/campaign-view';
+import { defaultTitle, pageLanguageCode, presentCampaign, VIDEO_WARNING_CODES } from '../../lib/campaign/view';
 
 test('the default title is the host without a leading www.', () => {
   expect(defaultTitle(new URL('https://www.acme.io/pricing'))).toBe('acme.io');

@@ -1,6 +1,6 @@
 /** Captions: line breaking per script (lib/text.ts), cues timed to each scene's audio, WebVTT out and back in. */
 import { SUPPORTED_LANGUAGES, type LanguageCode } from '../../config/catalog';
-import { buildCues, toSrt, toWebVtt, parseWebVtt, DEFAULT_MAX_LINE_CHARS, type CaptionScene, type Cue } from '../../lib/captions';
+import { buildCues, toSrt, toWebVtt, parseWebVtt, DEFAULT_MAX_LINE_CHARS, type CaptionScene, type Cue } from '../../lib/voice/captions';
 import { PHRASES, phrase } from '../../lib/script/phrases';
 import { breakLines, displayLength } from '../../lib/text';
 import { parseSrtStrict } from '../support/srt';

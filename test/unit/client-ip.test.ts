@@ -1,9 +1,9 @@
 /**
- * The client address behind trusted proxies (lib/client-ip.ts, proxy-addr): the peer unless it is trusted, then the
+ * The client address behind trusted proxies (lib/http/client-ip.ts, proxy-addr): the peer unless it is trusted, then the
  * nearest untrusted X-Forwarded-For hop; one address per client (IPv4-mapped peers as IPv4); bad settings refused.
  */
 import type { IncomingMessage } from 'node:http';
-import { clientIp, fromTrustedProxy, parseTrustedProxies } from '../../lib/client-ip';
+import { clientIp, fromTrustedProxy, parseTrustedProxies } from '../../lib/http/client-ip';
 
 function request(peer: string, forwardedFor?: string): IncomingMessage {
   return {

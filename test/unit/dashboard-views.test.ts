@@ -1,4 +1,4 @@
-import { presentCampaign } from '../../lib/campaign-view';
+import { presentCampaign } from '../../lib/campaign/view';
 import { renderView } from '../../lib/dashboard/render';
 
 /** The campaign page of lib/dashboard/views/campaign.eta for a campaign's public view, as the dashboard serves it. */

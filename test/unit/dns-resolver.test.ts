@@ -1,9 +1,9 @@
-/** lib/dns-resolver.ts against a real DNS server of the test's own on loopback UDP. */
+/** lib/net/dns-resolver.ts against a real DNS server of the test's own on loopback UDP. */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_DNS_SETTINGS, type DnsSettings } from '../../config';
-import { DnsTimeoutError, HostResolver, parseHostsFile } from '../../lib/dns-resolver';
+import { DnsTimeoutError, HostResolver, parseHostsFile } from '../../lib/net/dns-resolver';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server';
 
 let server: TestDnsServer;

@@ -8,7 +8,7 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import os from 'node:os';
 import type { Browser } from 'puppeteer-core';
-import { chromiumProxyArgs, EgressProxy, type EgressDecision, type EgressProxyOptions } from '../../lib/egress-proxy';
+import { chromiumProxyArgs, EgressProxy, type EgressDecision, type EgressProxyOptions } from '../../lib/net/egress-proxy';
 
 const PUBLIC_IP = '93.184.215.14';
 const CHROMIUM = '/usr/bin/chromium';

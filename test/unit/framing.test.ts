@@ -1,5 +1,5 @@
 /**
- * The crop around a shot's content (lib/framing.ts) and the layers it is laid out between
+ * The crop around a shot's content (lib/render/framing.ts) and the layers it is laid out between
  * (lib/render/overlay-layout.ts): the content's full width stays in frame through the zoom, the whole page
  * picture stays between the headline band and the caption box, the page's type is legible where it can be.
  */
@@ -20,7 +20,7 @@ import {
   WHOLE_MIN_SHARE,
   type Framing,
   type ShotContent,
-} from '../../lib/framing';
+} from '../../lib/render/framing';
 import {
   captionBoxHeight,
   captionLayout,
@@ -33,7 +33,7 @@ import {
   type OverlayFrame,
 } from '../../lib/render/overlay-layout';
 import { buildRenderPlan } from '../../lib/render/plan';
-import type { Storyboard } from '../../lib/storyboard';
+import type { Storyboard } from '../../lib/campaign/storyboard';
 import { PLATFORM_NAMES, PLATFORMS, type PlatformName } from '../../config/catalog';
 
 const TIKTOK = { width: 1080, height: 1920 };

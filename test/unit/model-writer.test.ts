@@ -17,7 +17,7 @@ import {
   type ModelScriptRequest,
   type ModelScriptResult,
 } from '../../lib/script/model-writer';
-import { ChatTranslator } from '../../lib/translate';
+import { ChatTranslator } from '../../lib/script/translate';
 import {
   INVENTED_NAME_SENTENCE,
   INVENTED_NUMBER_SENTENCE,

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { MUSIC_DEFAULT_VOLUME } from '../../lib/campaign-options';
+import { MUSIC_DEFAULT_VOLUME } from '../../lib/campaign/options';
 import { audioTrackProblem, fetchMusic, MusicError } from '../../lib/capture/music';
 import {
   measureLoudness,

@@ -9,7 +9,7 @@ import {
   normalizeUrlInput,
   UrlRejectedError,
   type UrlCheckOptions,
-} from '../../lib/net-guard';
+} from '../../lib/net/net-guard';
 
 const PUBLIC_IP = '93.184.215.14';
 const strict = { allowLoopback: false };

@@ -1,7 +1,7 @@
 /** The poster's moment: inside the hero scene, after its fade-in has ended and before the next fade begins; on a keyframe where one fits. */
 import { buildRenderPlan } from '../../lib/render/plan';
 import { heroStretch, posterMoment } from '../../lib/render/poster';
-import type { Storyboard, StoryboardScene } from '../../lib/storyboard';
+import type { Storyboard, StoryboardScene } from '../../lib/campaign/storyboard';
 
 function scene(index: number, kind: StoryboardScene['kind'], start: number, duration: number): StoryboardScene {
   return {

@@ -13,7 +13,7 @@ import {
   RateLimiter,
   RateLimiterUnavailableError,
   RedisRateLimiter,
-} from '../../lib/rate-limiter';
+} from '../../lib/http/rate-limiter';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `test:rl:${randomUUID()}:`;

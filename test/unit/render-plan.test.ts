@@ -1,5 +1,6 @@
-import { breakForBox, buildRenderPlan, frameFor } from '../../lib/render/plan';
-import type { Storyboard, StoryboardScene } from '../../lib/storyboard';
+import { buildRenderPlan, frameFor } from '../../lib/render/plan';
+import { breakForBox } from '../../lib/text';
+import type { Storyboard, StoryboardScene } from '../../lib/campaign/storyboard';
 
 function scene(index: number, kind: StoryboardScene['kind'], start: number, duration: number): StoryboardScene {
   return {

@@ -1,11 +1,11 @@
 /**
- * lib/reports.ts: report ids, the usage report's sums, and a campaign report assembled from its owners' facts —
+ * lib/ops/reports.ts: report ids, the usage report's sums, and a campaign report assembled from its owners' facts —
  * including a campaign that ended before its voiceover (the script as written, no timings, no voice).
  */
-import { CAMPAIGN_STATES } from '../../lib/campaign-states';
-import { buildCampaignReport, buildUsageReport, campaignIdOfReport, reportIdOf, type ReportInputs } from '../../lib/reports';
+import { CAMPAIGN_STATES } from '../../lib/campaign/states';
+import { buildCampaignReport, buildUsageReport, campaignIdOfReport, reportIdOf, type ReportInputs } from '../../lib/ops/reports';
 import type { ScriptDocument } from '../../lib/script/writer';
-import type { Storyboard } from '../../lib/storyboard';
+import type { Storyboard } from '../../lib/campaign/storyboard';
 
 const ID = '0b4f2c4e-8d1a-4c55-9a77-3f1e2d5c6b7a';
 

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../config';
-import { fileLinks, loadSigningKey, signFileLink, verifyFileLink } from '../../lib/signing';
+import { fileLinks, loadSigningKey, signFileLink, verifyFileLink } from '../../lib/storage/file-links';
 
 const key = crypto.randomBytes(32);
 const videoId = '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b';
@@ -126,7 +126,7 @@ describe('loadSigningKey', () => {
     const startAt = Date.now() + 2500;
     // In each round every child waits for the same instant, then races the others to create that round's key file.
     const script = `
-      const { loadSigningKey } = require(${JSON.stringify(path.resolve(__dirname, '../../lib/signing.ts'))});
+      const { loadSigningKey } = require(${JSON.stringify(path.resolve(__dirname, '../../lib/storage/file-links.ts'))});
       const { loadConfig } = require(${JSON.stringify(path.resolve(__dirname, '../../config/index.ts'))});
       const keys = ${JSON.stringify(dataDirs)}.map((dataDir, round) => {
         while (Date.now() < ${startAt} + round * 20);

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { isClusterUnreachable } from '../../lib/errors';
-import { PARTIAL_SUFFIX, streamToFile } from '../../lib/stream-to-file';
+import { PARTIAL_SUFFIX, streamToFile } from '../../lib/storage/stream-to-file';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stream-to-file-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

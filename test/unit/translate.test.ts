@@ -6,7 +6,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ChatTranslator, chatCompletionsUrl, createTranslator, TranslationError } from '../../lib/translate';
+import { ChatTranslator, chatCompletionsUrl, createTranslator, TranslationError } from '../../lib/script/translate';
 import { fakeTranslation, startOpenAIImitation, type OpenAIImitation } from '../support/openai-imitation';
 
 const API_KEY = 'sk-test-7f3c9a1e5b2d4c6e8f0a1b3c5d7e9f1a';

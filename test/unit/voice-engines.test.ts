@@ -13,13 +13,14 @@ import path from 'node:path';
 import { loadConfig } from '../../config';
 import { SUPPORTED_LANGUAGES } from '../../config/catalog';
 import { DEFAULT_VOICE_ENGINES, parseVoiceEngines, VOICE_OPTIONS, voiceIdsFor } from '../../config/voices';
-import { CreateCampaignBody } from '../../lib/api-schemas';
+import { CreateCampaignBody } from '../../lib/http/api-schemas';
 import { measureDuration } from '../../lib/voice/audio';
 import { FliteProvider, toAscii } from '../../lib/voice/festival';
 import { transcribe, wordErrorRate } from '../../lib/voice/intelligibility';
 import { OfflineSpeechProvider } from '../../lib/voice/offline';
 import { chunks, OpenJTalkProvider } from '../../lib/voice/open-jtalk';
-import { createSpeechProvider, EspeakProvider, type SpeechProvider } from '../../lib/voice/tts';
+import { createSpeechProvider, EspeakProvider } from '../../lib/voice/tts';
+import { type SpeechProvider } from '../../lib/voice/speech';
 
 let dir: string;
 const tmp = (name: string) => path.join(dir, name);

@@ -11,7 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { SUPPORTED_LANGUAGES, type LanguageCode } from '../../config/catalog';
 import { concatAudio, loudness, measureDuration, normalizeAudio } from '../../lib/voice/audio';
-import { createSpeechProvider, EspeakProvider, OpenAISpeechProvider, SpeechProviderError } from '../../lib/voice/tts';
+import { createSpeechProvider, EspeakProvider, OpenAISpeechProvider } from '../../lib/voice/tts';
+import { SpeechProviderError } from '../../lib/voice/speech';
 
 const SENTENCES: Record<LanguageCode, string> = {
   en: 'Welcome to our new product tour.',

@@ -7,11 +7,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ACTIVE_WORD_COLOR, buildCues, buildWordCues, parseWebVtt, toSrt, toWebVtt } from '../../lib/captions';
+import { ACTIVE_WORD_COLOR, buildCues, buildWordCues, parseWebVtt, toSrt, toWebVtt } from '../../lib/voice/captions';
 import { FestivalProvider } from '../../lib/voice/festival';
 import { OpenJTalkProvider, wordTimes } from '../../lib/voice/open-jtalk';
-import { EspeakProvider, type SpeechProvider } from '../../lib/voice/tts';
-import { captionWords, mapOntoWords, measureWordTimings, wordTimings, type WordTiming } from '../../lib/voice/word-timing';
+import { EspeakProvider } from '../../lib/voice/tts';
+import { type SpeechProvider } from '../../lib/voice/speech';
+import { captionWords, mapOntoWords, measureWordTimings, wordTimings } from '../../lib/voice/word-timing';
+import { type WordTiming } from '../../lib/voice/speech';
 import { parseSrtStrict } from '../support/srt';
 
 let dir: string;

@@ -1,5 +1,5 @@
 /**
- * Every key under which the pipeline stores a campaign's files (lib/storage.ts), built in one place so
+ * Every key under which the pipeline stores a campaign's files (lib/storage/storage.ts), built in one place so
  * that writers and readers cannot disagree on a path.
  */
 const campaignPrefix = (campaignId: string) => `campaigns/${campaignId}`;

@@ -6,9 +6,9 @@
  * - BrokerFileStorage: a node that shares no disk with the file store reaches it through the `files`
  *   service (services/files.service.ts) with Moleculer streams, over whatever transporter joins the nodes.
  *
- * - S3FileStorage (lib/storage-s3.ts): an S3-compatible bucket (STORAGE_URL) that every node reaches itself.
+ * - S3FileStorage (lib/storage/s3.ts): an S3-compatible bucket (STORAGE_URL) that every node reaches itself.
  *
- * `storageFor(broker)` picks the right one for a node. Every write is all-or-nothing: a reader never
+ * The interface they share is lib/storage/files.ts's. `storageFor(broker)` picks the right one for a node. Every write is all-or-nothing: a reader never
  * sees half a file, and a retried write replaces the old file whole.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -18,39 +18,12 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import crypto from 'node:crypto';
 import type { ServiceBroker } from 'moleculer';
-import { configOf } from '../config';
-import { isClusterUnreachable } from './errors';
-import { S3FileStorage } from './storage-s3';
-import { assertStorageKey } from './storage-keys';
+import { configOf } from '../../config';
+import { isClusterUnreachable } from '../errors';
+import type { ByteRange, FileStat, FileStorage } from './files';
+import { S3FileStorage } from './s3';
+import { assertStorageKey } from './keys';
 import { PARTIAL_SUFFIX, streamToFile } from './stream-to-file';
-
-export { assertStorageKey };
-
-export interface FileStat {
-  size: number;
-  mtimeMs: number;
-}
-/** Inclusive byte range, as in HTTP Range. */
-export interface ByteRange {
-  start: number;
-  end: number;
-}
-
-export interface FileStorage {
-  put(key: string, data: Buffer): Promise<void>;
-  get(key: string): Promise<Buffer>;
-  exists(key: string): Promise<boolean>;
-  /** null when there is no such file. */
-  stat(key: string): Promise<FileStat | null>;
-  /** The file's bytes (or a range of them) as a stream. */
-  createReadStream(key: string, range?: ByteRange): Promise<Readable>;
-  /** Stores a local file (streamed, so videos need not fit in memory). */
-  putFile(key: string, localPath: string): Promise<void>;
-  /** Copies a stored file to a local path. */
-  getFile(key: string, localPath: string): Promise<void>;
-  /** Removes every file under a key prefix (a campaign's capture, before it is redone). */
-  removePrefix(prefix: string): Promise<void>;
-}
 
 export class LocalFileStorage implements FileStorage {
   constructor(readonly root: string) {}

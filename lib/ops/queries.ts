@@ -5,9 +5,9 @@
  * in-process and across the transporter.
  */
 import { Op, QueryTypes } from 'sequelize';
-import { CAMPAIGN_STATES, type CampaignState } from './campaign-states';
-import type { Database } from './db/database';
-import type { Campaign } from './db/models';
+import { CAMPAIGN_STATES, type CampaignState } from '../campaign/states';
+import type { Database } from '../db/database';
+import type { Campaign } from '../db/models';
 import { MEASURED_STAGES, STAGE_DURATION_BUCKETS_SECONDS, type AttemptResult, type DeliveryOutcome, type StageDurations } from './metrics';
 
 export interface CampaignSummary {

@@ -20,9 +20,9 @@
  * Messages are for operators and never contain the API key (it is also scrubbed from any text
  * the provider sends back before that text is quoted).
  */
-import { deadline } from './deadline';
+import { deadline } from '../deadline';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
-import type { LanguageCode } from '../config/catalog';
+import type { LanguageCode } from '../../config/catalog';
 
 export interface Translator {
   readonly name: string;

@@ -3,12 +3,8 @@
  * create body and of GET derive from these, the campaign actor stores them, the voice stage writes them into each
  * storyboard, and the renderer follows the storyboard. The voices a campaign may ask for are config/voices.ts's.
  */
-import type { LanguageCode } from '../config/catalog';
-import type { RenderQuality } from './render/plan';
+import type { CaptionMode, LanguageCode, RenderQuality } from '../../config/catalog';
 
-export const CAPTION_MODES = ['burned', 'file_only', 'words'] as const;
-export type CaptionMode = (typeof CAPTION_MODES)[number];
-export const QUALITIES = ['full', 'draft'] as const satisfies readonly RenderQuality[];
 export const HEX_COLOR_PATTERN = '^#[0-9a-fA-F]{6}$';
 export const METADATA_MAX_PAIRS = 20;
 export const METADATA_MAX_CHARACTERS = 500;

@@ -25,7 +25,7 @@ export interface EgressDecision {
 
 export interface EgressProxyOptions {
   allowLoopback: boolean;
-  /** DNS for names; default: lib/dns-resolver.ts with default settings. Tests may inject one (a fake of third-party DNS). */
+  /** DNS for names; default: lib/net/dns-resolver.ts with default settings. Tests may inject one (a fake of third-party DNS). */
   resolve?: ResolveHost;
   connectTimeoutMs?: number; // default 10000
   /** Called for every connection attempt, allowed or not (the capture service logs refusals and counts them).

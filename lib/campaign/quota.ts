@@ -3,7 +3,7 @@
  * moved by single conditional UPDATEs, so concurrent creates can never push it past the limit.
  */
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import { quotaExceeded } from './errors';
+import { quotaExceeded } from '../errors';
 
 export function quotaPeriod(at = new Date()): string {
   return at.toISOString().slice(0, 7);

@@ -5,7 +5,7 @@
  * renderer's title boxes); here they are packed into cues. Text is kept in logical order for every language;
  * right-to-left display is left to the renderer / player (see toWebVtt for the one mark it adds).
  */
-import type { LanguageCode } from '../config/catalog';
+import type { LanguageCode } from '../../config/catalog';
 import {
   BREAK_COST,
   breakIntoTwoLines,
@@ -18,7 +18,7 @@ import {
   pickBreak,
   sentenceRanges,
   skipSpaces,
-} from './text';
+} from '../text';
 
 /** One per scene: its narration and where its audio sits in the video. */
 export interface CaptionScene {

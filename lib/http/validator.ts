@@ -7,7 +7,7 @@ import addFormats from 'ajv-formats';
 import addKeywords from 'ajv-keywords';
 import { Validators, type Context, type Middleware, type ServiceBroker } from 'moleculer';
 import { SINGLE_LINE_PATTERN } from './api-schemas';
-import { invalidInput } from './errors';
+import { invalidInput } from '../errors';
 
 export function createAjv(options: { coerceTypes?: boolean } = {}): Ajv {
   const ajv = new Ajv({ allErrors: !!options.coerceTypes, strict: false, coerceTypes: !!options.coerceTypes, useDefaults: false });

@@ -3,7 +3,7 @@
  * Each asks the ops service (or webhooks.retry) wherever it runs in the cluster and prints plain tables.
  */
 import type { ReplOptions, ServiceBroker } from 'moleculer';
-import type { CampaignTimeline, RenderNodesView, StateOverview, WebhookDeliveryView } from './ops-queries';
+import type { CampaignTimeline, RenderNodesView, StateOverview, WebhookDeliveryView } from './queries';
 
 export type Print = (text: string) => void;
 export type ReplCustomCommand = NonNullable<ReplOptions['customCommands']>[number];

@@ -4,11 +4,11 @@
  * and returns what the actor must record. A stage that cannot go on through no fault of the campaign throws
  * StageInterruptedError (lib/errors.ts).
  */
-import type { CampaignOptions } from './campaign-options';
-import type { VideoState } from './campaign-states';
-import type { ScreenshotRef } from './db/models';
-import type { CampaignPlanDocument } from './script/analyze';
-import type { ScriptDocument } from './script/writer';
+import type { CampaignOptions } from './options';
+import type { VideoState } from './states';
+import type { ScreenshotRef } from '../db/models';
+import type { CampaignPlanDocument } from '../script/analyze';
+import type { ScriptDocument } from '../script/writer';
 
 export interface StageParams {
   campaign_id: string;
@@ -23,7 +23,7 @@ export function campaignTrace(campaignId: string): { requestID: string } {
   return { requestID: campaignId };
 }
 
-/** The params schema of every stage action (validated by lib/validator.ts). */
+/** The params schema of every stage action (validated by lib/http/validator.ts). */
 export const STAGE_PARAMS_SCHEMA = {
   type: 'object',
   additionalProperties: false,
@@ -84,7 +84,7 @@ export interface ScriptingResult {
   script_sources: Array<{ language: string; script_source: string }>;
   /**
    * The language the page's own text is in (the plan's sourceLanguage): what a `source_text` video is narrated in,
-   * named by its warning (lib/campaign-view.ts). Absent from a stage of an older version: the warning then says
+   * named by its warning (lib/campaign/view.ts). Absent from a stage of an older version: the warning then says
    * "the page's own language".
    */
   page_language?: string | null;

@@ -11,12 +11,12 @@
  */
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
-import type { AppConfig } from '../config';
+import type { AppConfig } from '../../config';
 import { DnsTimeoutError, formatSeconds, hostResolver, type ResolveHost } from './dns-resolver';
 
 export interface GuardOptions {
   allowLoopback: boolean;
-  /** Name resolution (lib/dns-resolver.ts); default: the process's resolver with default settings. */
+  /** Name resolution (lib/net/dns-resolver.ts); default: the process's resolver with default settings. */
   resolve?: ResolveHost;
 }
 
@@ -195,7 +195,7 @@ export function assertAllowedHostLiteral(host: string, opts: GuardOptions): void
 /**
  * A `lookup` for http.Agent / net.connect / tls.connect that refuses the connection when any
  * address the name resolves to is not allowed (whatever family was asked for), then answers in the
- * form the caller asked for. Names go through lib/dns-resolver.ts, never the thread pool's getaddrinfo.
+ * form the caller asked for. Names go through lib/net/dns-resolver.ts, never the thread pool's getaddrinfo.
  */
 export function guardedLookup(opts: GuardOptions): net.LookupFunction {
   const resolve = opts.resolve ?? defaultResolve;

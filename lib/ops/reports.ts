@@ -5,10 +5,10 @@
  * render attempts (rendering). Its id is the campaign's under a prefix of its own, so there is nothing to keep in
  * step; a campaign has one once it has an outcome (review, published, failed).
  */
-import { UUID_TEXT } from './ids';
-import { isGenerating } from './campaign-states';
-import type { ScriptDocument } from './script/writer';
-import type { Storyboard } from './storyboard';
+import { UUID_TEXT } from '../ids';
+import { isGenerating } from '../campaign/states';
+import type { ScriptDocument } from '../script/writer';
+import type { Storyboard } from '../campaign/storyboard';
 
 export const REPORT_ID_PREFIX = 'rpt_';
 

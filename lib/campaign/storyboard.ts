@@ -1,16 +1,15 @@
 /**
  * The storyboard: the one document per video (language × platform) that the renderer consumes, and the
  * rules that make it from the plan and the spoken scenes (buildStoryboard). Written by the voiceover stage, stored in the database (the renderer may run on another node);
- * every file it names is a key in lib/storage.ts.
+ * every file it names is a key in lib/storage/storage.ts.
  */
-import { MUSIC_DEFAULT_VOLUME, type CampaignOptions, type CaptionMode } from './campaign-options';
-import type { RenderQuality } from './render/plan';
-import { PLATFORMS, type LanguageCode, type PlatformName } from '../config/catalog';
-import { luminance } from './color';
-import { typeScale, type ShotContent } from './framing';
-import type { CampaignPlanDocument, PlannedScene } from './script/analyze';
-import { PHRASES } from './script/phrases';
-import { storageKeys } from './storage-keys';
+import { MUSIC_DEFAULT_VOLUME, type CampaignOptions } from './options';
+import { PLATFORMS, type CaptionMode, type LanguageCode, type PlatformName, type RenderQuality } from '../../config/catalog';
+import { luminance } from '../render/color';
+import { typeScale, type ShotContent } from '../render/framing';
+import type { CampaignPlanDocument, PlannedScene } from '../script/analyze';
+import { PHRASES } from '../script/phrases';
+import { storageKeys } from '../storage/keys';
 
 export type ScriptSource = 'localized_page' | 'translated' | 'source_text';
 
@@ -25,7 +24,7 @@ export interface StoryboardScene {
   kind: 'title' | 'screen' | 'closing';
   /** Screenshot shown in this scene (screen scenes). */
   screenshotKey: string | null;
-  /** Its size and where its content is: the renderer crops around that box, never through it (lib/framing.ts). */
+  /** Its size and where its content is: the renderer crops around that box, never through it (lib/render/framing.ts). */
   screenshotContent?: ShotContent | null;
   /** Short text drawn on screen (headline of the scene). */
   onScreenText: string;
@@ -66,7 +65,7 @@ export interface Storyboard {
   closing: { ctaLabel: string; domain: string };
   /** The engine and voice of the video's language (absent on storyboards written before it was recorded). */
   voice?: SpokenVoice;
-  /** The campaign's choices (lib/campaign-options.ts); absent: captions burned, the render node's quality. */
+  /** The campaign's choices (lib/campaign/options.ts); absent: captions burned, the render node's quality. */
   captions?: CaptionMode;
   quality?: RenderQuality;
   /** The campaign's music (create's music), as the capture stage stored it: mixed under the narration; absent: none. */
@@ -119,7 +118,7 @@ export interface StoryboardInput {
 /**
  * The screenshot a screen scene shows: the language's own version of the page where it has one (else the
  * source page); on a vertical frame its phone capture where there is one, on a landscape frame the desktop
- * capture, and on a square frame whichever shows the page's type larger once framed (lib/framing.ts).
+ * capture, and on a square frame whichever shows the page's type larger once framed (lib/render/framing.ts).
  */
 function screenFor(
   scene: PlannedScene,

@@ -1,23 +1,23 @@
 /**
  * JSON Schemas of the public API. Actions use the request schemas as their `params` (validated by
- * lib/validator.ts); services/gateway/openapi.ts builds the OpenAPI document from all of them.
+ * lib/http/validator.ts); services/gateway/openapi.ts builds the OpenAPI document from all of them.
  */
-import { SUPPORTED_LANGUAGES, PLATFORM_NAMES, DEFAULT_LANGUAGES, DEFAULT_PLATFORMS } from '../config/catalog';
-import { VOICE_OPTIONS_BY_ID, voiceIdsFor } from '../config/voices';
-import { PLAN_NAMES, PLANS } from '../config/plans';
-import { CAMPAIGN_STATES, VIDEO_STATES } from './campaign-states';
-import { VIDEO_WARNING_CODES } from './campaign-view';
-import { API_ERROR_CODES, CAMPAIGN_FAILURE_CODES } from './errors';
 import {
   CAPTION_MODES,
-  HEX_COLOR_PATTERN,
-  METADATA_MAX_CHARACTERS,
-  METADATA_MAX_PAIRS,
-  MUSIC_DEFAULT_VOLUME,
-  QUALITIES,
-} from './campaign-options';
-import { MONTH_PATTERN, REPORT_ID_PREFIX } from './reports';
-import { WEBHOOK_EVENT_TYPES } from './webhooks';
+  DEFAULT_LANGUAGES,
+  DEFAULT_PLATFORMS,
+  PLATFORM_NAMES,
+  RENDER_QUALITIES,
+  SUPPORTED_LANGUAGES,
+} from '../../config/catalog';
+import { VOICE_OPTIONS_BY_ID, voiceIdsFor } from '../../config/voices';
+import { PLAN_NAMES, PLANS } from '../../config/plans';
+import { CAMPAIGN_STATES, VIDEO_STATES } from '../campaign/states';
+import { VIDEO_WARNING_CODES } from '../campaign/view';
+import { API_ERROR_CODES, CAMPAIGN_FAILURE_CODES } from '../errors';
+import { HEX_COLOR_PATTERN, METADATA_MAX_CHARACTERS, METADATA_MAX_PAIRS, MUSIC_DEFAULT_VOLUME } from '../campaign/options';
+import { MONTH_PATTERN, REPORT_ID_PREFIX } from '../ops/reports';
+import { WEBHOOK_EVENT_TYPES } from '../net/webhooks';
 
 /** "Growth 5, Business 8, Enterprise 8": each API plan's language cap, from the plan table. */
 function languageCapsInWords(): string {
@@ -28,10 +28,10 @@ function languageCapsInWords(): string {
 
 /** decisions §1: a title is 1–200 characters (Unicode code points, as ajv counts them) after trimming. */
 export const TITLE_MAX_CHARACTERS = 200;
-/** One line of text: no control characters (U+0000–U+001F, U+007F). lib/validator.ts words its error. */
+/** One line of text: no control characters (U+0000–U+001F, U+007F). lib/http/validator.ts words its error. */
 export const SINGLE_LINE_PATTERN = '^[^\\u0000-\\u001F\\u007F]*$';
 
-/** The creative options of a create (lib/campaign-options.ts), echoed by GET as given. */
+/** The creative options of a create (lib/campaign/options.ts), echoed by GET as given. */
 const CREATIVE_OPTIONS = {
   voice: {
     type: 'object',
@@ -61,7 +61,7 @@ const CREATIVE_OPTIONS = {
   },
   quality: {
     type: 'string',
-    enum: QUALITIES,
+    enum: RENDER_QUALITIES,
     description: "full (default): the platform's frame; draft: half the pixels, faster encoding, for a cheap preview.",
   },
   brand: {

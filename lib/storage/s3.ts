@@ -17,9 +17,9 @@ import {
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
-import type { S3StorageSettings } from '../config';
-import type { ByteRange, FileStat, FileStorage } from './storage';
-import { assertStorageKey } from './storage-keys';
+import type { S3StorageSettings } from '../../config';
+import type { ByteRange, FileStat, FileStorage } from './files';
+import { assertStorageKey } from './keys';
 import { streamToFile } from './stream-to-file';
 
 /** What a missing file raises, as the local directory's does (callers test `code === 'ENOENT'`). */

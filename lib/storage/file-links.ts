@@ -8,7 +8,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AppConfig } from '../config';
+import type { AppConfig } from '../../config';
 
 export type FileKind = 'video' | 'captions' | 'captions_srt' | 'thumbnail';
 export type LinkCheck = 'ok' | 'expired' | 'invalid';

@@ -1,8 +1,8 @@
 /** The public JSON of a campaign (GET /api/v1/campaigns/{id}), from its row and its video rows. */
-import { UUID_TEXT } from './ids';
-import type { CampaignMetadata, CampaignOptions } from './campaign-options';
-import { reportIdOf } from './reports';
-import { NO_FILE_LINKS, type FileLinks } from './signing';
+import { UUID_TEXT } from '../ids';
+import type { CampaignMetadata, CampaignOptions } from './options';
+import { reportIdOf } from '../ops/reports';
+import { NO_FILE_LINKS, type FileLinks } from '../storage/file-links';
 
 export interface CampaignRow {
   id: string;
@@ -74,7 +74,7 @@ export function videoWarnings(video: Pick<VideoRow, 'language' | 'script_source'
   ];
 }
 
-/** `links` signs a video's download links (lib/signing.ts); without it every link is null. */
+/** `links` signs a video's download links (lib/storage/file-links.ts); without it every link is null. */
 export function presentCampaign(campaign: CampaignRow, videos: VideoRow[], links?: VideoLinks): Record<string, unknown> {
   const order = (v: VideoRow) => campaign.languages.indexOf(v.language) * 100 + campaign.platforms.indexOf(v.platform);
   const body: Record<string, unknown> = {

@@ -5,7 +5,7 @@
  */
 import { MetricReporters, type MetricRegistry, type ServiceBroker } from 'moleculer';
 import { Counter, Gauge, Registry, type Metric } from 'prom-client';
-import { CAMPAIGN_STATES, type CampaignState } from './campaign-states';
+import { CAMPAIGN_STATES, type CampaignState } from '../campaign/states';
 
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 export const METRIC_PREFIX = 'campaign_video_';

@@ -23,8 +23,8 @@
  *   smaller than on a phone capture — accepted rather than cutting the lines; the picture sits in the zone like any
  *   other, mostly a short band of the section under the headline, with the backdrop above and below.
  */
-import { headlineLayout, pageZone, uiInsetsFor } from './render/overlay-layout';
-import type { LanguageCode, PlatformName } from '../config/catalog';
+import { headlineLayout, pageZone, uiInsetsFor } from './overlay-layout';
+import type { LanguageCode, PlatformName } from '../../config/catalog';
 
 /** A rectangle in image pixels. */
 export interface Box {

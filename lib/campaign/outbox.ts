@@ -5,9 +5,9 @@
  * dispatcher takes each event over into its deliveries (services/webhooks.service.ts).
  */
 import type { Transaction } from 'sequelize';
-import type { Campaign, Models } from './db/models';
-import { presentCampaign, type VideoLinks } from './campaign-view';
-import { newEventId, type WebhookEventType } from './webhooks';
+import type { Campaign, Models } from '../db/models';
+import { presentCampaign, type VideoLinks } from './view';
+import { newEventId, type WebhookEventType } from '../net/webhooks';
 
 export const EVENT_OF_STATE: Partial<Record<string, WebhookEventType>> = { review: 'campaign.completed', failed: 'campaign.failed' };
 

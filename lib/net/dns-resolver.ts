@@ -21,7 +21,7 @@ import net from 'node:net';
 import CacheableLookup, { type CacheInstance, type EntryObject } from 'cacheable-lookup';
 import ipaddr from 'ipaddr.js';
 import { LRUCache } from 'lru-cache';
-import { DEFAULT_DNS_SETTINGS, type DnsSettings } from '../config';
+import { DEFAULT_DNS_SETTINGS, type DnsSettings } from '../../config';
 
 export type ResolveHost = (host: string) => Promise<string[]>;
 
