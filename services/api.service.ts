@@ -47,7 +47,7 @@ import { FILE_PATHS, fileKindOf, loadSigningKey, verifyFileLink } from '../lib/s
 import { storageFor } from '../lib/storage/storage';
 import type { ByteRange, FileStorage } from '../lib/storage/files';
 import type { AuthenticateParams } from './accounts.service';
-import type { DownloadTargetParams, DownloadTargetResult } from './campaigns.service';
+import type { DownloadTargetParams, DownloadTargetResult } from './campaigns/types';
 import type { DashboardHttp, DashboardMeta } from './dashboard.service';
 
 /**

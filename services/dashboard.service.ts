@@ -48,7 +48,7 @@ import type {
   ListCampaignsParams,
   TimelineEvent,
   UsageResult,
-} from './campaigns.service';
+} from './campaigns/types';
 
 /** What the gateway learns from the HTTP request (services/api.service.ts, the /dashboard route). */
 export interface DashboardHttp {

@@ -17,7 +17,7 @@ import {
   type UsageReport,
 } from '../lib/ops/reports';
 import type { ScriptOutputs, StageParams } from '../lib/campaign/stages';
-import type { CampaignByIdParams, CampaignMeta, CampaignView, TimelineEvent, UsageReportParams } from './campaigns.service';
+import type { CampaignByIdParams, CampaignMeta, CampaignView, TimelineEvent, UsageReportParams } from './campaigns/types';
 import type { RenderAttemptView } from './rendering.service';
 import type { StoryboardsResult } from './voice.service';
 

@@ -28,7 +28,7 @@ import {
 } from '../lib/net/webhooks';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 import type { WebhookSecretParams } from './accounts.service';
-import type { WebhookEvent } from './campaigns.service';
+import type { WebhookEvent } from './campaigns/types';
 
 export const WEBHOOK_MAX_ATTEMPTS = 3;
 const ATTEMPT_TIMEOUT_MS = 10_000;

@@ -1,5 +1,5 @@
 /**
- * The stage contract, written once: the campaign actor (services/campaigns.service.ts) calls the action of
+ * The stage contract, written once: the campaign actor (services/campaigns/orchestrator.ts) calls the action of
  * STAGE_ACTIONS for the campaign's state with these params; the stage computes, stores what it alone owns,
  * and returns what the actor must record. A stage that cannot go on through no fault of the campaign throws
  * StageInterruptedError (lib/errors.ts).

@@ -1,0 +1,429 @@
+/**
+ * The campaign actor's orchestrator: the lease that makes one node the campaign's actor, the stage of each generating
+ * state called in turn (STAGE_ACTIONS) and its result recorded with the step, the reaper (deadlines, orphans,
+ * abandoned renders), the transitions with their events and the terminal webhook event written in the same
+ * transaction (lib/campaign/outbox.ts), and the pipeline's own endpoints (a stage's input, the rendering stage's
+ * progress, the dispatcher's intake). A module of the `campaigns` service (mixed into services/campaigns.service.ts),
+ * so the campaign tables keep one writer.
+ */
+import { Op, type Transaction } from 'sequelize';
+import type { Context } from 'moleculer';
+import { configOf } from '../../config';
+import { writeTerminalEvent } from '../../lib/campaign/outbox';
+import {
+  canTransition,
+  GENERATING_STATES,
+  InvalidTransitionError,
+  isGenerating,
+  nextState,
+  PROGRESS_ON_ENTRY,
+  STAGE_ACTIONS,
+  VIDEO_STATES,
+  type CampaignState,
+} from '../../lib/campaign/states';
+import {
+  campaignTrace,
+  STAGE_PARAMS_SCHEMA,
+  type RecordVideoParams,
+  type ScriptingResult,
+  type StageInput,
+  type StageParams,
+  type VoiceoverResult,
+} from '../../lib/campaign/stages';
+import { refundQuota } from '../../lib/campaign/quota';
+import { pageLanguageCode } from '../../lib/campaign/view';
+import type { Campaign } from '../../lib/db/models';
+import { CampaignCanceledError, isDatabaseUnavailable, notFound, STAGE_ERROR_CODES, STAGE_WAITS_ON } from '../../lib/errors';
+import { UUID_ANY_CASE } from '../../lib/ids';
+import { fileLinks, loadSigningKey, type LinkableVideo } from '../../lib/storage/file-links';
+import type { CloseAbandonedResult } from '../rendering.service';
+import type {
+  CampaignsActions,
+  CampaignsEvents,
+  CampaignsThis,
+  OrchestratorMethods,
+  RecordVideoResult,
+  RenderProgressParams,
+  RenderProgressResult,
+  TransitionParams,
+  TransitionResult,
+  WebhookEvent,
+} from './types';
+
+/** The reaper's rounds (sweep), from the service's start until it stops. */
+export function startSweeping(this: CampaignsThis): void {
+  const tick = () => {
+    this.sweep()
+      .catch((err: Error) => this.logger.warn(`sweep failed: ${err.message}`))
+      .finally(() => {
+        if (!this.stopping) this.sweepTimer = setTimeout(tick, configOf(this.broker).campaignSweepMs);
+      });
+  };
+  this.sweepTimer = setTimeout(tick, configOf(this.broker).campaignSweepMs);
+}
+
+export function stopSweeping(this: CampaignsThis): void {
+  this.stopping = true;
+  clearTimeout(this.sweepTimer);
+}
+
+/** The pipeline's endpoints: moving a campaign, a stage's input, the rendering stage's reports, the dispatcher's intake. */
+export const orchestratorActions: CampaignsActions = {
+  /** Moves a campaign along the state table; stages and operators call this. */
+  transition: {
+    visibility: 'public',
+    params: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['campaign_id', 'to'],
+      properties: {
+        campaign_id: { type: 'string', pattern: UUID_ANY_CASE.source },
+        to: { type: 'string' },
+        error_code: { type: 'string', maxLength: 40 },
+        error_message: { type: 'string', maxLength: 2000 },
+        detail: { type: 'string', maxLength: 2000 },
+      },
+    },
+    async handler(ctx: Context<TransitionParams>): Promise<TransitionResult> {
+      const campaign = await this.applyTransition(ctx.params);
+      return { campaign_id: campaign.id, status: campaign.status };
+    },
+  },
+
+  /** What a stage needs to know of a campaign and its videos: stages ask the owner, never its tables. */
+  stageInput: {
+    visibility: 'public',
+    params: STAGE_PARAMS_SCHEMA,
+    async handler(ctx: Context<StageParams>): Promise<StageInput> {
+      const { Campaign: Campaigns, Video: Videos } = this.db.models;
+      const campaign: Campaign | null = await Campaigns.findByPk(ctx.params.campaign_id, { include: [{ model: Videos, as: 'videos' }] });
+      if (!campaign) throw notFound();
+      return {
+        id: campaign.id,
+        url: campaign.url,
+        title: campaign.title,
+        status: campaign.status,
+        languages: campaign.languages,
+        platforms: campaign.platforms,
+        options: campaign.options ?? null,
+        videos: (campaign.videos ?? []).map((video) => ({
+          id: video.id,
+          campaign_id: video.campaign_id,
+          language: video.language,
+          platform: video.platform,
+          status: video.status,
+          file_key: video.file_key ?? null,
+          thumbnail_key: video.thumbnail_key ?? null,
+          captions_srt_key: video.captions_srt_key ?? null,
+          script_source: video.script_source ?? null,
+        })),
+      };
+    },
+  },
+
+  /** The rendering stage reports each video's progress here, as it happens. */
+  recordVideo: {
+    visibility: 'public',
+    params: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['video_id', 'status'],
+      properties: {
+        video_id: { type: 'string', maxLength: 64 },
+        status: { type: 'string', enum: [...VIDEO_STATES] },
+        file_key: { type: 'string', maxLength: 500 },
+        thumbnail_key: { type: 'string', maxLength: 500 },
+        captions_srt_key: { type: 'string', maxLength: 500 },
+        duration_seconds: { type: 'number', minimum: 0 },
+        error_code: { type: ['string', 'null'], maxLength: 40 },
+        error_message: { type: ['string', 'null'], maxLength: 2000 },
+      },
+    },
+    async handler(ctx: Context<RecordVideoParams>): Promise<RecordVideoResult> {
+      const { video_id: videoId, ...changes } = ctx.params;
+      await this.db.models.Video.update(changes, { where: { id: videoId } });
+      return { video_id: videoId, status: changes.status };
+    },
+  },
+
+  /** Progress within the rendering band, as videos finish (never 100: that is review's). */
+  recordRenderProgress: {
+    visibility: 'public',
+    params: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['campaign_id', 'done', 'total'],
+      properties: {
+        campaign_id: { type: 'string', maxLength: 64 },
+        done: { type: 'integer', minimum: 0 },
+        total: { type: 'integer', minimum: 0 },
+      },
+    },
+    async handler(ctx: Context<RenderProgressParams>): Promise<RenderProgressResult> {
+      const { campaign_id: campaignId, done, total } = ctx.params;
+      const band = PROGRESS_ON_ENTRY.review - PROGRESS_ON_ENTRY.rendering;
+      const progress = Math.min(99, PROGRESS_ON_ENTRY.rendering + Math.floor((band * done) / Math.max(1, total)));
+      await this.db.models.Campaign.update({ progress }, { where: { id: campaignId, status: 'rendering' } });
+      return { campaign_id: campaignId, progress };
+    },
+  },
+
+  /**
+   * The webhook dispatcher's intake (internal; every organization's): terminal events not yet handed over,
+   * oldest first. The dispatcher makes each a delivery, then says so with webhookEventsHandedOver.
+   */
+  webhookEvents: {
+    visibility: 'public',
+    params: { type: 'object', additionalProperties: false, properties: { limit: { type: 'integer', minimum: 1, maximum: 500 } } },
+    async handler(ctx: Context<{ limit?: number }>): Promise<WebhookEvent[]> {
+      const events = await this.db.models.CampaignWebhookEvent.findAll({
+        where: { handed_over_at: null },
+        order: [['created_at', 'ASC']],
+        limit: ctx.params.limit ?? 100,
+      });
+      return events.map(({ event_id, event_type, campaign_id, org_id, url, body, created_at }) => ({
+        event_id,
+        event_type,
+        campaign_id,
+        org_id,
+        url,
+        body,
+        created_at: new Date(created_at).toISOString(),
+      }));
+    },
+  },
+
+  webhookEventsHandedOver: {
+    visibility: 'public',
+    params: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['event_ids'],
+      properties: { event_ids: { type: 'array', maxItems: 500, items: { type: 'string', maxLength: 40 } } },
+    },
+    async handler(ctx: Context<{ event_ids: string[] }>): Promise<{ handed_over: number }> {
+      const [handedOver] = await this.db.models.CampaignWebhookEvent.update(
+        { handed_over_at: new Date() },
+        { where: { event_id: ctx.params.event_ids, handed_over_at: null } },
+      );
+      return { handed_over: handedOver };
+    },
+  },
+};
+
+export const orchestratorEvents: CampaignsEvents = {
+  /** A stage service joined somewhere in the cluster: campaigns waiting for it can move on. */
+  '$services.changed'() {
+    this.resumeWaiting().catch((err: Error) => this.logger.warn('resume after services change failed', err.message));
+  },
+};
+
+export const orchestratorMethods = {
+  links(video: LinkableVideo) {
+    const config = configOf(this.broker);
+    return fileLinks(config, loadSigningKey(config), video);
+  },
+
+  async applyTransition(params: TransitionParams, outer?: Transaction) {
+    const { models, sequelize } = this.db;
+    const work = async (transaction: Transaction) => {
+      const campaign: Campaign | null = await models.Campaign.findByPk(params.campaign_id, { transaction, lock: true });
+      if (!campaign) throw notFound();
+      if (!canTransition(campaign.status, params.to)) throw new InvalidTransitionError(campaign.status, params.to);
+      const now = new Date();
+      const from = campaign.status;
+      const changes: Partial<Campaign> = { status: params.to, status_changed_at: now };
+      if (params.to === 'failed') {
+        changes.error_code = params.error_code ?? 'internal';
+        changes.error_message = params.error_message ?? 'Generation failed.';
+        await refundQuota(sequelize, transaction, campaign.org_id, campaign.quota_period);
+      } else {
+        changes.progress = PROGRESS_ON_ENTRY[params.to];
+      }
+      // Guarded by the status we read under lock: a concurrent mover makes this a no-op, not a double step.
+      const [updated] = await models.Campaign.update(changes, { where: { id: campaign.id, status: from }, transaction });
+      if (updated !== 1) throw new InvalidTransitionError(from, params.to);
+      await models.CampaignEvent.create(
+        {
+          campaign_id: campaign.id,
+          from_status: from,
+          to_status: params.to,
+          detail: params.detail ?? params.error_message ?? null,
+          created_at: now,
+        },
+        { transaction },
+      );
+      Object.assign(campaign, changes);
+      if (await writeTerminalEvent(models, transaction, campaign, (video) => this.links(video), now)) {
+        transaction.afterCommit(() => this.broker.emit('webhooks.enqueued', { campaign_id: campaign.id }));
+      }
+      return campaign;
+    };
+    return outer ? work(outer) : sequelize.transaction(work);
+  },
+
+  /** Runs the stage of the campaign's current state if a service offers it; otherwise the campaign waits. */
+  async advance(campaignId: string) {
+    if (configOf(this.broker).pipelinePaused) return;
+    this.running ??= new Set<string>();
+    if (this.running.has(campaignId)) return;
+    this.running.add(campaignId);
+    let renew: NodeJS.Timeout | undefined;
+    try {
+      // One actor per campaign across the cluster: the lease is renewed while this one works on it.
+      if (!(await this.takeLease(campaignId))) return;
+      renew = setInterval(
+        () => void this.takeLease(campaignId).catch(() => undefined),
+        Math.max(1000, configOf(this.broker).campaignLeaseMs / 3),
+      );
+      for (;;) {
+        const campaign: Campaign | null = await this.db.models.Campaign.findByPk(campaignId);
+        if (!campaign || !isGenerating(campaign.status)) return;
+        // Past its deadline, no further stage starts: the reaper fails it with timeout.
+        if (new Date(campaign.deadline_at).getTime() < Date.now()) return;
+        const action = STAGE_ACTIONS[campaign.status];
+        if (!this.broker.registry.getActionEndpoints(action)?.hasAvailable()) {
+          this.logger.debug(`campaign ${campaignId} waits in ${campaign.status}: no service offers ${action}`);
+          return;
+        }
+        const from = campaign.status;
+        const result = await this.broker.call(action, { campaign_id: campaignId }, campaignTrace(campaignId));
+        // Stages compute and return; what they found about the videos is recorded here, with the step.
+        await this.db.sequelize.transaction(async (transaction: Transaction) => {
+          // The campaign row is locked first, as publish does, so the two never wait on each other.
+          await this.applyTransition({ campaign_id: campaignId, to: nextState(from)!, detail: `${action} done` }, transaction);
+          await this.recordStageResult(from, result, transaction);
+        });
+      }
+    } catch (err) {
+      const e = err as { message?: string; retryable?: boolean; type?: string; code?: number };
+      // Canceled (or timed out) while its stage ran: the campaign is failed already, and its stage's end changes nothing.
+      if (e.type === CampaignCanceledError.TYPE || err instanceof InvalidTransitionError) {
+        this.logger.info(`campaign ${campaignId}: ended while its stage ran (${e.message})`);
+        return;
+      }
+      if (STAGE_WAITS_ON.has(e.type ?? '') || isDatabaseUnavailable(err)) {
+        // Not the campaign's fault (a node stopping, a stage gone, the database down, met here or in the stage): it
+        // waits and is resumed when the stage (or the database) is back.
+        this.logger.warn(`campaign ${campaignId}: stage interrupted, will resume: ${e.message}`);
+        return;
+      }
+      this.logger.error(`campaign ${campaignId}: stage failed: ${e.message}`);
+      const known = (STAGE_ERROR_CODES as readonly string[]).includes(e.type ?? '');
+      await this.applyTransition({
+        campaign_id: campaignId,
+        to: 'failed',
+        error_code: known ? e.type : 'internal',
+        error_message: known ? e.message : 'A generation step failed.',
+      }).catch((inner: Error) => this.logger.error(`campaign ${campaignId}: could not record failure`, inner.message));
+    } finally {
+      clearInterval(renew);
+      this.running.delete(campaignId);
+      await this.db.models.Campaign.update(
+        { lease_owner: null, lease_expires_at: null },
+        { where: { id: campaignId, lease_owner: this.broker.nodeID } },
+      ).catch(() => undefined);
+    }
+  },
+
+  /** The videos' part of a stage's result (lib/campaign/stages.ts), recorded by their owner. */
+  async recordStageResult(state: CampaignState, result: unknown, transaction: Transaction) {
+    const { Video: Videos } = this.db.models;
+    if (state === 'scripting') {
+      const { campaign_id: campaignId, script_sources: sources, page_language: pageLanguage } = result as ScriptingResult;
+      for (const { language, script_source: source } of sources) {
+        await Videos.update({ script_source: source }, { where: { campaign_id: campaignId, language }, transaction });
+      }
+      // Named by the warning of a video narrated in it (lib/campaign/view.ts); a page's declared language is its text.
+      const page = pageLanguageCode(pageLanguage);
+      if (page) await this.db.models.Campaign.update({ page_language: page }, { where: { id: campaignId }, transaction });
+    } else if (state === 'voiceover') {
+      const { campaign_id: campaignId, captions } = result as VoiceoverResult;
+      for (const { video_id: videoId, captions_key: captionsKey } of captions) {
+        await Videos.update({ captions_key: captionsKey }, { where: { id: videoId, campaign_id: campaignId }, transaction });
+      }
+    }
+  },
+
+  /** Takes (or renews) the campaign's lease for this node; false while another live actor holds it. */
+  async takeLease(campaignId: string) {
+    const now = new Date();
+    const [taken] = await this.db.models.Campaign.update(
+      { lease_owner: this.broker.nodeID, lease_expires_at: new Date(now.getTime() + configOf(this.broker).campaignLeaseMs) },
+      {
+        where: {
+          id: campaignId,
+          [Op.or]: [{ lease_owner: null }, { lease_owner: this.broker.nodeID }, { lease_expires_at: { [Op.lt]: now } }],
+        },
+      },
+    );
+    return taken === 1;
+  },
+
+  /**
+   * The reaper: a campaign past its deadline fails with `timeout`; a generating campaign whose actor is
+   * gone (no live lease) is taken over, and a stalled step thereby retried.
+   */
+  async sweep() {
+    const config = configOf(this.broker);
+    if (config.pipelinePaused) return;
+    const { Campaign: Campaigns } = this.db.models;
+    const now = new Date();
+    const generating = [...GENERATING_STATES];
+    const late = await Campaigns.findAll({
+      where: { status: generating, deadline_at: { [Op.lt]: now } },
+      attributes: ['id'],
+      limit: 100,
+    });
+    for (const { id } of late) {
+      const minutes = Math.round(config.campaignMaxDurationMs / 60_000);
+      await this.applyTransition({
+        campaign_id: id,
+        to: 'failed',
+        error_code: 'timeout',
+        error_message: `The campaign did not finish within ${minutes} minutes.`,
+      }).catch((err: Error) => this.logger.warn(`campaign ${id}: timeout not recorded: ${err.message}`));
+    }
+    const orphaned = await Campaigns.findAll({
+      // Not the late ones: a campaign inserted between the two queries would otherwise run a stage instead of timing out.
+      where: {
+        status: generating,
+        deadline_at: { [Op.gte]: now },
+        [Op.or]: [{ lease_owner: null }, { lease_expires_at: { [Op.lt]: now } }],
+      },
+      attributes: ['id'],
+      limit: 100,
+    });
+    for (const { id } of orphaned) this.advance(id).catch(() => undefined);
+    await this.closeAbandoned(now);
+  },
+
+  /**
+   * A campaign that ended (canceled, timed out) while its actor was dead still names that actor in its lease,
+   * and may have render attempts the dead node had open. Their owner closes them as `lost`, then the lease is
+   * let go. Generating campaigns need none of this: the actor taking one over runs its stage, which does the same.
+   */
+  async closeAbandoned(now: Date) {
+    const { Campaign: Campaigns } = this.db.models;
+    const ended = await Campaigns.findAll({
+      where: { status: { [Op.notIn]: [...GENERATING_STATES] }, lease_owner: { [Op.ne]: null }, lease_expires_at: { [Op.lt]: now } },
+      attributes: ['id', 'lease_owner'],
+      limit: 100,
+    });
+    if (ended.length === 0 || !this.broker.registry.getActionEndpoints('rendering.closeAbandoned')?.hasAvailable()) return;
+    for (const { id, lease_owner: owner } of ended) {
+      try {
+        await this.broker.call<CloseAbandonedResult, StageParams>('rendering.closeAbandoned', { campaign_id: id }, campaignTrace(id));
+        await Campaigns.update({ lease_owner: null, lease_expires_at: null }, { where: { id, lease_owner: owner } });
+      } catch (err) {
+        this.logger.warn(`campaign ${id}: abandoned render attempts not closed yet: ${(err as Error).message}`);
+      }
+    }
+  },
+
+  async resumeWaiting() {
+    if (configOf(this.broker).pipelinePaused) return;
+    const waiting = await this.db.models.Campaign.findAll({ where: { status: [...GENERATING_STATES] }, attributes: ['id'], limit: 500 });
+    for (const { id } of waiting) this.advance(id).catch(() => undefined);
+  },
+} satisfies OrchestratorMethods & ThisType<CampaignsThis>;

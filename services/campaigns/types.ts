@@ -1,0 +1,197 @@
+/**
+ * The campaign actor's vocabulary (services/campaigns.service.ts and its two modules beside it): what its actions take
+ * and answer, for the services that call them, and the methods and state the three parts share on `this`.
+ */
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
+import type { Attributes, FindOptions, Transaction } from 'sequelize';
+import type { CampaignMetadata, CampaignOptions } from '../../lib/campaign/options';
+import type { CampaignState, VideoState } from '../../lib/campaign/states';
+import type { CampaignRow, VideoRow } from '../../lib/campaign/view';
+import type { Campaign } from '../../lib/db/models';
+import type { AuthContext } from '../../lib/http/auth';
+import type { FileKind, FileLinks, LinkableVideo } from '../../lib/storage/file-links';
+import type { DbMethods } from '../../mixins/db.mixin';
+
+export interface CreateCampaignParams extends CampaignOptions {
+  url: string;
+  languages?: string[];
+  title?: string;
+  webhook_url?: string;
+  platforms?: string[];
+  metadata?: CampaignMetadata;
+}
+export interface CampaignMeta {
+  auth?: AuthContext;
+  idempotencyKey?: string;
+  $statusCode?: number;
+  /** moleculer-web turns this into the Location header. */
+  $location?: string;
+}
+export interface TransitionParams {
+  campaign_id: string;
+  to: CampaignState;
+  error_code?: string;
+  error_message?: string;
+  detail?: string;
+}
+/** campaigns.get and campaigns.publish: the campaign's id, from the path. */
+export interface CampaignByIdParams {
+  id: string;
+}
+export interface RenderProgressParams {
+  campaign_id: string;
+  done: number;
+  total: number;
+}
+export interface DownloadTargetParams {
+  video_id: string;
+  kind: FileKind;
+}
+
+/** campaigns.list (GET /api/v1/campaigns): the query as validated (the gateway coerced `limit` to a number). */
+export interface ListQueryParams {
+  limit?: number;
+  cursor?: string;
+  status?: string;
+  created_after?: string;
+  created_before?: string;
+}
+/** campaigns.list's answer: campaigns as GET presents them, without their own `success`. */
+export interface CampaignListView {
+  success: true;
+  campaigns: CampaignView[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+/** campaigns.browse (the dashboard): one numbered page of the caller's campaigns, newest first. */
+export interface ListCampaignsParams {
+  status?: string;
+  page?: number;
+  per_page?: number;
+}
+export interface CampaignListItem {
+  campaign_id: string;
+  title: string;
+  url: string;
+  status: string;
+  progress: number;
+  languages: string[];
+  platforms: string[];
+  created_at: string;
+}
+export interface CampaignList {
+  campaigns: CampaignListItem[];
+  total: number;
+  page: number;
+  per_page: number;
+}
+/** campaigns.usage: the organization's campaigns this month against its plan's limit. */
+export interface UsageResult {
+  period: string;
+  used: number;
+  limit: number;
+  resets_at: string;
+}
+/** campaigns.usageReport's params: a UTC month, YYYY-MM (default: the current one). */
+export interface UsageReportParams {
+  month?: string;
+}
+export interface TimelineEvent {
+  from_status: string | null;
+  to_status: string;
+  detail: string | null;
+  at: string;
+}
+
+/** campaigns.create's answer (201, or the replayed answer of the same Idempotency-Key). */
+export type CreateCampaignResult = { success: boolean; campaign_id: string; job_id: string; status: string };
+/** campaigns.get's and campaigns.publish's answer: the public JSON of lib/campaign/view.ts. */
+export type CampaignView = Record<string, unknown>;
+export interface TransitionResult {
+  campaign_id: string;
+  status: string;
+}
+export interface RecordVideoResult {
+  video_id: string;
+  status: VideoState;
+}
+export interface RenderProgressResult {
+  campaign_id: string;
+  progress: number;
+}
+/** A campaign's terminal webhook event, as the dispatcher takes it over (lib/campaign/outbox.ts wrote it). */
+export interface WebhookEvent {
+  event_id: string;
+  event_type: string;
+  campaign_id: string;
+  org_id: string;
+  url: string;
+  body: string;
+  created_at: string;
+}
+export interface DownloadTargetResult {
+  storage_key: string | null;
+}
+
+/** A create's fields as checked: URLs normalized and proved public, languages folded, defaults filled in. */
+export interface NormalizedCampaign {
+  url: string;
+  languages: string[];
+  platforms: string[];
+  title: string;
+  webhook_url: string | null;
+  /** brand.logo_url, checked and normalized like the page's URL */
+  logo_url: string | null;
+  /** music.url, checked and normalized like the page's URL */
+  music_url: string | null;
+}
+
+/** What campaigns.create writes in its transaction: the request, its fields as checked, and the answer it will give. */
+export interface NewCampaign {
+  auth: AuthContext;
+  params: CreateCampaignParams;
+  campaign: NormalizedCampaign;
+  body: CreateCampaignResult;
+  now: Date;
+  /** The Idempotency-Key and the request's hash, recorded with the answer; null without a key. */
+  idempotency: { key: string; requestHash: string } | null;
+}
+
+/** The public API's methods (services/campaigns.service.ts). */
+export interface CampaignApiMethods {
+  normalize(params: CreateCampaignParams, auth: AuthContext): Promise<NormalizedCampaign>;
+  checkPage(ctx: Context<CreateCampaignParams, CampaignMeta>, campaign: NormalizedCampaign): Promise<void>;
+  insertCampaign(campaign: NewCampaign): Promise<void>;
+  replayOrConflict(orgId: string, key: string, requestHash: string, meta: CampaignMeta): Promise<CreateCampaignResult>;
+  findOwned(ctx: Context<CampaignByIdParams, CampaignMeta>, options?: Omit<FindOptions<Attributes<Campaign>>, 'where'>): Promise<Campaign>;
+  present(campaign: CampaignRow, videos: VideoRow[]): CampaignView;
+  ownedCampaignId(ctx: Context<CampaignByIdParams, CampaignMeta>): { id: string; orgId: string };
+}
+
+/** The orchestrator's methods (services/campaigns/orchestrator.ts). */
+export interface OrchestratorMethods {
+  links(video: LinkableVideo): FileLinks;
+  applyTransition(params: TransitionParams, outer?: Transaction): Promise<Campaign>;
+  advance(campaignId: string): Promise<void>;
+  recordStageResult(state: CampaignState, result: unknown, transaction: Transaction): Promise<void>;
+  takeLease(campaignId: string): Promise<boolean>;
+  sweep(): Promise<void>;
+  closeAbandoned(now: Date): Promise<void>;
+  resumeWaiting(): Promise<void>;
+}
+
+export type CampaignsMethods = DbMethods & CampaignApiMethods & OrchestratorMethods;
+
+/** What the actor keeps on `this`: the reaper's timer, the stop flag, and the campaigns this node is advancing. */
+export interface CampaignsLocalVars {
+  sweepTimer?: NodeJS.Timeout;
+  stopping?: boolean;
+  running?: Set<string>;
+}
+
+export type CampaignsThis = Service<ServiceSettingSchema> & CampaignsMethods & CampaignsLocalVars;
+
+type CampaignsSchema = ServiceSchema<ServiceSettingSchema, CampaignsMethods, CampaignsLocalVars>;
+/** A part of the actor's actions (its modules export theirs; the service spreads them into its schema). */
+export type CampaignsActions = NonNullable<CampaignsSchema['actions']>;
+export type CampaignsEvents = NonNullable<CampaignsSchema['events']>;
