@@ -15,7 +15,7 @@ import type { CampaignOptions } from '../lib/campaign/options';
 import { buildCues, buildWordCues, toWebVtt } from '../lib/voice/captions';
 import type { StoryboardRow } from '../lib/db/models';
 import { stageFailure } from '../lib/errors';
-import { CLOSING_SECONDS, TITLE_SECONDS } from '../lib/script/analyze';
+import { CLOSING_SECONDS, TITLE_SECONDS, type CampaignPlanDocument } from '../lib/script/analyze';
 import { HERO_NARRATION_SECONDS, SCREEN_NARRATION_SECONDS, shortenNarration, type ScriptScene } from '../lib/script/writer';
 import { STAGE_PARAMS_SCHEMA, type ScriptOutputs, type StageInput, type StageParams, type VoiceoverResult } from '../lib/campaign/stages';
 import { storageFor } from '../lib/storage/storage';
@@ -26,9 +26,8 @@ import { concatAudio, measureDuration, normalizeAudio } from '../lib/voice/audio
 import { run } from '../lib/voice/exec';
 import { OfflineSpeechProvider } from '../lib/voice/offline';
 import { createSpeechProvider } from '../lib/voice/tts';
-import { SpeechProviderError, type SpeechProvider, type SpeechRequest, type SpeechResult } from '../lib/voice/speech';
+import { SpeechProviderError, type SpeechProvider, type SpeechRequest, type SpeechResult, type WordTiming } from '../lib/voice/speech';
 import { wordTimings } from '../lib/voice/word-timing';
-import { type WordTiming } from '../lib/voice/speech';
 import { CancelableMixin, type CancelableMethods } from '../mixins/cancelable.mixin';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 
@@ -72,8 +71,19 @@ interface SceneSpeech {
   words?: WordTiming[];
 }
 
+/** One language's script, as script.outputs gives it. */
+type ScriptRow = ScriptOutputs['scripts'][number];
+
 type VoiceMethods = DbMethods &
   CancelableMethods & {
+    languageStoryboards(
+      campaign: StageInput,
+      plan: CampaignPlanDocument,
+      row: ScriptRow,
+      language: LanguageCode,
+      said: SaidScene[],
+      workDir: string,
+    ): Promise<Array<{ videoId: string; document: Storyboard }>>;
     speakScene(
       campaignId: string,
       language: LanguageCode,
@@ -177,80 +187,9 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
             }
           }
           const languages = await Promise.all(
-            languageParts.map(async ({ row, language, said: saying }) => {
-              const script = row.script;
-              const said = await Promise.all(saying);
-              const files = said.map((s) => s.file);
-              const spoken: SpokenScene[] = said.map((s) => s.spoken);
-              const languageStoryboards: Array<{ videoId: string; document: Storyboard }> = [];
-              const trackFile = path.join(workDir, `${language}-narration.wav`);
-              await concatAudio(files, trackFile);
-              const narrationKey = storageKeys.narration(campaign.id, language);
-              await this.storage.put(narrationKey, await fs.readFile(trackFile));
-
-              let start = 0;
-              const scenes: StoryboardScene[] = spoken.map((s, index) => {
-                const screen = s.kind === 'screen' ? plan.scenes[index - 1] : undefined;
-                // Starts add up the rounded durations, so scenes meet exactly (no 1 ms overlaps or gaps).
-                const durationSeconds = round(s.durationSeconds);
-                const scene: StoryboardScene = {
-                  index,
-                  kind: s.kind,
-                  screenshotKey: screen?.screenshotKey ?? null,
-                  onScreenText: s.script.onScreenText,
-                  narration: s.script.narration,
-                  audioKey: s.audioKey,
-                  startSeconds: start,
-                  durationSeconds,
-                };
-                start = round(start + durationSeconds);
-                return scene;
-              });
-              // captions `words`: cues of short word groups timed by the words (lib/voice/word-timing.ts), in WebVTT
-              // cue-internal timestamps, which the renderer reads back (the storyboard needs nothing more).
-              const cues =
-                campaign.options?.captions === 'words'
-                  ? buildWordCues(
-                      scenes.map((s, i) => ({
-                        words: (spoken[i].words ?? []).map((w) => ({ ...w, start: s.startSeconds + w.start, end: s.startSeconds + w.end })),
-                        startSeconds: s.startSeconds,
-                        durationSeconds: s.durationSeconds,
-                      })),
-                      language,
-                    )
-                  : buildCues(
-                      scenes.map((s) => ({
-                        text: s.narration.map((n) => n.text).join(' '),
-                        startSeconds: s.startSeconds,
-                        durationSeconds: s.durationSeconds,
-                      })),
-                      language,
-                    );
-              const captionsKey = storageKeys.captions(campaign.id, language);
-              await this.storage.put(captionsKey, Buffer.from(toWebVtt(cues), 'utf8'));
-
-              for (const video of campaign.videos.filter((v) => v.language === language)) {
-                languageStoryboards.push({
-                  videoId: video.id,
-                  document: buildStoryboard({
-                    campaignId: campaign.id,
-                    videoId: video.id,
-                    language,
-                    platform: video.platform as PlatformName,
-                    plan,
-                    scriptSource: row.script_source as Storyboard['scriptSource'],
-                    scenes,
-                    narrationKey,
-                    captionsKey,
-                    totalSeconds: round(start),
-                    ctaLabel: script.closing.ctaLabel,
-                    voice: this.speech.voiceOf(language, campaign.options?.voice?.[language]),
-                    options: campaign.options,
-                  }),
-                });
-              }
-              return languageStoryboards;
-            }),
+            languageParts.map(async ({ row, language, said }) =>
+              this.languageStoryboards(campaign, plan, row, language, await Promise.all(said), workDir),
+            ),
           );
           storyboards.push(...languages.flat());
         } catch (err) {
@@ -288,6 +227,91 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
   },
 
   methods: {
+    /**
+     * One language's scenes spoken: its narration track and WebVTT stored, and a storyboard for each of its videos
+     * (one per platform), the scenes' times added up from their audio.
+     */
+    async languageStoryboards(
+      campaign: StageInput,
+      plan: CampaignPlanDocument,
+      row: ScriptRow,
+      language: LanguageCode,
+      said: SaidScene[],
+      workDir: string,
+    ) {
+      const script = row.script;
+      const files = said.map((s) => s.file);
+      const spoken: SpokenScene[] = said.map((s) => s.spoken);
+      const languageStoryboards: Array<{ videoId: string; document: Storyboard }> = [];
+      const trackFile = path.join(workDir, `${language}-narration.wav`);
+      await concatAudio(files, trackFile);
+      const narrationKey = storageKeys.narration(campaign.id, language);
+      await this.storage.put(narrationKey, await fs.readFile(trackFile));
+
+      let start = 0;
+      const scenes: StoryboardScene[] = spoken.map((s, index) => {
+        const screen = s.kind === 'screen' ? plan.scenes[index - 1] : undefined;
+        // Starts add up the rounded durations, so scenes meet exactly (no 1 ms overlaps or gaps).
+        const durationSeconds = round(s.durationSeconds);
+        const scene: StoryboardScene = {
+          index,
+          kind: s.kind,
+          screenshotKey: screen?.screenshotKey ?? null,
+          onScreenText: s.script.onScreenText,
+          narration: s.script.narration,
+          audioKey: s.audioKey,
+          startSeconds: start,
+          durationSeconds,
+        };
+        start = round(start + durationSeconds);
+        return scene;
+      });
+      // captions `words`: cues of short word groups timed by the words (lib/voice/word-timing.ts), in WebVTT
+      // cue-internal timestamps, which the renderer reads back (the storyboard needs nothing more).
+      const cues =
+        campaign.options?.captions === 'words'
+          ? buildWordCues(
+              scenes.map((s, i) => ({
+                words: (spoken[i].words ?? []).map((w) => ({ ...w, start: s.startSeconds + w.start, end: s.startSeconds + w.end })),
+                startSeconds: s.startSeconds,
+                durationSeconds: s.durationSeconds,
+              })),
+              language,
+            )
+          : buildCues(
+              scenes.map((s) => ({
+                text: s.narration.map((n) => n.text).join(' '),
+                startSeconds: s.startSeconds,
+                durationSeconds: s.durationSeconds,
+              })),
+              language,
+            );
+      const captionsKey = storageKeys.captions(campaign.id, language);
+      await this.storage.put(captionsKey, Buffer.from(toWebVtt(cues), 'utf8'));
+
+      for (const video of campaign.videos.filter((v) => v.language === language)) {
+        languageStoryboards.push({
+          videoId: video.id,
+          document: buildStoryboard({
+            campaignId: campaign.id,
+            videoId: video.id,
+            language,
+            platform: video.platform as PlatformName,
+            plan,
+            scriptSource: row.script_source as Storyboard['scriptSource'],
+            scenes,
+            narrationKey,
+            captionsKey,
+            totalSeconds: round(start),
+            ctaLabel: script.closing.ctaLabel,
+            voice: this.speech.voiceOf(language, campaign.options?.voice?.[language]),
+            options: campaign.options,
+          }),
+        });
+      }
+      return languageStoryboards;
+    },
+
     /**
      * One scene: each narration segment in its own voice, normalized, joined, padded to at least `minSeconds`.
      * Speech longer than `maxSeconds` is re-fitted to the voice's measured pace and spoken again (twice at most).

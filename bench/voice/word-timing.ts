@@ -27,9 +27,8 @@ import { OpenJTalkProvider } from '../../lib/voice/open-jtalk';
 import { PicoProvider } from '../../lib/voice/pico';
 import { RHVoiceProvider } from '../../lib/voice/rhvoice';
 import { ESPEAK_VOICES, EspeakProvider } from '../../lib/voice/tts';
-import { type SpeechProvider, type SpeechRequest } from '../../lib/voice/speech';
+import type { SpeechProvider, SpeechRequest, WordTiming } from '../../lib/voice/speech';
 import { captionWords, measureWordTimings, wordTimings } from '../../lib/voice/word-timing';
-import { type WordTiming } from '../../lib/voice/speech';
 
 const TARGET_MEDIAN_MS = 60;
 

@@ -45,6 +45,8 @@ interface OutgoingPacket {
 
 /** How long an answer made while the connection is down waits for it before it is given up (and logged). */
 const RESPONSE_HOLD_MS = 60_000;
+/** How long a replaced connection may take to send what it holds and close, before it is dropped. */
+const RETIRE_GRACE_MS = 5_000;
 
 export class RedisSingleConnectionTransporter extends MoleculerRedis {
   private readonly held: { subscriber?: Redis; publisher?: Redis } = {};
@@ -209,7 +211,14 @@ export class RedisSingleConnectionTransporter extends MoleculerRedis {
     }
     client.on('error', () => undefined);
     this.retiring.add(client);
-    client.once('end', () => this.retiring.delete(client));
+    // QUIT waits for the connection to be back; a client still not closed after RETIRE_GRACE_MS (retired while Redis
+    // was away, and reconnecting with a growing backoff since) is dropped, with whatever it still held.
+    const drop = setTimeout(() => client.status !== 'end' && client.disconnect(), RETIRE_GRACE_MS);
+    drop.unref();
+    client.once('end', () => {
+      clearTimeout(drop);
+      this.retiring.delete(client);
+    });
     client.quit().catch(() => client.disconnect());
   }
 }

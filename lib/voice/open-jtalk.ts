@@ -14,8 +14,7 @@ import { normalizeText, splitSentences } from '../text';
 import { concatAudio, measureDuration } from './audio';
 import { findExecutable, run } from './exec';
 import type { LanguageEngine } from './offline';
-import type { SpeechRequest, SpeechResult } from './speech';
-import type { WordTiming } from './speech';
+import type { SpeechRequest, SpeechResult, WordTiming } from './speech';
 
 export interface OpenJTalkOptions {
   /** default `open_jtalk` on PATH */

@@ -11,9 +11,8 @@ import { ACTIVE_WORD_COLOR, buildCues, buildWordCues, parseWebVtt, toSrt, toWebV
 import { FestivalProvider } from '../../lib/voice/festival';
 import { OpenJTalkProvider, wordTimes } from '../../lib/voice/open-jtalk';
 import { EspeakProvider } from '../../lib/voice/tts';
-import { type SpeechProvider } from '../../lib/voice/speech';
+import type { SpeechProvider, WordTiming } from '../../lib/voice/speech';
 import { captionWords, mapOntoWords, measureWordTimings, wordTimings } from '../../lib/voice/word-timing';
-import { type WordTiming } from '../../lib/voice/speech';
 import { parseSrtStrict } from '../support/srt';
 
 let dir: string;
