@@ -33,7 +33,14 @@ import { EgressProxy, type EgressDecision } from '../lib/net/egress-proxy';
 import { fetchLogo, LogoError } from '../lib/capture/logo';
 import { fetchMusic, MusicError } from '../lib/capture/music';
 import { invalidInput, PageRefusedError, stageFailure, StageInterruptedError } from '../lib/errors';
-import { campaignTrace, STAGE_PARAMS_SCHEMA, type CapturedPage, type StageInput, type StageParams } from '../lib/campaign/stages';
+import {
+  STAGE_CALL_SCHEMA,
+  STAGE_PARAMS_SCHEMA,
+  type CapturedPage,
+  type StageCall,
+  type StageInput,
+  type StageParams,
+} from '../lib/campaign/stages';
 import { storageKeys } from '../lib/storage/keys';
 import { storageFor } from '../lib/storage/storage';
 import type { FileStorage } from '../lib/storage/files';
@@ -94,7 +101,7 @@ interface VariantCapture {
 
 type CaptureMethods = DbMethods &
   CancelableMethods & {
-    collectCampaign(campaignId: string, signal: AbortSignal): Promise<CollectResult>;
+    collectCampaign(campaign: StageInput, signal: AbortSignal): Promise<CollectResult>;
     loadChecked(page: Page, url: string, viewport: Viewport): Promise<LoadedPage>;
     captureVariant(campaignId: string, variant: string, url: string, withMobile: boolean, signal: AbortSignal): VariantInProgress;
     storeShots(campaignId: string, variant: string, viewports: Viewport[], captures: ViewportCapture[]): Promise<VariantCapture>;
@@ -225,11 +232,11 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
 
     collect: {
       visibility: 'public',
-      params: STAGE_PARAMS_SCHEMA,
-      async handler(ctx: Context<StageParams>): Promise<CollectResult> {
+      params: STAGE_CALL_SCHEMA,
+      async handler(ctx: Context<StageCall>): Promise<CollectResult> {
         const cancel = this.watchCancel(ctx.params.campaign_id);
         try {
-          return await this.collectCampaign(ctx.params.campaign_id, cancel.signal);
+          return await this.collectCampaign(ctx.params.input, cancel.signal);
         } catch (err) {
           if (cancel.signal.aborted) throw cancel.signal.reason;
           // A node going down is not the campaign's fault: the actor keeps it waiting and resumes it elsewhere.
@@ -263,13 +270,8 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
   },
 
   methods: {
-    async collectCampaign(campaignId: string, signal: AbortSignal): Promise<CollectResult> {
+    async collectCampaign(campaign: StageInput, signal: AbortSignal): Promise<CollectResult> {
       const { models, sequelize } = this.db;
-      const campaign = await this.broker.call<StageInput, StageParams>(
-        'campaigns.stageInput',
-        { campaign_id: campaignId },
-        campaignTrace(campaignId),
-      );
       // Redone from scratch when retried: same keys, rows replaced in one transaction.
       const sourceInProgress = this.captureVariant(campaign.id, 'source', campaign.url, true, signal);
       // The logo was read at create; fetched again now (it is the customer's file, it may have changed) and stored.

@@ -23,7 +23,15 @@ import {
   StageInterruptedError,
 } from '../lib/errors';
 import { slotTableOf, takeRenderNode, type RenderMeta, type SlotReport } from '../lib/render/slots';
-import { campaignTrace, STAGE_PARAMS_SCHEMA, type RecordVideoParams, type StageInput, type StageParams } from '../lib/campaign/stages';
+import {
+  campaignTrace,
+  STAGE_CALL_SCHEMA,
+  STAGE_PARAMS_SCHEMA,
+  type RecordVideoParams,
+  type StageCall,
+  type StageInput,
+  type StageParams,
+} from '../lib/campaign/stages';
 import type { ReportInputs } from '../lib/ops/reports';
 import { storageKeys } from '../lib/storage/keys';
 import type { Storyboard } from '../lib/campaign/storyboard';
@@ -112,12 +120,12 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
   actions: {
     renderCampaign: {
       visibility: 'public',
-      params: STAGE_PARAMS_SCHEMA,
-      async handler(ctx: Context<StageParams>): Promise<RenderCampaignResult> {
+      params: STAGE_CALL_SCHEMA,
+      async handler(ctx: Context<StageCall>): Promise<RenderCampaignResult> {
         const campaignId = ctx.params.campaign_id;
         // This run holds the campaign's lease: an attempt still open is an earlier run's, whose node died.
         await this.closeAbandonedAttempts(campaignId);
-        const { videos } = await ctx.call<StageInput, StageParams>('campaigns.stageInput', { campaign_id: campaignId });
+        const { videos } = ctx.params.input;
         // The storyboards are the voiceover stage's: it is asked for them.
         const rows = await ctx.call<StoryboardsResult, StageParams>('voice.storyboards', { campaign_id: campaignId });
         const storyboards = new Map<string, Storyboard>(rows.map((row) => [row.video_id, row.document]));

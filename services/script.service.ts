@@ -25,11 +25,12 @@ import { createScriptModel, type ScriptModel } from '../lib/script/model-writer'
 import { writeScript, type CapturedVariant, type ScriptDocument } from '../lib/script/writer';
 import {
   campaignTrace,
+  STAGE_CALL_SCHEMA,
   STAGE_PARAMS_SCHEMA,
   type CapturedPage,
   type ScriptingResult,
   type ScriptOutputs,
-  type StageInput,
+  type StageCall,
   type StageParams,
 } from '../lib/campaign/stages';
 import { storageFor } from '../lib/storage/storage';
@@ -74,10 +75,10 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
   actions: {
     analyze: {
       visibility: 'public',
-      params: STAGE_PARAMS_SCHEMA,
-      async handler(ctx: Context<StageParams>): Promise<AnalyzeResult> {
+      params: STAGE_CALL_SCHEMA,
+      async handler(ctx: Context<StageCall>): Promise<AnalyzeResult> {
         const { models } = this.db;
-        const campaign = await ctx.call<StageInput, StageParams>('campaigns.stageInput', { campaign_id: ctx.params.campaign_id });
+        const campaign = ctx.params.input;
         const captures: CapturedPage[] = await this.captures(campaign.id);
         const source = captures.find((c) => c.variant === 'source');
         if (!source) throw stageFailure('capture_failed', 'The page capture is missing; it must be collected again.', false);
@@ -105,10 +106,10 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
 
     write: {
       visibility: 'public',
-      params: STAGE_PARAMS_SCHEMA,
-      async handler(ctx: Context<StageParams>): Promise<ScriptingResult> {
+      params: STAGE_CALL_SCHEMA,
+      async handler(ctx: Context<StageCall>): Promise<ScriptingResult> {
         const { models, sequelize } = this.db;
-        const campaign = await ctx.call<StageInput, StageParams>('campaigns.stageInput', { campaign_id: ctx.params.campaign_id });
+        const campaign = ctx.params.input;
         const planRow = await models.CampaignPlan.findByPk(campaign.id);
         if (!planRow) throw stageFailure('capture_failed', 'The campaign plan is missing; processing must run again.', false);
         const plan = planRow.plan;

@@ -17,7 +17,15 @@ import type { StoryboardRow } from '../lib/db/models';
 import { stageFailure } from '../lib/errors';
 import { CLOSING_SECONDS, TITLE_SECONDS, type CampaignPlanDocument } from '../lib/script/analyze';
 import { HERO_NARRATION_SECONDS, SCREEN_NARRATION_SECONDS, shortenNarration, type ScriptScene } from '../lib/script/writer';
-import { STAGE_PARAMS_SCHEMA, type ScriptOutputs, type StageInput, type StageParams, type VoiceoverResult } from '../lib/campaign/stages';
+import {
+  STAGE_CALL_SCHEMA,
+  STAGE_PARAMS_SCHEMA,
+  type ScriptOutputs,
+  type StageCall,
+  type StageInput,
+  type StageParams,
+  type VoiceoverResult,
+} from '../lib/campaign/stages';
 import { storageFor } from '../lib/storage/storage';
 import type { FileStorage } from '../lib/storage/files';
 import { storageKeys } from '../lib/storage/keys';
@@ -132,11 +140,11 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
   actions: {
     speak: {
       visibility: 'public',
-      params: STAGE_PARAMS_SCHEMA,
-      async handler(ctx: Context<StageParams>): Promise<VoiceoverResult> {
+      params: STAGE_CALL_SCHEMA,
+      async handler(ctx: Context<StageCall>): Promise<VoiceoverResult> {
         const { models, sequelize } = this.db;
         // The campaign and its videos are the campaign actor's; the plan and scripts are the script stage's.
-        const campaign = await ctx.call<StageInput, StageParams>('campaigns.stageInput', { campaign_id: ctx.params.campaign_id });
+        const campaign = ctx.params.input;
         const { plan, scripts } = await ctx.call<ScriptOutputs, StageParams>('script.outputs', { campaign_id: campaign.id });
         if (!plan || scripts.length === 0) throw stageFailure('speech_failed', 'The scripts are missing; scripting must run again.', false);
         const workDir = await fs.mkdtemp(path.join(os.tmpdir(), `voice-${campaign.id}-`));

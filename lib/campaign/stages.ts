@@ -15,6 +15,14 @@ export interface StageParams {
 }
 
 /**
+ * A stage's call (the action of STAGE_ACTIONS): the campaign, and what the stage needs to know of it and its videos,
+ * read by the actor with the step. The stage never calls back for it.
+ */
+export interface StageCall extends StageParams {
+  input: StageInput;
+}
+
+/**
  * The call options of every call made for a campaign's pipeline outside a handler's own context (the actor's stage
  * calls, a stage's calls to other actors, the renders): the campaign id is the request id, which Moleculer's tracing
  * takes as the trace id, so one campaign's spans share a trace across every node (issue 16 item 8).
@@ -31,7 +39,18 @@ export const STAGE_PARAMS_SCHEMA = {
   properties: { campaign_id: { type: 'string', maxLength: 64 } },
 } as const;
 
-/** campaigns.stageInput's answer: what a stage needs to know of a campaign and its videos. */
+export const STAGE_CALL_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['campaign_id', 'input'],
+  properties: {
+    campaign_id: { type: 'string', maxLength: 64 },
+    // The actor's own read (services/campaigns/orchestrator.ts stageInputOf), not a customer's: its shape is StageInput's.
+    input: { type: 'object', required: ['id', 'url', 'languages', 'platforms', 'videos'] },
+  },
+} as const;
+
+/** campaigns.stageInput's answer, and a stage call's `input`: what a stage needs to know of a campaign and its videos. */
 export interface StageInput {
   id: string;
   url: string;

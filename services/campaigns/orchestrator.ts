@@ -25,6 +25,7 @@ import {
   campaignTrace,
   STAGE_PARAMS_SCHEMA,
   type RecordVideoParams,
+  type StageCall,
   type ScriptingResult,
   type StageInput,
   type StageParams,
@@ -90,34 +91,12 @@ export const orchestratorActions: CampaignsActions = {
     },
   },
 
-  /** What a stage needs to know of a campaign and its videos: stages ask the owner, never its tables. */
+  /** What a stage is handed with its call (stageInputOf), for a caller outside the pipeline: operators, tests. */
   stageInput: {
     visibility: 'public',
     params: STAGE_PARAMS_SCHEMA,
-    async handler(ctx: Context<StageParams>): Promise<StageInput> {
-      const { Campaign: Campaigns, Video: Videos } = this.db.models;
-      const campaign: Campaign | null = await Campaigns.findByPk(ctx.params.campaign_id, { include: [{ model: Videos, as: 'videos' }] });
-      if (!campaign) throw notFound();
-      return {
-        id: campaign.id,
-        url: campaign.url,
-        title: campaign.title,
-        status: campaign.status,
-        languages: campaign.languages,
-        platforms: campaign.platforms,
-        options: campaign.options ?? null,
-        videos: (campaign.videos ?? []).map((video) => ({
-          id: video.id,
-          campaign_id: video.campaign_id,
-          language: video.language,
-          platform: video.platform,
-          status: video.status,
-          file_key: video.file_key ?? null,
-          thumbnail_key: video.thumbnail_key ?? null,
-          captions_srt_key: video.captions_srt_key ?? null,
-          script_source: video.script_source ?? null,
-        })),
-      };
+    handler(ctx: Context<StageParams>): Promise<StageInput> {
+      return this.stageInputOf(ctx.params.campaign_id);
     },
   },
 
@@ -219,6 +198,33 @@ export const orchestratorEvents: CampaignsEvents = {
 };
 
 export const orchestratorMethods = {
+  /** What a stage needs to know of a campaign and its videos: read with each step, handed to the stage in its call. */
+  async stageInputOf(campaignId: string): Promise<StageInput> {
+    const { Campaign: Campaigns, Video: Videos } = this.db.models;
+    const campaign: Campaign | null = await Campaigns.findByPk(campaignId, { include: [{ model: Videos, as: 'videos' }] });
+    if (!campaign) throw notFound();
+    return {
+      id: campaign.id,
+      url: campaign.url,
+      title: campaign.title,
+      status: campaign.status,
+      languages: campaign.languages,
+      platforms: campaign.platforms,
+      options: campaign.options ?? null,
+      videos: (campaign.videos ?? []).map((video) => ({
+        id: video.id,
+        campaign_id: video.campaign_id,
+        language: video.language,
+        platform: video.platform,
+        status: video.status,
+        file_key: video.file_key ?? null,
+        thumbnail_key: video.thumbnail_key ?? null,
+        captions_srt_key: video.captions_srt_key ?? null,
+        script_source: video.script_source ?? null,
+      })),
+    };
+  },
+
   links(video: LinkableVideo) {
     const config = configOf(this.broker);
     return fileLinks(config, loadSigningKey(config), video);
@@ -287,7 +293,8 @@ export const orchestratorMethods = {
           return;
         }
         const from = campaign.status;
-        const result = await this.broker.call(action, { campaign_id: campaignId }, campaignTrace(campaignId));
+        const input = await this.stageInputOf(campaignId);
+        const result = await this.broker.call<unknown, StageCall>(action, { campaign_id: campaignId, input }, campaignTrace(campaignId));
         // Stages compute and return; what they found about the videos is recorded here, with the step.
         await this.db.sequelize.transaction(async (transaction: Transaction) => {
           // The campaign row is locked first, as publish does, so the two never wait on each other.

@@ -5,6 +5,7 @@
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import type { Attributes, FindOptions, Transaction } from 'sequelize';
 import type { CampaignMetadata, CampaignOptions } from '../../lib/campaign/options';
+import type { StageInput } from '../../lib/campaign/stages';
 import type { CampaignState, VideoState } from '../../lib/campaign/states';
 import type { CampaignRow, VideoRow } from '../../lib/campaign/view';
 import type { Campaign } from '../../lib/db/models';
@@ -170,6 +171,7 @@ export interface CampaignApiMethods {
 
 /** The orchestrator's methods (services/campaigns/orchestrator.ts). */
 export interface OrchestratorMethods {
+  stageInputOf(campaignId: string): Promise<StageInput>;
   links(video: LinkableVideo): FileLinks;
   applyTransition(params: TransitionParams, outer?: Transaction): Promise<Campaign>;
   advance(campaignId: string): Promise<void>;

@@ -198,7 +198,9 @@ describe('rendering in one process', () => {
         JSON.stringify(document),
       ]);
 
-      const failure = await h.call('rendering.renderCampaign', { campaign_id: broken }).then(
+      // Called as the actor calls it: with the campaign's stage input, read from its owner.
+      const input = await h.call('campaigns.stageInput', { campaign_id: broken });
+      const failure = await h.call('rendering.renderCampaign', { campaign_id: broken, input }).then(
         () => null,
         (err: Error & { type?: string }) => err,
       );
