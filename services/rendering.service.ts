@@ -38,6 +38,7 @@ import type { Storyboard } from '../lib/campaign/storyboard';
 import { CancelableMixin, type CancelableMethods } from '../mixins/cancelable.mixin';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 import type { RendererStatusResult, RenderVideoParams, RenderVideoResult } from './renderer.service';
+import type { StoryboardsResult } from './voice.service';
 
 /** rendering.attempts: one render attempt as a campaign's report shows it. */
 export type RenderAttemptView = ReportInputs['attempts'][number];
@@ -68,14 +69,6 @@ export interface RenderCampaignResult {
 }
 /** A render node as this node sees it (rendering.nodes): its report, and calls sent but not yet reported. */
 export type RenderNodeSlotsView = SlotReport & { reserved: number };
-/** voice.storyboards' answer. */
-type StoryboardsResult = Array<{ video_id: string; document: Storyboard }>;
-/** campaigns.recordRenderProgress's params. */
-interface RenderProgressParams {
-  campaign_id: string;
-  done: number;
-  total: number;
-}
 /** rendering.closeAbandoned's answer: how many open attempts it closed as `lost`. */
 export interface CloseAbandonedResult {
   closed: number;
@@ -97,7 +90,6 @@ type RenderingMethods = DbMethods &
     closeAbandonedAttempts(campaignId: string): Promise<number>;
     watchRender(call: Promise<RenderVideoResult>, nodeID: string, videoId: string): Promise<RenderVideoResult>;
     transporterBack(withinMs: number): Promise<boolean>;
-    markProgress(campaignId: string, done: number, total: number): Promise<void>;
     recordVideo(campaignId: string, report: RecordVideoParams): Promise<void>;
   };
 
@@ -131,16 +123,11 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
         const storyboards = new Map<string, Storyboard>(rows.map((row) => [row.video_id, row.document]));
         if (videos.some((video) => !storyboards.has(video.id)))
           throw stageFailure('render_failed', 'Storyboards are missing; the voiceover must run again.', false);
-        let done = videos.filter(isRendered).length;
         const pending = videos.filter((video) => !isRendered(video));
         // Canceled: no video is sent any more, and the render nodes stop those they are rendering (they hear it too).
         const cancel = this.watchCancel(campaignId);
         const outcomes = await Promise.allSettled(
-          pending.map(async (video) => {
-            await this.renderOne(video, storyboards.get(video.id)!, cancel.signal);
-            done += 1;
-            await this.markProgress(campaignId, done, videos.length);
-          }),
+          pending.map((video) => this.renderOne(video, storyboards.get(video.id)!, cancel.signal)),
         ).finally(() => cancel.done());
         if (cancel.signal.aborted) throw cancel.signal.reason;
         const lostNodes = outcomes.find((o) => o.status === 'rejected' && RENDER_LOST_ON.has((o.reason as { type?: string }).type ?? ''));
@@ -412,15 +399,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
       return false;
     },
 
-    /** Videos and campaigns are the campaign actor's: it records what this stage reports. */
-    async markProgress(campaignId: string, done: number, total: number) {
-      await this.broker.call<void, RenderProgressParams>(
-        'campaigns.recordRenderProgress',
-        { campaign_id: campaignId, done, total },
-        campaignTrace(campaignId),
-      );
-    },
-
+    /** Videos and campaigns are the campaign actor's: it records what this stage reports (a video ready moves the campaign's progress). */
     async recordVideo(campaignId: string, report: RecordVideoParams) {
       await this.broker.call<void, RecordVideoParams>('campaigns.recordVideo', report, campaignTrace(campaignId));
     },

@@ -44,8 +44,6 @@ import type {
   CampaignsThis,
   OrchestratorMethods,
   RecordVideoResult,
-  RenderProgressParams,
-  RenderProgressResult,
   TransitionParams,
   TransitionResult,
   WebhookEvent,
@@ -100,7 +98,7 @@ export const orchestratorActions: CampaignsActions = {
     },
   },
 
-  /** The rendering stage reports each video's progress here, as it happens. */
+  /** The rendering stage reports each video's state here, as it happens; a video ready moves the campaign's progress. */
   recordVideo: {
     visibility: 'public',
     params: {
@@ -120,30 +118,18 @@ export const orchestratorActions: CampaignsActions = {
     },
     async handler(ctx: Context<RecordVideoParams>): Promise<RecordVideoResult> {
       const { video_id: videoId, ...changes } = ctx.params;
-      await this.db.models.Video.update(changes, { where: { id: videoId } });
+      const { Campaign: Campaigns, Video: Videos } = this.db.models;
+      await Videos.update(changes, { where: { id: videoId } });
+      if (changes.status === 'ready') {
+        // The campaign's progress within the rendering band, from its videos ready (never 100: that is review's).
+        const video = await Videos.findByPk(videoId, { attributes: ['campaign_id'] });
+        const videos = video ? await Videos.findAll({ where: { campaign_id: video.campaign_id }, attributes: ['status'] }) : [];
+        const ready = videos.filter((v) => v.status === 'ready').length;
+        const band = PROGRESS_ON_ENTRY.review - PROGRESS_ON_ENTRY.rendering;
+        const progress = Math.min(99, PROGRESS_ON_ENTRY.rendering + Math.floor((band * ready) / Math.max(1, videos.length)));
+        if (video) await Campaigns.update({ progress }, { where: { id: video.campaign_id, status: 'rendering' } });
+      }
       return { video_id: videoId, status: changes.status };
-    },
-  },
-
-  /** Progress within the rendering band, as videos finish (never 100: that is review's). */
-  recordRenderProgress: {
-    visibility: 'public',
-    params: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['campaign_id', 'done', 'total'],
-      properties: {
-        campaign_id: { type: 'string', maxLength: 64 },
-        done: { type: 'integer', minimum: 0 },
-        total: { type: 'integer', minimum: 0 },
-      },
-    },
-    async handler(ctx: Context<RenderProgressParams>): Promise<RenderProgressResult> {
-      const { campaign_id: campaignId, done, total } = ctx.params;
-      const band = PROGRESS_ON_ENTRY.review - PROGRESS_ON_ENTRY.rendering;
-      const progress = Math.min(99, PROGRESS_ON_ENTRY.rendering + Math.floor((band * done) / Math.max(1, total)));
-      await this.db.models.Campaign.update({ progress }, { where: { id: campaignId, status: 'rendering' } });
-      return { campaign_id: campaignId, progress };
     },
   },
 

@@ -39,11 +39,6 @@ export interface TransitionParams {
 export interface CampaignByIdParams {
   id: string;
 }
-export interface RenderProgressParams {
-  campaign_id: string;
-  done: number;
-  total: number;
-}
 export interface DownloadTargetParams {
   video_id: string;
   kind: FileKind;
@@ -115,10 +110,6 @@ export interface TransitionResult {
 export interface RecordVideoResult {
   video_id: string;
   status: VideoState;
-}
-export interface RenderProgressResult {
-  campaign_id: string;
-  progress: number;
 }
 /** A campaign's terminal webhook event, as the dispatcher takes it over (lib/campaign/outbox.ts wrote it). */
 export interface WebhookEvent {
