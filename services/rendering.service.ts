@@ -117,7 +117,9 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
         const campaignId = ctx.params.campaign_id;
         // This run holds the campaign's lease: an attempt still open is an earlier run's, whose node died.
         await this.closeAbandonedAttempts(campaignId);
-        const { videos } = ctx.params.input;
+        // Read afresh, not taken from the call's `input`: the videos' state changes while this stage runs, and the
+        // broker's retry of a retryable failure sends the same params again, which would render the ready ones anew.
+        const { videos } = await ctx.call<StageInput, StageParams>('campaigns.stageInput', { campaign_id: campaignId });
         // The storyboards are the voiceover stage's: it is asked for them.
         const rows = await ctx.call<StoryboardsResult, StageParams>('voice.storyboards', { campaign_id: campaignId });
         const storyboards = new Map<string, Storyboard>(rows.map((row) => [row.video_id, row.document]));

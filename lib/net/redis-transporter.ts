@@ -45,8 +45,6 @@ interface OutgoingPacket {
 
 /** How long an answer made while the connection is down waits for it before it is given up (and logged). */
 const RESPONSE_HOLD_MS = 60_000;
-/** How long a replaced connection may take to send what it holds and close, before it is dropped. */
-const RETIRE_GRACE_MS = 5_000;
 
 export class RedisSingleConnectionTransporter extends MoleculerRedis {
   private readonly held: { subscriber?: Redis; publisher?: Redis } = {};
@@ -211,15 +209,13 @@ export class RedisSingleConnectionTransporter extends MoleculerRedis {
     }
     client.on('error', () => undefined);
     this.retiring.add(client);
-    // QUIT waits for the connection to be back; a client still not closed after RETIRE_GRACE_MS (retired while Redis
-    // was away, and reconnecting with a growing backoff since) is dropped, with whatever it still held.
-    const drop = setTimeout(() => client.status !== 'end' && client.disconnect(), RETIRE_GRACE_MS);
-    drop.unref();
-    client.once('end', () => {
-      clearTimeout(drop);
-      this.retiring.delete(client);
+    client.once('end', () => this.retiring.delete(client));
+    // QUIT once the client is connected. ioredis 5 answers a QUIT sent between connections (Redis away) with an empty
+    // offline queue by disconnect(), which stops the reconnecting without ever ending the client: it would stay
+    // `reconnecting` for good, and its packets queued meanwhile would be lost.
+    void this.readyOrEnded(client).then((ready) => {
+      if (ready) client.quit().catch(() => client.disconnect());
     });
-    client.quit().catch(() => client.disconnect());
   }
 }
 
