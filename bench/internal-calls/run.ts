@@ -6,35 +6,21 @@
  * worker counts them by action.
  * Run: npm run bench:internal-calls
  */
-import type { ServiceSchema } from 'moleculer';
 import { startHarness, type Harness } from '../../test/support/harness';
 import { runCampaign } from '../../test/support/campaign-run';
-
-interface ExportedSpan {
-  traceID: string;
-  type?: string;
-  tags: { action?: { name?: string }; nodeID?: string };
-}
+import { spanCollector, type ExportedSpan } from '../../test/support/spans';
 
 const CAMPAIGN = { languages: ['en', 'ja', 'ko'], platforms: ['tiktok', 'youtube'], quality: 'draft' };
 const limits = { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000, redisTimeoutMs: 10_000 };
 
 async function main(): Promise<void> {
   const spans: ExportedSpan[] = [];
-  const collector: ServiceSchema = {
-    name: 'span-collector',
-    events: {
-      '$tracing.spans'(ctx: { params: ExportedSpan[] }) {
-        spans.push(...ctx.params);
-      },
-    },
-  };
   let h: Harness | undefined;
   try {
     h = await startHarness({
       transport: 'redis',
       render: 'worker',
-      workerServices: [collector],
+      workerServices: [spanCollector(spans)],
       config: { rateLimits: limits, videoTargetSeconds: 10, tracing: { exporter: 'event', zipkinUrl: '' } },
     });
     const { key } = await h.newCustomer('business');

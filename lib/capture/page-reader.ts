@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import type { HTTPResponse, Page } from 'puppeteer-core';
-import type { PageSignals } from './refusal';
+import { SHOWS_SOMETHING, type PageSignals } from './refusal';
 import { EGRESS_REFUSED_HEADER } from '../net/egress-proxy';
 import type { Box } from '../render/framing';
 import type { SectionFeatures } from '../script/sections';
@@ -92,13 +92,14 @@ export async function openPage(
   // it is judged empty (the rule of lib/capture/refusal.ts).
   await page
     .waitForFunction(
-      () =>
-        (document.body?.innerText ?? '').replace(/\s+/g, ' ').trim().length >= 20 ||
-        [...document.images].some((img) => img.naturalWidth > 32),
+      (least: typeof SHOWS_SOMETHING) =>
+        (document.body?.innerText ?? '').replace(/\s+/g, ' ').trim().length >= least.textLength ||
+        [...document.images].some((img) => img.naturalWidth > least.imageWidth),
       { timeout: Math.min(5000, timeoutMs), polling: 250 },
+      SHOWS_SOMETHING,
     )
     .catch(() => undefined);
-  const seen = await page.evaluate(() => {
+  const seen = await page.evaluate((least: typeof SHOWS_SOMETHING) => {
     const visible = (el: Element) => {
       const rect = el.getBoundingClientRect();
       const style = getComputedStyle(el);
@@ -121,9 +122,9 @@ export async function openPage(
       visibleTextLength: (document.body?.innerText ?? '').replace(/\s+/g, ' ').trim().length,
       visiblePasswordFields: [...document.querySelectorAll('input[type="password"]')].filter(visible).length,
       challengeMarkers: markers,
-      imageCount: [...document.images].filter((img) => img.naturalWidth > 32 && visible(img)).length,
+      imageCount: [...document.images].filter((img) => img.naturalWidth > least.imageWidth && visible(img)).length,
     };
-  });
+  }, SHOWS_SOMETHING);
   return { response, signals: { status: response?.status() ?? 0, finalUrl: page.url(), ...seen } };
 }
 

@@ -19,6 +19,9 @@ const LOGIN_PATH = /\/(log-?in|sign-?in|signon|auth|sso|session\/new|account\/lo
 const CHALLENGE_TITLE =
   /just a moment|attention required|checking your browser|verify you are human|are you a robot|access denied|captcha|ddos protection/i;
 
+/** A page shows something once it has this much visible text, or a visible picture wider than this (CSS pixels). */
+export const SHOWS_SOMETHING = { textLength: 20, imageWidth: 32 } as const;
+
 export function refusalReason(signals: PageSignals): string | undefined {
   const { status } = signals;
   if (status === 401) return 'The page requires sign-in (HTTP 401).';
@@ -36,6 +39,6 @@ export function refusalReason(signals: PageSignals): string | undefined {
   }
   if (LOGIN_PATH.test(path)) return `The page redirects to a sign-in page (${path}).`;
   if (signals.visiblePasswordFields > 0 && signals.visibleTextLength < 800) return 'The page is a sign-in form.';
-  if (signals.visibleTextLength < 20 && signals.imageCount === 0) return 'The page is empty.';
+  if (signals.visibleTextLength < SHOWS_SOMETHING.textLength && signals.imageCount === 0) return 'The page is empty.';
   return undefined;
 }

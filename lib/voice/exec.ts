@@ -32,6 +32,16 @@ export function run(cmd: string, args: string[], opts: RunOptions): Promise<{ st
   });
 }
 
+/** Whether `file` exists (and, with X_OK, may be run): an engine's dictionary, voice or program. */
+export async function fileExists(file: string, mode = constants.F_OK): Promise<boolean> {
+  try {
+    await access(file, mode);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The absolute path `cmd` runs as (a path with a slash is taken as is), or undefined when there is no such executable. */
 export async function findExecutable(cmd: string): Promise<string | undefined> {
   const candidates = cmd.includes('/')
@@ -40,13 +50,6 @@ export async function findExecutable(cmd: string): Promise<string | undefined> {
         .split(':')
         .filter(Boolean)
         .map((dir) => join(dir, cmd));
-  for (const file of candidates) {
-    try {
-      await access(file, constants.X_OK);
-      return file;
-    } catch {
-      /* not here */
-    }
-  }
+  for (const file of candidates) if (await fileExists(file, constants.X_OK)) return file;
   return undefined;
 }

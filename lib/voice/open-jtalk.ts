@@ -5,14 +5,14 @@
  * the reading it chose for every word, which is what the tests check.
  */
 import type { SpokenVoice } from '../campaign/storyboard';
-import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { LanguageCode } from '../../config/catalog';
 import { DEFAULT_OPEN_JTALK_DICTIONARY, DEFAULT_OPEN_JTALK_VOICES } from '../../config/voices';
 import { normalizeText, splitSentences } from '../text';
 import { concatAudio, measureDuration } from './audio';
-import { findExecutable, run } from './exec';
+import { fileExists, findExecutable, run } from './exec';
 import type { LanguageEngine } from './offline';
 import type { SpeechRequest, SpeechResult, WordTiming } from './speech';
 
@@ -63,7 +63,7 @@ export class OpenJTalkProvider implements LanguageEngine {
   /** Throws naming what is missing (binary, dictionary, voice file); else says one short word to prove it works. */
   async verify(): Promise<void> {
     if (!(await findExecutable(this.binary))) throw new Error(`${this.binary} not found (Debian package open-jtalk)`);
-    if (!(await exists(path.join(this.dictionary, 'sys.dic'))))
+    if (!(await fileExists(path.join(this.dictionary, 'sys.dic'))))
       throw new Error(`no Open JTalk dictionary at ${this.dictionary} (Debian package open-jtalk-mecab-naist-jdic)`);
     await this.findVoice();
     const dir = await mkdtemp(path.join(os.tmpdir(), 'open-jtalk-'));
@@ -129,7 +129,7 @@ export class OpenJTalkProvider implements LanguageEngine {
   private async findVoice(): Promise<string> {
     if (this.voiceFile) return this.voiceFile;
     for (const file of this.candidates) {
-      if (await exists(file)) return (this.voiceFile = file);
+      if (await fileExists(file)) return (this.voiceFile = file);
     }
     throw new Error(
       `no Open JTalk voice: none of ${this.candidates.join(', ')} exists (scripts/bootstrap.sh fetches Mei; OPEN_JTALK_VOICE names another .htsvoice)`,
@@ -243,13 +243,4 @@ export function wordTimes(trace: string): { words: WordTiming[] } | null {
   }
   if (next !== moraTimes.length) return null;
   return { words };
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await access(file);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -5,13 +5,13 @@
  * silently speaks with another voice when the asked one is not installed, and writes no file when it has nothing
  * to say: verify() checks the voices' directories, synthesize() that a file came out.
  */
-import { access, mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { LanguageCode } from '../../config/catalog';
 import { RHVOICE_VOICES, RHVOICE_VOICES_DIR, VOICE_OPTIONS, VOICE_OPTIONS_BY_ID } from '../../config/voices';
 import type { SpokenVoice } from '../campaign/storyboard';
-import { findExecutable, run } from './exec';
+import { fileExists, findExecutable, run } from './exec';
 import type { LanguageEngine } from './offline';
 import type { SpeechRequest } from './speech';
 
@@ -53,7 +53,7 @@ export class RHVoiceProvider implements LanguageEngine {
       ...VOICE_OPTIONS.filter((v) => v.engine === 'rhvoice').map((v) => ({ language: v.language, voice: v.engineVoice ?? '' })),
     ];
     for (const { language, voice } of wanted) {
-      if (!(await exists(path.join(this.voicesDir, voice, 'voice.info'))))
+      if (!(await fileExists(path.join(this.voicesDir, voice, 'voice.info'))))
         throw new Error(`RHVoice has no voice ${voice} in ${this.voicesDir} (Debian non-free package ${PACKAGES[language] ?? 'rhvoice'})`);
     }
     const dir = await mkdtemp(path.join(os.tmpdir(), 'rhvoice-'));
@@ -97,14 +97,5 @@ export class RHVoiceProvider implements LanguageEngine {
       () => 0,
     );
     if (size <= 44) throw new Error(`rhvoice: ${voice} said nothing for "${text.slice(0, 40)}"`);
-  }
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await access(file);
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -3,28 +3,14 @@
  * spans as `$tracing.spans`; a collector on the worker gathers them. One campaign, run from create to review with
  * capture on a node of its own, leaves spans of its stages on both nodes, all with the campaign id as trace id.
  */
-import type { ServiceSchema } from 'moleculer';
 import { loadConfig } from '../../config';
 import { STAGE_ACTIONS } from '../../lib/campaign/states';
 import { startHarness, type Harness } from '../support/harness';
 import { runCampaign } from '../support/campaign-run';
+import { spanCollector, type ExportedSpan } from '../support/spans';
 import { waitFor } from '../support/wait';
 
-interface ExportedSpan {
-  name: string;
-  traceID: string;
-  tags: { nodeID?: string; action?: { name?: string } };
-}
-
 const spans: ExportedSpan[] = [];
-const SpanCollector: ServiceSchema = {
-  name: 'span-collector',
-  events: {
-    '$tracing.spans'(ctx: { params: ExportedSpan[] }) {
-      spans.push(...ctx.params);
-    },
-  },
-};
 
 const limits = { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000, redisTimeoutMs: 10_000 };
 let h: Harness;
@@ -34,7 +20,7 @@ beforeAll(async () => {
     transport: 'redis',
     capture: 'own-node',
     render: 'worker',
-    workerServices: [SpanCollector],
+    workerServices: [spanCollector(spans)],
     config: { rateLimits: limits, videoTargetSeconds: 10, captureMaxShots: 2, tracing: { exporter: 'event', zipkinUrl: '' } },
   });
 }, 120_000);
