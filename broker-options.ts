@@ -1,13 +1,14 @@
 /**
  * The broker's wiring, at the root beside moleculer.config.ts because it joins every layer: settings
- * (config/), the validator, transporter and REPL commands (lib/). Shared by moleculer-runner
+ * (config/), the validator, transporter and REPL commands (lib/), the action rules' middleware (mixins/). Shared by moleculer-runner
  * (moleculer.config.ts), the admin tool, tests and benchmarks. Nothing below the root imports it.
  */
-import type { BrokerOptions, Errors } from 'moleculer';
+import { ServiceBroker, type BrokerOptions, type Errors } from 'moleculer';
 import type { AppConfig, TracingSettings } from './config';
 import { replCommands } from './lib/ops/repl-commands';
 import { transporterOption } from './lib/net/redis-transporter';
 import { AjvValidator } from './lib/http/validator';
+import { withActionRules } from './mixins/action-rules';
 
 /**
  * Moleculer tracing from TRACING_EXPORTER (config/index.ts). Every span of a campaign's pipeline carries the campaign
@@ -34,6 +35,9 @@ export function brokerOptions(app: AppConfig): BrokerOptions {
     transporter: transporterOption(app.transporter) as BrokerOptions['transporter'],
     logger: { type: 'Console', options: { level: app.logLevel, formatter: 'short' } },
     validator: new AjvValidator({ paramName: 'params' }),
+    // The rules actions declare (scope, plan rate, dashboard access) are the broker's, for every caller (mixins/action-rules.ts).
+    internalMiddlewares: false,
+    middlewares: withActionRules(ServiceBroker.INTERNAL_MIDDLEWARES),
     // Dead nodes are noticed in seconds, not the default minute. 3 s (stack-facts) dropped live nodes whose
     // event loop stalled under load, answering 503 meanwhile; 6 s notices a dead node in about 7 s.
     heartbeatInterval: app.heartbeatIntervalSeconds,

@@ -235,6 +235,18 @@ export class TooManyRequestsError extends MoleculerClientError {
   constructor(public readonly retryAfterSeconds: number) {
     super('Too many requests', 429, 'rate_limited', { retryAfterSeconds });
   }
+
+  /**
+   * The seconds to wait of a rate limiter's refusal, on this node or rebuilt by the transporter from another (the plan's
+   * rate is refused where the action runs: mixins/action-rules.ts); undefined for any other error (a quota's 429 says
+   * its wait in `details`).
+   */
+  static retryAfterOf(err: unknown): number | undefined {
+    if (err instanceof TooManyRequestsError) return err.retryAfterSeconds;
+    const e = err as { code?: unknown; type?: unknown; data?: { retryAfterSeconds?: unknown } } | null;
+    const seconds = e?.data?.retryAfterSeconds;
+    return e?.code === 429 && e.type === 'rate_limited' && typeof seconds === 'number' ? seconds : undefined;
+  }
 }
 
 const PUBLIC_CODES = new Set<string>(API_ERROR_CODES);
@@ -259,8 +271,9 @@ export function formatBytes(bytes: number): string {
 
 /** The single mapping from an error to the HTTP answer the customer sees. */
 export function toErrorResponse(err: unknown): ErrorResponse {
-  if (err instanceof TooManyRequestsError) {
-    return { status: 429, body: { error: 'Too many requests' }, headers: { 'Retry-After': String(err.retryAfterSeconds) } };
+  const retryAfter = TooManyRequestsError.retryAfterOf(err);
+  if (retryAfter !== undefined) {
+    return { status: 429, body: { error: 'Too many requests' }, headers: { 'Retry-After': String(retryAfter) } };
   }
   const e = err as {
     code?: unknown;

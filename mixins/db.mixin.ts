@@ -1,6 +1,7 @@
 /**
- * DbMixin({ model }): moleculer-db over the process's shared Sequelize instance (lib/db/database.ts).
- * The service gets `this.adapter` (moleculer-db) for simple reads and `this.db` for models and transactions.
+ * DbMixin({ owner }): moleculer-db over the process's shared Sequelize instance (lib/db/database.ts).
+ * The service gets `this.db` for models and transactions, holding only the models its owner entry allows
+ * (lib/db/ownership.ts MODEL_ACCESS: its own tables whole, the ones it reads as read-only views).
  * moleculer-db's generated actions are all switched off: reads and writes go through the owning service's actions.
  * The database unreachable leaves every action as DatabaseUnavailableError (lib/errors.ts): a 503, never a 500.
  */
@@ -9,26 +10,26 @@ import SequelizeDbAdapter from 'moleculer-db-adapter-sequelize';
 import type { Context, Service, ServiceBroker, ServiceSchema } from 'moleculer';
 import type { Sequelize } from 'sequelize';
 import { configOf } from '../config';
-import { acquireDatabase, releaseDatabase, type Database } from '../lib/db/database';
+import { acquireDatabase, releaseDatabase } from '../lib/db/database';
 import { DatabaseUnavailableError, isDatabaseUnavailable } from '../lib/errors';
 import type { Models } from '../lib/db/models';
+import { adapterModel, scopedDatabase, type DbOwner, type ScopedDatabase } from '../lib/db/ownership';
 
 /** moleculer-db's generated CRUD actions, all switched off (test/integration/ownership.test.ts holds that). */
 export const GENERATED_ACTIONS = ['find', 'list', 'count', 'get', 'create', 'insert', 'update', 'remove'] as const;
 
-export interface DbMixinOptions {
-  /** Which of our models this service's moleculer-db actions serve. */
-  model: keyof Models;
+export interface DbMixinOptions<O extends DbOwner> {
+  /** The service's entry in MODEL_ACCESS: which models it owns and which it only reads. */
+  owner: O;
 }
 
-export interface DbMethods {
-  db: Database;
+export interface DbMethods<O extends DbOwner> {
+  db: ScopedDatabase<O>;
 }
 
-/** What the adapter sets on its service: the model it serves and the shared database (`this.db`). */
+/** What the adapter sets on its service: the shared database as the service may use it (`this.db`). */
 interface DbServiceFields {
-  model?: Models[keyof Models];
-  db?: Database;
+  db?: ScopedDatabase<DbOwner>;
 }
 
 /**
@@ -43,7 +44,7 @@ const SequelizeAdapter = SequelizeDbAdapter as unknown as new () => SequelizeDbA
 };
 
 class SharedSequelizeAdapter extends SequelizeAdapter {
-  constructor(private readonly modelName: keyof Models) {
+  constructor(private readonly owner: DbOwner) {
     super();
   }
 
@@ -55,9 +56,9 @@ class SharedSequelizeAdapter extends SequelizeAdapter {
   override async connect(): Promise<void> {
     const database = await acquireDatabase(configOf(this.broker));
     this.db = database.sequelize;
-    this.model = database.models[this.modelName];
-    this.service.model = this.model;
-    this.service.db = database;
+    // moleculer-db's own model (its generated actions, all off, are its only users); the service gets the scoped set.
+    this.model = database.models[adapterModel(this.owner)];
+    this.service.db = scopedDatabase(database, this.owner);
   }
 
   override async disconnect(): Promise<void> {
@@ -98,10 +99,10 @@ const MoleculerDbStartingOnce = {
   },
 };
 
-export function DbMixin(options: DbMixinOptions): Partial<ServiceSchema> {
+export function DbMixin<O extends DbOwner>(options: DbMixinOptions<O>): Partial<ServiceSchema> {
   const schema = {
     mixins: [MoleculerDbStartingOnce as Partial<ServiceSchema>],
-    adapter: new SharedSequelizeAdapter(options.model),
+    adapter: new SharedSequelizeAdapter(options.owner),
     // Every generated action is off: they would answer for any organization, and nothing calls them. Reads and
     // writes go through the owning service's own actions, which scope by organization where a customer asks.
     actions: Object.fromEntries(GENERATED_ACTIONS.map((name) => [name, false])),
@@ -122,11 +123,11 @@ export function DbMixin(options: DbMixinOptions): Partial<ServiceSchema> {
     },
     /** A fresh adapter per service instance: several brokers in one process may share this schema object. */
     created(this: Service & { adapter?: SharedSequelizeAdapter }) {
-      this.adapter = new SharedSequelizeAdapter(options.model);
+      this.adapter = new SharedSequelizeAdapter(options.owner);
       this.adapter.init(this.broker, this);
     },
   };
   return schema;
 }
 
-export type DbBackedService = Service & DbMethods;
+export type DbBackedService<O extends DbOwner> = Service & DbMethods<O>;

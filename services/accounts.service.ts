@@ -24,6 +24,7 @@ import {
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
   verifyPassword,
+  type SessionInfo,
 } from '../lib/http/session';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 import type { ApiKey, Organization, User } from '../lib/db/models';
@@ -63,16 +64,8 @@ export interface SessionTokenParams {
   token: string;
 }
 /** A signed-in dashboard user, as accounts.session answers it. */
-export interface SessionInfo {
-  session_id: string;
-  user_id: string;
-  email: string;
-  role: string;
-  org_id: string;
-  org_name: string;
-  plan: string;
-  limits: PlanLimits;
-}
+/** Declared with the session's other pieces (lib/http/session.ts); the dashboard's rules read it there. */
+export type { SessionInfo };
 export interface SignInResult {
   token: string;
   session: SessionInfo;
@@ -145,7 +138,7 @@ export interface OrganizationInfo extends OrganizationResult {
 
 type AccountsSettings = ServiceSettingSchema;
 
-type AccountsMethods = DbMethods & {
+type AccountsMethods = DbMethods<'accounts'> & {
   findOrg(orgId: string): Promise<Organization>;
   limitsOf(org: OrgPlanColumns): PlanLimits;
   sessionInfo(sessionId: string, user: User, org: Organization): SessionInfo;
@@ -163,7 +156,7 @@ const passwordSchema = { type: 'string', minLength: PASSWORD_MIN_LENGTH, maxLeng
 
 const AccountsService: ServiceSchema<AccountsSettings, AccountsMethods, AccountsLocalVars> = {
   name: 'accounts',
-  mixins: [DbMixin({ model: 'Organization' })],
+  mixins: [DbMixin({ owner: 'accounts' })],
 
   created() {
     this.dummyHash = hashPassword(generateSessionToken());
@@ -525,7 +518,7 @@ const AccountsService: ServiceSchema<AccountsSettings, AccountsMethods, Accounts
         maxApiKeys: org.max_api_keys,
       });
     },
-  } satisfies Omit<AccountsMethods, keyof DbMethods> & ThisType<AccountsThis>,
+  } satisfies Omit<AccountsMethods, keyof DbMethods<'accounts'>> & ThisType<AccountsThis>,
 };
 
 export default AccountsService;

@@ -1,27 +1,24 @@
 /**
  * The public gateway (moleculer-web) under /api/v1. Every request passes, in order:
  *   per-IP rate limit → API key (401) and plan access (403) → JSON body checks (400/413)
- *   → route → `authorize`: the action's declared scope (403) and per-plan rate (429) → the action (ajv params, 400).
+ *   → route → `authorize` (the caller's organization into meta) → the broker's action rules (mixins/action-rules.ts):
+ *   the action's declared scope (403) and per-plan rate (429) → the action (ajv params, 400).
  * Every failure is answered through lib/errors.ts's single mapping.
  * Under /files it serves rendered videos, their posters and captions to anyone holding a signed link (lib/storage/file-links.ts).
  * Its HTTP server bounds slow clients: header, request and keep-alive timeouts, connections per address (gateway/http-limits.ts).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { AddressInfo, Server } from 'node:net';
-import { pipeline } from 'node:stream/promises';
 import bodyParser from 'body-parser';
 import ApiGateway, { type Alias, type ApiSettingsSchema, type ContextResponseMeta, type Route } from 'moleculer-web';
-import { Errors, type ActionSchema, type Context, type Service, type ServiceSchema } from 'moleculer';
+import type { Context, Service, ServiceSchema } from 'moleculer';
 import { configOf } from '../config';
 import { keyFromHeaders, KEY_PATTERN, type AuthContext } from '../lib/http/auth';
-import { clientIp, fromTrustedProxy, parseTrustedProxies, type TrustedProxies } from '../lib/http/client-ip';
-import { DASHBOARD_HEADERS, renderView } from '../lib/dashboard/render';
+import { clientIp, parseTrustedProxies, type TrustedProxies } from '../lib/http/client-ip';
 import { coerceQueryParams } from '../lib/http/validator';
-import { cookieValue, SESSION_COOKIE } from '../lib/http/session';
 import {
   forbidden,
   invalidInput,
-  notFound,
   RETRY_AFTER_SECONDS,
   serviceUnavailable,
   toErrorResponse,
@@ -30,9 +27,13 @@ import {
   unsupportedContentEncoding,
 } from '../lib/errors';
 import { moleculerMetricsText, opsMetricsText, PROMETHEUS_CONTENT_TYPE, type OpsMetrics } from '../lib/ops/metrics';
+import { DASHBOARD_HEADERS } from '../lib/dashboard/render';
+import { answerDashboardError, DASHBOARD_ALIASES, dashboardHttp } from './gateway/dashboard-route';
+import { downloadAliases } from './gateway/downloads';
 import { boundSlowClients } from './gateway/http-limits';
 import { buildOpenApiDocument } from './gateway/openapi';
 import { publicActions } from './gateway/public-actions';
+import { decodable, loggablePath, type Next, type Req, type Res } from './gateway/request';
 import {
   createRateLimiter,
   mostConstrained,
@@ -43,45 +44,15 @@ import {
   type RateLimiter,
 } from '../lib/http/rate-limiter';
 import { acquireDatabase, releaseDatabase, type Database } from '../lib/db/database';
-import { FILE_PATHS, fileKindOf, loadSigningKey, verifyFileLink } from '../lib/storage/file-links';
+import { loadSigningKey } from '../lib/storage/file-links';
 import { storageFor } from '../lib/storage/storage';
-import type { ByteRange, FileStorage } from '../lib/storage/files';
+import type { FileStorage } from '../lib/storage/files';
 import type { AuthenticateParams } from './accounts.service';
-import type { DownloadTargetParams, DownloadTargetResult } from './campaigns/types';
-import type { DashboardHttp, DashboardMeta } from './dashboard.service';
+import type { DashboardMeta } from './dashboard.service';
+import type { RulesMeta } from '../mixins/action-rules';
 
-/**
- * A request as moleculer-web hands it to route middlewares, alias functions, hooks and error handlers: node's
- * IncomingMessage with the gateway's own fields (typed as loosely as moleculer-web's IncomingRequest declares
- * them, so these functions fit its route schema), and the two this gateway adds.
- */
-interface Req extends IncomingMessage {
-  /** The api.rest call's context: the parent of the calls made while answering. */
-  $ctx?: Context;
-  /** The action the alias resolved to; its scope and rateLimit are what `authorize` enforces. */
-  $action?: ActionSchema;
-  /** The call's params as moleculer-web merged them: body, query, then the alias's path parameters. */
-  $params: Record<string, unknown>;
-  $route?: Route;
-  /** process.hrtime() when moleculer-web received the request. */
-  $startTime?: number[];
-  /** The URL as received (moleculer-web rewrites `url` to the part after the route's path). */
-  originalUrl?: string;
-  /** The URL's path, without the query string. */
-  parsedUrl?: string;
-  /** The API key's organization, plan and scopes (authenticateKey). */
-  $auth?: AuthContext;
-  /** The most constrained rate-limit layer seen so far (checkRate), shown in the X-RateLimit-* headers. */
-  $rate?: LayerState;
-  /** The parsed JSON body (parseJsonBody); moleculer-web reads it into the params. */
-  body?: unknown;
-}
-type Res = ServerResponse;
-type Next = (err?: unknown) => void;
-
-/** The call's meta as the public actions receive it (set in `authorize`). */
-export interface GatewayMeta {
-  auth?: AuthContext;
+/** The call's meta as the public actions receive it (set in `authorize`; the action rules add the plan layer). */
+export interface GatewayMeta extends RulesMeta {
   idempotencyKey?: string;
 }
 
@@ -93,19 +64,16 @@ export type ApiSettings = ApiSettingsSchema;
 
 type ApiMethods = {
   database(): Promise<Database>;
-  /** Settles when the answer is sent (its value, the ended response or nothing, is not used). */
-  serveDownload(dir: string, req: Req, res: Res): Promise<unknown>;
   resolveAlias(url: string, method?: string): ResolvedAlias;
   logRequest(req: Req): void;
   logResponse(req: Req, res: Res): void;
   answerError(req: Req, res: Res, err: unknown): void;
   checkRate(req: Req, res: Res, layers: LayerCheck[]): Promise<void>;
+  showRate(req: Req, res: Res, layers: LayerState[], refused: boolean): void;
   limitByIp(req: Req, res: Res, next: Next): void;
   authenticateKey(req: Req, res: Res, next: Next): void;
   parseJsonBody(req: Req, res: Res, next: Next): void;
-  authorize(ctx: Context<unknown, GatewayMeta>, route: Route, req: Req, res: Res): Promise<void>;
-  dashboardHttp(req: Req): DashboardHttp;
-  answerDashboardError(req: Req, res: Res, err: unknown): void;
+  authorize(ctx: Context<unknown, GatewayMeta>, route: Route, req: Req): void;
 };
 
 interface ApiLocalVars {
@@ -129,23 +97,6 @@ function hasBody(req: IncomingMessage): boolean {
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
 }
 
-/** A path segment that decodeURIComponent accepts (moleculer-web decodes path parameters with it). */
-function decodable(segment: string): boolean {
-  try {
-    decodeURIComponent(segment);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The path without its query string: a signed download's query is its credential and never reaches a log. */
-function loggablePath(req: IncomingMessage & { originalUrl?: string }): string {
-  const url = req.originalUrl ?? req.url ?? '';
-  const query = url.indexOf('?');
-  return query === -1 ? url : `${url.slice(0, query)}?…`;
-}
-
 /** Names of the query parameters as sent (`languages[]`, not qs's parsed `languages`). */
 function queryParameterNames(req: IncomingMessage & { originalUrl?: string }): string[] {
   const url = req.originalUrl ?? req.url ?? '';
@@ -159,65 +110,6 @@ function shortList(names: string[], most = 10): string {
   return names.length > most ? `${shown.join(', ')} and ${names.length - most} more` : shown.join(', ');
 }
 
-/** `<video id>.<extension>`: ids are lowercase UUIDs, exactly as they were signed. */
-const DOWNLOAD_NAME = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.([a-z0-9]+)$/;
-
-/**
- * One `bytes=` range (RFC 9110 §14.1.2). undefined: answer with the whole file, which the RFC allows for
- * a missing, malformed or multi-range header; 'unsatisfiable': 416. Not range-parser (issue 16 item 7 asked for it):
- * version 1.3 answers 416 (-1) to a suffix longer than the file, where the RFC serves the whole file, and to an
- * invalid `bytes=9-3`, which the RFC lets a server ignore; downloads.test.ts pins both.
- */
-function parseByteRange(header: string | undefined, size: number): ByteRange | 'unsatisfiable' | undefined {
-  const match = header ? /^bytes=(\d{0,15})-(\d{0,15})$/.exec(header.trim()) : null;
-  if (!match || (match[1] === '' && match[2] === '')) return undefined;
-  if (match[1] === '') {
-    const suffixLength = Number(match[2]);
-    return suffixLength === 0 || size === 0 ? 'unsatisfiable' : { start: Math.max(0, size - suffixLength), end: size - 1 };
-  }
-  const start = Number(match[1]);
-  const last = match[2] === '' ? Infinity : Number(match[2]);
-  if (last < start) return undefined;
-  if (start >= size) return 'unsatisfiable';
-  return { start, end: Math.min(last, size - 1) };
-}
-
-/** A moleculer-web function alias: the file is streamed straight to the response (Range needs the raw response). */
-function serveDownload(dir: string) {
-  return function (this: ApiThis, req: Req, res: Res, next: Next) {
-    this.serveDownload(dir, req, res).catch(next);
-  };
-}
-
-/** GET and HEAD of `/files/<dir>/:file` for each directory of lib/storage/file-links.ts's FILE_PATHS (captions holds .vtt and .srt). */
-const downloadAliases = () =>
-  Object.fromEntries(
-    [...new Set(Object.values(FILE_PATHS).map((p) => p.dir))].flatMap((dir) => [
-      [`GET ${dir}/:file`, serveDownload(dir)],
-      [`HEAD ${dir}/:file`, serveDownload(dir)],
-    ]),
-  );
-
-/** The dashboard's pages and forms (services/dashboard.service.ts), relative to /dashboard; `campaigns/new` before `campaigns/:id`. */
-const DASHBOARD_ALIASES: Record<string, string> = {
-  'GET /': 'dashboard.home',
-  'GET static/:file': 'dashboard.asset',
-  'GET sign-in': 'dashboard.signInPage',
-  'POST sign-in': 'dashboard.signIn',
-  'POST sign-out': 'dashboard.signOut',
-  'GET campaigns': 'dashboard.campaigns',
-  'GET campaigns/new': 'dashboard.newCampaign',
-  'POST campaigns': 'dashboard.createCampaign',
-  'GET campaigns/:id': 'dashboard.campaign',
-  'GET campaigns/:id/status': 'dashboard.campaignStatus',
-  'POST campaigns/:id/publish': 'dashboard.publish',
-  'GET keys': 'dashboard.keys',
-  'POST keys': 'dashboard.createKey',
-  'GET keys/:id/revoke': 'dashboard.revokeKeyPage',
-  'POST keys/:id/revoke': 'dashboard.revokeKey',
-  'POST webhook-secret/rotate': 'dashboard.rotateWebhookSecret',
-};
-
 /**
  * How long the gateway waits for an action's answer, then 503 (REQUEST_TIMEOUT) with Retry-After. A request or answer
  * lost in transit (Redis pub/sub keeps nothing for a node reconnecting after a restart) would otherwise hold the
@@ -229,15 +121,6 @@ const AUTHENTICATE_TIMEOUT_MS = 10_000;
 
 /** How long /readyz waits on each dependency before calling it unreachable. */
 const READY_CHECK_MS = 2000;
-
-const ERROR_HEADINGS: Record<number, string> = {
-  400: 'That did not work',
-  403: 'Not allowed',
-  404: 'Not found',
-  413: 'Too large',
-  429: 'Too many requests',
-  503: 'Temporarily unavailable',
-};
 
 const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
   name: 'api',
@@ -272,7 +155,14 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
             this.parseJsonBody(req, res, next);
           },
         ],
+        // The plan layer the action rules counted (meta.planRate) joins the per-IP layer in the X-RateLimit-* headers.
+        onAfterCall(this: ApiThis, ctx: Context<unknown, GatewayMeta>, route: Route, req: Req, res: Res, data: unknown) {
+          if (ctx.meta.planRate) this.showRate(req, res, [ctx.meta.planRate], false);
+          return data;
+        },
         onError(this: ApiThis, req: Req, res: Res, err: unknown) {
+          const planRate = (req.$ctx as Context<unknown, GatewayMeta> | undefined)?.meta.planRate;
+          if (planRate && !res.headersSent) this.showRate(req, res, [planRate], toErrorResponse(err).status === 429);
           this.answerError(req, res, err);
         },
       },
@@ -303,10 +193,10 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
           },
         ],
         onBeforeCall(this: ApiThis, ctx: Context<unknown, DashboardMeta>, route: Route, req: Req) {
-          ctx.meta.http = this.dashboardHttp(req);
+          ctx.meta.http = dashboardHttp(req, configOf(this.broker), this.trustedProxies);
         },
         onError(this: ApiThis, req: Req, res: Res, err: unknown) {
-          this.answerDashboardError(req, res, err);
+          answerDashboardError(req, res, err, this.logger, (...args) => this.answerError(...args));
         },
       },
       {
@@ -426,56 +316,6 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
       return this.db;
     },
 
-    /** The signature is checked before anything else is touched; the bytes come from the file store. */
-    async serveDownload(dir: string, req: Req, res: Res) {
-      if (!(req.parsedUrl ?? '').split('/').every(decodable)) throw invalidInput('The download path is not valid percent-encoding.');
-      const { file, expires, signature } = req.$params;
-      const name = typeof file === 'string' ? DOWNLOAD_NAME.exec(file) : null;
-      // The directory and the extension name the kind; the signature binds it, so one kind's link opens no other.
-      const kind = name ? fileKindOf(dir, name[2]) : undefined;
-      const videoId = name && kind ? name[1] : undefined;
-      const check =
-        kind && videoId && typeof expires === 'string' && typeof signature === 'string'
-          ? verifyFileLink(kind, videoId, expires, signature, this.signingKey, Math.floor(Date.now() / 1000))
-          : 'invalid';
-      if (check === 'expired') throw forbidden('This download link has expired. Read the campaign again for a fresh link.');
-      if (check !== 'ok' || !kind || !videoId) throw forbidden('This download link is not valid.');
-
-      // Videos are the campaign actor's: it says which stored file a ready video's link stands for.
-      const { storage_key: storageKey } = await this.broker.call<DownloadTargetResult, DownloadTargetParams>(
-        'campaigns.downloadTarget',
-        { video_id: videoId, kind },
-        { parentCtx: req.$ctx },
-      );
-      const stat = storageKey ? await this.storage.stat(storageKey) : null;
-      if (!storageKey || !stat) throw notFound('No such file.');
-
-      const range = parseByteRange(req.headers.range, stat.size);
-      res.setHeader('Accept-Ranges', 'bytes');
-      if (range === 'unsatisfiable') {
-        res.setHeader('Content-Range', `bytes */${stat.size}`);
-        throw new Errors.MoleculerClientError(`The requested range is outside the file (${stat.size} bytes).`, 416, 'invalid_input');
-      }
-      // Opened before the file's headers are set, so a failure here still gets a clean error answer.
-      const body = req.method === 'HEAD' ? null : await this.storage.createReadStream(storageKey, range);
-      res.statusCode = range ? 206 : 200;
-      res.setHeader('Content-Type', FILE_PATHS[kind].contentType);
-      res.setHeader('Content-Length', String(range ? range.end - range.start + 1 : stat.size));
-      if (range) res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${stat.size}`);
-      res.setHeader('Cache-Control', 'private, max-age=3600');
-      res.setHeader('Content-Disposition', `inline; filename="${videoId}.${FILE_PATHS[kind].extension}"`);
-      res.setHeader('Last-Modified', new Date(stat.mtimeMs).toUTCString());
-      if (!body) return res.end();
-      try {
-        await pipeline(body, res);
-      } catch (err) {
-        // The status is already sent: pipeline has destroyed both ends, so the client sees a cut-off response.
-        // A client going away (premature close) is routine; a file store failing mid-file is worth a warning.
-        if ((err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE')
-          this.logger.warn(`download of ${storageKey} failed mid-file: ${(err as Error).message}`);
-      }
-    },
-
     /**
      * moleculer-web decodes path parameters while it looks for the alias, before any route middleware, and
      * throws on malformed percent-encoding (a 500 that skipped the rate limiter). A segment that does not
@@ -519,51 +359,6 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
       res.end(JSON.stringify(body));
     },
 
-    dashboardHttp(req: Req): DashboardHttp {
-      const cookies = req.headers.cookie;
-      const trusted = fromTrustedProxy(req, this.trustedProxies);
-      const csrfHeader = req.headers['x-csrf-token'];
-      return {
-        sessionToken: cookieValue(cookies, SESSION_COOKIE),
-        signInNonce: cookieValue(cookies, 'cv_signin'),
-        csrfHeader: typeof csrfHeader === 'string' ? csrfHeader : undefined,
-        ip: clientIp(req, this.trustedProxies),
-        secure:
-          configOf(this.broker).publicBaseUrl.startsWith('https:') ||
-          'encrypted' in req.socket ||
-          (trusted && req.headers['x-forwarded-proto'] === 'https'),
-      };
-    },
-
-    /** Dashboard failures through the same mapping as the API's, shown as a page (JSON for the status poll); no session → sign-in. */
-    answerDashboardError(req: Req, res: Res, err: unknown) {
-      const { status, body, headers } = toErrorResponse(err);
-      if (status >= 500 && status !== 503)
-        this.logger.error(`${req.method} ${loggablePath(req)} failed:`, err instanceof Error ? err.message : err);
-      if (res.headersSent) return res.end();
-      const path = req.parsedUrl ?? loggablePath(req);
-      if (status === 401 && !path.endsWith('/status')) {
-        res.statusCode = 303;
-        res.setHeader('Location', '/dashboard/sign-in');
-        return res.end();
-      }
-      if (path.endsWith('/status')) return this.answerError(req, res, err);
-      res.statusCode = status;
-      for (const [name, value] of Object.entries({ ...DASHBOARD_HEADERS, ...headers })) res.setHeader(name, value);
-      res.setHeader('Content-Type', 'text/html; charset=utf-8');
-      const message = 'success' in body ? body.error.message : body.error;
-      // A 503 (the database or a service down) passes: the page offers to load the same page again.
-      const again = req.originalUrl ?? req.url ?? '';
-      res.end(
-        renderView('error', {
-          title: ERROR_HEADINGS[status] ?? 'Something went wrong',
-          heading: ERROR_HEADINGS[status] ?? 'Something went wrong',
-          message,
-          retry: status === 503 && req.method === 'GET' && again.startsWith('/dashboard/') ? again : undefined,
-        }),
-      );
-    },
-
     /** Checks `layers` and records the most constrained layer seen so far for the X-RateLimit-* headers. */
     async checkRate(req: Req, res: Res, layers: LayerCheck[]) {
       let decision: RateDecision;
@@ -576,13 +371,20 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
         }
         throw err;
       }
-      const candidates = req.$rate ? [req.$rate, ...decision.layers] : decision.layers;
-      const shown = decision.allowed ? mostConstrained(candidates) : mostConstrained(decision.layers);
+      this.showRate(req, res, decision.layers, !decision.allowed);
+      if (!decision.allowed) throw new TooManyRequestsError(Math.max(1, decision.retryAfterSeconds));
+    },
+
+    /**
+     * The X-RateLimit-* headers: the most constrained of the layers counted so far (the per-IP layer here, the plan's
+     * in the action rules, mixins/action-rules.ts, which leave it in meta.planRate), or, when `refused`, of these alone.
+     */
+    showRate(req: Req, res: Res, layers: LayerState[], refused: boolean) {
+      const shown = mostConstrained(refused || !req.$rate ? layers : [req.$rate, ...layers]);
       req.$rate = shown;
       res.setHeader('X-RateLimit-Limit', String(shown.limit));
       res.setHeader('X-RateLimit-Remaining', String(Math.max(0, shown.remaining)));
       res.setHeader('X-RateLimit-Reset', String(shown.resetAtMs));
-      if (!decision.allowed) throw new TooManyRequestsError(Math.max(1, decision.retryAfterSeconds));
     },
 
     limitByIp(req: Req, res: Res, next: Next) {
@@ -637,21 +439,16 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
       });
     },
 
-    /** moleculer-web's authorization hook: the action's declared scope, then its rate-limit layer. */
-    async authorize(ctx: Context<unknown, GatewayMeta>, route: Route, req: Req, res: Res) {
-      const action: ActionSchema = req.$action ?? {};
-      const auth = req.$auth!;
-      ctx.meta.auth = auth;
+    /**
+     * moleculer-web's authorization hook: the caller's organization into meta, where the broker's action rules
+     * (mixins/action-rules.ts) check the action's declared scope and plan rate, as they do for every other caller.
+     */
+    authorize(ctx: Context<unknown, GatewayMeta>, route: Route, req: Req) {
+      ctx.meta.auth = req.$auth!;
       const idempotencyKey = req.headers['idempotency-key'];
       if (typeof idempotencyKey === 'string') ctx.meta.idempotencyKey = idempotencyKey;
-      if (action.scope && !auth.scopes.includes(action.scope)) {
-        throw forbidden(`This API key lacks the ${action.scope} scope. Create a new key to obtain it.`);
-      }
       // A GET's parameters come from the query string, as text: typed by the action's schema before its check.
-      if (req.method === 'GET') coerceQueryParams(action.params, req.$params);
-      if (action.rateLimit === 'plan') {
-        await this.checkRate(req, res, [{ key: `plan:${auth.orgId}`, limit: auth.limits.ratePerMinute }]);
-      }
+      if (req.method === 'GET') coerceQueryParams(req.$action?.params, req.$params);
     },
   },
 };

@@ -56,7 +56,7 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 const CampaignsService: ServiceSchema<ServiceSettingSchema, CampaignsMethods, CampaignsLocalVars> = {
   name: 'campaigns',
-  mixins: [DbMixin({ model: 'Campaign' })],
+  mixins: [DbMixin({ owner: 'campaigns' })],
 
   started() {
     startSweeping.call(this);

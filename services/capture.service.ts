@@ -99,7 +99,7 @@ interface VariantCapture {
   presentation: Presentation;
 }
 
-type CaptureMethods = DbMethods &
+type CaptureMethods = DbMethods<'capture'> &
   CancelableMethods & {
     collectCampaign(campaign: StageInput, signal: AbortSignal): Promise<CollectResult>;
     loadChecked(page: Page, url: string, viewport: Viewport): Promise<LoadedPage>;
@@ -141,7 +141,7 @@ function describeLoadError(err: unknown): string {
 
 const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, CaptureLocalVars> = {
   name: 'capture',
-  mixins: [DbMixin({ model: 'PageCapture' }), CancelableMixin],
+  mixins: [DbMixin({ owner: 'capture' }), CancelableMixin],
 
   async started() {
     const config = configOf(this.broker);

@@ -2,27 +2,29 @@
  * The dashboard (issue 13): server-rendered pages for an organization's users under /dashboard on the gateway.
  * Every page acts through the owners' actions with the signed-in user's organization as `meta.auth`, exactly as
  * an API key's call would (campaigns.create, get, publish, browse, usage, timeline; accounts.* for keys and the
- * webhook secret), so validation, quota and isolation are the API's own. Each action declares its access
- * (`dashboard: { access, write }`); one `before` hook resolves the session and checks the CSRF token.
+ * webhook secret), so validation, quota, scope and plan rate are the API's own. Each action declares its access
+ * (`dashboard: { access, write }`); the broker's action rules (mixins/action-rules.ts) resolve the session and check
+ * the CSRF token, before the action's params are read.
  */
 import { UUID_ANY_CASE } from '../lib/ids';
 import crypto from 'node:crypto';
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import { configOf } from '../config';
 import { DEFAULT_LANGUAGES, DEFAULT_PLATFORMS, PLATFORM_NAMES, SUPPORTED_LANGUAGES } from '../config/catalog';
-import { API_SCOPES, type AuthContext } from '../lib/http/auth';
+import { API_SCOPES } from '../lib/http/auth';
 import { CAMPAIGN_STATES } from '../lib/campaign/states';
 import { MUSIC_DEFAULT_VOLUME } from '../lib/campaign/options';
 import { loadStaticFiles, renderView, sameOriginLink } from '../lib/dashboard/render';
-import { forbidden, invalidInput, notFound, serviceUnavailable, toErrorResponse, unauthorized } from '../lib/errors';
+import { forbidden, invalidInput, notFound, serviceUnavailable, toErrorResponse } from '../lib/errors';
 import { createRateLimiter, RateLimiterUnavailableError, type LayerCheck, type RateLimiter } from '../lib/http/rate-limiter';
+import { SESSION_TOKEN_LOCAL, type RulesMeta } from '../mixins/action-rules';
 import {
   clearedSessionCookie,
   csrfToken,
   generateSessionToken,
-  sameToken,
   sessionCookie,
   SESSION_TOKEN_PATTERN,
+  type DashboardHttp,
 } from '../lib/http/session';
 import { loadSigningKey } from '../lib/storage/file-links';
 import type { ScriptOutputs } from '../lib/campaign/stages';
@@ -50,18 +52,9 @@ import type {
   UsageResult,
 } from './campaigns/types';
 
-/** What the gateway learns from the HTTP request (services/api.service.ts, the /dashboard route). */
-export interface DashboardHttp {
-  sessionToken?: string;
-  signInNonce?: string;
-  csrfHeader?: string;
-  ip: string;
-  secure: boolean;
-}
-export interface DashboardMeta {
-  http?: DashboardHttp;
-  session?: SessionInfo;
-  auth?: AuthContext;
+/** What the gateway learns from the HTTP request: declared with the session's other pieces. */
+export type { DashboardHttp };
+export interface DashboardMeta extends RulesMeta {
   $statusCode?: number;
   $location?: string;
   $responseType?: string;
@@ -115,6 +108,12 @@ const formList = {
 };
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 200 }, ...csrfField } } as const;
 
+/** The session cookie's token, which the action rules moved from meta into this call's locals. */
+function sessionTokenOf(ctx: Ctx): string | undefined {
+  const token: unknown = ctx.locals[SESSION_TOKEN_LOCAL];
+  return typeof token === 'string' ? token : undefined;
+}
+
 function listOf(value: FormList | undefined): string[] {
   if (value === undefined) return [];
   return (Array.isArray(value) ? value : [value]).filter((item) => item !== '');
@@ -127,7 +126,6 @@ function optional(value: string | undefined): string | undefined {
 type DashboardSettings = ServiceSettingSchema;
 
 type DashboardMethods = {
-  checkAccess(ctx: Ctx): Promise<void>;
   page(ctx: Ctx, view: string, data: Record<string, unknown>, status?: number): Promise<string>;
   redirect(ctx: Ctx, location: string, cookies?: string[]): string;
   csrfFor(ctx: Ctx): string;
@@ -143,32 +141,8 @@ interface DashboardLocalVars {
 }
 type DashboardThis = Service<DashboardSettings> & DashboardMethods & DashboardLocalVars;
 
-/** The signed-in user's organization as the campaign actions know callers (the same shape an API key gives). */
-function authOf(session: SessionInfo): AuthContext {
-  return {
-    orgId: session.org_id,
-    keyId: `session:${session.session_id}`,
-    plan: session.plan,
-    scopes: [...API_SCOPES],
-    limits: {
-      campaignsPerMonth: session.limits.campaignsPerMonth,
-      languagesPerCampaign: session.limits.languagesPerCampaign,
-      ratePerMinute: session.limits.ratePerMinute,
-      apiAccess: session.limits.apiAccess,
-    },
-  };
-}
-
 const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, DashboardLocalVars> = {
   name: 'dashboard',
-
-  hooks: {
-    before: {
-      '*': function (this: DashboardThis, ctx: Ctx) {
-        return this.checkAccess(ctx);
-      },
-    },
-  },
 
   created() {
     const config = configOf(this.broker);
@@ -204,7 +178,7 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
       visibility: 'published',
       dashboard: { access: 'public' },
       handler(this: DashboardThis, ctx: Ctx): string {
-        return this.redirect(ctx, ctx.meta.http?.sessionToken ? '/dashboard/campaigns' : '/dashboard/sign-in');
+        return this.redirect(ctx, sessionTokenOf(ctx) ? '/dashboard/campaigns' : '/dashboard/sign-in');
       },
     },
 
@@ -212,7 +186,7 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
       visibility: 'published',
       dashboard: { access: 'public' },
       async handler(this: DashboardThis, ctx: Ctx): Promise<string> {
-        const token = ctx.meta.http?.sessionToken;
+        const token = sessionTokenOf(ctx);
         if (token && SESSION_TOKEN_PATTERN.test(token)) {
           const session = await ctx.call<SessionInfo | null, SessionTokenParams>('accounts.session', { token });
           if (session) return this.redirect(ctx, '/dashboard/campaigns');
@@ -255,7 +229,7 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
       dashboard: { access: 'session', write: true },
       params: { type: 'object', properties: csrfField },
       async handler(this: DashboardThis, ctx: Ctx<CsrfParams>): Promise<string> {
-        const token = ctx.locals.sessionToken as string;
+        const token = sessionTokenOf(ctx) ?? '';
         await ctx.call<{ signed_out: boolean }, SessionTokenParams>('accounts.signOut', { token });
         return this.redirect(ctx, '/dashboard/sign-in', [clearedSessionCookie(ctx.meta.http!.secure)]);
       },
@@ -317,7 +291,6 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
         },
       },
       async handler(this: DashboardThis, ctx: Ctx<CampaignForm>): Promise<string> {
-        const session = ctx.meta.session!;
         const form = ctx.params;
         const body: CreateCampaignParams = { url: (form.url ?? '').trim() };
         const title = optional(form.title);
@@ -338,14 +311,18 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
           if (!body.url) throw invalidInput('url is required: the public page to make videos of.');
           if (!languages.length) throw invalidInput('Choose at least one language.');
           if (!platforms.length) throw invalidInput('Choose at least one platform.');
-          const wait = await this.limit([{ key: `plan:${session.org_id}`, limit: Math.max(1, session.limits.ratePerMinute) }]);
-          if (wait > 0) throw invalidInput(`Too many campaigns created this minute on your plan. Try again in ${wait} s.`);
           const created = await ctx.call<CreateCampaignResult, CreateCampaignParams>('campaigns.create', body);
           return this.redirect(ctx, `/dashboard/campaigns/${created.campaign_id}`);
         } catch (err) {
-          const { status, body: errorBody } = toErrorResponse(err);
+          const { status, body: errorBody, headers } = toErrorResponse(err);
           if (status >= 500) throw err;
-          const message = 'success' in errorBody ? errorBody.error.message : errorBody.error;
+          // The plan's rate, refused by the broker's rule as for an API key (429): said in words, with the wait.
+          const message =
+            status === 429 && !('success' in errorBody)
+              ? `Too many campaigns created this minute on your plan. Try again in ${headers['Retry-After']} s.`
+              : 'success' in errorBody
+                ? errorBody.error.message
+                : errorBody.error;
           return this.newCampaignPage(ctx, form, message, status);
         }
       },
@@ -504,34 +481,6 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
   },
 
   methods: {
-    /** The one access check: session for 'session' actions, and the CSRF token for every write. */
-    async checkAccess(ctx: Ctx) {
-      const rule = ctx.action?.dashboard;
-      if (!rule) throw forbidden('Not a dashboard action.');
-      const http = ctx.meta.http;
-      if (!http) throw forbidden('The dashboard is reached through the gateway.');
-      // The token stays on this node: later calls carry the organization (meta.auth), never the cookie.
-      ctx.locals.sessionToken = http.sessionToken;
-      delete http.sessionToken;
-      const params = (ctx.params ?? {}) as CsrfParams;
-      const given = http.csrfHeader ?? params._csrf;
-      if (rule.access === 'public') {
-        if (rule.write && !(http.signInNonce && sameToken(csrfToken(this.signingKey, `sign-in:${http.signInNonce}`), given)))
-          throw forbidden('This form has expired. Reload the page and try again.');
-        return;
-      }
-      const token = ctx.locals.sessionToken as string | undefined;
-      const session =
-        token && SESSION_TOKEN_PATTERN.test(token)
-          ? await ctx.call<SessionInfo | null, SessionTokenParams>('accounts.session', { token })
-          : null;
-      if (!session) throw unauthorized('Sign in to continue.');
-      ctx.meta.session = session;
-      ctx.meta.auth = authOf(session);
-      if (rule.write && !sameToken(csrfToken(this.signingKey, session.session_id), given))
-        throw forbidden('This form has expired or did not come from this dashboard. Reload the page and try again.');
-    },
-
     csrfFor(ctx: Ctx) {
       const session = ctx.meta.session;
       if (session) return csrfToken(this.signingKey, session.session_id);

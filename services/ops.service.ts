@@ -46,7 +46,7 @@ export interface CampaignIdParams {
 /** A render node as the rendering stage sees it (rendering.nodes). */
 type DispatcherView = RenderNodeSlotsView;
 
-type OpsMethods = DbMethods & {
+type OpsMethods = DbMethods<'ops'> & {
   fromDatabase<T>(read: () => Promise<T>): Promise<T>;
   dispatcherSlots(ctx: Context<NoParams>): Promise<DispatcherView[] | null>;
   isDraining(nodeId: string): boolean;
@@ -59,7 +59,7 @@ export type OpsThis = Service<ServiceSettingSchema> & OpsMethods & OpsLocalVars;
 
 const OpsService: ServiceSchema<ServiceSettingSchema, OpsMethods, OpsLocalVars> = {
   name: 'ops',
-  mixins: [DbMixin({ model: 'Campaign' })],
+  mixins: [DbMixin({ owner: 'ops' })],
   // Operators' reads across every organization (named and documented as such); DbMixin turns moleculer-db's own off.
   actions: {
     metrics: {

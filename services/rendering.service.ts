@@ -78,7 +78,7 @@ interface NodeDisconnectedPayload {
   node: { id: string };
 }
 
-type RenderingMethods = DbMethods &
+type RenderingMethods = DbMethods<'rendering'> &
   CancelableMethods & {
     renderOne(video: StageVideo, storyboard: Storyboard, signal: AbortSignal): Promise<void>;
     sendToFreeNode(
@@ -102,7 +102,7 @@ export type RenderingThis = Service<ServiceSettingSchema> & RenderingMethods & R
 
 const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, RenderingLocalVars> = {
   name: 'rendering',
-  mixins: [DbMixin({ model: 'RenderAttempt' }), CancelableMixin],
+  mixins: [DbMixin({ owner: 'rendering' }), CancelableMixin],
 
   started() {
     // Render nodes already running tell us their slots.

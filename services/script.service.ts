@@ -45,7 +45,7 @@ export interface AnalyzeResult {
   features: number;
 }
 
-type ScriptMethods = DbMethods & {
+type ScriptMethods = DbMethods<'script'> & {
   captures(campaignId: string): Promise<CapturedPage[]>;
   scenesBySection(facts: KeyFacts, source: CapturedPage, ownVersions: CapturedPage[], target: number): PlannedScene[];
   scenesByScreen(facts: KeyFacts, source: CapturedPage, ownVersions: CapturedPage[], target: number): Promise<PlannedScene[]>;
@@ -63,7 +63,7 @@ export type ScriptThis = Service<ServiceSettingSchema> & ScriptMethods & ScriptL
 
 const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLocalVars> = {
   name: 'script',
-  mixins: [DbMixin({ model: 'CampaignPlan' })],
+  mixins: [DbMixin({ owner: 'script' })],
 
   created() {
     const config = configOf(this.broker);

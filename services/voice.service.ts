@@ -82,7 +82,7 @@ interface SceneSpeech {
 /** One language's script, as script.outputs gives it. */
 type ScriptRow = ScriptOutputs['scripts'][number];
 
-type VoiceMethods = DbMethods &
+type VoiceMethods = DbMethods<'voice'> &
   CancelableMethods & {
     languageStoryboards(
       campaign: StageInput,
@@ -115,7 +115,7 @@ export type VoiceThis = Service<ServiceSettingSchema> & VoiceMethods & VoiceLoca
 
 const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocalVars> = {
   name: 'voice',
-  mixins: [DbMixin({ model: 'Storyboard' }), CancelableMixin],
+  mixins: [DbMixin({ owner: 'voice' }), CancelableMixin],
 
   async started() {
     const config = configOf(this.broker);

@@ -50,7 +50,7 @@ interface WebhookSecretResult {
   secret: string;
 }
 
-type WebhooksMethods = DbMethods & {
+type WebhooksMethods = DbMethods<'webhooks'> & {
   takeOverEvents(): Promise<number>;
   dispatchDue(): Promise<number>;
   deliver(delivery: WebhookDelivery): Promise<void>;
@@ -70,7 +70,7 @@ export type WebhooksThis = Service<ServiceSettingSchema> & WebhooksMethods & Web
 
 const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksMethods, WebhooksLocalVars> = {
   name: 'webhooks',
-  mixins: [DbMixin({ model: 'WebhookDelivery' })],
+  mixins: [DbMixin({ owner: 'webhooks' })],
 
   started() {
     const poll = configOf(this.broker).webhookPollMs;

@@ -1,6 +1,7 @@
 /**
  * Our custom properties on Moleculer's own types, declared once.
- * Actions declare what the gateway must enforce; the gateway reads these in one hook (services/api.service.ts).
+ * Actions declare the rules the broker enforces for every caller (mixins/action-rules.ts: dashboard, scope, rateLimit)
+ * and how the gateway publishes them (rest, openapi).
  */
 import 'moleculer';
 import type { AppConfig } from '../config';
@@ -28,7 +29,7 @@ declare module 'moleculer' {
     };
     /**
      * A dashboard page or form (services/dashboard.service.ts, routed under /dashboard): 'session' needs a signed-in
-     * user; `write` also needs the session's CSRF token. One hook of the dashboard service enforces both.
+     * user; `write` also needs the session's CSRF token. The broker's action rules enforce both (mixins/action-rules.ts).
      */
     dashboard?: { access: 'public' | 'session'; write?: boolean };
   }

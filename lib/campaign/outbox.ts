@@ -5,14 +5,15 @@
  * dispatcher takes each event over into its deliveries (services/webhooks.service.ts).
  */
 import type { Transaction } from 'sequelize';
-import type { Campaign, Models } from '../db/models';
+import type { Campaign } from '../db/models';
+import type { ModelsOf } from '../db/ownership';
 import { presentCampaign, type VideoLinks } from './view';
 import { newEventId, type WebhookEventType } from '../net/webhooks';
 
 export const EVENT_OF_STATE: Partial<Record<string, WebhookEventType>> = { review: 'campaign.completed', failed: 'campaign.failed' };
 
 export async function writeTerminalEvent(
-  models: Models,
+  models: Pick<ModelsOf<'campaigns'>, 'Video' | 'CampaignWebhookEvent'>,
   transaction: Transaction,
   campaign: Campaign,
   links: VideoLinks,

@@ -4,6 +4,48 @@
  */
 import crypto from 'node:crypto';
 import { Algorithm, hash, verify } from '@node-rs/argon2';
+import type { PlanLimits } from '../../config/plans';
+import { API_SCOPES, type AuthContext } from './auth';
+
+/** What the gateway learns from a dashboard request (services/api.service.ts, the /dashboard route). */
+export interface DashboardHttp {
+  sessionToken?: string;
+  signInNonce?: string;
+  csrfHeader?: string;
+  ip: string;
+  secure: boolean;
+}
+
+/** A signed-in user's session as accounts.session answers it: who, their role, and their organization's plan. */
+export interface SessionInfo {
+  session_id: string;
+  user_id: string;
+  email: string;
+  role: string;
+  org_id: string;
+  org_name: string;
+  plan: string;
+  limits: PlanLimits;
+}
+
+/**
+ * The signed-in user's organization as the owners' actions know callers: the same shape an API key gives, with every
+ * scope (a user acts in the dashboard as a full key would), so the broker's rules (mixins/action-rules.ts) are one.
+ */
+export function authOfSession(session: SessionInfo): AuthContext {
+  return {
+    orgId: session.org_id,
+    keyId: `session:${session.session_id}`,
+    plan: session.plan,
+    scopes: [...API_SCOPES],
+    limits: {
+      campaignsPerMonth: session.limits.campaignsPerMonth,
+      languagesPerCampaign: session.limits.languagesPerCampaign,
+      ratePerMinute: session.limits.ratePerMinute,
+      apiAccess: session.limits.apiAccess,
+    },
+  };
+}
 
 /** OWASP's argon2id baseline: 19 MiB, 2 passes, 1 lane. */
 const ARGON2 = { algorithm: Algorithm.Argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;

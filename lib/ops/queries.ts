@@ -6,7 +6,10 @@
  */
 import { Op, QueryTypes } from 'sequelize';
 import { CAMPAIGN_STATES, type CampaignState } from '../campaign/states';
-import type { Database } from '../db/database';
+import type { ScopedDatabase } from '../db/ownership';
+
+/** The operators' view of the database: raw reads across tables, and the campaigns read-only. */
+type Database = ScopedDatabase<'ops'>;
 import type { Campaign } from '../db/models';
 import { MEASURED_STAGES, STAGE_DURATION_BUCKETS_SECONDS, type AttemptResult, type DeliveryOutcome, type StageDurations } from './metrics';
 

@@ -173,7 +173,7 @@ export interface OrchestratorMethods {
   resumeWaiting(): Promise<void>;
 }
 
-export type CampaignsMethods = DbMethods & CampaignApiMethods & OrchestratorMethods;
+export type CampaignsMethods = DbMethods<'campaigns'> & CampaignApiMethods & OrchestratorMethods;
 
 /** What the actor keeps on `this`: the reaper's timer, the stop flag, and the campaigns this node is advancing. */
 export interface CampaignsLocalVars {

@@ -1,0 +1,96 @@
+/**
+ * The gateway's /dashboard route: the pages' aliases (services/dashboard.service.ts), what the dashboard learns from
+ * the HTTP request, and its failures shown as pages through the API's one error mapping.
+ */
+import type { Logger } from 'moleculer';
+import type { AppConfig } from '../../config';
+import { DASHBOARD_HEADERS, renderView } from '../../lib/dashboard/render';
+import { toErrorResponse } from '../../lib/errors';
+import { clientIp, fromTrustedProxy, type TrustedProxies } from '../../lib/http/client-ip';
+import { cookieValue, SESSION_COOKIE, type DashboardHttp } from '../../lib/http/session';
+import { loggablePath, type Req, type Res } from './request';
+
+/** The dashboard's pages and forms (services/dashboard.service.ts), relative to /dashboard; `campaigns/new` before `campaigns/:id`. */
+export const DASHBOARD_ALIASES: Record<string, string> = {
+  'GET /': 'dashboard.home',
+  'GET static/:file': 'dashboard.asset',
+  'GET sign-in': 'dashboard.signInPage',
+  'POST sign-in': 'dashboard.signIn',
+  'POST sign-out': 'dashboard.signOut',
+  'GET campaigns': 'dashboard.campaigns',
+  'GET campaigns/new': 'dashboard.newCampaign',
+  'POST campaigns': 'dashboard.createCampaign',
+  'GET campaigns/:id': 'dashboard.campaign',
+  'GET campaigns/:id/status': 'dashboard.campaignStatus',
+  'POST campaigns/:id/publish': 'dashboard.publish',
+  'GET keys': 'dashboard.keys',
+  'POST keys': 'dashboard.createKey',
+  'GET keys/:id/revoke': 'dashboard.revokeKeyPage',
+  'POST keys/:id/revoke': 'dashboard.revokeKey',
+  'POST webhook-secret/rotate': 'dashboard.rotateWebhookSecret',
+};
+
+const ERROR_HEADINGS: Record<number, string> = {
+  400: 'That did not work',
+  403: 'Not allowed',
+  404: 'Not found',
+  413: 'Too large',
+  429: 'Too many requests',
+  503: 'Temporarily unavailable',
+};
+
+/** What the dashboard learns from the HTTP request: the session cookie, the sign-in nonce, the CSRF header, the client. */
+export function dashboardHttp(req: Req, config: AppConfig, trustedProxies: TrustedProxies): DashboardHttp {
+  const cookies = req.headers.cookie;
+  const trusted = fromTrustedProxy(req, trustedProxies);
+  const csrfHeader = req.headers['x-csrf-token'];
+  return {
+    sessionToken: cookieValue(cookies, SESSION_COOKIE),
+    signInNonce: cookieValue(cookies, 'cv_signin'),
+    csrfHeader: typeof csrfHeader === 'string' ? csrfHeader : undefined,
+    ip: clientIp(req, trustedProxies),
+    secure:
+      config.publicBaseUrl.startsWith('https:') || 'encrypted' in req.socket || (trusted && req.headers['x-forwarded-proto'] === 'https'),
+  };
+}
+
+/**
+ * Dashboard failures through the same mapping as the API's, shown as a page; no session → sign-in. The status poll
+ * (`…/status`) is answered as JSON by `answerJson`, the API's own answer.
+ */
+export function answerDashboardError(
+  req: Req,
+  res: Res,
+  err: unknown,
+  logger: Logger,
+  answerJson: (req: Req, res: Res, err: unknown) => void,
+): void {
+  const { status, body, headers } = toErrorResponse(err);
+  if (status >= 500 && status !== 503) logger.error(`${req.method} ${loggablePath(req)} failed:`, err instanceof Error ? err.message : err);
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const path = req.parsedUrl ?? loggablePath(req);
+  if (status === 401 && !path.endsWith('/status')) {
+    res.statusCode = 303;
+    res.setHeader('Location', '/dashboard/sign-in');
+    res.end();
+    return;
+  }
+  if (path.endsWith('/status')) return answerJson(req, res, err);
+  res.statusCode = status;
+  for (const [name, value] of Object.entries({ ...DASHBOARD_HEADERS, ...headers })) res.setHeader(name, value);
+  res.setHeader('Content-Type', 'text/html; charset=utf-8');
+  const message = 'success' in body ? body.error.message : body.error;
+  // A 503 (the database or a service down) passes: the page offers to load the same page again.
+  const again = req.originalUrl ?? req.url ?? '';
+  res.end(
+    renderView('error', {
+      title: ERROR_HEADINGS[status] ?? 'Something went wrong',
+      heading: ERROR_HEADINGS[status] ?? 'Something went wrong',
+      message,
+      retry: status === 503 && req.method === 'GET' && again.startsWith('/dashboard/') ? again : undefined,
+    }),
+  );
+}
