@@ -139,8 +139,8 @@ export function isDatabaseUnavailable(err: unknown, fromDatabase = false): boole
  */
 export const STAGE_ERROR_CODES = ['capture_failed', 'translation_failed', 'speech_failed', 'render_failed', 'timeout'] as const;
 export type StageErrorCode = (typeof STAGE_ERROR_CODES)[number];
-export function stageFailure(code: StageErrorCode, message: string, retryable: boolean) {
-  return retryable ? new MoleculerRetryableError(message, 503, code) : new Errors.MoleculerError(message, 500, code);
+export function stageFailure(code: StageErrorCode, message: string, retryable: boolean, data?: Record<string, unknown>) {
+  return retryable ? new MoleculerRetryableError(message, 503, code, data) : new Errors.MoleculerError(message, 500, code, data);
 }
 
 /** Every code a failed campaign's `error.code` can hold: a stage's, `canceled` by its customer, or `internal` for anything else. */

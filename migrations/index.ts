@@ -11,6 +11,7 @@ import * as webhookRedeliveries from './0009-webhook-redeliveries';
 import * as campaignOptions from './0010-campaign-options';
 import * as leasedCampaignsIndex from './0011-leased-campaigns-index';
 import * as campaignPageLanguage from './0012-campaign-page-language';
+import * as videoReportedAt from './0013-video-reported-at';
 
 export const MIGRATIONS = [
   { name: '0001-initial', ...initial },
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   { name: '0010-campaign-options', ...campaignOptions },
   { name: '0011-leased-campaigns-index', ...leasedCampaignsIndex },
   { name: '0012-campaign-page-language', ...campaignPageLanguage },
+  { name: '0013-video-reported-at', ...videoReportedAt },
 ];

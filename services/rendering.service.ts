@@ -27,10 +27,12 @@ import {
   campaignTrace,
   STAGE_CALL_SCHEMA,
   STAGE_PARAMS_SCHEMA,
-  type RecordVideoParams,
+  VIDEO_REPORTED,
+  type RenderingResult,
   type StageCall,
   type StageInput,
   type StageParams,
+  type VideoReport,
 } from '../lib/campaign/stages';
 import type { ReportInputs } from '../lib/ops/reports';
 import { storageKeys } from '../lib/storage/keys';
@@ -62,11 +64,6 @@ type StageVideo = StageInput['videos'][number];
 const isRendered = (video: StageVideo): boolean =>
   video.status === 'ready' && Boolean(video.file_key && video.thumbnail_key && video.captions_srt_key);
 
-/** rendering.renderCampaign's answer. */
-export interface RenderCampaignResult {
-  campaign_id: string;
-  videos: number;
-}
 /** A render node as this node sees it (rendering.nodes): its report, and calls sent but not yet reported. */
 export type RenderNodeSlotsView = SlotReport & { reserved: number };
 /** rendering.closeAbandoned's answer: how many open attempts it closed as `lost`. */
@@ -80,7 +77,7 @@ interface NodeDisconnectedPayload {
 
 type RenderingMethods = DbMethods<'rendering'> &
   CancelableMethods & {
-    renderOne(video: StageVideo, storyboard: Storyboard, signal: AbortSignal): Promise<void>;
+    renderOne(video: StageVideo, storyboard: Storyboard, signal: AbortSignal, failures: VideoReport[]): Promise<VideoReport>;
     sendToFreeNode(
       params: RenderVideoParams,
       meta: RenderMeta,
@@ -90,7 +87,7 @@ type RenderingMethods = DbMethods<'rendering'> &
     closeAbandonedAttempts(campaignId: string): Promise<number>;
     watchRender(call: Promise<RenderVideoResult>, nodeID: string, videoId: string): Promise<RenderVideoResult>;
     transporterBack(withinMs: number): Promise<boolean>;
-    recordVideo(campaignId: string, report: RecordVideoParams): Promise<void>;
+    reportVideo(video: StageVideo, report: Omit<VideoReport, 'campaign_id' | 'video_id' | 'at'>): VideoReport;
   };
 
 interface RenderingLocalVars {
@@ -113,7 +110,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
     renderCampaign: {
       visibility: 'public',
       params: STAGE_CALL_SCHEMA,
-      async handler(ctx: Context<StageCall>): Promise<RenderCampaignResult> {
+      async handler(ctx: Context<StageCall>): Promise<RenderingResult> {
         const campaignId = ctx.params.campaign_id;
         // This run holds the campaign's lease: an attempt still open is an earlier run's, whose node died.
         await this.closeAbandonedAttempts(campaignId);
@@ -128,8 +125,9 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
         const pending = videos.filter((video) => !isRendered(video));
         // Canceled: no video is sent any more, and the render nodes stop those they are rendering (they hear it too).
         const cancel = this.watchCancel(campaignId);
+        const failedReports: VideoReport[] = [];
         const outcomes = await Promise.allSettled(
-          pending.map((video) => this.renderOne(video, storyboards.get(video.id)!, cancel.signal)),
+          pending.map((video) => this.renderOne(video, storyboards.get(video.id)!, cancel.signal, failedReports)),
         ).finally(() => cancel.done());
         if (cancel.signal.aborted) throw cancel.signal.reason;
         const lostNodes = outcomes.find((o) => o.status === 'rejected' && RENDER_LOST_ON.has((o.reason as { type?: string }).type ?? ''));
@@ -139,11 +137,13 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
             'render_failed',
             `${failed.length} of ${videos.length} videos could not be rendered: ${((failed[0] as PromiseRejectedResult).reason as Error).message}`,
             false,
+            { videos: failedReports },
           );
         }
         // No render node left to finish the rest: the campaign waits in rendering until one joins.
         if (lostNodes) throw (lostNodes as PromiseRejectedResult).reason;
-        return { campaign_id: campaignId, videos: videos.length };
+        const rendered = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+        return { campaign_id: campaignId, videos: videos.length, rendered };
       },
     },
 
@@ -208,7 +208,8 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
   },
 
   methods: {
-    async renderOne(video: StageVideo, storyboard: Storyboard, signal: AbortSignal) {
+    /** Renders one video, retrying on other nodes; its final report if it fails for good goes into `failed`. */
+    async renderOne(video: StageVideo, storyboard: Storyboard, signal: AbortSignal, failed: VideoReport[]) {
       const { models } = this.db;
       const config = configOf(this.broker);
       const avoid: string[] = [];
@@ -224,7 +225,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
           outcome: 'rendering',
           started_at: startedAt,
         });
-        await this.recordVideo(video.campaign_id, { video_id: video.id, status: 'rendering', error_code: null, error_message: null });
+        this.reportVideo(video, { status: 'rendering', error_code: null, error_message: null });
         try {
           const result = await this.sendToFreeNode(
             {
@@ -245,15 +246,13 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
             peak_rss_bytes: result.peak_rss_bytes,
             finished_at: new Date(),
           });
-          await this.recordVideo(video.campaign_id, {
-            video_id: video.id,
+          return this.reportVideo(video, {
             status: 'ready',
             file_key: result.file_key,
             thumbnail_key: result.thumbnail_key,
             captions_srt_key: result.captions_srt_key,
             duration_seconds: result.duration_seconds,
           });
-          return;
         } catch (err) {
           const e = err as Error & { type?: string; nodeID?: string; data?: { nodeID?: string } };
           const nodeID = e.data?.nodeID ?? e.nodeID ?? attempt.node_id ?? null;
@@ -274,7 +273,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
             await finish('lost');
             this.logger.warn(`video ${video.id}: render not sent (${e.message}); sending it again once the transporter is back`);
             if (await this.transporterBack(TRANSPORTER_WAIT_MS)) continue;
-            await this.recordVideo(video.campaign_id, { video_id: video.id, status: 'queued' });
+            this.reportVideo(video, { status: 'queued' });
             throw new StageInterruptedError(`The cluster's transporter has been down for ${TRANSPORTER_WAIT_MS / 1000} s.`);
           }
           if (RENDER_LOST_ON.has(e.type ?? '')) {
@@ -282,7 +281,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
             lost += 1;
             this.logger.warn(`video ${video.id}: render lost (${e.message}); sending it to another node`);
             if (lost < MAX_LOST_RENDERS && e.type !== 'SERVICE_NOT_AVAILABLE') continue;
-            await this.recordVideo(video.campaign_id, { video_id: video.id, status: 'queued' });
+            this.reportVideo(video, { status: 'queued' });
             throw err;
           }
           await finish('failed');
@@ -292,12 +291,13 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
             `video ${video.id}: render failed on ${nodeID ?? 'a node'} (${failures}/${config.renderAttempts}): ${e.message}`,
           );
           if (failures < config.renderAttempts) continue;
-          await this.recordVideo(video.campaign_id, {
-            video_id: video.id,
-            status: 'failed',
-            error_code: 'render_failed',
-            error_message: e.message.slice(0, 2000),
-          });
+          failed.push(
+            this.reportVideo(video, {
+              status: 'failed',
+              error_code: 'render_failed',
+              error_message: e.message.slice(0, 2000),
+            }),
+          );
           throw err;
         }
       }
@@ -401,9 +401,16 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
       return false;
     },
 
-    /** Videos and campaigns are the campaign actor's: it records what this stage reports (a video ready moves the campaign's progress). */
-    async recordVideo(campaignId: string, report: RecordVideoParams) {
-      await this.broker.call<void, RecordVideoParams>('campaigns.recordVideo', report, campaignTrace(campaignId));
+    /**
+     * Videos and campaigns are the campaign actor's: it records what this stage reports, as an event it consumes
+     * (a video ready moves the campaign's progress), not a call the render waits on. Returns the report made.
+     */
+    reportVideo(video: StageVideo, report: Omit<VideoReport, 'campaign_id' | 'video_id' | 'at'>) {
+      const made: VideoReport = { campaign_id: video.campaign_id, video_id: video.id, at: Date.now(), ...report };
+      this.broker.emit(VIDEO_REPORTED, made, campaignTrace(video.campaign_id)).catch((err: Error) => {
+        this.logger.warn(`video ${video.id}: report '${report.status}' not sent (${err.message}); the stage's result carries it`);
+      });
+      return made;
     },
   },
 };

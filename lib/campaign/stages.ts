@@ -5,7 +5,7 @@
  * StageInterruptedError (lib/errors.ts).
  */
 import type { CampaignOptions } from './options';
-import type { VideoState } from './states';
+import { VIDEO_STATES, type VideoState } from './states';
 import type { ScreenshotRef } from '../db/models';
 import type { CampaignPlanDocument } from '../script/analyze';
 import type { ScriptDocument } from '../script/writer';
@@ -73,9 +73,20 @@ export interface StageInput {
   }>;
 }
 
-/** campaigns.recordVideo's params: the rendering stage's report on one video. */
-export interface RecordVideoParams {
+/**
+ * The event the rendering stage emits for each change of a video's state (rendering, ready, failed, back to queued),
+ * which the campaign actor consumes (services/campaigns/orchestrator.ts): progress as it happens, without a call per
+ * step. Best effort: the ready videos are also in the stage's result (RenderingResult), which the actor records when
+ * the campaign leaves rendering, so a report lost with a node leaves nothing unrecorded.
+ */
+export const VIDEO_REPORTED = 'rendering.videoReported';
+
+/** A VIDEO_REPORTED event's payload: the rendering stage's report on one video. */
+export interface VideoReport {
+  campaign_id: string;
   video_id: string;
+  /** When the report was made (epoch ms): a report older than the last one applied is ignored (events can cross). */
+  at: number;
   status: VideoState;
   file_key?: string;
   /** The poster frame (JPEG) and the SubRip captions the renderer stored beside the video. */
@@ -85,6 +96,25 @@ export interface RecordVideoParams {
   error_code?: string | null;
   error_message?: string | null;
 }
+
+/** The VIDEO_REPORTED payload's schema, checked where the actor consumes it (lib/http/validator.ts checks events too). */
+export const VIDEO_REPORT_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['campaign_id', 'video_id', 'at', 'status'],
+  properties: {
+    campaign_id: { type: 'string', maxLength: 64 },
+    video_id: { type: 'string', maxLength: 64 },
+    at: { type: 'number', minimum: 0 },
+    status: { type: 'string', enum: [...VIDEO_STATES] },
+    file_key: { type: 'string', maxLength: 500 },
+    thumbnail_key: { type: 'string', maxLength: 500 },
+    captions_srt_key: { type: 'string', maxLength: 500 },
+    duration_seconds: { type: 'number', minimum: 0 },
+    error_code: { type: ['string', 'null'], maxLength: 40 },
+    error_message: { type: ['string', 'null'], maxLength: 2000 },
+  },
+} as const;
 
 /** capture.pages' answer: one captured version of the page (the source, or a language's own page). */
 export interface CapturedPage {
@@ -113,6 +143,13 @@ export interface ScriptingResult {
 export interface ScriptOutputs {
   plan: CampaignPlanDocument | null;
   scripts: Array<{ language: string; script_source: string; script: ScriptDocument }>;
+}
+
+/** What the rendering stage returns: how many videos the campaign has, and the reports of those it rendered. */
+export interface RenderingResult {
+  campaign_id: string;
+  videos: number;
+  rendered: VideoReport[];
 }
 
 /** What the voiceover stage returns: each video's captions file. */

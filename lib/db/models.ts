@@ -110,6 +110,8 @@ export class Video extends Model<InferAttributes<Video>, InferCreationAttributes
   declare published_at: CreationOptional<Date | null>;
   declare error_code: CreationOptional<string | null>;
   declare error_message: CreationOptional<string | null>;
+  /** When the rendering stage made the last report applied (epoch ms; PostgreSQL's BIGINT reads back as a string). */
+  declare reported_at: CreationOptional<number | string | null>;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
 }
@@ -417,6 +419,7 @@ export function defineModels(sequelize: Sequelize): Models {
       published_at: DataTypes.DATE,
       error_code: DataTypes.STRING(40),
       error_message: DataTypes.TEXT,
+      reported_at: DataTypes.BIGINT,
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,
     },

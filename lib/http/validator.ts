@@ -106,6 +106,15 @@ export class AjvValidator extends Validators.Base {
           return handler(ctx);
         };
       },
+      // An event's payload is checked the same way; one that fails is refused (moleculer logs the handler's error).
+      localEvent(handler: (ctx: Context) => void | Promise<void>, event) {
+        if (!isJsonSchema(event.params)) return handler;
+        const check = compile(event.params);
+        return function validateEventParams(ctx: Context) {
+          check(ctx.params ?? {});
+          return handler(ctx);
+        };
+      },
     };
   }
 }

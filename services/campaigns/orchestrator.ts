@@ -18,17 +18,19 @@ import {
   nextState,
   PROGRESS_ON_ENTRY,
   STAGE_ACTIONS,
-  VIDEO_STATES,
   type CampaignState,
 } from '../../lib/campaign/states';
 import {
   campaignTrace,
   STAGE_PARAMS_SCHEMA,
-  type RecordVideoParams,
+  VIDEO_REPORT_SCHEMA,
+  VIDEO_REPORTED,
+  type RenderingResult,
   type StageCall,
   type ScriptingResult,
   type StageInput,
   type StageParams,
+  type VideoReport,
   type VoiceoverResult,
 } from '../../lib/campaign/stages';
 import { refundQuota } from '../../lib/campaign/quota';
@@ -43,7 +45,6 @@ import type {
   CampaignsEvents,
   CampaignsThis,
   OrchestratorMethods,
-  RecordVideoResult,
   TransitionParams,
   TransitionResult,
   WebhookEvent,
@@ -98,41 +99,6 @@ export const orchestratorActions: CampaignsActions = {
     },
   },
 
-  /** The rendering stage reports each video's state here, as it happens; a video ready moves the campaign's progress. */
-  recordVideo: {
-    visibility: 'public',
-    params: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['video_id', 'status'],
-      properties: {
-        video_id: { type: 'string', maxLength: 64 },
-        status: { type: 'string', enum: [...VIDEO_STATES] },
-        file_key: { type: 'string', maxLength: 500 },
-        thumbnail_key: { type: 'string', maxLength: 500 },
-        captions_srt_key: { type: 'string', maxLength: 500 },
-        duration_seconds: { type: 'number', minimum: 0 },
-        error_code: { type: ['string', 'null'], maxLength: 40 },
-        error_message: { type: ['string', 'null'], maxLength: 2000 },
-      },
-    },
-    async handler(ctx: Context<RecordVideoParams>): Promise<RecordVideoResult> {
-      const { video_id: videoId, ...changes } = ctx.params;
-      const { Campaign: Campaigns, Video: Videos } = this.db.models;
-      await Videos.update(changes, { where: { id: videoId } });
-      if (changes.status === 'ready') {
-        // The campaign's progress within the rendering band, from its videos ready (never 100: that is review's).
-        const video = await Videos.findByPk(videoId, { attributes: ['campaign_id'] });
-        const videos = video ? await Videos.findAll({ where: { campaign_id: video.campaign_id }, attributes: ['status'] }) : [];
-        const ready = videos.filter((v) => v.status === 'ready').length;
-        const band = PROGRESS_ON_ENTRY.review - PROGRESS_ON_ENTRY.rendering;
-        const progress = Math.min(99, PROGRESS_ON_ENTRY.rendering + Math.floor((band * ready) / Math.max(1, videos.length)));
-        if (video) await Campaigns.update({ progress }, { where: { id: video.campaign_id, status: 'rendering' } });
-      }
-      return { video_id: videoId, status: changes.status };
-    },
-  },
-
   /**
    * The webhook dispatcher's intake (internal; every organization's): terminal events not yet handed over,
    * oldest first. The dispatcher makes each a delivery, then says so with webhookEventsHandedOver.
@@ -180,6 +146,13 @@ export const orchestratorEvents: CampaignsEvents = {
   /** A stage service joined somewhere in the cluster: campaigns waiting for it can move on. */
   '$services.changed'() {
     this.resumeWaiting().catch((err: Error) => this.logger.warn('resume after services change failed', err.message));
+  },
+  /** The rendering stage's report on one video, as it happens: a video ready moves the campaign's progress. */
+  [VIDEO_REPORTED]: {
+    params: VIDEO_REPORT_SCHEMA,
+    async handler(ctx: Context<VideoReport>) {
+      await this.recordVideo(ctx.params);
+    },
   },
 };
 
@@ -261,6 +234,7 @@ export const orchestratorMethods = {
     if (this.running.has(campaignId)) return;
     this.running.add(campaignId);
     let renew: NodeJS.Timeout | undefined;
+    let from: CampaignState | undefined;
     try {
       // One actor per campaign across the cluster: the lease is renewed while this one works on it.
       if (!(await this.takeLease(campaignId))) return;
@@ -278,18 +252,21 @@ export const orchestratorMethods = {
           this.logger.debug(`campaign ${campaignId} waits in ${campaign.status}: no service offers ${action}`);
           return;
         }
-        const from = campaign.status;
+        from = campaign.status;
         const input = await this.stageInputOf(campaignId);
         const result = await this.broker.call<unknown, StageCall>(action, { campaign_id: campaignId, input }, campaignTrace(campaignId));
-        // Stages compute and return; what they found about the videos is recorded here, with the step.
+        // Stages compute and return; what they found about the videos is recorded here, with the step, before the
+        // transition, whose terminal event (review's webhook) shows the videos as recorded.
+        const step = from;
         await this.db.sequelize.transaction(async (transaction: Transaction) => {
           // The campaign row is locked first, as publish does, so the two never wait on each other.
-          await this.applyTransition({ campaign_id: campaignId, to: nextState(from)!, detail: `${action} done` }, transaction);
-          await this.recordStageResult(from, result, transaction);
+          await this.db.models.Campaign.findByPk(campaignId, { transaction, lock: true });
+          await this.recordStageResult(step, result, transaction);
+          await this.applyTransition({ campaign_id: campaignId, to: nextState(step)!, detail: `${action} done` }, transaction);
         });
       }
     } catch (err) {
-      const e = err as { message?: string; retryable?: boolean; type?: string; code?: number };
+      const e = err as { message?: string; retryable?: boolean; type?: string; code?: number; data?: { videos?: VideoReport[] } };
       // Canceled (or timed out) while its stage ran: the campaign is failed already, and its stage's end changes nothing.
       if (e.type === CampaignCanceledError.TYPE || err instanceof InvalidTransitionError) {
         this.logger.info(`campaign ${campaignId}: ended while its stage ran (${e.message})`);
@@ -303,12 +280,23 @@ export const orchestratorMethods = {
       }
       this.logger.error(`campaign ${campaignId}: stage failed: ${e.message}`);
       const known = (STAGE_ERROR_CODES as readonly string[]).includes(e.type ?? '');
-      await this.applyTransition({
-        campaign_id: campaignId,
-        to: 'failed',
-        error_code: known ? e.type : 'internal',
-        error_message: known ? e.message : 'A generation step failed.',
-      }).catch((inner: Error) => this.logger.error(`campaign ${campaignId}: could not record failure`, inner.message));
+      // A failed render names its videos' final reports: recorded with the failure, as its webhook shows them.
+      const reports = from === 'rendering' && Array.isArray(e.data?.videos) ? e.data.videos : [];
+      await this.db.sequelize
+        .transaction(async (transaction: Transaction) => {
+          await this.db.models.Campaign.findByPk(campaignId, { transaction, lock: true });
+          for (const report of reports) await this.recordVideo(report, transaction);
+          await this.applyTransition(
+            {
+              campaign_id: campaignId,
+              to: 'failed',
+              error_code: known ? e.type : 'internal',
+              error_message: known ? e.message : 'A generation step failed.',
+            },
+            transaction,
+          );
+        })
+        .catch((inner: Error) => this.logger.error(`campaign ${campaignId}: could not record failure`, inner.message));
     } finally {
       clearInterval(renew);
       this.running.delete(campaignId);
@@ -317,6 +305,36 @@ export const orchestratorMethods = {
         { where: { id: campaignId, lease_owner: this.broker.nodeID } },
       ).catch(() => undefined);
     }
+  },
+
+  /**
+   * One video's report from the rendering stage (an event as it happens, or the stage's result at its end), applied
+   * only if newer than the last one applied: events can cross. A video ready moves a rendering campaign's progress
+   * within its band (50 → 99; 100 is review's).
+   */
+  async recordVideo(report: VideoReport, outer?: Transaction) {
+    if (!outer) {
+      // An event: applied only while the campaign renders, under its row's lock (the order every writer takes), so a
+      // report that arrives after a cancel or the stage's end never changes a video the transition settled.
+      await this.db.sequelize.transaction(async (transaction: Transaction) => {
+        const campaign = await this.db.models.Campaign.findByPk(report.campaign_id, { transaction, lock: true, attributes: ['status'] });
+        if (campaign?.status === 'rendering') await this.recordVideo(report, transaction);
+      });
+      return;
+    }
+    const transaction = outer;
+    const { campaign_id: campaignId, video_id: videoId, at, ...changes } = report;
+    const { Campaign: Campaigns, Video: Videos } = this.db.models;
+    const [applied] = await Videos.update(
+      { ...changes, reported_at: at },
+      { where: { id: videoId, campaign_id: campaignId, [Op.or]: [{ reported_at: null }, { reported_at: { [Op.lt]: at } }] }, transaction },
+    );
+    if (applied === 0 || changes.status !== 'ready') return;
+    const videos = await Videos.findAll({ where: { campaign_id: campaignId }, attributes: ['status'], transaction });
+    const ready = videos.filter((v) => v.status === 'ready').length;
+    const band = PROGRESS_ON_ENTRY.review - PROGRESS_ON_ENTRY.rendering;
+    const progress = Math.min(99, PROGRESS_ON_ENTRY.rendering + Math.floor((band * ready) / Math.max(1, videos.length)));
+    await Campaigns.update({ progress }, { where: { id: campaignId, status: 'rendering' }, transaction });
   },
 
   /** The videos' part of a stage's result (lib/campaign/stages.ts), recorded by their owner. */
@@ -335,6 +353,9 @@ export const orchestratorMethods = {
       for (const { video_id: videoId, captions_key: captionsKey } of captions) {
         await Videos.update({ captions_key: captionsKey }, { where: { id: videoId, campaign_id: campaignId }, transaction });
       }
+    } else if (state === 'rendering') {
+      // What the reports said as they happened, again: one lost with a node (events are not kept) is recorded here.
+      for (const report of (result as RenderingResult).rendered ?? []) await this.recordVideo(report, transaction);
     }
   },
 

@@ -5,8 +5,8 @@
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import type { Attributes, FindOptions, Transaction } from 'sequelize';
 import type { CampaignMetadata, CampaignOptions } from '../../lib/campaign/options';
-import type { StageInput } from '../../lib/campaign/stages';
-import type { CampaignState, VideoState } from '../../lib/campaign/states';
+import type { StageInput, VideoReport } from '../../lib/campaign/stages';
+import type { CampaignState } from '../../lib/campaign/states';
 import type { CampaignRow, VideoRow } from '../../lib/campaign/view';
 import type { Campaign } from '../../lib/db/models';
 import type { AuthContext } from '../../lib/http/auth';
@@ -107,10 +107,6 @@ export interface TransitionResult {
   campaign_id: string;
   status: string;
 }
-export interface RecordVideoResult {
-  video_id: string;
-  status: VideoState;
-}
 /** A campaign's terminal webhook event, as the dispatcher takes it over (lib/campaign/outbox.ts wrote it). */
 export interface WebhookEvent {
   event_id: string;
@@ -166,6 +162,7 @@ export interface OrchestratorMethods {
   links(video: LinkableVideo): FileLinks;
   applyTransition(params: TransitionParams, outer?: Transaction): Promise<Campaign>;
   advance(campaignId: string): Promise<void>;
+  recordVideo(report: VideoReport, transaction?: Transaction): Promise<void>;
   recordStageResult(state: CampaignState, result: unknown, transaction: Transaction): Promise<void>;
   takeLease(campaignId: string): Promise<boolean>;
   sweep(): Promise<void>;

@@ -212,10 +212,35 @@ describe('rendering in one process', () => {
       // The second try went to the other node.
       expect(new Set(failed.map((a) => a.node_id))).toEqual(new Set([h.worker.nodeID, second.nodeID]));
       expect(failed[0].node_id).not.toBe(failed[1].node_id);
-      const [row] = await h.sql('SELECT status, error_code, error_message FROM videos WHERE id = $1', [video]);
-      expect(row).toMatchObject({ status: 'failed', error_code: 'render_failed' });
-      expect(row.error_message).toBe(`Input file ${badKey} is not a readable image.`);
+      // The video's final report travels with the stage's failure: the campaign actor records it with the transition.
+      const reports = (failure as Error & { data?: { videos?: Array<Record<string, unknown>> } }).data?.videos;
+      expect(reports).toEqual([
+        expect.objectContaining({
+          campaign_id: broken,
+          video_id: video,
+          status: 'failed',
+          error_code: 'render_failed',
+          error_message: `Input file ${badKey} is not a readable image.`,
+        }),
+      ]);
       expect(fs.existsSync(files(`campaigns/${broken}/videos/${video}.mp4`))).toBe(false);
+
+      // Run by the campaign actor (its sweep takes a rendering campaign up), the same failure is recorded on the video
+      // with the campaign's, in one transaction.
+      await h.sql("UPDATE campaigns SET status = 'rendering', deadline_at = now() + interval '10 minutes' WHERE id = $1", [broken]);
+      const [ended] = await waitFor(
+        () => h.sql('SELECT status, error_code FROM campaigns WHERE id = $1', [broken]),
+        (rows) => rows[0]?.status === 'failed',
+        120_000,
+        250,
+      );
+      expect(ended.error_code).toBe('render_failed');
+      const [row] = await h.sql('SELECT status, error_code, error_message FROM videos WHERE id = $1', [video]);
+      expect(row).toEqual({
+        status: 'failed',
+        error_code: 'render_failed',
+        error_message: `Input file ${badKey} is not a readable image.`,
+      });
     } finally {
       await second.stop();
     }
