@@ -29,7 +29,7 @@ import {
   unauthorized,
   unsupportedContentEncoding,
 } from '../lib/errors';
-import { moleculerMetricsText, opsMetricsText, PROMETHEUS_CONTENT_TYPE, type OpsMetrics } from '../lib/ops/metrics';
+import { moleculerMetricsText, opsMetricsText, PROMETHEUS_CONTENT_TYPE } from '../lib/ops/metrics';
 import { boundSlowClients } from './gateway/http-limits';
 import { buildOpenApiDocument } from './gateway/openapi';
 import { publicActions } from './gateway/public-actions';
@@ -44,10 +44,9 @@ import {
 } from '../lib/http/rate-limiter';
 import { acquireDatabase, releaseDatabase, type Database } from '../lib/db/database';
 import { FILE_PATHS, fileKindOf, loadSigningKey, verifyFileLink } from '../lib/storage/file-links';
+import { call } from '../lib/net/calls';
 import { storageFor } from '../lib/storage/storage';
 import type { ByteRange, FileStorage } from '../lib/storage/files';
-import type { AuthenticateParams } from './accounts.service';
-import type { DownloadTargetParams, DownloadTargetResult } from './campaigns/types';
 import type { DashboardHttp, DashboardMeta } from './dashboard.service';
 
 /**
@@ -407,7 +406,7 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
       visibility: 'published',
       retryPolicy: { enabled: false },
       async handler(ctx: Context<unknown, ContextResponseMeta>) {
-        const figures = await ctx.call<OpsMetrics, undefined>('ops.metrics', undefined, { retries: 0 });
+        const figures = await call(ctx, 'ops.metrics', undefined, { retries: 0 });
         ctx.meta.$responseType = PROMETHEUS_CONTENT_TYPE;
         return `${await opsMetricsText(figures)}\n${moleculerMetricsText(this.broker)}`;
       },
@@ -442,7 +441,8 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
       if (check !== 'ok' || !kind || !videoId) throw forbidden('This download link is not valid.');
 
       // Videos are the campaign actor's: it says which stored file a ready video's link stands for.
-      const { storage_key: storageKey } = await this.broker.call<DownloadTargetResult, DownloadTargetParams>(
+      const { storage_key: storageKey } = await call(
+        this.broker,
         'campaigns.downloadTarget',
         { video_id: videoId, kind },
         { parentCtx: req.$ctx },
@@ -599,7 +599,7 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
       const key = keyFromHeaders(req.headers);
       if (!key || !KEY_PATTERN.test(key)) return next(unauthorized(key ? 'Invalid API key.' : undefined));
       const options = { parentCtx: req.$ctx, timeout: AUTHENTICATE_TIMEOUT_MS };
-      this.broker.call<AuthContext | null, AuthenticateParams>('accounts.authenticate', { key }, options).then((auth) => {
+      call(this.broker, 'accounts.authenticate', { key }, options).then((auth) => {
         if (!auth) return next(unauthorized('Invalid or revoked API key.'));
         req.$auth = auth;
         res.setHeader('X-Service-Api-Scopes', auth.scopes.join(','));

@@ -65,6 +65,12 @@ export interface CollectResult {
   variants: string[];
   screenshots: number;
 }
+/** The actions others call (the campaign actor, the scripting stages), for `call` (lib/net/calls.ts). */
+export interface CaptureActions {
+  'capture.check': { params: CheckParams; result: CheckResult };
+  'capture.collect': { params: StageCall; result: CollectResult };
+  'capture.pages': { params: StageParams; result: CapturedPage[] };
+}
 /** capture.health's answer. */
 export interface CaptureHealth {
   browser_launches: number;

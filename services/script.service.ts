@@ -33,6 +33,7 @@ import {
   type StageCall,
   type StageParams,
 } from '../lib/campaign/stages';
+import { call } from '../lib/net/calls';
 import { storageFor } from '../lib/storage/storage';
 import type { FileStorage } from '../lib/storage/files';
 import { createTranslator, TranslationError, type Translator } from '../lib/script/translate';
@@ -43,6 +44,13 @@ export interface AnalyzeResult {
   campaign_id: string;
   scenes: number;
   features: number;
+}
+
+/** The actions others call (the campaign actor, the voiceover stage, reports, the dashboard), for `call` (lib/net/calls.ts). */
+export interface ScriptActions {
+  'script.analyze': { params: StageCall; result: AnalyzeResult };
+  'script.write': { params: StageCall; result: ScriptingResult };
+  'script.outputs': { params: StageParams; result: ScriptOutputs };
 }
 
 type ScriptMethods = DbMethods & {
@@ -232,7 +240,7 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
 
     /** The page captures are the capture stage's: it is asked for them. */
     async captures(campaignId: string): Promise<CapturedPage[]> {
-      return this.broker.call<CapturedPage[], StageParams>('capture.pages', { campaign_id: campaignId }, campaignTrace(campaignId));
+      return call(this.broker, 'capture.pages', { campaign_id: campaignId }, campaignTrace(campaignId));
     },
   },
 };

@@ -5,12 +5,13 @@
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import type { Attributes, FindOptions, Transaction } from 'sequelize';
 import type { CampaignMetadata, CampaignOptions } from '../../lib/campaign/options';
-import type { StageInput } from '../../lib/campaign/stages';
+import type { RecordVideoParams, StageParams, StageInput } from '../../lib/campaign/stages';
 import type { CampaignState, VideoState } from '../../lib/campaign/states';
 import type { CampaignRow, VideoRow } from '../../lib/campaign/view';
 import type { Campaign } from '../../lib/db/models';
 import type { AuthContext } from '../../lib/http/auth';
 import type { FileKind, FileLinks, LinkableVideo } from '../../lib/storage/file-links';
+import type { UsageReport } from '../../lib/ops/reports';
 import type { DbMethods } from '../../mixins/db.mixin';
 
 export interface CreateCampaignParams extends CampaignOptions {
@@ -125,6 +126,33 @@ export interface DownloadTargetResult {
   storage_key: string | null;
 }
 
+/**
+ * The actor's actions that others call (the dashboard, reports, the stages, the dispatcher, the gateway), for `call`
+ * (lib/net/calls.ts). The gateway's public routes reach the same actions through moleculer-web.
+ */
+export interface CampaignsActions {
+  'campaigns.create': { params: CreateCampaignParams; result: CreateCampaignResult };
+  'campaigns.get': { params: CampaignByIdParams; result: CampaignView };
+  'campaigns.publish': { params: CampaignByIdParams; result: CampaignView };
+  'campaigns.browse': { params: ListCampaignsParams; result: CampaignList };
+  'campaigns.timeline': { params: CampaignByIdParams; result: TimelineEvent[] };
+  /** The caller's organization comes from the call's meta (auth). */
+  'campaigns.usage': { params: undefined; result: UsageResult };
+  'campaigns.usageReport': { params: UsageReportParams; result: UsageReport };
+  'campaigns.stageInput': { params: StageParams; result: StageInput };
+  'campaigns.recordVideo': { params: RecordVideoParams; result: RecordVideoResult };
+  'campaigns.webhookEvents': { params: WebhookEventsParams; result: WebhookEvent[] };
+  'campaigns.webhookEventsHandedOver': { params: WebhookEventsHandedOverParams; result: { handed_over: number } };
+  'campaigns.downloadTarget': { params: DownloadTargetParams; result: DownloadTargetResult };
+}
+/** campaigns.webhookEvents: at most this many events, oldest first. */
+export interface WebhookEventsParams {
+  limit?: number;
+}
+export interface WebhookEventsHandedOverParams {
+  event_ids: string[];
+}
+
 /** A create's fields as checked: URLs normalized and proved public, languages folded, defaults filled in. */
 export interface NormalizedCampaign {
   url: string;
@@ -186,5 +214,5 @@ export type CampaignsThis = Service<ServiceSettingSchema> & CampaignsMethods & C
 
 type CampaignsSchema = ServiceSchema<ServiceSettingSchema, CampaignsMethods, CampaignsLocalVars>;
 /** A part of the actor's actions (its modules export theirs; the service spreads them into its schema). */
-export type CampaignsActions = NonNullable<CampaignsSchema['actions']>;
+export type CampaignsActionSchemas = NonNullable<CampaignsSchema['actions']>;
 export type CampaignsEvents = NonNullable<CampaignsSchema['events']>;
