@@ -653,7 +653,7 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
         await this.checkRate(req, res, [{ key: `plan:${auth.orgId}`, limit: auth.limits.ratePerMinute }]);
       }
     },
-  },
+  } satisfies ApiMethods & ThisType<ApiThis>,
 };
 
 export default ApiService;

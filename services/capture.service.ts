@@ -499,7 +499,7 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
       }
       return { text, shots: kept, refs, finalUrl, presentation };
     },
-  },
+  } satisfies Omit<CaptureMethods, keyof DbMethods | keyof CancelableMethods> & ThisType<CaptureThis>,
 };
 
 export default CaptureService;

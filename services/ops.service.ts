@@ -210,7 +210,7 @@ const OpsService: ServiceSchema<ServiceSettingSchema, OpsMethods, OpsLocalVars> 
         return null;
       }
     },
-  },
+  } satisfies Omit<OpsMethods, keyof DbMethods> & ThisType<OpsThis>,
 };
 
 export default OpsService;

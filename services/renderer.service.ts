@@ -238,7 +238,7 @@ const RendererService: ServiceSchema<ServiceSettingSchema, RendererMethods, Rend
         await fs.rm(workDir, { recursive: true, force: true });
       }
     },
-  },
+  } satisfies Omit<RendererMethods, keyof CancelableMethods> & ThisType<RendererThis>,
 };
 
 export default RendererService;

@@ -410,7 +410,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
     async recordVideo(campaignId: string, report: RecordVideoParams) {
       await call(this.broker, 'campaigns.recordVideo', report, campaignTrace(campaignId));
     },
-  },
+  } satisfies Omit<RenderingMethods, keyof DbMethods | keyof CancelableMethods> & ThisType<RenderingThis>,
 };
 
 export default RenderingService;

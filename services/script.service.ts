@@ -242,7 +242,7 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
     async captures(campaignId: string): Promise<CapturedPage[]> {
       return call(this.broker, 'capture.pages', { campaign_id: campaignId }, campaignTrace(campaignId));
     },
-  },
+  } satisfies Omit<ScriptMethods, keyof DbMethods> & ThisType<ScriptThis>,
 };
 
 export default ScriptService;

@@ -394,7 +394,7 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
       }
       return { file, durationSeconds: await measureDuration(file), narration, words: timed };
     },
-  },
+  } satisfies Omit<VoiceMethods, keyof DbMethods | keyof CancelableMethods> & ThisType<VoiceThis>,
 };
 
 const LATIN_RUN = /[A-Za-z][A-Za-z0-9+&'’.-]*(?:\s+[A-Za-z0-9][A-Za-z0-9+&'’.-]*)*/g;

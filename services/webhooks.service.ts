@@ -320,7 +320,7 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksMethods, Webh
         `webhook ${delivery.event_type} ${delivery.event_id} attempt ${attempt}: ${result.statusCode ?? result.error} — ${outcome}`,
       );
     },
-  },
+  } satisfies Omit<WebhooksMethods, keyof DbMethods> & ThisType<WebhooksThis>,
 };
 
 export default WebhooksService;
