@@ -336,21 +336,15 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
       params: idParams,
       async handler(this: DashboardThis, ctx: Ctx<IdParams & { published?: string }>): Promise<string> {
         const id = ctx.params.id;
-        const view = await call(ctx, 'campaigns.get', { id });
-        const campaign = view as unknown as {
-          campaign_id: string;
-          title: string;
-          status: string;
-          videos: Array<Record<string, unknown> & { status: string; file_url: string | null }>;
-        };
+        const campaign = await call(ctx, 'campaigns.get', { id });
         const [timeline, outputs] = await Promise.all([
           call(ctx, 'campaigns.timeline', { id }),
           // The campaign is the caller's (campaigns.get above); the script service answers for that id.
           call(ctx, 'script.outputs', { campaign_id: campaign.campaign_id }).catch(() => null),
         ]);
         for (const video of campaign.videos) {
-          for (const field of ['file_url', 'captions_url', 'captions_srt_url', 'thumbnail_url']) {
-            video[field] = sameOriginLink(video[field] as string | null);
+          for (const field of ['file_url', 'captions_url', 'captions_srt_url', 'thumbnail_url'] as const) {
+            video[field] = sameOriginLink(video[field]);
           }
         }
         const scripts = (outputs?.scripts ?? []).map((s) => ({
@@ -378,11 +372,7 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
       dashboard: { access: 'session' },
       params: idParams,
       async handler(this: DashboardThis, ctx: Ctx<IdParams>): Promise<Record<string, unknown>> {
-        const view = (await call(ctx, 'campaigns.get', { id: ctx.params.id })) as {
-          status: string;
-          progress: number;
-          videos: Array<{ status: string }>;
-        };
+        const view = await call(ctx, 'campaigns.get', { id: ctx.params.id });
         ctx.meta.$statusCode = 200;
         return { status: view.status, progress: view.progress, ready: view.videos.filter((v) => v.status === 'ready').length };
       },

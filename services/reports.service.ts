@@ -66,7 +66,7 @@ const ReportsService: ServiceSchema<ServiceSettingSchema, Record<string, never>,
         // Ownership first: someone else's campaign, or none, is the contract's 404 for a report id.
         let campaign: ReportInputs['campaign'];
         try {
-          campaign = (await call(ctx, 'campaigns.get', { id })) as unknown as ReportInputs['campaign'];
+          campaign = await call(ctx, 'campaigns.get', { id });
         } catch (err) {
           throw (err as { type?: string }).type === 'not_found' ? reportNotFound() : err;
         }

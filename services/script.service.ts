@@ -17,7 +17,6 @@ import {
   sectionScreens,
   shotContent,
   type CampaignPlanDocument,
-  type CapturedText,
   type KeyFacts,
   type PlannedScene,
 } from '../lib/script/analyze';
@@ -91,17 +90,17 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
         const source = captures.find((c) => c.variant === 'source');
         if (!source) throw stageFailure('capture_failed', 'The page capture is missing; it must be collected again.', false);
         const target = configOf(this.broker).videoTargetSeconds;
-        const facts = keyFacts(source.text as unknown as CapturedText, campaign.url, source.language);
+        const facts = keyFacts(source.text, campaign.url, source.language);
         const ownVersions = captures.filter((c) => c.variant !== 'source');
         const plan: CampaignPlanDocument = {
           facts,
           targetSeconds: target,
           sourceLanguage: (source.language ?? 'en').toLowerCase().split('-')[0],
           brand: {
-            themeColor: (source.brand.theme_color as string | null) ?? null,
-            palette: (source.brand.palette as string[]) ?? [],
-            iconUrls: (source.brand.icon_urls as string[]) ?? [],
-            logoKey: (source.brand.logo_key as string | null | undefined) ?? null,
+            themeColor: source.brand.theme_color ?? null,
+            palette: source.brand.palette ?? [],
+            iconUrls: source.brand.icon_urls ?? [],
+            logoKey: source.brand.logo_key ?? null,
           },
           scenes: hasSectionShots(source.screenshots)
             ? this.scenesBySection(facts, source, ownVersions, target)
@@ -125,7 +124,7 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
           variant: c.variant,
           url: c.final_url || c.url,
           language: c.language,
-          text: c.text as unknown as CapturedText,
+          text: c.text,
         }));
         const scripts: ScriptDocument[] = [];
         for (const language of campaign.languages) {
@@ -197,7 +196,7 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
       // A language's own page shares the source's layout: its scene shows the section at the same position,
       // else its own section of that heading, else its section in the same place among those it shot.
       const localized = ownVersions.map((version) => {
-        const own = keyFacts(version.text as unknown as CapturedText, version.final_url || version.url, version.language);
+        const own = keyFacts(version.text, version.final_url || version.url, version.language);
         const roles = chosen.map((c, n) => ({
           heading: c.feature === null ? null : (own.features.find((f) => f.section === c.section)?.title ?? null),
           ordinal: n - 1,

@@ -7,7 +7,7 @@ import type { Attributes, FindOptions, Transaction } from 'sequelize';
 import type { CampaignMetadata, CampaignOptions } from '../../lib/campaign/options';
 import type { RecordVideoParams, StageParams, StageInput } from '../../lib/campaign/stages';
 import type { CampaignState, VideoState } from '../../lib/campaign/states';
-import type { CampaignRow, VideoRow } from '../../lib/campaign/view';
+import type { CampaignListView, CampaignRow, CampaignView, VideoRow } from '../../lib/campaign/view';
 import type { Campaign } from '../../lib/db/models';
 import type { AuthContext } from '../../lib/http/auth';
 import type { FileKind, FileLinks, LinkableVideo } from '../../lib/storage/file-links';
@@ -53,13 +53,6 @@ export interface ListQueryParams {
   created_after?: string;
   created_before?: string;
 }
-/** campaigns.list's answer: campaigns as GET presents them, without their own `success`. */
-export interface CampaignListView {
-  success: true;
-  campaigns: CampaignView[];
-  has_more: boolean;
-  next_cursor: string | null;
-}
 /** campaigns.browse (the dashboard): one numbered page of the caller's campaigns, newest first. */
 export interface ListCampaignsParams {
   status?: string;
@@ -102,8 +95,8 @@ export interface TimelineEvent {
 
 /** campaigns.create's answer (201, or the replayed answer of the same Idempotency-Key). */
 export type CreateCampaignResult = { success: boolean; campaign_id: string; job_id: string; status: string };
-/** campaigns.get's and campaigns.publish's answer: the public JSON of lib/campaign/view.ts. */
-export type CampaignView = Record<string, unknown>;
+/** campaigns.get's and campaigns.publish's answer (lib/campaign/view.ts), and campaigns.list's. */
+export type { CampaignListView, CampaignView };
 export interface TransitionResult {
   campaign_id: string;
   status: string;
