@@ -10,6 +10,7 @@ import { call, type ActionName, type ParamsOf, type ResultOf } from '../../lib/n
 import type { SessionInfo } from '../../services/accounts.service';
 import type { CampaignView, UsageResult } from '../../services/campaigns/types';
 import type { RenderNodeSlotsView } from '../../services/rendering.service';
+import type { Campaign as ClientCampaign } from '../../clients/typescript/src';
 import type { Equal, Expect } from './assert';
 
 /** The map holds each owner's actions, and only actions that exist. */
@@ -21,6 +22,8 @@ export type _MapHasOwners = Expect<
 >;
 export type _ParamsOfGet = Expect<Equal<ParamsOf<'campaigns.get'>, { id: string }>>;
 export type _ResultOfGet = Expect<Equal<ResultOf<'campaigns.get'>, CampaignView>>;
+/** A campaign as the API presents it is typed once: the typed client's type, generated from openapi.json. */
+export type _ViewIsTheClients = Expect<Equal<CampaignView, ClientCampaign>>;
 
 /** A correct call is accepted and its answer typed by the map, from a context and from the broker alike. */
 export async function correctCallsAreTyped(ctx: Context, broker: ServiceBroker): Promise<void> {
