@@ -28,6 +28,7 @@ import {
   type RateLimiter,
 } from '../lib/http/rate-limiter';
 import { authOfSession, csrfToken, sameToken, SESSION_TOKEN_PATTERN, type DashboardHttp, type SessionInfo } from '../lib/http/session';
+import { call } from '../lib/net/calls';
 import { loadSigningKey } from '../lib/storage/file-links';
 
 /** The meta these rules read and write; every service's meta type that meets them extends it. */
@@ -54,7 +55,7 @@ type Ctx = Context<{ _csrf?: unknown } | undefined, RulesMeta>;
 
 /** The broker's `accounts.session` for a token, as the dashboard's access rule needs it. */
 function sessionOf(ctx: Ctx, token: string): Promise<SessionInfo | null> {
-  return ctx.call<SessionInfo | null, { token: string }>('accounts.session', { token });
+  return call(ctx, 'accounts.session', { token });
 }
 
 /** One broker's limiter and signing key, made on first use (a node without such actions opens no Redis connection). */

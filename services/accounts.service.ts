@@ -136,6 +136,20 @@ export interface OrganizationInfo extends OrganizationResult {
   name: string;
 }
 
+/** The actions others call (the gateway, the dashboard, webhooks, benchmarks), for `call` (lib/net/calls.ts). */
+export interface AccountsActions {
+  'accounts.authenticate': { params: AuthenticateParams; result: AuthContext | null };
+  'accounts.session': { params: SessionTokenParams; result: SessionInfo | null };
+  'accounts.signIn': { params: SignInParams; result: SignInResult | null };
+  'accounts.signOut': { params: SessionTokenParams; result: { signed_out: boolean } };
+  'accounts.createKey': { params: KeyCreateParams; result: KeyCreateResult };
+  'accounts.revokeKey': { params: KeyRevokeParams; result: KeyRevokeResult };
+  'accounts.listKeys': { params: OrgIdParams; result: KeyListItem[] };
+  'accounts.webhookSecret': { params: WebhookSecretParams; result: WebhookSecretResult };
+  'accounts.setPlan': { params: PlanSetParams; result: OrganizationResult };
+  'accounts.getOrganization': { params: OrgIdParams; result: OrganizationInfo };
+}
+
 type AccountsSettings = ServiceSettingSchema;
 
 type AccountsMethods = DbMethods<'accounts'> & {

@@ -13,7 +13,7 @@ import bodyParser from 'body-parser';
 import ApiGateway, { type Alias, type ApiSettingsSchema, type ContextResponseMeta, type Route } from 'moleculer-web';
 import type { Context, Service, ServiceSchema } from 'moleculer';
 import { configOf } from '../config';
-import { keyFromHeaders, KEY_PATTERN, type AuthContext } from '../lib/http/auth';
+import { keyFromHeaders, KEY_PATTERN } from '../lib/http/auth';
 import { clientIp, parseTrustedProxies, type TrustedProxies } from '../lib/http/client-ip';
 import { coerceQueryParams } from '../lib/http/validator';
 import {
@@ -26,7 +26,7 @@ import {
   unauthorized,
   unsupportedContentEncoding,
 } from '../lib/errors';
-import { moleculerMetricsText, opsMetricsText, PROMETHEUS_CONTENT_TYPE, type OpsMetrics } from '../lib/ops/metrics';
+import { moleculerMetricsText, opsMetricsText, PROMETHEUS_CONTENT_TYPE } from '../lib/ops/metrics';
 import { DASHBOARD_HEADERS } from '../lib/dashboard/render';
 import { answerDashboardError, DASHBOARD_ALIASES, dashboardHttp } from './gateway/dashboard-route';
 import { downloadAliases } from './gateway/downloads';
@@ -45,9 +45,9 @@ import {
 } from '../lib/http/rate-limiter';
 import { acquireDatabase, releaseDatabase, type Database } from '../lib/db/database';
 import { loadSigningKey } from '../lib/storage/file-links';
+import { call } from '../lib/net/calls';
 import { storageFor } from '../lib/storage/storage';
 import type { FileStorage } from '../lib/storage/files';
-import type { AuthenticateParams } from './accounts.service';
 import type { DashboardMeta } from './dashboard.service';
 import type { RulesMeta } from '../mixins/action-rules';
 
@@ -297,7 +297,7 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
       visibility: 'published',
       retryPolicy: { enabled: false },
       async handler(ctx: Context<unknown, ContextResponseMeta>) {
-        const figures = await ctx.call<OpsMetrics, undefined>('ops.metrics', undefined, { retries: 0 });
+        const figures = await call(ctx, 'ops.metrics', undefined, { retries: 0 });
         ctx.meta.$responseType = PROMETHEUS_CONTENT_TYPE;
         return `${await opsMetricsText(figures)}\n${moleculerMetricsText(this.broker)}`;
       },
@@ -401,7 +401,7 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
       const key = keyFromHeaders(req.headers);
       if (!key || !KEY_PATTERN.test(key)) return next(unauthorized(key ? 'Invalid API key.' : undefined));
       const options = { parentCtx: req.$ctx, timeout: AUTHENTICATE_TIMEOUT_MS };
-      this.broker.call<AuthContext | null, AuthenticateParams>('accounts.authenticate', { key }, options).then((auth) => {
+      call(this.broker, 'accounts.authenticate', { key }, options).then((auth) => {
         if (!auth) return next(unauthorized('Invalid or revoked API key.'));
         req.$auth = auth;
         res.setHeader('X-Service-Api-Scopes', auth.scopes.join(','));
@@ -450,7 +450,7 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
       // A GET's parameters come from the query string, as text: typed by the action's schema before its check.
       if (req.method === 'GET') coerceQueryParams(req.$action?.params, req.$params);
     },
-  },
+  } satisfies ApiMethods & ThisType<ApiThis>,
 };
 
 export default ApiService;

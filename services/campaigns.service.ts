@@ -32,8 +32,8 @@ import { DbMixin } from '../mixins/db.mixin';
 import { defaultTitle, presentCampaign, type CampaignRow, type VideoRow } from '../lib/campaign/view';
 import { FILE_COLUMNS } from '../lib/storage/file-links';
 import { optionsOf } from '../lib/campaign/options';
-import type { RedeliverParams, RedeliverResult } from '../lib/net/webhooks';
-import type { CheckParams, CheckResult } from './capture.service';
+import type { RedeliverResult } from '../lib/net/webhooks';
+import { call } from '../lib/net/calls';
 import { orchestratorActions, orchestratorEvents, orchestratorMethods, startSweeping, stopSweeping } from './campaigns/orchestrator';
 import { readActions } from './campaigns/reads';
 import type {
@@ -246,7 +246,7 @@ const CampaignsService: ServiceSchema<ServiceSettingSchema, CampaignsMethods, Ca
         if (isGenerating(campaign.status))
           throw conflict(`The campaign is ${campaign.status}; its webhook event is sent when it reaches review or failed.`);
         if (!campaign.webhook_url) throw conflict('The campaign was created without a webhook_url: there is no webhook event to send.');
-        const result = await ctx.call<RedeliverResult, RedeliverParams>('webhooks.redeliver', { campaign_id: campaign.id });
+        const result = await call(ctx, 'webhooks.redeliver', { campaign_id: campaign.id });
         ctx.meta.$statusCode = 202;
         return { success: true, ...result };
       },
@@ -321,7 +321,8 @@ const CampaignsService: ServiceSchema<ServiceSettingSchema, CampaignsMethods, Ca
     async checkPage(ctx: Context<CreateCampaignParams, CampaignMeta>, campaign: NormalizedCampaign) {
       const config = configOf(this.broker);
       try {
-        await ctx.call<CheckResult, CheckParams>(
+        await call(
+          ctx,
           'capture.check',
           {
             url: campaign.url,

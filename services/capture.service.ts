@@ -65,6 +65,12 @@ export interface CollectResult {
   variants: string[];
   screenshots: number;
 }
+/** The actions others call (the campaign actor, the scripting stages), for `call` (lib/net/calls.ts). */
+export interface CaptureActions {
+  'capture.check': { params: CheckParams; result: CheckResult };
+  'capture.collect': { params: StageCall; result: CollectResult };
+  'capture.pages': { params: StageParams; result: CapturedPage[] };
+}
 /** capture.health's answer. */
 export interface CaptureHealth {
   browser_launches: number;
@@ -493,7 +499,7 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
       }
       return { text, shots: kept, refs, finalUrl, presentation };
     },
-  },
+  } satisfies Omit<CaptureMethods, keyof DbMethods<'capture'> | keyof CancelableMethods> & ThisType<CaptureThis>,
 };
 
 export default CaptureService;

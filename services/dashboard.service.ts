@@ -26,31 +26,10 @@ import {
   SESSION_TOKEN_PATTERN,
   type DashboardHttp,
 } from '../lib/http/session';
+import { call } from '../lib/net/calls';
 import { loadSigningKey } from '../lib/storage/file-links';
-import type { ScriptOutputs } from '../lib/campaign/stages';
-import type {
-  KeyCreateParams,
-  KeyCreateResult,
-  KeyListItem,
-  KeyRevokeParams,
-  OrgIdParams,
-  SessionInfo,
-  SessionTokenParams,
-  SignInParams,
-  SignInResult,
-  WebhookSecretParams,
-  WebhookSecretResult,
-} from './accounts.service';
-import type {
-  CampaignByIdParams,
-  CampaignList,
-  CampaignView,
-  CreateCampaignParams,
-  CreateCampaignResult,
-  ListCampaignsParams,
-  TimelineEvent,
-  UsageResult,
-} from './campaigns/types';
+import type { SessionInfo } from './accounts.service';
+import type { CreateCampaignParams } from './campaigns/types';
 
 /** What the gateway learns from the HTTP request: declared with the session's other pieces. */
 export type { DashboardHttp };
@@ -188,7 +167,7 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
       async handler(this: DashboardThis, ctx: Ctx): Promise<string> {
         const token = sessionTokenOf(ctx);
         if (token && SESSION_TOKEN_PATTERN.test(token)) {
-          const session = await ctx.call<SessionInfo | null, SessionTokenParams>('accounts.session', { token });
+          const session = await call(ctx, 'accounts.session', { token });
           if (session) return this.redirect(ctx, '/dashboard/campaigns');
         }
         return this.page(ctx, 'sign-in', { title: 'Sign in' });
@@ -214,7 +193,7 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
           { key: `signin:email:${emailKey}`, limit: config.dashboard.signInPerEmail },
         ]);
         if (wait > 0) return again(`Too many sign-in attempts. Try again in ${wait} s.`, 429);
-        const result = await ctx.call<SignInResult | null, SignInParams>('accounts.signIn', { email, password: ctx.params.password });
+        const result = await call(ctx, 'accounts.signIn', { email, password: ctx.params.password });
         if (!result) return again('That email and password do not match an account.', 401);
         const maxAge = Math.floor(config.dashboard.sessionMaxMs / 1000);
         return this.redirect(ctx, '/dashboard/campaigns', [
@@ -230,7 +209,7 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
       params: { type: 'object', properties: csrfField },
       async handler(this: DashboardThis, ctx: Ctx<CsrfParams>): Promise<string> {
         const token = sessionTokenOf(ctx) ?? '';
-        await ctx.call<{ signed_out: boolean }, SessionTokenParams>('accounts.signOut', { token });
+        await call(ctx, 'accounts.signOut', { token });
         return this.redirect(ctx, '/dashboard/sign-in', [clearedSessionCookie(ctx.meta.http!.secure)]);
       },
     },
@@ -249,7 +228,7 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
         if (ctx.params.page !== undefined && !/^[1-9]\d{0,5}$/.test(ctx.params.page))
           throw invalidInput('page must be a whole number from 1.');
         const page = Number(ctx.params.page ?? 1);
-        const list = await ctx.call<CampaignList, ListCampaignsParams>('campaigns.browse', { status, page, per_page: PER_PAGE });
+        const list = await call(ctx, 'campaigns.browse', { status, page, per_page: PER_PAGE });
         const pages = Math.max(1, Math.ceil(list.total / PER_PAGE));
         const link = (n: number) => `/dashboard/campaigns?${new URLSearchParams({ ...(status ? { status } : {}), page: String(n) })}`;
         return this.page(ctx, 'campaigns', {
@@ -311,7 +290,7 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
           if (!body.url) throw invalidInput('url is required: the public page to make videos of.');
           if (!languages.length) throw invalidInput('Choose at least one language.');
           if (!platforms.length) throw invalidInput('Choose at least one platform.');
-          const created = await ctx.call<CreateCampaignResult, CreateCampaignParams>('campaigns.create', body);
+          const created = await call(ctx, 'campaigns.create', body);
           return this.redirect(ctx, `/dashboard/campaigns/${created.campaign_id}`);
         } catch (err) {
           const { status, body: errorBody, headers } = toErrorResponse(err);
@@ -334,21 +313,15 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
       params: idParams,
       async handler(this: DashboardThis, ctx: Ctx<IdParams & { published?: string }>): Promise<string> {
         const id = ctx.params.id;
-        const view = await ctx.call<CampaignView, CampaignByIdParams>('campaigns.get', { id });
-        const campaign = view as unknown as {
-          campaign_id: string;
-          title: string;
-          status: string;
-          videos: Array<Record<string, unknown> & { status: string; file_url: string | null }>;
-        };
+        const campaign = await call(ctx, 'campaigns.get', { id });
         const [timeline, outputs] = await Promise.all([
-          ctx.call<TimelineEvent[], CampaignByIdParams>('campaigns.timeline', { id }),
+          call(ctx, 'campaigns.timeline', { id }),
           // The campaign is the caller's (campaigns.get above); the script service answers for that id.
-          ctx.call<ScriptOutputs, { campaign_id: string }>('script.outputs', { campaign_id: campaign.campaign_id }).catch(() => null),
+          call(ctx, 'script.outputs', { campaign_id: campaign.campaign_id }).catch(() => null),
         ]);
         for (const video of campaign.videos) {
-          for (const field of ['file_url', 'captions_url', 'captions_srt_url', 'thumbnail_url']) {
-            video[field] = sameOriginLink(video[field] as string | null);
+          for (const field of ['file_url', 'captions_url', 'captions_srt_url', 'thumbnail_url'] as const) {
+            video[field] = sameOriginLink(video[field]);
           }
         }
         const scripts = (outputs?.scripts ?? []).map((s) => ({
@@ -376,11 +349,7 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
       dashboard: { access: 'session' },
       params: idParams,
       async handler(this: DashboardThis, ctx: Ctx<IdParams>): Promise<Record<string, unknown>> {
-        const view = (await ctx.call<CampaignView, CampaignByIdParams>('campaigns.get', { id: ctx.params.id })) as {
-          status: string;
-          progress: number;
-          videos: Array<{ status: string }>;
-        };
+        const view = await call(ctx, 'campaigns.get', { id: ctx.params.id });
         ctx.meta.$statusCode = 200;
         return { status: view.status, progress: view.progress, ready: view.videos.filter((v) => v.status === 'ready').length };
       },
@@ -391,7 +360,7 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
       dashboard: { access: 'session', write: true },
       params: idParams,
       async handler(this: DashboardThis, ctx: Ctx<IdParams>): Promise<string> {
-        await ctx.call<CampaignView, CampaignByIdParams>('campaigns.publish', { id: ctx.params.id });
+        await call(ctx, 'campaigns.publish', { id: ctx.params.id });
         return this.redirect(ctx, `/dashboard/campaigns/${encodeURIComponent(ctx.params.id)}?published=1`);
       },
     },
@@ -424,7 +393,7 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
           if (!scopes.length) throw invalidInput('Choose at least one scope.');
           const bad = scopes.find((s) => !(API_SCOPES as readonly string[]).includes(s));
           if (bad) throw invalidInput(`Unknown scope ${JSON.stringify(bad.slice(0, 40))}.`);
-          const created = await ctx.call<KeyCreateResult, KeyCreateParams>('accounts.createKey', {
+          const created = await call(ctx, 'accounts.createKey', {
             org_id: session.org_id,
             by: session.email,
             name,
@@ -445,7 +414,7 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
       params: idParams,
       async handler(this: DashboardThis, ctx: Ctx<IdParams>): Promise<string> {
         const session = this.requireManager(ctx);
-        const keys = await ctx.call<KeyListItem[], OrgIdParams>('accounts.listKeys', { org_id: session.org_id });
+        const keys = await call(ctx, 'accounts.listKeys', { org_id: session.org_id });
         const key = keys.find((k) => k.key_id === ctx.params.id && !k.revoked_at);
         if (!key) throw notFound('No such active key in your organization.');
         return this.page(ctx, 'revoke', { title: 'Revoke key', nav: 'keys', key });
@@ -459,7 +428,7 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
       async handler(this: DashboardThis, ctx: Ctx<IdParams>): Promise<string> {
         const session = this.requireManager(ctx);
         if (!UUID_ANY_CASE.test(ctx.params.id)) throw notFound('No such key in your organization.');
-        await ctx.call<unknown, KeyRevokeParams>('accounts.revokeKey', {
+        await call(ctx, 'accounts.revokeKey', {
           key_id: ctx.params.id,
           by: session.email,
           org_id: session.org_id,
@@ -474,7 +443,7 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
       params: { type: 'object', properties: csrfField },
       async handler(this: DashboardThis, ctx: Ctx<CsrfParams>): Promise<string> {
         const session = this.requireManager(ctx);
-        await ctx.call<WebhookSecretResult, WebhookSecretParams>('accounts.webhookSecret', { org_id: session.org_id, rotate: true });
+        await call(ctx, 'accounts.webhookSecret', { org_id: session.org_id, rotate: true });
         return this.redirect(ctx, '/dashboard/keys?rotated=1');
       },
     },
@@ -499,7 +468,7 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
 
     async page(ctx: Ctx, view: string, data: Record<string, unknown>, status = 200) {
       const session = ctx.meta.session;
-      const usage = session ? await ctx.call<UsageResult>('campaigns.usage').catch(() => null) : null;
+      const usage = session ? await call(ctx, 'campaigns.usage').catch(() => null) : null;
       const html = renderView(view, { session, usage, csrf: this.csrfFor(ctx), ...data });
       // Set after every call: a called action's $statusCode and $location (campaigns.create's 201) come back in meta.
       ctx.meta.$statusCode = status;
@@ -538,8 +507,8 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
       const session = ctx.meta.session!;
       const canManage = session.role === 'owner' || session.role === 'admin';
       const [keys, secret] = await Promise.all([
-        ctx.call<KeyListItem[], OrgIdParams>('accounts.listKeys', { org_id: session.org_id }),
-        canManage ? ctx.call<WebhookSecretResult, WebhookSecretParams>('accounts.webhookSecret', { org_id: session.org_id }) : null,
+        call(ctx, 'accounts.listKeys', { org_id: session.org_id }),
+        canManage ? call(ctx, 'accounts.webhookSecret', { org_id: session.org_id }) : null,
       ]);
       keys.sort((a, b) => new Date(b.created_at).getTime() - new Date(a.created_at).getTime());
       return this.page(

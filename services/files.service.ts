@@ -22,6 +22,13 @@ export interface WriteResult {
 export interface RemovePrefixResult {
   removed: string;
 }
+/** The actions lib/storage/storage.ts calls (BrokerFileStorage), for `call` (lib/net/calls.ts). */
+export interface FilesActions {
+  'files.stat': { params: KeyParams; result: FileStat | null };
+  'files.read': { params: KeyParams; result: Readable };
+  'files.write': { params: KeyParams; result: WriteResult };
+  'files.removePrefix': { params: KeyParams; result: RemovePrefixResult };
+}
 
 const KEY_PARAMS = {
   type: 'object',

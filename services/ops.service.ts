@@ -21,9 +21,9 @@ import {
   type StateOverview,
   type WebhookDeliveryView,
 } from '../lib/ops/queries';
+import { call } from '../lib/net/calls';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 import { declaredSlots } from '../lib/render/slots';
-import type { RendererStatusResult } from './renderer.service';
 import type { RenderNodeSlotsView } from './rendering.service';
 
 const CAMPAIGN_ID = {
@@ -43,12 +43,19 @@ export interface CampaignsByStateParams {
 export interface CampaignIdParams {
   campaign_id: string;
 }
-/** A render node as the rendering stage sees it (rendering.nodes). */
-type DispatcherView = RenderNodeSlotsView;
+
+/** The actions others call (the gateway's /metrics, the REPL commands), for `call` (lib/net/calls.ts). */
+export interface OpsActions {
+  'ops.metrics': { params: NoParams | undefined; result: OpsMetrics };
+  'ops.campaignsByState': { params: CampaignsByStateParams; result: StateOverview[] };
+  'ops.timeline': { params: CampaignIdParams; result: CampaignTimeline };
+  'ops.webhookDeliveries': { params: CampaignIdParams; result: WebhookDeliveryView[] };
+  'ops.renderNodes': { params: NoParams | undefined; result: RenderNodesView };
+}
 
 type OpsMethods = DbMethods<'ops'> & {
   fromDatabase<T>(read: () => Promise<T>): Promise<T>;
-  dispatcherSlots(ctx: Context<NoParams>): Promise<DispatcherView[] | null>;
+  dispatcherSlots(ctx: Context<NoParams>): Promise<RenderNodeSlotsView[] | null>;
   isDraining(nodeId: string): boolean;
 };
 
@@ -135,7 +142,7 @@ const OpsService: ServiceSchema<ServiceSettingSchema, OpsMethods, OpsLocalVars> 
     renderNodes: {
       visibility: 'public',
       async handler(ctx: Context<NoParams>): Promise<RenderNodesView> {
-        const dispatcherViews: DispatcherView[] = (await this.dispatcherSlots(ctx)) ?? [];
+        const dispatcherViews: RenderNodeSlotsView[] = (await this.dispatcherSlots(ctx)) ?? [];
         const seen = new Map(dispatcherViews.map((n) => [n.nodeID, n]));
         const offering: string[] = (this.broker.registry.getActionEndpoints('renderer.status')?.endpoints ?? [])
           .filter((endpoint) => endpoint.isAvailable)
@@ -155,7 +162,7 @@ const OpsService: ServiceSchema<ServiceSettingSchema, OpsMethods, OpsLocalVars> 
             };
             if (offering.includes(nodeId)) {
               try {
-                const status = await ctx.call<RendererStatusResult, NoParams>('renderer.status', {}, { nodeID: nodeId });
+                const status = await call(ctx, 'renderer.status', {}, { nodeID: nodeId });
                 Object.assign(view, { slots: status.slots, busy: status.busy, videos: status.videos });
               } catch (err) {
                 view.error = (err as Error).message;
@@ -194,16 +201,16 @@ const OpsService: ServiceSchema<ServiceSettingSchema, OpsMethods, OpsLocalVars> 
     },
 
     /** null when no rendering stage runs; a failing stage is reported, not fatal to the caller. */
-    async dispatcherSlots(ctx: Context<NoParams>): Promise<DispatcherView[] | null> {
+    async dispatcherSlots(ctx: Context<NoParams>): Promise<RenderNodeSlotsView[] | null> {
       if (!this.broker.registry.getActionEndpoints('rendering.nodes')?.hasAvailable()) return null;
       try {
-        return await ctx.call<DispatcherView[]>('rendering.nodes');
+        return await call(ctx, 'rendering.nodes');
       } catch (err) {
         this.logger.warn(`ops: rendering.nodes failed: ${(err as Error).message}`);
         return null;
       }
     },
-  },
+  } satisfies Omit<OpsMethods, keyof DbMethods<'ops'>> & ThisType<OpsThis>,
 };
 
 export default OpsService;

@@ -46,6 +46,11 @@ export interface RendererStatusResult {
   busy: number;
   videos: string[];
 }
+/** The actions others call (the rendering stage, ops), for `call` (lib/net/calls.ts): each on the node it names. */
+export interface RendererActions {
+  'renderer.renderVideo': { params: RenderVideoParams; result: RenderVideoResult };
+  'renderer.status': { params: Record<string, never>; result: RendererStatusResult };
+}
 
 const RENDER_PARAMS = {
   type: 'object',
@@ -233,7 +238,7 @@ const RendererService: ServiceSchema<ServiceSettingSchema, RendererMethods, Rend
         await fs.rm(workDir, { recursive: true, force: true });
       }
     },
-  },
+  } satisfies Omit<RendererMethods, keyof CancelableMethods> & ThisType<RendererThis>,
 };
 
 export default RendererService;

@@ -35,17 +35,17 @@ import {
   type VideoReport,
 } from '../lib/campaign/stages';
 import type { ReportInputs } from '../lib/ops/reports';
+import { call } from '../lib/net/calls';
 import { storageKeys } from '../lib/storage/keys';
 import type { Storyboard } from '../lib/campaign/storyboard';
 import { CancelableMixin, type CancelableMethods } from '../mixins/cancelable.mixin';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
-import type { RendererStatusResult, RenderVideoParams, RenderVideoResult } from './renderer.service';
-import type { StoryboardsResult } from './voice.service';
+import type { RenderVideoParams, RenderVideoResult } from './renderer.service';
 
 /** rendering.attempts: one render attempt as a campaign's report shows it. */
 export type RenderAttemptView = ReportInputs['attempts'][number];
 
-const RENDER_ACTION = 'renderer.renderVideo';
+const RENDER_ACTION = 'renderer.renderVideo' as const;
 /** With no render node at all for this long, the stage gives up for now; the campaign waits for one to join. */
 const NO_NODE_GRACE_MS = 30_000;
 /** How often a render in flight is checked on its node (watchRender), and a full cluster asked for its slots again. */
@@ -70,6 +70,13 @@ export type RenderNodeSlotsView = SlotReport & { reserved: number };
 export interface CloseAbandonedResult {
   closed: number;
 }
+/** The actions others call (the campaign actor, reports, ops), for `call` (lib/net/calls.ts). */
+export interface RenderingActions {
+  'rendering.renderCampaign': { params: StageCall; result: RenderingResult };
+  'rendering.attempts': { params: StageParams; result: RenderAttemptView[] };
+  'rendering.closeAbandoned': { params: StageParams; result: CloseAbandonedResult };
+  'rendering.nodes': { params: undefined; result: RenderNodeSlotsView[] };
+}
 /** Moleculer's `$node.disconnected` event (only the field read here). */
 interface NodeDisconnectedPayload {
   node: { id: string };
@@ -85,7 +92,7 @@ type RenderingMethods = DbMethods<'rendering'> &
       onSent: (nodeID: string) => Promise<unknown>,
     ): Promise<RenderVideoResult>;
     closeAbandonedAttempts(campaignId: string): Promise<number>;
-    watchRender(call: Promise<RenderVideoResult>, nodeID: string, videoId: string): Promise<RenderVideoResult>;
+    watchRender(render: Promise<RenderVideoResult>, nodeID: string, videoId: string): Promise<RenderVideoResult>;
     transporterBack(withinMs: number): Promise<boolean>;
     reportVideo(video: StageVideo, report: Omit<VideoReport, 'campaign_id' | 'video_id' | 'at'>): VideoReport;
   };
@@ -116,9 +123,9 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
         await this.closeAbandonedAttempts(campaignId);
         // Read afresh, not taken from the call's `input`: the videos' state changes while this stage runs, and the
         // broker's retry of a retryable failure sends the same params again, which would render the ready ones anew.
-        const { videos } = await ctx.call<StageInput, StageParams>('campaigns.stageInput', { campaign_id: campaignId });
+        const { videos } = await call(ctx, 'campaigns.stageInput', { campaign_id: campaignId });
         // The storyboards are the voiceover stage's: it is asked for them.
-        const rows = await ctx.call<StoryboardsResult, StageParams>('voice.storyboards', { campaign_id: campaignId });
+        const rows = await call(ctx, 'voice.storyboards', { campaign_id: campaignId });
         const storyboards = new Map<string, Storyboard>(rows.map((row) => [row.video_id, row.document]));
         if (videos.some((video) => !storyboards.has(video.id)))
           throw stageFailure('render_failed', 'Storyboards are missing; the voiceover must run again.', false);
@@ -323,7 +330,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
         const endpoints = (this.broker.registry.getActionEndpoints(RENDER_ACTION)?.endpoints ?? []).filter((ep) => ep.isAvailable);
         const chosen = takeRenderNode(endpoints, table, meta.renderAvoidNodes ?? [], (this.turn = (this.turn ?? 0) + 1));
         if (chosen) {
-          const call = this.broker.call<RenderVideoResult, RenderVideoParams>(RENDER_ACTION, params, {
+          const render = call(this.broker, RENDER_ACTION, params, {
             ...campaignTrace(params.storyboard.campaignId),
             nodeID: chosen.id,
             meta,
@@ -332,9 +339,9 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
           });
           // Recorded while the render runs (a report shows where); its failure must not hide the render's answer.
           // The call is marked handled first: its rejection may come while the record is written, and is returned below.
-          call.catch(() => undefined);
+          render.catch(() => undefined);
           await onSent(chosen.id).catch((err: Error) => this.logger.warn(`render attempt's node not recorded: ${err.message}`));
-          return this.watchRender(call, chosen.id, params.video_id);
+          return this.watchRender(render, chosen.id, params.video_id);
         }
         if (endpoints.length === 0) {
           noNodeSince ??= Date.now();
@@ -368,20 +375,18 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
      * without the video (or a node restarted under the same name) mean lost. A node that does not answer is left to
      * Moleculer's heartbeat, which rejects the call when the node is gone.
      */
-    async watchRender(call: Promise<RenderVideoResult>, nodeID: string, videoId: string): Promise<RenderVideoResult> {
+    async watchRender(render: Promise<RenderVideoResult>, nodeID: string, videoId: string): Promise<RenderVideoResult> {
       let settled = false;
-      const done = call.then(
+      const done = render.then(
         () => (settled = true),
         () => (settled = true),
       );
       let misses = 0;
       for (;;) {
         await Promise.race([done, new Promise((resolve) => setTimeout(resolve, RENDER_WATCH_MS).unref())]);
-        if (settled) return call;
-        const status = await this.broker
-          .call<RendererStatusResult, Record<string, never>>('renderer.status', {}, { nodeID, retries: 0, timeout: 5000 })
-          .catch(() => null);
-        if (settled) return call;
+        if (settled) return render;
+        const status = await call(this.broker, 'renderer.status', {}, { nodeID, retries: 0, timeout: 5000 }).catch(() => null);
+        if (settled) return render;
         misses = status && !status.videos.includes(videoId) ? misses + 1 : 0;
         if (misses >= 2)
           throw new RenderInterruptedError(nodeID, `Render node ${nodeID} no longer renders the video and its answer never came.`);
@@ -412,7 +417,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
       });
       return made;
     },
-  },
+  } satisfies Omit<RenderingMethods, keyof DbMethods<'rendering'> | keyof CancelableMethods> & ThisType<RenderingThis>,
 };
 
 export default RenderingService;

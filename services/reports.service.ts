@@ -16,10 +16,8 @@ import {
   type ReportInputs,
   type UsageReport,
 } from '../lib/ops/reports';
-import type { ScriptOutputs, StageParams } from '../lib/campaign/stages';
-import type { CampaignByIdParams, CampaignMeta, CampaignView, TimelineEvent, UsageReportParams } from './campaigns/types';
-import type { RenderAttemptView } from './rendering.service';
-import type { StoryboardsResult } from './voice.service';
+import { call } from '../lib/net/calls';
+import type { CampaignMeta, UsageReportParams } from './campaigns/types';
 
 export interface ReportByIdParams {
   report_id: string;
@@ -46,7 +44,7 @@ const ReportsService: ServiceSchema<ServiceSettingSchema, Record<string, never>,
         response: UsageReportSchema,
       },
       async handler(this: ReportsThis, ctx: Context<UsageReportParams, CampaignMeta>): Promise<UsageReport & { success: true }> {
-        const report = await ctx.call<UsageReport, UsageReportParams>('campaigns.usageReport', ctx.params);
+        const report = await call(ctx, 'campaigns.usageReport', ctx.params);
         return { success: true, ...report };
       },
     },
@@ -68,17 +66,17 @@ const ReportsService: ServiceSchema<ServiceSettingSchema, Record<string, never>,
         // Ownership first: someone else's campaign, or none, is the contract's 404 for a report id.
         let campaign: ReportInputs['campaign'];
         try {
-          campaign = (await ctx.call<CampaignView, CampaignByIdParams>('campaigns.get', { id })) as unknown as ReportInputs['campaign'];
+          campaign = await call(ctx, 'campaigns.get', { id });
         } catch (err) {
           throw (err as { type?: string }).type === 'not_found' ? reportNotFound() : err;
         }
         if (isGenerating(campaign.status)) throw reportNotFound();
         const stage = { campaign_id: id };
         const [timeline, outputs, storyboards, attempts] = await Promise.all([
-          ctx.call<TimelineEvent[], CampaignByIdParams>('campaigns.timeline', { id }),
-          ctx.call<ScriptOutputs, StageParams>('script.outputs', stage),
-          ctx.call<StoryboardsResult, StageParams>('voice.storyboards', stage),
-          ctx.call<RenderAttemptView[], StageParams>('rendering.attempts', stage),
+          call(ctx, 'campaigns.timeline', { id }),
+          call(ctx, 'script.outputs', stage),
+          call(ctx, 'voice.storyboards', stage),
+          call(ctx, 'rendering.attempts', stage),
         ]);
         const report = buildCampaignReport(`${REPORT_ID_PREFIX}${id}`, {
           campaign,

@@ -17,7 +17,6 @@ import {
   sectionScreens,
   shotContent,
   type CampaignPlanDocument,
-  type CapturedText,
   type KeyFacts,
   type PlannedScene,
 } from '../lib/script/analyze';
@@ -33,6 +32,7 @@ import {
   type StageCall,
   type StageParams,
 } from '../lib/campaign/stages';
+import { call } from '../lib/net/calls';
 import { storageFor } from '../lib/storage/storage';
 import type { FileStorage } from '../lib/storage/files';
 import { createTranslator, TranslationError, type Translator } from '../lib/script/translate';
@@ -43,6 +43,13 @@ export interface AnalyzeResult {
   campaign_id: string;
   scenes: number;
   features: number;
+}
+
+/** The actions others call (the campaign actor, the voiceover stage, reports, the dashboard), for `call` (lib/net/calls.ts). */
+export interface ScriptActions {
+  'script.analyze': { params: StageCall; result: AnalyzeResult };
+  'script.write': { params: StageCall; result: ScriptingResult };
+  'script.outputs': { params: StageParams; result: ScriptOutputs };
 }
 
 type ScriptMethods = DbMethods<'script'> & {
@@ -83,17 +90,17 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
         const source = captures.find((c) => c.variant === 'source');
         if (!source) throw stageFailure('capture_failed', 'The page capture is missing; it must be collected again.', false);
         const target = configOf(this.broker).videoTargetSeconds;
-        const facts = keyFacts(source.text as unknown as CapturedText, campaign.url, source.language);
+        const facts = keyFacts(source.text, campaign.url, source.language);
         const ownVersions = captures.filter((c) => c.variant !== 'source');
         const plan: CampaignPlanDocument = {
           facts,
           targetSeconds: target,
           sourceLanguage: (source.language ?? 'en').toLowerCase().split('-')[0],
           brand: {
-            themeColor: (source.brand.theme_color as string | null) ?? null,
-            palette: (source.brand.palette as string[]) ?? [],
-            iconUrls: (source.brand.icon_urls as string[]) ?? [],
-            logoKey: (source.brand.logo_key as string | null | undefined) ?? null,
+            themeColor: source.brand.theme_color ?? null,
+            palette: source.brand.palette ?? [],
+            iconUrls: source.brand.icon_urls ?? [],
+            logoKey: source.brand.logo_key ?? null,
           },
           scenes: hasSectionShots(source.screenshots)
             ? this.scenesBySection(facts, source, ownVersions, target)
@@ -117,7 +124,7 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
           variant: c.variant,
           url: c.final_url || c.url,
           language: c.language,
-          text: c.text as unknown as CapturedText,
+          text: c.text,
         }));
         const scripts: ScriptDocument[] = [];
         for (const language of campaign.languages) {
@@ -189,7 +196,7 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
       // A language's own page shares the source's layout: its scene shows the section at the same position,
       // else its own section of that heading, else its section in the same place among those it shot.
       const localized = ownVersions.map((version) => {
-        const own = keyFacts(version.text as unknown as CapturedText, version.final_url || version.url, version.language);
+        const own = keyFacts(version.text, version.final_url || version.url, version.language);
         const roles = chosen.map((c, n) => ({
           heading: c.feature === null ? null : (own.features.find((f) => f.section === c.section)?.title ?? null),
           ordinal: n - 1,
@@ -232,9 +239,9 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
 
     /** The page captures are the capture stage's: it is asked for them. */
     async captures(campaignId: string): Promise<CapturedPage[]> {
-      return this.broker.call<CapturedPage[], StageParams>('capture.pages', { campaign_id: campaignId }, campaignTrace(campaignId));
+      return call(this.broker, 'capture.pages', { campaign_id: campaignId }, campaignTrace(campaignId));
     },
-  },
+  } satisfies Omit<ScriptMethods, keyof DbMethods<'script'>> & ThisType<ScriptThis>,
 };
 
 export default ScriptService;

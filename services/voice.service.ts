@@ -26,6 +26,7 @@ import {
   type StageParams,
   type VoiceoverResult,
 } from '../lib/campaign/stages';
+import { call } from '../lib/net/calls';
 import { storageFor } from '../lib/storage/storage';
 import type { FileStorage } from '../lib/storage/files';
 import { storageKeys } from '../lib/storage/keys';
@@ -69,6 +70,12 @@ type CampaignVoices = NonNullable<CampaignOptions['voice']>;
 
 /** voice.storyboards' answer: each video's storyboard. */
 export type StoryboardsResult = Array<{ video_id: string; document: Storyboard }>;
+
+/** The actions others call (the campaign actor, the rendering stage, reports), for `call` (lib/net/calls.ts). */
+export interface VoiceActions {
+  'voice.speak': { params: StageCall; result: VoiceoverResult };
+  'voice.storyboards': { params: StageParams; result: StoryboardsResult };
+}
 
 /** One scene's audio file, its length, and the narration it actually says (perhaps shortened). */
 interface SceneSpeech {
@@ -145,7 +152,7 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
         const { models, sequelize } = this.db;
         // The campaign and its videos are the campaign actor's; the plan and scripts are the script stage's.
         const campaign = ctx.params.input;
-        const { plan, scripts } = await ctx.call<ScriptOutputs, StageParams>('script.outputs', { campaign_id: campaign.id });
+        const { plan, scripts } = await call(ctx, 'script.outputs', { campaign_id: campaign.id });
         if (!plan || scripts.length === 0) throw stageFailure('speech_failed', 'The scripts are missing; scripting must run again.', false);
         const workDir = await fs.mkdtemp(path.join(os.tmpdir(), `voice-${campaign.id}-`));
         // Canceled: the scenes not yet started are not spoken (one is at most a second).
@@ -387,7 +394,7 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
       }
       return { file, durationSeconds: await measureDuration(file), narration, words: timed };
     },
-  },
+  } satisfies Omit<VoiceMethods, keyof DbMethods<'voice'> | keyof CancelableMethods> & ThisType<VoiceThis>,
 };
 
 const LATIN_RUN = /[A-Za-z][A-Za-z0-9+&'’.-]*(?:\s+[A-Za-z0-9][A-Za-z0-9+&'’.-]*)*/g;

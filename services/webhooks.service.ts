@@ -26,9 +26,8 @@ import {
   type RedeliverResult,
   type WebhookEventType,
 } from '../lib/net/webhooks';
+import { call } from '../lib/net/calls';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
-import type { WebhookSecretParams } from './accounts.service';
-import type { WebhookEvent } from './campaigns/types';
 
 export const WEBHOOK_MAX_ATTEMPTS = 3;
 const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -45,9 +44,10 @@ export interface RetryResult {
   delivery_id: string;
   status: 'pending';
 }
-/** accounts.webhookSecret's answer. */
-interface WebhookSecretResult {
-  secret: string;
+/** The actions others call (the campaign actor, the REPL), for `call` (lib/net/calls.ts). */
+export interface WebhooksActions {
+  'webhooks.retry': { params: RetryParams; result: RetryResult };
+  'webhooks.redeliver': { params: RedeliverParams; result: RedeliverResult };
 }
 
 type WebhooksMethods = DbMethods<'webhooks'> & {
@@ -193,7 +193,7 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksMethods, Webh
     /** New terminal events from the campaign actor's outbox become deliveries, due at once. */
     async takeOverEvents() {
       if (!this.broker.registry.getActionEndpoints('campaigns.webhookEvents')?.hasAvailable()) return 0;
-      const events = await this.broker.call<WebhookEvent[], { limit: number }>('campaigns.webhookEvents', { limit: 100 });
+      const events = await call(this.broker, 'campaigns.webhookEvents', { limit: 100 });
       if (events.length === 0) return 0;
       const { WebhookDelivery: Deliveries } = this.db.models;
       for (const event of events) {
@@ -218,7 +218,7 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksMethods, Webh
           if (!(err instanceof UniqueConstraintError)) throw err;
         }
       }
-      await this.broker.call('campaigns.webhookEventsHandedOver', { event_ids: events.map((event) => event.event_id) });
+      await call(this.broker, 'campaigns.webhookEventsHandedOver', { event_ids: events.map((event) => event.event_id) });
       return events.length;
     },
 
@@ -267,9 +267,7 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksMethods, Webh
     async deliver(delivery: WebhookDelivery) {
       const config = configOf(this.broker);
       const { models } = this.db;
-      const { secret } = await this.broker.call<WebhookSecretResult, WebhookSecretParams>('accounts.webhookSecret', {
-        org_id: delivery.org_id,
-      });
+      const { secret } = await call(this.broker, 'accounts.webhookSecret', { org_id: delivery.org_id });
       const attempt = delivery.attempts + 1;
       // The redelivery requests this attempt serves: those made before it; one made while it is on the wire waits for the next.
       const serving = (await this.waitingRedeliveries(delivery.id)).map((row) => row.id);
@@ -322,7 +320,7 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksMethods, Webh
         `webhook ${delivery.event_type} ${delivery.event_id} attempt ${attempt}: ${result.statusCode ?? result.error} — ${outcome}`,
       );
     },
-  },
+  } satisfies Omit<WebhooksMethods, keyof DbMethods<'webhooks'>> & ThisType<WebhooksThis>,
 };
 
 export default WebhooksService;

@@ -7,7 +7,7 @@
 import type { CampaignOptions } from './options';
 import { VIDEO_STATES, type VideoState } from './states';
 import type { ScreenshotRef } from '../db/models';
-import type { CampaignPlanDocument } from '../script/analyze';
+import type { CampaignPlanDocument, CapturedBrand, CapturedText } from '../script/analyze';
 import type { ScriptDocument } from '../script/writer';
 
 export interface StageParams {
@@ -122,8 +122,8 @@ export interface CapturedPage {
   url: string;
   final_url: string;
   language: string | null;
-  text: Record<string, unknown>;
-  brand: Record<string, unknown>;
+  text: CapturedText;
+  brand: CapturedBrand;
   screenshots: ScreenshotRef[];
 }
 

@@ -1,4 +1,5 @@
 /** Campaign states and the one table of transitions between them (campaign-api.md §3, decisions.md §3). */
+import type { ActionName } from '../net/calls';
 
 export const CAMPAIGN_STATES = [
   'collecting',
@@ -53,15 +54,16 @@ export const PROGRESS_ON_ENTRY: Record<CampaignState, number> = {
 
 /**
  * The stage interface later issues fill: for each generating state, the Moleculer action that does its
- * work. The actor calls it with { campaign_id } and moves the campaign on when it returns.
+ * work. The actor calls it with { campaign_id } and moves the campaign on when it returns. Each is an action of the
+ * map (lib/net/calls.ts), whose owner declares it to take a StageCall.
  */
-export const STAGE_ACTIONS: Record<GeneratingState, string> = {
+export const STAGE_ACTIONS = {
   collecting: 'capture.collect',
   processing: 'script.analyze',
   scripting: 'script.write',
   voiceover: 'voice.speak',
   rendering: 'rendering.renderCampaign',
-};
+} as const satisfies Record<GeneratingState, ActionName>;
 
 export function canTransition(from: string, to: string): boolean {
   return TRANSITIONS.some((t) => t.from === from && t.to === to);

@@ -1,4 +1,5 @@
 /** The public JSON of a campaign (GET /api/v1/campaigns/{id}), from its row and its video rows. */
+import type { operations } from '../../clients/typescript/src/schema';
 import { UUID_TEXT } from '../ids';
 import type { CampaignMetadata, CampaignOptions } from './options';
 import { reportIdOf } from '../ops/reports';
@@ -34,6 +35,17 @@ export interface VideoRow {
   thumbnail_key?: string | null;
 }
 export type VideoLinks = (video: VideoRow) => FileLinks;
+
+/**
+ * A campaign as the API presents it (GET, publish, cancel; the list's items without `success`; the webhooks' videos):
+ * the type the typed client has, generated from openapi.json (clients/typescript/src/schema.d.ts, `npm run openapi`),
+ * itself written from the response schemas of lib/http/api-schemas.ts. One shape, typed once.
+ */
+export type CampaignView = operations['campaigns_get']['responses'][200]['content']['application/json'];
+/** One video of a campaign, as the API presents it. */
+export type VideoView = CampaignView['videos'][number];
+/** GET /api/v1/campaigns' answer. */
+export type CampaignListView = operations['campaigns_list']['responses'][200]['content']['application/json'];
 
 /**
  * The codes of a video's `warnings`: the video was made, but is not quite what was asked for. The OpenAPI enum
@@ -75,12 +87,14 @@ export function videoWarnings(video: Pick<VideoRow, 'language' | 'script_source'
 }
 
 /** `links` signs a video's download links (lib/storage/file-links.ts); without it every link is null. */
-export function presentCampaign(campaign: CampaignRow, videos: VideoRow[], links?: VideoLinks): Record<string, unknown> {
+export function presentCampaign(campaign: CampaignRow, videos: VideoRow[], links?: VideoLinks): CampaignView {
   const order = (v: VideoRow) => campaign.languages.indexOf(v.language) * 100 + campaign.platforms.indexOf(v.platform);
-  const body: Record<string, unknown> = {
+  // The row's text columns hold one of the API's values by construction (written only from lib/campaign/states.ts,
+  // config/catalog.ts and lib/errors.ts's lists): named as such here, where the row becomes the document.
+  const body: CampaignView = {
     success: true,
     campaign_id: campaign.id,
-    status: campaign.status,
+    status: campaign.status as CampaignView['status'],
     url: campaign.url,
     title: campaign.title,
     languages: campaign.languages,
@@ -91,18 +105,21 @@ export function presentCampaign(campaign: CampaignRow, videos: VideoRow[], links
       .sort((a, b) => order(a) - order(b))
       .map((video) => ({
         id: video.id,
-        platform: video.platform,
+        platform: video.platform as VideoView['platform'],
         language: video.language,
-        status: video.status,
+        status: video.status as VideoView['status'],
         ...(links ? links(video) : NO_FILE_LINKS),
         duration_seconds: video.duration_seconds ?? null,
         published_at: video.published_at ? new Date(video.published_at).toISOString() : null,
-        script_source: video.script_source ?? null,
+        script_source: (video.script_source ?? null) as VideoView['script_source'],
         warnings: videoWarnings(video, campaign.page_language),
       })),
   };
   if (campaign.status === 'failed')
-    body.error = { code: campaign.error_code ?? 'internal', message: campaign.error_message ?? 'Generation failed.' };
+    body.error = {
+      code: (campaign.error_code ?? 'internal') as NonNullable<CampaignView['error']>['code'],
+      message: campaign.error_message ?? 'Generation failed.',
+    };
   // The create's options and metadata, as given (absent when not given).
   Object.assign(body, campaign.options ?? {});
   if (campaign.metadata) body.metadata = campaign.metadata;

@@ -1,7 +1,7 @@
 /** Sequelize models over the tables created by migrations/ (the migrations own the schema; nothing here syncs). */
 import type { CampaignMetadata, CampaignOptions } from '../campaign/options';
 import { DataTypes, Model, type InferAttributes, type InferCreationAttributes, type CreationOptional, type Sequelize } from 'sequelize';
-import type { CampaignPlanDocument } from '../script/analyze';
+import type { CampaignPlanDocument, CapturedBrand, CapturedText } from '../script/analyze';
 import type { ScriptDocument } from '../script/writer';
 import type { Storyboard } from '../campaign/storyboard';
 import type { Box } from '../render/framing';
@@ -168,8 +168,8 @@ export class PageCapture extends Model<InferAttributes<PageCapture>, InferCreati
   declare url: string;
   declare final_url: string;
   declare language: string | null;
-  declare text: Record<string, unknown>;
-  declare brand: Record<string, unknown>;
+  declare text: CapturedText;
+  declare brand: CapturedBrand;
   declare screenshots: ScreenshotRef[];
   declare presentation: Record<string, unknown>;
   declare created_at: CreationOptional<Date>;

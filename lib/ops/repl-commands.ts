@@ -3,6 +3,8 @@
  * Each asks the ops service (or webhooks.retry) wherever it runs in the cluster and prints plain tables.
  */
 import type { ReplOptions, ServiceBroker } from 'moleculer';
+import type { CampaignState } from '../campaign/states';
+import { call } from '../net/calls';
 import type { CampaignTimeline, RenderNodesView, StateOverview, WebhookDeliveryView } from './queries';
 
 export type Print = (text: string) => void;
@@ -32,28 +34,24 @@ export function replCommands(print: Print = (text) => console.log(text)): ReplCu
   });
   return [
     command('campaigns [state]', 'Campaigns per state, and the latest to enter each state', async (broker, { state }) => {
-      const params = state ? { state: String(state), limit: 20 } : { limit: 3 };
-      return formatStates(await broker.call<StateOverview[], typeof params>('ops.campaignsByState', params));
+      // The state as typed: the action's params schema refuses one that is not a campaign state, and that is printed.
+      const params = state ? { state: state as CampaignState, limit: 20 } : { limit: 3 };
+      return formatStates(await call(broker, 'ops.campaignsByState', params));
     }),
     command(
       'timeline <campaignId>',
       'A campaign: its transitions, videos, render attempts and webhook deliveries',
-      async (broker, { campaignId }) =>
-        formatTimeline(await broker.call<CampaignTimeline, { campaign_id: string }>('ops.timeline', { campaign_id: String(campaignId) })),
+      async (broker, { campaignId }) => formatTimeline(await call(broker, 'ops.timeline', { campaign_id: String(campaignId) })),
     ),
     // Not `nodes`: moleculer-repl has its own (every node of the cluster) and skips a custom command of that name.
     command('render-nodes', 'Render nodes with busy and free slots, and the render queue', async (broker) =>
-      formatNodes(await broker.call<RenderNodesView>('ops.renderNodes')),
+      formatNodes(await call(broker, 'ops.renderNodes')),
     ),
     command('deliveries <campaignId>', 'Webhook deliveries of a campaign, with every attempt', async (broker, { campaignId }) =>
-      formatDeliveries(
-        await broker.call<WebhookDeliveryView[], { campaign_id: string }>('ops.webhookDeliveries', { campaign_id: String(campaignId) }),
-      ),
+      formatDeliveries(await call(broker, 'ops.webhookDeliveries', { campaign_id: String(campaignId) })),
     ),
     command('retry-delivery <deliveryId>', 'Send a failed webhook delivery again (same event id)', async (broker, { deliveryId }) => {
-      const result = await broker.call<{ delivery_id: string; status: string }, { delivery_id: string }>('webhooks.retry', {
-        delivery_id: String(deliveryId),
-      });
+      const result = await call(broker, 'webhooks.retry', { delivery_id: String(deliveryId) });
       return `Delivery ${result.delivery_id} is ${result.status} again; the dispatcher sends it now.`;
     }),
   ];

@@ -8,6 +8,7 @@ import type { Box, ShotContent } from '../render/framing';
 import { LANGUAGE_SCRIPT, letterCounts } from '../text';
 import { bestSections, furnitureHeading, proseSentences, type SectionFeatures, type SectionPlace } from './sections';
 
+/** A captured page's text as capture stores it (page_captures.text) and the script stages read it. */
 export interface CapturedText {
   title: string;
   description: string | null;
@@ -19,6 +20,20 @@ export interface CapturedText {
   sections?: Array<SectionFeatures & SectionPlace>;
   hero_paragraphs?: string[];
   brand_names?: string[];
+  /** The page's hreflang versions, as it links them. */
+  alternates?: Array<{ hreflang: string; href: string }>;
+}
+
+/**
+ * The page's look as capture stores it (page_captures.brand), read on the source page only: a localized version's
+ * is empty. The logo is the customer's (create's brand.logo_url), stored by capture.
+ */
+export interface CapturedBrand {
+  theme_color?: string | null;
+  icon_urls?: string[];
+  /** The dominant colours of the first screenshots, as #rrggbb. */
+  palette?: string[];
+  logo_key?: string | null;
 }
 
 export interface KeyFacts {

@@ -17,9 +17,10 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import crypto from 'node:crypto';
-import type { ServiceBroker } from 'moleculer';
+import type { CallingOptions, ServiceBroker } from 'moleculer';
 import { configOf } from '../../config';
 import { isClusterUnreachable } from '../errors';
+import { call, type ActionName, type ParamsOf, type ResultOf } from '../net/calls';
 import type { ByteRange, FileStat, FileStorage } from './files';
 import { S3FileStorage } from './s3';
 import { assertStorageKey } from './keys';
@@ -129,22 +130,21 @@ const FILES_WRITE_TIMEOUT_MS = 60_000;
 const STREAM_ATTEMPTS = 6;
 const STREAM_RETRY_MS = 1500;
 
+/** The file service's actions (services/files.service.ts). */
+type FilesAction = Extract<ActionName, `files.${string}`>;
+
 /** The file store reached through the `files` service on another node (Moleculer streams both ways). */
 export class BrokerFileStorage implements FileStorage {
   constructor(private readonly broker: ServiceBroker) {}
 
-  private call<T>(action: string, params: Record<string, unknown>, opts: Record<string, unknown> = {}): Promise<T> {
-    return this.broker.call<T, Record<string, unknown>>(`files.${action}`, params, {
-      retries: FILES_CALL_RETRIES,
-      timeout: FILES_CALL_TIMEOUT_MS,
-      ...opts,
-    });
+  private call<N extends FilesAction>(action: N, params: ParamsOf<N>, opts: CallingOptions = {}): Promise<ResultOf<N>> {
+    return call(this.broker, action, params, { retries: FILES_CALL_RETRIES, timeout: FILES_CALL_TIMEOUT_MS, ...opts });
   }
 
   /** A write with a fresh stream on each attempt; again only when the cluster could not be reached. */
   private write(key: string, open: () => Readable): Promise<void> {
     return againWhileUnreachable(async () => {
-      await this.call('write', { key: assertStorageKey(key) }, { stream: open(), retries: 0, timeout: FILES_WRITE_TIMEOUT_MS });
+      await this.call('files.write', { key: assertStorageKey(key) }, { stream: open(), retries: 0, timeout: FILES_WRITE_TIMEOUT_MS });
     });
   }
 
@@ -164,11 +164,11 @@ export class BrokerFileStorage implements FileStorage {
   }
 
   async stat(key: string): Promise<FileStat | null> {
-    return this.call<FileStat | null>('stat', { key: assertStorageKey(key) });
+    return this.call('files.stat', { key: assertStorageKey(key) });
   }
 
   async createReadStream(key: string, range?: ByteRange): Promise<Readable> {
-    return this.call<Readable>('read', { key: assertStorageKey(key), ...(range ? { start: range.start, end: range.end } : {}) });
+    return this.call('files.read', { key: assertStorageKey(key), ...(range ? { start: range.start, end: range.end } : {}) });
   }
 
   async putFile(key: string, localPath: string): Promise<void> {
@@ -181,7 +181,7 @@ export class BrokerFileStorage implements FileStorage {
   }
 
   async removePrefix(prefix: string): Promise<void> {
-    await this.call('removePrefix', { key: assertStorageKey(prefix) });
+    await this.call('files.removePrefix', { key: assertStorageKey(prefix) });
   }
 }
 

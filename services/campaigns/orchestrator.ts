@@ -26,7 +26,6 @@ import {
   VIDEO_REPORT_SCHEMA,
   VIDEO_REPORTED,
   type RenderingResult,
-  type StageCall,
   type ScriptingResult,
   type StageInput,
   type StageParams,
@@ -38,16 +37,18 @@ import { pageLanguageCode } from '../../lib/campaign/view';
 import type { Campaign } from '../../lib/db/models';
 import { CampaignCanceledError, isDatabaseUnavailable, notFound, STAGE_ERROR_CODES, STAGE_WAITS_ON } from '../../lib/errors';
 import { UUID_ANY_CASE } from '../../lib/ids';
+import { call } from '../../lib/net/calls';
 import { fileLinks, loadSigningKey, type LinkableVideo } from '../../lib/storage/file-links';
-import type { CloseAbandonedResult } from '../rendering.service';
 import type {
-  CampaignsActions,
+  CampaignsActionSchemas,
   CampaignsEvents,
   CampaignsThis,
   OrchestratorMethods,
   TransitionParams,
   TransitionResult,
   WebhookEvent,
+  WebhookEventsHandedOverParams,
+  WebhookEventsParams,
 } from './types';
 
 /** The reaper's rounds (sweep), from the service's start until it stops. */
@@ -68,7 +69,7 @@ export function stopSweeping(this: CampaignsThis): void {
 }
 
 /** The pipeline's endpoints: moving a campaign, a stage's input, the rendering stage's reports, the dispatcher's intake. */
-export const orchestratorActions: CampaignsActions = {
+export const orchestratorActions: CampaignsActionSchemas = {
   /** Moves a campaign along the state table; stages and operators call this. */
   transition: {
     visibility: 'public',
@@ -106,7 +107,7 @@ export const orchestratorActions: CampaignsActions = {
   webhookEvents: {
     visibility: 'public',
     params: { type: 'object', additionalProperties: false, properties: { limit: { type: 'integer', minimum: 1, maximum: 500 } } },
-    async handler(ctx: Context<{ limit?: number }>): Promise<WebhookEvent[]> {
+    async handler(ctx: Context<WebhookEventsParams>): Promise<WebhookEvent[]> {
       const events = await this.db.models.CampaignWebhookEvent.findAll({
         where: { handed_over_at: null },
         order: [['created_at', 'ASC']],
@@ -132,7 +133,7 @@ export const orchestratorActions: CampaignsActions = {
       required: ['event_ids'],
       properties: { event_ids: { type: 'array', maxItems: 500, items: { type: 'string', maxLength: 40 } } },
     },
-    async handler(ctx: Context<{ event_ids: string[] }>): Promise<{ handed_over: number }> {
+    async handler(ctx: Context<WebhookEventsHandedOverParams>): Promise<{ handed_over: number }> {
       const [handedOver] = await this.db.models.CampaignWebhookEvent.update(
         { handed_over_at: new Date() },
         { where: { event_id: ctx.params.event_ids, handed_over_at: null } },
@@ -254,7 +255,7 @@ export const orchestratorMethods = {
         }
         from = campaign.status;
         const input = await this.stageInputOf(campaignId);
-        const result = await this.broker.call<unknown, StageCall>(action, { campaign_id: campaignId, input }, campaignTrace(campaignId));
+        const result = await call(this.broker, action, { campaign_id: campaignId, input }, campaignTrace(campaignId));
         // Stages compute and return; what they found about the videos is recorded here, with the step, before the
         // transition, whose terminal event (review's webhook) shows the videos as recorded.
         const step = from;
@@ -427,7 +428,7 @@ export const orchestratorMethods = {
     if (ended.length === 0 || !this.broker.registry.getActionEndpoints('rendering.closeAbandoned')?.hasAvailable()) return;
     for (const { id, lease_owner: owner } of ended) {
       try {
-        await this.broker.call<CloseAbandonedResult, StageParams>('rendering.closeAbandoned', { campaign_id: id }, campaignTrace(id));
+        await call(this.broker, 'rendering.closeAbandoned', { campaign_id: id }, campaignTrace(id));
         await Campaigns.update({ lease_owner: null, lease_expires_at: null }, { where: { id, lease_owner: owner } });
       } catch (err) {
         this.logger.warn(`campaign ${id}: abandoned render attempts not closed yet: ${(err as Error).message}`);

@@ -18,7 +18,7 @@ import type {
   CampaignList,
   CampaignListView,
   CampaignMeta,
-  CampaignsActions,
+  CampaignsActionSchemas,
   ListCampaignsParams,
   ListQueryParams,
   TimelineEvent,
@@ -26,7 +26,7 @@ import type {
   UsageResult,
 } from './types';
 
-export const readActions: CampaignsActions = {
+export const readActions: CampaignsActionSchemas = {
   /**
    * The public list (decisions §11): the caller's organization only, newest first, by keyset on (created_at, id) —
    * a page never repeats or skips a campaign when others are created meanwhile, as an offset would.

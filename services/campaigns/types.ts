@@ -5,12 +5,13 @@
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import type { Attributes, FindOptions, Transaction } from 'sequelize';
 import type { CampaignMetadata, CampaignOptions } from '../../lib/campaign/options';
-import type { StageInput, VideoReport } from '../../lib/campaign/stages';
+import type { StageParams, StageInput, VideoReport } from '../../lib/campaign/stages';
 import type { CampaignState } from '../../lib/campaign/states';
-import type { CampaignRow, VideoRow } from '../../lib/campaign/view';
+import type { CampaignListView, CampaignRow, CampaignView, VideoRow } from '../../lib/campaign/view';
 import type { Campaign } from '../../lib/db/models';
 import type { AuthContext } from '../../lib/http/auth';
 import type { FileKind, FileLinks, LinkableVideo } from '../../lib/storage/file-links';
+import type { UsageReport } from '../../lib/ops/reports';
 import type { DbMethods } from '../../mixins/db.mixin';
 
 export interface CreateCampaignParams extends CampaignOptions {
@@ -51,13 +52,6 @@ export interface ListQueryParams {
   status?: string;
   created_after?: string;
   created_before?: string;
-}
-/** campaigns.list's answer: campaigns as GET presents them, without their own `success`. */
-export interface CampaignListView {
-  success: true;
-  campaigns: CampaignView[];
-  has_more: boolean;
-  next_cursor: string | null;
 }
 /** campaigns.browse (the dashboard): one numbered page of the caller's campaigns, newest first. */
 export interface ListCampaignsParams {
@@ -101,8 +95,8 @@ export interface TimelineEvent {
 
 /** campaigns.create's answer (201, or the replayed answer of the same Idempotency-Key). */
 export type CreateCampaignResult = { success: boolean; campaign_id: string; job_id: string; status: string };
-/** campaigns.get's and campaigns.publish's answer: the public JSON of lib/campaign/view.ts. */
-export type CampaignView = Record<string, unknown>;
+/** campaigns.get's and campaigns.publish's answer (lib/campaign/view.ts), and campaigns.list's. */
+export type { CampaignListView, CampaignView };
 export interface TransitionResult {
   campaign_id: string;
   status: string;
@@ -119,6 +113,32 @@ export interface WebhookEvent {
 }
 export interface DownloadTargetResult {
   storage_key: string | null;
+}
+
+/**
+ * The actor's actions that others call (the dashboard, reports, the stages, the dispatcher, the gateway), for `call`
+ * (lib/net/calls.ts). The gateway's public routes reach the same actions through moleculer-web.
+ */
+export interface CampaignsActions {
+  'campaigns.create': { params: CreateCampaignParams; result: CreateCampaignResult };
+  'campaigns.get': { params: CampaignByIdParams; result: CampaignView };
+  'campaigns.publish': { params: CampaignByIdParams; result: CampaignView };
+  'campaigns.browse': { params: ListCampaignsParams; result: CampaignList };
+  'campaigns.timeline': { params: CampaignByIdParams; result: TimelineEvent[] };
+  /** The caller's organization comes from the call's meta (auth). */
+  'campaigns.usage': { params: undefined; result: UsageResult };
+  'campaigns.usageReport': { params: UsageReportParams; result: UsageReport };
+  'campaigns.stageInput': { params: StageParams; result: StageInput };
+  'campaigns.webhookEvents': { params: WebhookEventsParams; result: WebhookEvent[] };
+  'campaigns.webhookEventsHandedOver': { params: WebhookEventsHandedOverParams; result: { handed_over: number } };
+  'campaigns.downloadTarget': { params: DownloadTargetParams; result: DownloadTargetResult };
+}
+/** campaigns.webhookEvents: at most this many events, oldest first. */
+export interface WebhookEventsParams {
+  limit?: number;
+}
+export interface WebhookEventsHandedOverParams {
+  event_ids: string[];
 }
 
 /** A create's fields as checked: URLs normalized and proved public, languages folded, defaults filled in. */
@@ -183,5 +203,5 @@ export type CampaignsThis = Service<ServiceSettingSchema> & CampaignsMethods & C
 
 type CampaignsSchema = ServiceSchema<ServiceSettingSchema, CampaignsMethods, CampaignsLocalVars>;
 /** A part of the actor's actions (its modules export theirs; the service spreads them into its schema). */
-export type CampaignsActions = NonNullable<CampaignsSchema['actions']>;
+export type CampaignsActionSchemas = NonNullable<CampaignsSchema['actions']>;
 export type CampaignsEvents = NonNullable<CampaignsSchema['events']>;

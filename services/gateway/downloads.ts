@@ -5,9 +5,9 @@
 import { pipeline } from 'node:stream/promises';
 import { Errors, type Logger, type ServiceBroker } from 'moleculer';
 import { forbidden, invalidInput, notFound } from '../../lib/errors';
+import { call } from '../../lib/net/calls';
 import { FILE_PATHS, fileKindOf, verifyFileLink } from '../../lib/storage/file-links';
 import type { ByteRange, FileStorage } from '../../lib/storage/files';
-import type { DownloadTargetParams, DownloadTargetResult } from '../campaigns/types';
 import { decodable, type Next, type Req, type Res } from './request';
 
 /** What serving a file needs of the gateway. */
@@ -73,7 +73,8 @@ async function serveDownload(gateway: FileServer, dir: string, req: Req, res: Re
   if (check !== 'ok' || !kind || !videoId) throw forbidden('This download link is not valid.');
 
   // Videos are the campaign actor's: it says which stored file a ready video's link stands for.
-  const { storage_key: storageKey } = await gateway.broker.call<DownloadTargetResult, DownloadTargetParams>(
+  const { storage_key: storageKey } = await call(
+    gateway.broker,
     'campaigns.downloadTarget',
     { video_id: videoId, kind },
     { parentCtx: req.$ctx },
