@@ -1,4 +1,10 @@
 /** Supported languages and platforms (decisions.md §4, §5). */
+
+/** Whether `value` is one of a vocabulary's words (a const tuple's own `includes` takes only its members). */
+export function isOneOf<T extends string>(vocabulary: readonly T[], value: string): value is T {
+  return vocabulary.some((word) => word === value);
+}
+
 export const SUPPORTED_LANGUAGES = [
   'en',
   'ja',
@@ -77,5 +83,5 @@ export const CAPTION_MODES = ['burned', 'file_only', 'words'] as const;
 export type CaptionMode = (typeof CAPTION_MODES)[number];
 
 export function isSupportedLanguage(code: string): code is LanguageCode {
-  return (SUPPORTED_LANGUAGES as readonly string[]).includes(code);
+  return isOneOf(SUPPORTED_LANGUAGES, code);
 }

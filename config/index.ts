@@ -5,7 +5,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { RENDER_QUALITIES, type LanguageCode, type RenderQuality } from './catalog';
+import { RENDER_QUALITIES, type LanguageCode, type RenderQuality, isOneOf } from './catalog';
 import { DEFAULT_OPEN_JTALK_DICTIONARY, DEFAULT_OPEN_JTALK_VOICES, parseVoiceEngines, type VoiceEngineName } from './voices';
 
 export interface RateLimitSettings {
@@ -242,11 +242,11 @@ export interface TracingSettings {
 
 function parseTracing(env: NodeJS.ProcessEnv): TracingSettings {
   const exporter = (env.TRACING_EXPORTER || 'none').toLowerCase();
-  if (!(TRACING_EXPORTERS as readonly string[]).includes(exporter))
+  if (!isOneOf(TRACING_EXPORTERS, exporter))
     throw new Error(`TRACING_EXPORTER: "${exporter}" must be one of ${TRACING_EXPORTERS.join(', ')}`);
   const zipkinUrl = (env.TRACING_ZIPKIN_URL || 'http://127.0.0.1:9411').replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]+/.test(zipkinUrl)) throw new Error(`TRACING_ZIPKIN_URL: "${zipkinUrl}" must be an http(s) URL`);
-  return { exporter: exporter as TracingExporter, zipkinUrl };
+  return { exporter, zipkinUrl };
 }
 
 export function parseDuration(text: string, name: string): number {

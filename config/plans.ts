@@ -1,4 +1,6 @@
 /** The plan table (campaign-api.md §8). The only place plan limits are written down. */
+import { isOneOf } from './catalog';
+
 export const PLAN_NAMES = ['free', 'starter', 'growth', 'business', 'enterprise'] as const;
 export type PlanName = (typeof PLAN_NAMES)[number];
 
@@ -32,7 +34,7 @@ export interface LimitOverrides {
 export const MAX_LANGUAGES_PER_CAMPAIGN = 8;
 
 export function isPlanName(value: string): value is PlanName {
-  return (PLAN_NAMES as readonly string[]).includes(value);
+  return isOneOf(PLAN_NAMES, value);
 }
 
 export function effectiveLimits(plan: PlanName, overrides: LimitOverrides = {}): PlanLimits {

@@ -3,7 +3,7 @@
  * engines' voice files are. The one table of it: config/index.ts reads the environment's overrides
  * (TTS_VOICES, OPEN_JTALK_VOICE, …) into AppConfig.speech, lib/voice builds the engines from that.
  */
-import { SUPPORTED_LANGUAGES, type LanguageCode } from './catalog';
+import { isOneOf, SUPPORTED_LANGUAGES, type LanguageCode } from './catalog';
 
 export const VOICE_ENGINES = ['espeak', 'open-jtalk', 'festival', 'flite', 'pico', 'rhvoice'] as const;
 export type VoiceEngineName = (typeof VOICE_ENGINES)[number];
@@ -77,11 +77,10 @@ export function parseVoiceEngines(text: string | undefined): Partial<Record<Lang
     if (!item) continue;
     const [language, engine, extra] = item.split('=').map((s) => s.trim());
     if (extra !== undefined || !language || !engine) throw new Error(`TTS_VOICES: "${item}" must be lang=engine (e.g. en=flite)`);
-    if (!(SUPPORTED_LANGUAGES as readonly string[]).includes(language))
+    if (!isOneOf(SUPPORTED_LANGUAGES, language))
       throw new Error(`TTS_VOICES: "${language}" is not a supported language (${SUPPORTED_LANGUAGES.join(', ')})`);
-    if (!(VOICE_ENGINES as readonly string[]).includes(engine))
-      throw new Error(`TTS_VOICES: "${engine}" is not an engine (${VOICE_ENGINES.join(', ')})`);
-    engines[language as LanguageCode] = engine as VoiceEngineName;
+    if (!isOneOf(VOICE_ENGINES, engine)) throw new Error(`TTS_VOICES: "${engine}" is not an engine (${VOICE_ENGINES.join(', ')})`);
+    engines[language] = engine;
   }
   return engines;
 }

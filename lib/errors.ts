@@ -133,6 +133,11 @@ export function isDatabaseUnavailable(err: unknown, fromDatabase = false): boole
   return false;
 }
 
+/** What a caught value says: an Error's message, or the value as text (anything can be thrown). */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
 /**
  * A pipeline stage could not do its work. `code` becomes the failed campaign's error.code; retryable
  * failures are retried by the broker's retry policy first (it keys off `retryable`).

@@ -12,6 +12,7 @@ import * as campaignOptions from './0010-campaign-options';
 import * as leasedCampaignsIndex from './0011-leased-campaigns-index';
 import * as campaignPageLanguage from './0012-campaign-page-language';
 import * as videoReportedAt from './0013-video-reported-at';
+import * as planPageTexts from './0014-plan-page-texts';
 
 export const MIGRATIONS = [
   { name: '0001-initial', ...initial },
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   { name: '0011-leased-campaigns-index', ...leasedCampaignsIndex },
   { name: '0012-campaign-page-language', ...campaignPageLanguage },
   { name: '0013-video-reported-at', ...videoReportedAt },
+  { name: '0014-plan-page-texts', ...planPageTexts },
 ];

@@ -11,7 +11,7 @@ import type { Context, Service, ServiceBroker, ServiceSchema } from 'moleculer';
 import type { Sequelize } from 'sequelize';
 import { configOf } from '../config';
 import { acquireDatabase, releaseDatabase } from '../lib/db/database';
-import { DatabaseUnavailableError, isDatabaseUnavailable } from '../lib/errors';
+import { DatabaseUnavailableError, isDatabaseUnavailable, messageOf } from '../lib/errors';
 import type { Models } from '../lib/db/models';
 import { adapterModel, scopedDatabase, type DbOwner, type ScopedDatabase } from '../lib/db/ownership';
 
@@ -114,8 +114,8 @@ export function DbMixin<O extends DbOwner>(options: DbMixinOptions<O>): Partial<
          */
         '*': function (this: Service, ctx: Context, err: unknown): never {
           if (isDatabaseUnavailable(err) && (err as { type?: unknown }).type !== DatabaseUnavailableError.TYPE) {
-            this.logger.warn(`${ctx.action?.name ?? 'action'}: database unreachable: ${(err as Error).message}`);
-            throw new DatabaseUnavailableError((err as Error).message);
+            this.logger.warn(`${ctx.action?.name ?? 'action'}: database unreachable: ${messageOf(err)}`);
+            throw new DatabaseUnavailableError(messageOf(err));
           }
           throw err;
         },

@@ -25,14 +25,14 @@ import {
   type Viewport,
 } from '../lib/capture/page-reader';
 import { refusalReason } from '../lib/capture/refusal';
-import { screenBudget } from '../lib/script/analyze';
+import { screenBudget, type CapturedBrand } from '../lib/script/analyze';
 import { sectionsToShoot } from '../lib/script/sections';
 import type { PageCapture, ScreenshotRef } from '../lib/db/models';
 import { guardFor } from '../lib/net/net-guard';
 import { EgressProxy, type EgressDecision } from '../lib/net/egress-proxy';
 import { fetchLogo, LogoError } from '../lib/capture/logo';
 import { fetchMusic, MusicError } from '../lib/capture/music';
-import { invalidInput, PageRefusedError, stageFailure, StageInterruptedError } from '../lib/errors';
+import { invalidInput, PageRefusedError, stageFailure, StageInterruptedError, messageOf } from '../lib/errors';
 import {
   STAGE_CALL_SCHEMA,
   STAGE_PARAMS_SCHEMA,
@@ -104,10 +104,16 @@ interface VariantCapture {
   finalUrl: string;
   presentation: Presentation;
 }
+/** A version of the page captured for the campaign: the source, or a language's own page. */
+type CapturedVariant = VariantCapture & { variant: string; url: string };
 
 type CaptureMethods = DbMethods<'capture'> &
   CancelableMethods & {
     collectCampaign(campaign: StageInput, signal: AbortSignal): Promise<CollectResult>;
+    captureLocalized(campaignId: string, language: string, sourceHead: PageHead, signal: AbortSignal): Promise<CapturedVariant | null>;
+    storeLogo(campaign: StageInput): Promise<string | null>;
+    storeMusic(campaign: StageInput): Promise<void>;
+    recordCaptures(campaignId: string, variants: CapturedVariant[], brand: CapturedBrand): Promise<void>;
     loadChecked(page: Page, url: string, viewport: Viewport): Promise<LoadedPage>;
     captureVariant(campaignId: string, variant: string, url: string, withMobile: boolean, signal: AbortSignal): VariantInProgress;
     storeShots(campaignId: string, variant: string, viewports: Viewport[], captures: ViewportCapture[]): Promise<VariantCapture>;
@@ -277,37 +283,13 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
 
   methods: {
     async collectCampaign(campaign: StageInput, signal: AbortSignal): Promise<CollectResult> {
-      const { models, sequelize } = this.db;
       // Redone from scratch when retried: same keys, rows replaced in one transaction.
       const sourceInProgress = this.captureVariant(campaign.id, 'source', campaign.url, true, signal);
-      // The logo was read at create; fetched again now (it is the customer's file, it may have changed) and stored.
-      const logoUrl = campaign.options?.brand?.logo_url;
-      const logoInProgress = logoUrl
-        ? this.logo(logoUrl).then(
-            async (png) => {
-              const key = storageKeys.logo(campaign.id);
-              await this.storage.put(key, png);
-              return key;
-            },
-            (err: Error) => {
-              if (err instanceof LogoError) throw stageFailure('capture_failed', `brand.logo_url ${err.message}`, err.retryable);
-              throw err;
-            },
-          )
-        : Promise.resolve(null);
-      // Handled here so a failing page does not leave it unhandled; awaited (and thrown) below.
+      // The customer's logo and music, fetched beside the page; handled here so a failing page does not leave them
+      // unhandled, awaited (and thrown) below.
+      const logoInProgress = this.storeLogo(campaign);
       logoInProgress.catch(() => undefined);
-      // The music likewise (the renderer mixes it under each video's narration: lib/render/music.ts), kept as fetched.
-      const musicUrl = campaign.options?.music?.url;
-      const musicInProgress = musicUrl
-        ? this.music(musicUrl).then(
-            (track) => this.storage.put(storageKeys.music(campaign.id), track),
-            (err: Error) => {
-              if (err instanceof MusicError) throw stageFailure('capture_failed', `music.url ${err.message}`, err.retryable);
-              throw err;
-            },
-          )
-        : Promise.resolve();
+      const musicInProgress = this.storeMusic(campaign);
       musicInProgress.catch(() => undefined);
       // The localized pages start as soon as the source's head (its language and hreflang links) is read after its
       // load, beside the rest of the source's capture, all through the pool (CAPTURE_CONCURRENCY pages at a time):
@@ -317,20 +299,9 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
       const declared = sourceHead.language ?? (await sourceInProgress.capture).text.language;
       const sourceLanguage = (declared ?? '').toLowerCase().split('-')[0];
       const localizedInProgress = Promise.all(
-        campaign.languages.map(async (language) => {
-          if (language === sourceLanguage) return null;
-          const alternate = sourceHead.alternates.find((a: { hreflang: string; href: string }) => a.hreflang.split('-')[0] === language);
-          if (!alternate) return null;
-          try {
-            // Desktop and phone, as the source: each language's videos show its own page on every platform.
-            const capture = await this.captureVariant(campaign.id, language, alternate.href, true, signal).capture;
-            return { variant: language, url: alternate.href, ...capture };
-          } catch (err) {
-            if (!signal.aborted)
-              this.logger.warn(`campaign ${campaign.id}: localized page ${alternate.href} not captured: ${(err as Error).message}`);
-            return null;
-          }
-        }),
+        campaign.languages
+          .filter((language) => language !== sourceLanguage)
+          .map((language) => this.captureLocalized(campaign.id, language, sourceHead, signal)),
       );
       // The localized pages first (they never fail the stage): should the source's phone shots fail, none of
       // this attempt's pages is still being written when the stage is retried.
@@ -339,16 +310,73 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
       const logoKey = await logoInProgress;
       await musicInProgress;
       signal.throwIfAborted();
-      const variants = [{ variant: 'source', url: campaign.url, ...source }];
+      const variants: CapturedVariant[] = [{ variant: 'source', url: campaign.url, ...source }];
       for (const variant of localized) if (variant) variants.push(variant);
-      const colours = await palette(source.shots.slice(0, 3));
+      const brand = {
+        theme_color: source.text.themeColor,
+        icon_urls: source.text.iconUrls,
+        palette: await palette(source.shots.slice(0, 3)),
+        logo_key: logoKey,
+      };
+      await this.recordCaptures(campaign.id, variants, brand);
+      return {
+        campaign_id: campaign.id,
+        variants: variants.map((v) => v.variant),
+        screenshots: variants.reduce((n, v) => n + v.refs.length, 0),
+      };
+    },
+
+    /** A language's own version of the page (its hreflang alternate), desktop and phone as the source; null if none or it fails. */
+    async captureLocalized(campaignId: string, language: string, sourceHead: PageHead, signal: AbortSignal) {
+      const alternate = sourceHead.alternates.find((a: { hreflang: string; href: string }) => a.hreflang.split('-')[0] === language);
+      if (!alternate) return null;
+      try {
+        const capture = await this.captureVariant(campaignId, language, alternate.href, true, signal).capture;
+        return { variant: language, url: alternate.href, ...capture };
+      } catch (err) {
+        if (!signal.aborted) this.logger.warn(`campaign ${campaignId}: localized page ${alternate.href} not captured: ${messageOf(err)}`);
+        return null;
+      }
+    },
+
+    /** The logo was read at create; fetched again now (it is the customer's file, it may have changed) and stored. */
+    async storeLogo(campaign: StageInput) {
+      const logoUrl = campaign.options?.brand?.logo_url;
+      if (!logoUrl) return null;
+      try {
+        const key = storageKeys.logo(campaign.id);
+        await this.storage.put(key, await this.logo(logoUrl));
+        return key;
+      } catch (err) {
+        if (err instanceof LogoError) throw stageFailure('capture_failed', `brand.logo_url ${err.message}`, err.retryable);
+        throw err;
+      }
+    },
+
+    /** The music likewise (the renderer mixes it under each video's narration: lib/render/music.ts), kept as fetched. */
+    async storeMusic(campaign: StageInput) {
+      const musicUrl = campaign.options?.music?.url;
+      if (!musicUrl) return;
+      let track: Buffer;
+      try {
+        track = await this.music(musicUrl);
+      } catch (err) {
+        if (err instanceof MusicError) throw stageFailure('capture_failed', `music.url ${err.message}`, err.retryable);
+        throw err;
+      }
+      await this.storage.put(storageKeys.music(campaign.id), track);
+    },
+
+    /** This stage's rows for the campaign, replaced in one transaction: one per captured version, the brand on the source's. */
+    async recordCaptures(campaignId: string, variants: CapturedVariant[], brand: CapturedBrand) {
+      const { models, sequelize } = this.db;
       const now = new Date();
       await sequelize.transaction(async (transaction: Transaction) => {
-        await models.PageCapture.destroy({ where: { campaign_id: campaign.id }, transaction });
+        await models.PageCapture.destroy({ where: { campaign_id: campaignId }, transaction });
         for (const v of variants) {
           await models.PageCapture.create(
             {
-              campaign_id: campaign.id,
+              campaign_id: campaignId,
               variant: v.variant,
               url: v.url,
               final_url: v.finalUrl ?? v.url,
@@ -365,10 +393,7 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
                 hero_paragraphs: v.text.heroParagraphs ?? [],
                 brand_names: v.text.brandNames ?? [],
               },
-              brand:
-                v.variant === 'source'
-                  ? { theme_color: v.text.themeColor, icon_urls: v.text.iconUrls, palette: colours, logo_key: logoKey }
-                  : {},
+              brand: v.variant === 'source' ? brand : {},
               screenshots: v.refs,
               created_at: now,
               updated_at: now,
@@ -383,11 +408,6 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
           );
         }
       });
-      return {
-        campaign_id: campaign.id,
-        variants: variants.map((v) => v.variant),
-        screenshots: variants.reduce((n, v) => n + v.refs.length, 0),
-      };
     },
 
     /** The campaign's logo as a PNG, through the address guard (lib/capture/logo.ts). */

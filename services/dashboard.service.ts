@@ -10,7 +10,7 @@ import { UUID_ANY_CASE } from '../lib/ids';
 import crypto from 'node:crypto';
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import { configOf } from '../config';
-import { DEFAULT_LANGUAGES, DEFAULT_PLATFORMS, PLATFORM_NAMES, SUPPORTED_LANGUAGES } from '../config/catalog';
+import { DEFAULT_LANGUAGES, DEFAULT_PLATFORMS, PLATFORM_NAMES, SUPPORTED_LANGUAGES, isOneOf } from '../config/catalog';
 import { API_SCOPES } from '../lib/http/auth';
 import { CAMPAIGN_STATES } from '../lib/campaign/states';
 import { MUSIC_DEFAULT_VOLUME } from '../lib/campaign/options';
@@ -223,7 +223,7 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
       },
       async handler(this: DashboardThis, ctx: Ctx<ListQuery>): Promise<string> {
         const status = ctx.params.status ? ctx.params.status : undefined;
-        if (status !== undefined && !(CAMPAIGN_STATES as readonly string[]).includes(status))
+        if (status !== undefined && !isOneOf(CAMPAIGN_STATES, status))
           throw invalidInput(`status must be one of ${CAMPAIGN_STATES.join(', ')}.`);
         if (ctx.params.page !== undefined && !/^[1-9]\d{0,5}$/.test(ctx.params.page))
           throw invalidInput('page must be a whole number from 1.');
@@ -391,7 +391,7 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
           if (!name) throw invalidInput('Give the key a name, so you can tell it apart later.');
           if (name.length > 100) throw invalidInput('A key name is at most 100 characters.');
           if (!scopes.length) throw invalidInput('Choose at least one scope.');
-          const bad = scopes.find((s) => !(API_SCOPES as readonly string[]).includes(s));
+          const bad = scopes.find((s) => !isOneOf(API_SCOPES, s));
           if (bad) throw invalidInput(`Unknown scope ${JSON.stringify(bad.slice(0, 40))}.`);
           const created = await call(ctx, 'accounts.createKey', {
             org_id: session.org_id,

@@ -5,7 +5,7 @@
  */
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import { CAMPAIGN_STATES, type CampaignState } from '../lib/campaign/states';
-import { notFound, serviceUnavailable } from '../lib/errors';
+import { notFound, serviceUnavailable, messageOf } from '../lib/errors';
 import type { OpsMetrics, RenderNodeSlots } from '../lib/ops/metrics';
 import {
   campaignDeliveries,
@@ -165,7 +165,7 @@ const OpsService: ServiceSchema<ServiceSettingSchema, OpsMethods, OpsLocalVars> 
                 const status = await call(ctx, 'renderer.status', {}, { nodeID: nodeId });
                 Object.assign(view, { slots: status.slots, busy: status.busy, videos: status.videos });
               } catch (err) {
-                view.error = (err as Error).message;
+                view.error = messageOf(err);
               }
             } else if (!view.draining) {
               // A draining node has withdrawn its actions on purpose; its last report (slots, busy) stands.
@@ -195,7 +195,7 @@ const OpsService: ServiceSchema<ServiceSettingSchema, OpsMethods, OpsLocalVars> 
       try {
         return await read();
       } catch (err) {
-        this.logger.warn(`ops: database read failed: ${(err as Error).message}`);
+        this.logger.warn(`ops: database read failed: ${messageOf(err)}`);
         throw serviceUnavailable('The database cannot be read right now.');
       }
     },
@@ -206,7 +206,7 @@ const OpsService: ServiceSchema<ServiceSettingSchema, OpsMethods, OpsLocalVars> 
       try {
         return await call(ctx, 'rendering.nodes');
       } catch (err) {
-        this.logger.warn(`ops: rendering.nodes failed: ${(err as Error).message}`);
+        this.logger.warn(`ops: rendering.nodes failed: ${messageOf(err)}`);
         return null;
       }
     },

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import { configOf } from '../config';
-import { isClusterUnreachable, RendererBusyError, RenderInterruptedError } from '../lib/errors';
+import { isClusterUnreachable, RendererBusyError, RenderInterruptedError, messageOf } from '../lib/errors';
 import { RenderAbortedError, renderVideo } from '../lib/render/render-video';
 import { CancelableMixin, type CancelableMethods } from '../mixins/cancelable.mixin';
 import type { RenderMeta, SlotReport } from '../lib/render/slots';
@@ -153,10 +153,7 @@ const RendererService: ServiceSchema<ServiceSettingSchema, RendererMethods, Rend
           if (cancel.signal.aborted) throw cancel.signal.reason;
           // Its inputs or outputs could not cross the cluster (Redis restarting): not the video's fault, rendered again.
           if (isClusterUnreachable(err))
-            throw new RenderInterruptedError(
-              this.broker.nodeID,
-              `Render interrupted: the cluster was unreachable (${(err as Error).message}).`,
-            );
+            throw new RenderInterruptedError(this.broker.nodeID, `Render interrupted: the cluster was unreachable (${messageOf(err)}).`);
           // The caller avoids this node on its next try: say which node failed (data crosses the transporter).
           const e = err as { data?: Record<string, unknown> };
           e.data = { ...(e.data ?? {}), nodeID: this.broker.nodeID };

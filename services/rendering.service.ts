@@ -60,6 +60,13 @@ const MAX_LOST_RENDERS = 6;
 
 type StageVideo = StageInput['videos'][number];
 
+/** One video's render attempts so far: the nodes where it failed (not sent there again), failures and losses. */
+interface RenderTally {
+  avoid: string[];
+  failures: number;
+  lost: number;
+}
+
 /** Ready with every file the renderer makes; a video rendered before posters and SRT existed is rendered again. */
 const isRendered = (video: StageVideo): boolean =>
   video.status === 'ready' && Boolean(video.file_key && video.thumbnail_key && video.captions_srt_key);
@@ -85,6 +92,14 @@ interface NodeDisconnectedPayload {
 type RenderingMethods = DbMethods<'rendering'> &
   CancelableMethods & {
     renderOne(video: StageVideo, storyboard: Storyboard, signal: AbortSignal, failures: VideoReport[]): Promise<VideoReport>;
+    settleFailedAttempt(
+      video: StageVideo,
+      attempt: RenderAttempt,
+      err: unknown,
+      tally: RenderTally,
+      signal: AbortSignal,
+      failed: VideoReport[],
+    ): Promise<void>;
     sendToFreeNode(
       params: RenderVideoParams,
       meta: RenderMeta,
@@ -218,10 +233,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
     /** Renders one video, retrying on other nodes; its final report if it fails for good goes into `failed`. */
     async renderOne(video: StageVideo, storyboard: Storyboard, signal: AbortSignal, failed: VideoReport[]) {
       const { models } = this.db;
-      const config = configOf(this.broker);
-      const avoid: string[] = [];
-      let failures = 0;
-      let lost = 0;
+      const tally: RenderTally = { avoid: [], failures: 0, lost: 0 };
       for (;;) {
         signal.throwIfAborted();
         const startedAt = new Date();
@@ -242,7 +254,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
               captions_srt_key: storageKeys.captionsSrt(video.campaign_id, video.id),
               storyboard,
             },
-            { renderAvoidNodes: avoid },
+            { renderAvoidNodes: tally.avoid },
             signal,
             (nodeID) => attempt.update({ node_id: nodeID }),
           );
@@ -261,53 +273,57 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
             duration_seconds: result.duration_seconds,
           });
         } catch (err) {
-          const e = err as Error & { type?: string; nodeID?: string; data?: { nodeID?: string } };
-          const nodeID = e.data?.nodeID ?? e.nodeID ?? attempt.node_id ?? null;
-          if (nodeID) slotTableOf(this.broker).settle(nodeID);
-          const finish = (outcome: RenderAttempt['outcome']) =>
-            attempt.update({ node_id: nodeID, outcome, error_message: e.message, finished_at: new Date() });
-          if (signal.aborted || e.type === CampaignCanceledError.TYPE) {
-            await finish('canceled');
-            throw signal.aborted ? signal.reason : err;
-          }
-          if (e.type === RendererBusyError.TYPE) {
-            await finish('busy');
-            await slotTableOf(this.broker).changed(1000);
-            continue;
-          }
-          if (isTransporterDown(err)) {
-            // This node's own transporter is down (Redis restarting): the render never left. Sent again once it is back.
-            await finish('lost');
-            this.logger.warn(`video ${video.id}: render not sent (${e.message}); sending it again once the transporter is back`);
-            if (await this.transporterBack(TRANSPORTER_WAIT_MS)) continue;
-            this.reportVideo(video, { status: 'queued' });
-            throw new StageInterruptedError(`The cluster's transporter has been down for ${TRANSPORTER_WAIT_MS / 1000} s.`);
-          }
-          if (RENDER_LOST_ON.has(e.type ?? '')) {
-            await finish('lost');
-            lost += 1;
-            this.logger.warn(`video ${video.id}: render lost (${e.message}); sending it to another node`);
-            if (lost < MAX_LOST_RENDERS && e.type !== 'SERVICE_NOT_AVAILABLE') continue;
-            this.reportVideo(video, { status: 'queued' });
-            throw err;
-          }
-          await finish('failed');
-          failures += 1;
-          if (nodeID && !avoid.includes(nodeID)) avoid.push(nodeID);
-          this.logger.warn(
-            `video ${video.id}: render failed on ${nodeID ?? 'a node'} (${failures}/${config.renderAttempts}): ${e.message}`,
-          );
-          if (failures < config.renderAttempts) continue;
-          failed.push(
-            this.reportVideo(video, {
-              status: 'failed',
-              error_code: 'render_failed',
-              error_message: e.message.slice(0, 2000),
-            }),
-          );
-          throw err;
+          await this.settleFailedAttempt(video, attempt, err, tally, signal, failed);
         }
       }
+    },
+
+    /**
+     * A render attempt that did not answer with a video: its row closed with the outcome, then either a return (send
+     * the video again: the node was busy or gone, or it failed fewer than RENDER_ATTEMPTS times) or a throw (canceled,
+     * the transporter gone too long, too many lost, or failed for good, with the video's final report in `failed`).
+     */
+    async settleFailedAttempt(video, attempt, err, tally, signal, failed) {
+      const config = configOf(this.broker);
+      const e = err as Error & { type?: string; nodeID?: string; data?: { nodeID?: string } };
+      const nodeID = e.data?.nodeID ?? e.nodeID ?? attempt.node_id ?? null;
+      if (nodeID) slotTableOf(this.broker).settle(nodeID);
+      const finish = (outcome: RenderAttempt['outcome']) =>
+        attempt.update({ node_id: nodeID, outcome, error_message: e.message, finished_at: new Date() });
+      if (signal.aborted || e.type === CampaignCanceledError.TYPE) {
+        await finish('canceled');
+        throw signal.aborted ? signal.reason : err;
+      }
+      if (e.type === RendererBusyError.TYPE) {
+        await finish('busy');
+        await slotTableOf(this.broker).changed(1000);
+        return;
+      }
+      if (isTransporterDown(err)) {
+        // This node's own transporter is down (Redis restarting): the render never left. Sent again once it is back.
+        await finish('lost');
+        this.logger.warn(`video ${video.id}: render not sent (${e.message}); sending it again once the transporter is back`);
+        if (await this.transporterBack(TRANSPORTER_WAIT_MS)) return;
+        this.reportVideo(video, { status: 'queued' });
+        throw new StageInterruptedError(`The cluster's transporter has been down for ${TRANSPORTER_WAIT_MS / 1000} s.`);
+      }
+      if (RENDER_LOST_ON.has(e.type ?? '')) {
+        await finish('lost');
+        tally.lost += 1;
+        this.logger.warn(`video ${video.id}: render lost (${e.message}); sending it to another node`);
+        if (tally.lost < MAX_LOST_RENDERS && e.type !== 'SERVICE_NOT_AVAILABLE') return;
+        this.reportVideo(video, { status: 'queued' });
+        throw err;
+      }
+      await finish('failed');
+      tally.failures += 1;
+      if (nodeID && !tally.avoid.includes(nodeID)) tally.avoid.push(nodeID);
+      this.logger.warn(
+        `video ${video.id}: render failed on ${nodeID ?? 'a node'} (${tally.failures}/${config.renderAttempts}): ${e.message}`,
+      );
+      if (tally.failures < config.renderAttempts) return;
+      failed.push(this.reportVideo(video, { status: 'failed', error_code: 'render_failed', error_message: e.message.slice(0, 2000) }));
+      throw err;
     },
 
     /**

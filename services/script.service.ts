@@ -52,6 +52,11 @@ export interface ScriptActions {
   'script.outputs': { params: StageParams; result: ScriptOutputs };
 }
 
+/** What the script writer reads of a captured version of the page: which it is, its address, language and text. */
+function pageText(page: CapturedPage): CapturedVariant {
+  return { variant: page.variant, url: page.final_url || page.url, language: page.language, text: page.text };
+}
+
 type ScriptMethods = DbMethods<'script'> & {
   captures(campaignId: string): Promise<CapturedPage[]>;
   scenesBySection(facts: KeyFacts, source: CapturedPage, ownVersions: CapturedPage[], target: number): PlannedScene[];
@@ -106,7 +111,8 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
             ? this.scenesBySection(facts, source, ownVersions, target)
             : await this.scenesByScreen(facts, source, ownVersions, target),
         };
-        await models.CampaignPlan.upsert({ campaign_id: campaign.id, plan });
+        // The pages' text is kept beside the plan: scripting reads it here rather than asking the capture stage again.
+        await models.CampaignPlan.upsert({ campaign_id: campaign.id, plan, page_texts: captures.map(pageText) });
         return { campaign_id: campaign.id, scenes: plan.scenes.length, features: facts.features.length };
       },
     },
@@ -120,12 +126,7 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
         const planRow = await models.CampaignPlan.findByPk(campaign.id);
         if (!planRow) throw stageFailure('capture_failed', 'The campaign plan is missing; processing must run again.', false);
         const plan = planRow.plan;
-        const variants: CapturedVariant[] = (await this.captures(campaign.id)).map((c: CapturedPage) => ({
-          variant: c.variant,
-          url: c.final_url || c.url,
-          language: c.language,
-          text: c.text,
-        }));
+        const variants: CapturedVariant[] = planRow.page_texts ?? (await this.captures(campaign.id)).map(pageText);
         const scripts: ScriptDocument[] = [];
         for (const language of campaign.languages) {
           if (!isSupportedLanguage(language)) continue;

@@ -1,5 +1,6 @@
 /** Campaign states and the one table of transitions between them (campaign-api.md §3, decisions.md §3). */
 import type { ActionName } from '../net/calls';
+import { isOneOf } from '../../config/catalog';
 
 export const CAMPAIGN_STATES = [
   'collecting',
@@ -74,11 +75,11 @@ export function nextState(from: CampaignState): CampaignState | undefined {
 }
 
 export function isTerminal(state: string): boolean {
-  return (TERMINAL_STATES as readonly string[]).includes(state);
+  return isOneOf(TERMINAL_STATES, state);
 }
 
 export function isGenerating(state: string): state is GeneratingState {
-  return (GENERATING_STATES as readonly string[]).includes(state);
+  return isOneOf(GENERATING_STATES, state);
 }
 
 export class InvalidTransitionError extends Error {

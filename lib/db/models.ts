@@ -2,7 +2,7 @@
 import type { CampaignMetadata, CampaignOptions } from '../campaign/options';
 import { DataTypes, Model, type InferAttributes, type InferCreationAttributes, type CreationOptional, type Sequelize } from 'sequelize';
 import type { CampaignPlanDocument, CapturedBrand, CapturedText } from '../script/analyze';
-import type { ScriptDocument } from '../script/writer';
+import type { CapturedVariant, ScriptDocument } from '../script/writer';
 import type { Storyboard } from '../campaign/storyboard';
 import type { Box } from '../render/framing';
 
@@ -179,6 +179,8 @@ export class PageCapture extends Model<InferAttributes<PageCapture>, InferCreati
 export class CampaignPlan extends Model<InferAttributes<CampaignPlan>, InferCreationAttributes<CampaignPlan>> {
   declare campaign_id: string;
   declare plan: CampaignPlanDocument;
+  /** Each captured version's text, kept by processing for scripting (null for plans made before migration 0014). */
+  declare page_texts: CreationOptional<CapturedVariant[] | null>;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
 }
@@ -476,6 +478,7 @@ export function defineModels(sequelize: Sequelize): Models {
     {
       campaign_id: { type: DataTypes.UUID, primaryKey: true },
       plan: DataTypes.JSON,
+      page_texts: DataTypes.JSON,
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,
     },

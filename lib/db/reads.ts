@@ -10,7 +10,7 @@
 import type { QueryResultRow } from 'pg';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { CampaignRow, VideoRow } from '../campaign/view';
-import { DatabaseUnavailableError, isDatabaseUnavailable } from '../errors';
+import { DatabaseUnavailableError, isDatabaseUnavailable, messageOf } from '../errors';
 
 /** An active key with its organization's plan columns. */
 export interface ActiveKeyRow {
@@ -115,7 +115,7 @@ async function select<T extends object>(sequelize: Sequelize, name: string, text
     }
   } catch (err) {
     // pg's errors reach here unwrapped by Sequelize: a dropped connection's bare socket error is the database's too.
-    if (isDatabaseUnavailable(err, true)) throw new DatabaseUnavailableError((err as Error).message);
+    if (isDatabaseUnavailable(err, true)) throw new DatabaseUnavailableError(messageOf(err));
     throw err;
   }
 }

@@ -1,5 +1,6 @@
 /** API keys (campaign-api.md §5, decisions.md §6): format, hashing, scopes. */
 import crypto from 'node:crypto';
+import { isOneOf } from '../../config/catalog';
 
 export const API_SCOPES = ['campaigns:create', 'campaigns:read', 'reports:read'] as const;
 export type ApiScope = (typeof API_SCOPES)[number];
@@ -8,7 +9,7 @@ export const USER_ROLES = ['owner', 'admin', 'member'] as const;
 export type UserRole = (typeof USER_ROLES)[number];
 
 export function isApiScope(value: string): value is ApiScope {
-  return (API_SCOPES as readonly string[]).includes(value);
+  return isOneOf(API_SCOPES, value);
 }
 
 export function generateApiKey(): string {

@@ -12,6 +12,7 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { hostResolver, type ResolveHost } from './dns-resolver';
 import { checkAddress } from './net-guard';
+import { messageOf } from '../errors';
 
 /** `address` is the one connected to (allowed) or the one refused; `at` is Date.now(). */
 export interface EgressDecision {
@@ -152,7 +153,7 @@ export class EgressProxy {
       addresses = net.isIP(host) !== 0 ? [host] : await (this.opts.resolve ?? defaultResolve)(host);
       if (addresses.length === 0) throw Object.assign(new Error('no address'), { code: 'ENODATA' });
     } catch (err) {
-      report({ allowed: false, reason: `DNS lookup failed (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` });
+      report({ allowed: false, reason: `DNS lookup failed (${(err as NodeJS.ErrnoException).code ?? messageOf(err)})` });
       return { allowed: false, status: 502, reason: 'host could not be resolved' };
     }
     for (const address of addresses) {

@@ -19,6 +19,7 @@
  */
 import { Transporters } from 'moleculer';
 import type Redis from 'ioredis';
+import { messageOf } from '../errors';
 
 const MoleculerRedis = Transporters.Redis as unknown as new (opts?: unknown) => {
   getRedisClient(opts: unknown): Redis;
@@ -127,7 +128,7 @@ export class RedisSingleConnectionTransporter extends MoleculerRedis {
         if (await settledBeforeClose(client.subscribe(topic), this.nextClose(client))) return;
         this.logger.warn(`Redis subscribe to ${topic} unanswered before its connection closed; subscribing again once reconnected`);
       } catch (err) {
-        this.logger.warn(`Redis subscribe to ${topic} failed (${(err as Error).message}); subscribing again once reconnected`);
+        this.logger.warn(`Redis subscribe to ${topic} failed (${messageOf(err)}); subscribing again once reconnected`);
       }
     }
   }

@@ -6,6 +6,7 @@ import type { ReplOptions, ServiceBroker } from 'moleculer';
 import type { CampaignState } from '../campaign/states';
 import { call } from '../net/calls';
 import type { CampaignTimeline, RenderNodesView, StateOverview, WebhookDeliveryView } from './queries';
+import { messageOf } from '../errors';
 
 export type Print = (text: string) => void;
 export type ReplCustomCommand = NonNullable<ReplOptions['customCommands']>[number];
@@ -28,7 +29,7 @@ export function replCommands(print: Print = (text) => console.log(text)): ReplCu
       try {
         print(await run(broker, args as unknown as CommandArgs));
       } catch (err) {
-        print(`${spec.split(' ')[0]}: ${(err as Error).message}`);
+        print(`${spec.split(' ')[0]}: ${messageOf(err)}`);
       }
     },
   });

@@ -5,6 +5,7 @@
  */
 import { run } from '../voice/exec';
 import type { RenderPlan } from './plan';
+import { messageOf } from '../errors';
 
 const FFMPEG_TIMEOUT_MS = 60_000;
 /** ffmpeg's JPEG quality scale (2 best … 31 worst): 3 is visually lossless for a frame of text and screenshots. */
@@ -81,7 +82,7 @@ export async function posterProblems(file: string, frame: { width: number; heigh
     });
     stream = (JSON.parse(stdout) as { streams?: Array<typeof stream> }).streams?.[0];
   } catch (err) {
-    return [`the poster could not be read (${(err as Error).message})`];
+    return [`the poster could not be read (${messageOf(err)})`];
   }
   const problems: string[] = [];
   if (stream?.codec_name !== 'mjpeg') problems.push(`the poster is ${stream?.codec_name ?? 'nothing'}, not a JPEG`);

@@ -6,7 +6,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { asWordCues, parseWebVtt, toSrt, type Cue } from '../voice/captions';
-import { isClusterUnreachable, stageFailure } from '../errors';
+import { isClusterUnreachable, stageFailure, messageOf } from '../errors';
 import {
   boxInFrame,
   boxWithin,
@@ -75,7 +75,7 @@ async function preparePlan(
       } catch (err) {
         // The cluster unreachable (a Redis restart) is not the file's fault: the renderer has it rendered again.
         if (isClusterUnreachable(err)) throw err;
-        throw stageFailure('render_failed', `Input file ${key} could not be read: ${(err as Error).message}`, true);
+        throw stageFailure('render_failed', `Input file ${key} could not be read: ${messageOf(err)}`, true);
       }
     }
     return inputs.get(key)!;
@@ -132,7 +132,7 @@ async function preparePlan(
       await run('ffmpeg', args, { timeoutMs: 60_000 });
       if (strip) await run('ffmpeg', strip.args, { timeoutMs: 60_000 });
     } catch (err) {
-      throw stageFailure('render_failed', `A screen could not be composed for the frame: ${(err as Error).message}`, true);
+      throw stageFailure('render_failed', `A screen could not be composed for the frame: ${messageOf(err)}`, true);
     }
     clip.still = still;
     if (strip) clip.scroll = strip.scroll;
@@ -232,7 +232,7 @@ export async function renderVideo(options: RenderVideoOptions): Promise<Rendered
   } catch (err) {
     await preparing; // a plan that could not be made is the reason, not the child it stopped
     if (options.signal?.aborted) throw new RenderAbortedError('render aborted');
-    throw stageFailure('render_failed', (err as Error).message, err instanceof RenderProcessError ? err.retryable : true);
+    throw stageFailure('render_failed', messageOf(err), err instanceof RenderProcessError ? err.retryable : true);
   }
   const { plan, cues } = await preparing;
   await encoding.catch((err: Error) => {

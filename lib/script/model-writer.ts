@@ -39,6 +39,7 @@ import {
 } from './translate';
 import { phraseSet } from './phrases';
 import { estimateSeconds } from './reading-rate';
+import { isOneOf } from '../../config/catalog';
 
 export interface ModelScriptRequest {
   /** The narration's language (target). */
@@ -80,7 +81,7 @@ const REASON_PROBLEMS = 4;
 // Language
 
 const LATIN_LANGUAGES = ['en', 'es', 'fr', 'de', 'pt', 'it', 'nl', 'pl', 'tr', 'id', 'vi', 'sv'] as const satisfies readonly LanguageCode[];
-const isLatinLanguage = (language: LanguageCode): boolean => (LATIN_LANGUAGES as readonly string[]).includes(language);
+const isLatinLanguage = (language: LanguageCode): boolean => isOneOf(LATIN_LANGUAGES, language);
 
 /** A Latin-script word (with its inner apostrophes, hyphens and digits: "Acme's", "Wi-Fi", "Web3"). */
 const LATIN_WORD = /\p{Script=Latin}[\p{Script=Latin}\p{M}\p{Nd}'’-]*/gu;

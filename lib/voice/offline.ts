@@ -8,6 +8,7 @@ import { SUPPORTED_LANGUAGES, type LanguageCode } from '../../config/catalog';
 import { VOICE_OPTIONS_BY_ID, type VoiceEngineName } from '../../config/voices';
 import type { SpokenVoice } from '../campaign/storyboard';
 import type { SpeechProvider, SpeechRequest, SpeechResult } from './speech';
+import { messageOf } from '../errors';
 
 /** An engine for some languages only, with a voice name to report. */
 export interface LanguageEngine extends SpeechProvider {
@@ -79,9 +80,7 @@ export class OfflineSpeechProvider implements SpeechProvider {
         this.usable.add(engine);
       } catch (err) {
         for (const language of languages) this.route.delete(language);
-        this.warn(
-          `speech: ${engine.name} is not usable (${(err as Error).message}); ${languages.join(', ')} will be spoken by espeak-ng instead`,
-        );
+        this.warn(`speech: ${engine.name} is not usable (${messageOf(err)}); ${languages.join(', ')} will be spoken by espeak-ng instead`);
       }
     }
   }

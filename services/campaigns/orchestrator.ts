@@ -35,7 +35,7 @@ import {
 import { refundQuota } from '../../lib/campaign/quota';
 import { pageLanguageCode } from '../../lib/campaign/view';
 import type { Campaign } from '../../lib/db/models';
-import { CampaignCanceledError, isDatabaseUnavailable, notFound, STAGE_ERROR_CODES, STAGE_WAITS_ON } from '../../lib/errors';
+import { CampaignCanceledError, isDatabaseUnavailable, notFound, STAGE_ERROR_CODES, STAGE_WAITS_ON, messageOf } from '../../lib/errors';
 import { UUID_ANY_CASE } from '../../lib/ids';
 import { call } from '../../lib/net/calls';
 import { fileLinks, loadSigningKey, type LinkableVideo } from '../../lib/storage/file-links';
@@ -50,6 +50,7 @@ import type {
   WebhookEventsHandedOverParams,
   WebhookEventsParams,
 } from './types';
+import { isOneOf } from '../../config/catalog';
 
 /** The reaper's rounds (sweep), from the service's start until it stops. */
 export function startSweeping(this: CampaignsThis): void {
@@ -280,7 +281,7 @@ export const orchestratorMethods = {
         return;
       }
       this.logger.error(`campaign ${campaignId}: stage failed: ${e.message}`);
-      const known = (STAGE_ERROR_CODES as readonly string[]).includes(e.type ?? '');
+      const known = isOneOf(STAGE_ERROR_CODES, e.type ?? '');
       // A failed render names its videos' final reports: recorded with the failure, as its webhook shows them.
       const reports = from === 'rendering' && Array.isArray(e.data?.videos) ? e.data.videos : [];
       await this.db.sequelize
@@ -431,7 +432,7 @@ export const orchestratorMethods = {
         await call(this.broker, 'rendering.closeAbandoned', { campaign_id: id }, campaignTrace(id));
         await Campaigns.update({ lease_owner: null, lease_expires_at: null }, { where: { id, lease_owner: owner } });
       } catch (err) {
-        this.logger.warn(`campaign ${id}: abandoned render attempts not closed yet: ${(err as Error).message}`);
+        this.logger.warn(`campaign ${id}: abandoned render attempts not closed yet: ${messageOf(err)}`);
       }
     }
   },

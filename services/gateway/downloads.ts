@@ -4,7 +4,7 @@
  */
 import { pipeline } from 'node:stream/promises';
 import { Errors, type Logger, type ServiceBroker } from 'moleculer';
-import { forbidden, invalidInput, notFound } from '../../lib/errors';
+import { forbidden, invalidInput, notFound, messageOf } from '../../lib/errors';
 import { call } from '../../lib/net/calls';
 import { FILE_PATHS, fileKindOf, verifyFileLink } from '../../lib/storage/file-links';
 import type { ByteRange, FileStorage } from '../../lib/storage/files';
@@ -104,6 +104,6 @@ async function serveDownload(gateway: FileServer, dir: string, req: Req, res: Re
     // The status is already sent: pipeline has destroyed both ends, so the client sees a cut-off response.
     // A client going away (premature close) is routine; a file store failing mid-file is worth a warning.
     if ((err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE')
-      gateway.logger.warn(`download of ${storageKey} failed mid-file: ${(err as Error).message}`);
+      gateway.logger.warn(`download of ${storageKey} failed mid-file: ${messageOf(err)}`);
   }
 }
