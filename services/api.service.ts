@@ -45,6 +45,7 @@ import {
 } from '../lib/http/rate-limiter';
 import { acquireDatabase, releaseDatabase, type Database } from '../lib/db/database';
 import { loadSigningKey } from '../lib/storage/file-links';
+import { universalVideoJsonFile } from '../lib/http/api-schemas';
 import { call } from '../lib/net/calls';
 import { storageFor } from '../lib/storage/storage';
 import type { FileStorage } from '../lib/storage/files';
@@ -142,6 +143,7 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
         aliases: {
           ...Object.fromEntries(publicActions().map((action) => [`${action.method} ${action.path}`, action.name])),
           'GET /openapi.json': 'api.openapi',
+          'GET /schemas/universal-video-json.json': 'api.videoDocumentSchema',
         },
         // moleculer-web calls route middlewares with the service as `this`.
         use: [
@@ -248,6 +250,13 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
       visibility: 'published',
       handler() {
         return buildOpenApiDocument(configOf(this.broker));
+      },
+    },
+    /** decisions §12: the video document's JSON Schema, the one lib/http/api-schemas.ts writes (also in openapi.json). */
+    videoDocumentSchema: {
+      visibility: 'published',
+      handler() {
+        return universalVideoJsonFile();
       },
     },
     healthz: {

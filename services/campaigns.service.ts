@@ -17,8 +17,11 @@ import {
   CreatedCampaign,
   CreateCampaignBody,
   TITLE_MAX_CHARACTERS,
+  VideoDocumentParams,
+  VideoDocumentResponse,
   WebhookRedelivery,
 } from '../lib/http/api-schemas';
+import { buildVideoDocument } from '../lib/campaign/video-document';
 import type { AuthContext } from '../lib/http/auth';
 import { InvalidTransitionError, isGenerating, PROGRESS_ON_ENTRY } from '../lib/campaign/states';
 import type { Campaign, Video } from '../lib/db/models';
@@ -30,7 +33,7 @@ import { assertPublicUrl, guardFor, UrlRejectedError } from '../lib/net/net-guar
 import { periodResetsAt, quotaPeriod, reserveQuota, usedInPeriod } from '../lib/campaign/quota';
 import { DbMixin } from '../mixins/db.mixin';
 import { defaultTitle, presentCampaign, type CampaignRow, type VideoRow } from '../lib/campaign/view';
-import { FILE_COLUMNS } from '../lib/storage/file-links';
+import { FILE_COLUMNS, loadSigningKey, screenLink } from '../lib/storage/file-links';
 import { optionsOf } from '../lib/campaign/options';
 import type { RedeliverResult } from '../lib/net/webhooks';
 import { call } from '../lib/net/calls';
@@ -50,6 +53,8 @@ import type {
   DownloadTargetResult,
   NewCampaign,
   NormalizedCampaign,
+  VideoDocumentByIdParams,
+  VideoDocumentResult,
 } from './campaigns/types';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -147,6 +152,57 @@ const CampaignsService: ServiceSchema<ServiceSettingSchema, CampaignsMethods, Ca
         const found = await findCampaignWithVideos(this.db.sequelize, id, orgId);
         if (!found) throw notFound();
         return this.present(found.campaign, found.videos);
+      },
+    },
+
+    /**
+     * decisions §12: one video as our Universal Video JSON draft. The campaign and the video are the actor's (scoped by
+     * the caller's organization, 404 alike for unknown and foreign ids); the scenes are the voice stage's storyboard and
+     * the screenshots the capture stage's, asked of them; lib/campaign/video-document.ts assembles. A video has a
+     * document once its narration is recorded (the storyboard, voiceover): before that, 409.
+     */
+    videoDocument: {
+      rest: 'GET /campaigns/:id/videos/:video_id/document',
+      scope: 'campaigns:read',
+      params: VideoDocumentParams,
+      openapi: {
+        summary: 'Read a video as a Universal Video JSON document',
+        description:
+          "The video's settings (voice, captions, quality, brand), its scenes in order (narration, headline, the screenshot shown, measured start and duration) and every screenshot the campaign captured, with signed links. Its schema: GET /api/v1/schemas/universal-video-json.json. Exists once the video's narration is recorded (from the rendering state on).",
+        successStatus: 200,
+        response: VideoDocumentResponse,
+        responses: {
+          409: 'conflict: the video has no document yet (its narration is not recorded: the campaign is still collecting, processing, scripting or in voiceover, or failed before it).',
+        },
+      },
+      async handler(ctx: Context<VideoDocumentByIdParams, CampaignMeta>): Promise<VideoDocumentResult> {
+        const { id, orgId } = this.ownedCampaignId(ctx);
+        if (!UUID_ANY_CASE.test(ctx.params.video_id)) throw notFound();
+        const videoId = ctx.params.video_id.toLowerCase();
+        const { models } = this.db;
+        const campaign = await models.Campaign.findOne({ where: { id, org_id: orgId }, attributes: ['id', 'status', 'options'] });
+        if (!campaign) throw notFound();
+        const video = await models.Video.findOne({ where: { id: videoId, campaign_id: id }, attributes: ['id'] });
+        if (!video) throw notFound();
+        const [storyboard, captures] = await Promise.all([
+          call(ctx, 'voice.storyboard', { video_id: videoId }),
+          call(ctx, 'capture.screenshots', { campaign_id: id }),
+        ]);
+        if (!storyboard)
+          throw conflict(
+            `This video has no document yet: it is made when the video's narration is recorded, and this campaign is ${campaign.status}.`,
+          );
+        const config = configOf(this.broker);
+        const key = loadSigningKey(config);
+        const now = Date.now();
+        const document = buildVideoDocument({
+          storyboard,
+          captures,
+          options: campaign.options ?? null,
+          defaultQuality: config.renderQuality,
+          screenUrl: (screenId) => screenLink(config, key, id, screenId, now),
+        });
+        return { success: true, document };
       },
     },
 

@@ -42,6 +42,7 @@ import {
   type StageParams,
 } from '../lib/campaign/stages';
 import { storageKeys } from '../lib/storage/keys';
+import type { CapturedScreens } from '../lib/campaign/video-document';
 import { storageFor } from '../lib/storage/storage';
 import type { FileStorage } from '../lib/storage/files';
 import { CancelableMixin, type CancelableMethods } from '../mixins/cancelable.mixin';
@@ -70,6 +71,7 @@ export interface CaptureActions {
   'capture.check': { params: CheckParams; result: CheckResult };
   'capture.collect': { params: StageCall; result: CollectResult };
   'capture.pages': { params: StageParams; result: CapturedPage[] };
+  'capture.screenshots': { params: StageParams; result: CapturedScreens[] };
 }
 /** capture.health's answer. */
 export interface CaptureHealth {
@@ -277,6 +279,19 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
           brand: row.brand,
           screenshots: row.screenshots,
         }));
+      },
+    },
+
+    /** The campaign actor's video document (decisions §12): every captured version's screenshots, without their text. */
+    screenshots: {
+      visibility: 'public',
+      params: STAGE_PARAMS_SCHEMA,
+      async handler(ctx: Context<StageParams>): Promise<CapturedScreens[]> {
+        const rows: PageCapture[] = await this.db.models.PageCapture.findAll({
+          where: { campaign_id: ctx.params.campaign_id },
+          attributes: ['variant', 'language', 'screenshots'],
+        });
+        return rows.map((row) => ({ variant: row.variant, language: row.language, screenshots: row.screenshots }));
       },
     },
   },

@@ -30,7 +30,7 @@ import { call } from '../lib/net/calls';
 import { storageFor } from '../lib/storage/storage';
 import type { FileStorage } from '../lib/storage/files';
 import { storageKeys } from '../lib/storage/keys';
-import { buildStoryboard, type Storyboard, type StoryboardScene } from '../lib/campaign/storyboard';
+import { buildStoryboard, sceneIdAt, type Storyboard, type StoryboardScene } from '../lib/campaign/storyboard';
 import { concatAudio, measureDuration, normalizeAudio } from '../lib/voice/audio';
 import { run } from '../lib/voice/exec';
 import { OfflineSpeechProvider } from '../lib/voice/offline';
@@ -75,6 +75,11 @@ export type StoryboardsResult = Array<{ video_id: string; document: Storyboard }
 export interface VoiceActions {
   'voice.speak': { params: StageCall; result: VoiceoverResult };
   'voice.storyboards': { params: StageParams; result: StoryboardsResult };
+  'voice.storyboard': { params: StoryboardParams; result: Storyboard | null };
+}
+/** voice.storyboard: one video's. */
+export interface StoryboardParams {
+  video_id: string;
 }
 
 /** One scene's audio file, its length, and the narration it actually says (perhaps shortened). */
@@ -239,6 +244,21 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
         return rows.map((row) => ({ video_id: row.video_id, document: row.document }));
       },
     },
+
+    /** The campaign actor's video document (decisions §12): one video's storyboard, null until its voiceover. */
+    storyboard: {
+      visibility: 'public',
+      params: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['video_id'],
+        properties: { video_id: { type: 'string', maxLength: 64 } },
+      },
+      async handler(ctx: Context<StoryboardParams>): Promise<Storyboard | null> {
+        const row: StoryboardRow | null = await this.db.models.Storyboard.findByPk(ctx.params.video_id);
+        return row?.document ?? null;
+      },
+    },
   },
 
   methods: {
@@ -270,6 +290,7 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
         const durationSeconds = round(s.durationSeconds);
         const scene: StoryboardScene = {
           index,
+          id: sceneIdAt(index),
           kind: s.kind,
           screenshotKey: screen?.screenshotKey ?? null,
           onScreenText: s.script.onScreenText,

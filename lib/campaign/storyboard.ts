@@ -21,6 +21,11 @@ export interface NarrationSegment {
 
 export interface StoryboardScene {
   index: number;
+  /**
+   * Stable for the life of the video (the video document's scene id, decisions §12): `scene_<position>` when the voice
+   * stage makes it (sceneIdAt); absent on storyboards stored before scenes had ids, which read the same from their position.
+   */
+  id?: string;
   kind: 'title' | 'screen' | 'closing';
   /** Screenshot shown in this scene (screen scenes). */
   screenshotKey: string | null;
@@ -37,6 +42,8 @@ export interface StoryboardScene {
 
 export interface Storyboard {
   version: 1;
+  /** The video document's revision (decisions §12): absent is 1, the first render; an accepted edit stores the next. */
+  revision?: number;
   campaignId: string;
   videoId: string;
   language: LanguageCode;
@@ -70,6 +77,11 @@ export interface Storyboard {
   quality?: RenderQuality;
   /** The campaign's music (create's music), as the capture stage stored it: mixed under the narration; absent: none. */
   music?: { key: string; volume: number };
+}
+
+/** A scene's id from its position, for scenes made by the voice stage and for storyboards stored before ids existed. */
+export function sceneIdAt(position: number): string {
+  return `scene_${position}`;
 }
 
 export interface SpokenVoice {

@@ -18,6 +18,7 @@ import { API_ERROR_CODES, CAMPAIGN_FAILURE_CODES } from '../errors';
 import { HEX_COLOR_PATTERN, METADATA_MAX_CHARACTERS, METADATA_MAX_PAIRS, MUSIC_DEFAULT_VOLUME } from '../campaign/options';
 import { MONTH_PATTERN, REPORT_ID_PREFIX } from '../ops/reports';
 import { WEBHOOK_EVENT_TYPES } from '../net/webhooks';
+import { SCREENSHOT_ID_PATTERN } from '../storage/keys';
 
 /** "Growth 5, Business 8, Enterprise 8": each API plan's language cap, from the plan table. */
 function languageCapsInWords(): string {
@@ -535,3 +536,192 @@ export function webhookBodySchema(event: (typeof WEBHOOK_EVENT_TYPES)[number]) {
     },
   };
 }
+
+/** decisions §12: GET /api/v1/campaigns/{id}/videos/{video_id}/document's path parameters. */
+export const VideoDocumentParams = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'video_id'],
+  properties: {
+    id: CampaignIdParams.properties.id,
+    video_id: { type: 'string', description: "One of the campaign's videos' id (a UUID; anything else answers 404)." },
+  },
+} as const;
+
+export const VIDEO_DOCUMENT_FORMAT = 'universal-video-json';
+export const VIDEO_DOCUMENT_FORMAT_VERSION = '0.1';
+/** What the scene editor (and the PUT of the same path, to come) may hold: 1–12 scenes (decisions §12). */
+export const VIDEO_DOCUMENT_MAX_SCENES = 12;
+const SCENE_ID_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
+const readOnlySeconds = (description: string) => ({ type: 'number', minimum: 0, readOnly: true, description }) as const;
+
+/**
+ * Our draft of Universal Video JSON (decisions §12): one video as a document, written once here. It is the OpenAPI
+ * document's components.schemas.UniversalVideoJson, the file served at GET /api/v1/schemas/universal-video-json.json
+ * (universalVideoJsonFile), and the schema the edit (PUT) will validate with. The typed client's type of it is
+ * components['schemas']['UniversalVideoJson'] (lib/campaign/video-document.ts builds one).
+ */
+export const UniversalVideoJsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'format',
+    'format_version',
+    'revision',
+    'campaign_id',
+    'video_id',
+    'language',
+    'platform',
+    'frame',
+    'voice',
+    'captions',
+    'quality',
+    'brand',
+    'scenes',
+    'assets',
+  ],
+  properties: {
+    format: { type: 'string', const: VIDEO_DOCUMENT_FORMAT },
+    format_version: { type: 'string', const: VIDEO_DOCUMENT_FORMAT_VERSION },
+    revision: {
+      type: 'integer',
+      minimum: 1,
+      description: '1 for the first render, +1 per accepted edit; an edit must carry the revision it was made from.',
+    },
+    campaign_id: { type: 'string', format: 'uuid', readOnly: true },
+    video_id: { type: 'string', format: 'uuid', readOnly: true },
+    language: { type: 'string', enum: SUPPORTED_LANGUAGES, readOnly: true },
+    platform: { type: 'string', enum: PLATFORM_NAMES, readOnly: true },
+    frame: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['width', 'height', 'fps'],
+      readOnly: true,
+      description: "The platform's frame in pixels (a draft renders at half its sides) and the frames per second of the render.",
+      properties: {
+        width: { type: 'integer', minimum: 1 },
+        height: { type: 'integer', minimum: 1 },
+        fps: { type: 'integer', minimum: 1 },
+      },
+    },
+    voice: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['id', 'engine', 'name'],
+      properties: {
+        id: {
+          type: 'string',
+          enum: [...VOICE_OPTIONS_BY_ID.keys()],
+          description: "The voice asked for (the create's voice per language, else the language's default): one of config/voices.ts's ids.",
+        },
+        engine: {
+          type: ['string', 'null'],
+          readOnly: true,
+          description: 'The engine that spoke it (a node lacking the asked one uses espeak-ng).',
+        },
+        name: { type: ['string', 'null'], readOnly: true, description: "That engine's voice." },
+      },
+    },
+    captions: CREATIVE_OPTIONS.captions,
+    quality: CREATIVE_OPTIONS.quality,
+    brand: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['primary_color', 'logo_url'],
+      properties: {
+        primary_color: {
+          type: ['string', 'null'],
+          pattern: HEX_COLOR_PATTERN,
+          description:
+            "#rrggbb: the title and closing cards' colour (the create's brand.primary_color, else the page's); null when the page's is not a plain colour.",
+        },
+        logo_url: {
+          type: ['string', 'null'],
+          maxLength: 2048,
+          description: "The create's brand.logo_url, drawn on the title and closing cards; null: none.",
+        },
+      },
+    },
+    scenes: {
+      type: 'array',
+      minItems: 1,
+      maxItems: VIDEO_DOCUMENT_MAX_SCENES,
+      description: 'In the order they play: one title scene first, screen scenes, one closing scene last.',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'kind', 'narration', 'headline', 'start_seconds', 'duration_seconds'],
+        properties: {
+          id: {
+            type: 'string',
+            pattern: SCENE_ID_PATTERN,
+            description:
+              'Stable for the life of the video: an edit keeps a scene by its id (a scene of the first render is scene_<position>).',
+          },
+          kind: { type: 'string', enum: ['title', 'screen', 'closing'] },
+          narration: { type: 'string', maxLength: 1000, description: 'The words spoken and captioned.' },
+          headline: { type: 'string', maxLength: 200, description: 'The on-screen text band; may be empty.' },
+          screen: {
+            type: 'string',
+            pattern: SCREENSHOT_ID_PATTERN,
+            description: "Screen scenes only: the id of one of assets.screens, the campaign's captured screenshots.",
+          },
+          start_seconds: readOnlySeconds('Measured: where the scene starts in the video.'),
+          duration_seconds: readOnlySeconds("Measured: the scene's spoken audio and its pause."),
+        },
+        if: { required: ['kind'], properties: { kind: { const: 'screen' } } },
+        then: { required: ['screen'] },
+        else: { not: { required: ['screen'] } },
+      },
+    },
+    assets: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['screens'],
+      readOnly: true,
+      properties: {
+        screens: {
+          type: 'array',
+          description: "Every screenshot the campaign captured (the page, and each language's own page), for a scene to show.",
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['id', 'language', 'viewport', 'heading', 'width', 'height', 'url'],
+            properties: {
+              id: { type: 'string', pattern: SCREENSHOT_ID_PATTERN, description: '<page>-<viewport>-<n>: stable, unique in the campaign.' },
+              language: {
+                type: ['string', 'null'],
+                description:
+                  "The language of the page it shows (a language's own page, or the page's declared language); null: not declared.",
+              },
+              viewport: { type: 'string', enum: ['desktop', 'mobile'] },
+              heading: { type: ['string', 'null'], description: "The heading of the section it shows; null: the page's top, or none." },
+              width: { type: 'integer', minimum: 1, description: 'Pixels.' },
+              height: { type: 'integer', minimum: 1, description: 'Pixels.' },
+              url: { type: 'string', format: 'uri', description: 'Signed, expiring link to the PNG (FILE_URL_TTL), no API key needed.' },
+            },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+/** The schema as its own file (GET /api/v1/schemas/universal-video-json.json): the same object, named and dated. */
+export function universalVideoJsonFile() {
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    title: `Universal Video JSON ${VIDEO_DOCUMENT_FORMAT_VERSION} (draft)`,
+    description: 'One video of a campaign as a document: its settings, its scenes in order, and the screenshots a scene may show.',
+    ...UniversalVideoJsonSchema,
+  };
+}
+
+export const VideoDocumentResponse = {
+  type: 'object',
+  required: ['success', 'document'],
+  properties: {
+    success: { const: true },
+    document: { $ref: '#/components/schemas/UniversalVideoJson' },
+  },
+} as const;

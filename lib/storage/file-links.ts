@@ -1,7 +1,8 @@
 /**
  * Signed, expiring download links for rendered videos, their posters and their captions (decisions.md §2, §10).
  * A link is `/files/videos/<videoId>.mp4?expires=<unix s>&signature=<hex HMAC-SHA256>` (posters
- * `/files/thumbnails/<videoId>.jpg`, captions `/files/captions/<videoId>.vtt` and `.srt`); the signature binds
+ * `/files/thumbnails/<videoId>.jpg`, captions `/files/captions/<videoId>.vtt` and `.srt`; a campaign's screenshots
+ * `/files/screens/<campaignId>/<screenshotId>.png`); the signature binds
  * the kind, the video id and the expiry, so none of them can be changed. The key is SIGNING_KEY, or one
  * generated into DATA_DIR/signing.key on first use; every API node must use the same key.
  */
@@ -11,6 +12,8 @@ import path from 'node:path';
 import type { AppConfig } from '../../config';
 
 export type FileKind = 'video' | 'captions' | 'captions_srt' | 'thumbnail';
+/** What a signature binds: a video's file, or one of a campaign's captured screenshots (the video document's assets). */
+type SignedKind = FileKind | 'screen';
 export type LinkCheck = 'ok' | 'expired' | 'invalid';
 
 const MIN_SIGNING_KEY_LENGTH = 32;
@@ -76,8 +79,9 @@ function readOrCreateKeyFile(file: string): Buffer {
   return Buffer.from(hex, 'hex');
 }
 
-function signature(kind: FileKind, videoId: string, expires: string, key: Buffer): string {
-  return crypto.createHmac('sha256', key).update(`${kind}\n${videoId}\n${expires}`).digest('hex');
+/** `subject` is a video id, or `<campaign id>/<screenshot id>` for a screen (a `/` no video id has). */
+function signature(kind: SignedKind, subject: string, expires: string, key: Buffer): string {
+  return crypto.createHmac('sha256', key).update(`${kind}\n${subject}\n${expires}`).digest('hex');
 }
 
 /** The path and query of a download link (prefix PUBLIC_BASE_URL for the absolute link). */
@@ -88,7 +92,7 @@ export function signFileLink(link: { kind: FileKind; videoId: string; expiresAt:
 }
 
 export function verifyFileLink(
-  kind: FileKind,
+  kind: SignedKind,
   videoId: string,
   expires: string,
   givenSignature: string,
@@ -130,4 +134,34 @@ export function fileLinks(config: AppConfig, key: Buffer, video: LinkableVideo, 
     captions_srt_url: link('captions_srt'),
     thumbnail_url: link('thumbnail'),
   };
+}
+
+/**
+ * A campaign's captured screenshots (the video document's `assets.screens`, decisions §12):
+ * `/files/screens/<campaign id>/<screenshot id>.png`, signed over the kind, the campaign, the screenshot and the expiry.
+ */
+export const SCREEN_PATH = { dir: 'screens', extension: 'png', contentType: 'image/png' } as const;
+
+/** The path and query of a screenshot's link (prefix PUBLIC_BASE_URL for the absolute link). */
+export function signScreenLink(link: { campaignId: string; screenId: string; expiresAt: number }, key: Buffer): string {
+  const expires = String(Math.floor(link.expiresAt));
+  const subject = `${link.campaignId}/${link.screenId}`;
+  return `/files/${SCREEN_PATH.dir}/${encodeURIComponent(link.campaignId)}/${encodeURIComponent(link.screenId)}.${SCREEN_PATH.extension}?expires=${expires}&signature=${signature('screen', subject, expires, key)}`;
+}
+
+export function verifyScreenLink(
+  campaignId: string,
+  screenId: string,
+  expires: string,
+  givenSignature: string,
+  key: Buffer,
+  nowSeconds: number,
+): LinkCheck {
+  return verifyFileLink('screen', `${campaignId}/${screenId}`, expires, givenSignature, key, nowSeconds);
+}
+
+/** A screenshot's absolute link, valid for FILE_URL_TTL from `now`. */
+export function screenLink(config: AppConfig, key: Buffer, campaignId: string, screenId: string, now = Date.now()): string {
+  const expiresAt = Math.floor((now + config.fileUrlTtlMs) / 1000);
+  return `${config.publicBaseUrl}${signScreenLink({ campaignId, screenId, expiresAt }, key)}`;
 }

@@ -22,6 +22,26 @@ export const storageKeys = {
   captionsSrt: (campaignId: string, videoId: string) => `${campaignPrefix(campaignId)}/videos/${videoId}.srt`,
 };
 
+/**
+ * A screenshot's id (the video document's `screen`, decisions §12): its file name without `.png`,
+ * `<variant>-<viewport>-<index>` (e.g. `source-desktop-0`, `ja-mobile-2`), unique within its campaign and stable, since
+ * the capture stage writes the same keys whenever it runs. undefined for a key not laid out by storageKeys.screenshot.
+ */
+export const SCREENSHOT_ID_PATTERN = '^[a-z0-9]+(?:-[a-z0-9]+)*-(?:desktop|mobile)-\\d{1,3}$';
+const SCREENSHOT_ID = new RegExp(SCREENSHOT_ID_PATTERN);
+
+export function screenshotIdOf(campaignId: string, key: string): string | undefined {
+  const prefix = `${campaignPrefix(campaignId)}/capture/`;
+  if (!key.startsWith(prefix) || !key.endsWith('.png')) return undefined;
+  const id = key.slice(prefix.length, -'.png'.length);
+  return SCREENSHOT_ID.test(id) ? id : undefined;
+}
+
+/** The storage key of a screenshot named by its id (screenshotIdOf's inverse); undefined for anything else. */
+export function screenshotKeyOf(campaignId: string, screenshotId: string): string | undefined {
+  return SCREENSHOT_ID.test(screenshotId) ? `${campaignPrefix(campaignId)}/capture/${screenshotId}.png` : undefined;
+}
+
 const SAFE_KEY = /^[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*)*$/i;
 
 /** A key as every store accepts it: relative, plain names, no `..`, at most 500 characters. */

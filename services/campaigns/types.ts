@@ -12,6 +12,7 @@ import type { Campaign } from '../../lib/db/models';
 import type { AuthContext } from '../../lib/http/auth';
 import type { FileKind, FileLinks, LinkableVideo } from '../../lib/storage/file-links';
 import type { UsageReport } from '../../lib/ops/reports';
+import type { VideoDocument } from '../../lib/campaign/video-document';
 import type { DbMethods } from '../../mixins/db.mixin';
 
 export interface CreateCampaignParams extends CampaignOptions {
@@ -39,6 +40,15 @@ export interface TransitionParams {
 /** campaigns.get and campaigns.publish: the campaign's id, from the path. */
 export interface CampaignByIdParams {
   id: string;
+}
+/** campaigns.videoDocument: the campaign's id and one of its videos', from the path. */
+export interface VideoDocumentByIdParams extends CampaignByIdParams {
+  video_id: string;
+}
+/** campaigns.videoDocument's answer (decisions §12). */
+export interface VideoDocumentResult {
+  success: true;
+  document: VideoDocument;
 }
 export interface DownloadTargetParams {
   video_id: string;
@@ -122,6 +132,7 @@ export interface DownloadTargetResult {
 export interface CampaignsActions {
   'campaigns.create': { params: CreateCampaignParams; result: CreateCampaignResult };
   'campaigns.get': { params: CampaignByIdParams; result: CampaignView };
+  'campaigns.videoDocument': { params: VideoDocumentByIdParams; result: VideoDocumentResult };
   'campaigns.publish': { params: CampaignByIdParams; result: CampaignView };
   'campaigns.browse': { params: ListCampaignsParams; result: CampaignList };
   'campaigns.timeline': { params: CampaignByIdParams; result: TimelineEvent[] };

@@ -6,7 +6,8 @@ import { pipeline } from 'node:stream/promises';
 import { Errors, type Logger, type ServiceBroker } from 'moleculer';
 import { forbidden, invalidInput, notFound, messageOf } from '../../lib/errors';
 import { call } from '../../lib/net/calls';
-import { FILE_PATHS, fileKindOf, verifyFileLink } from '../../lib/storage/file-links';
+import { FILE_PATHS, fileKindOf, SCREEN_PATH, verifyFileLink, verifyScreenLink } from '../../lib/storage/file-links';
+import { screenshotKeyOf } from '../../lib/storage/keys';
 import type { ByteRange, FileStorage } from '../../lib/storage/files';
 import { decodable, type Next, type Req, type Res } from './request';
 
@@ -48,14 +49,48 @@ function downloadAlias(dir: string) {
   };
 }
 
-/** GET and HEAD of `/files/<dir>/:file` for each directory of lib/storage/file-links.ts's FILE_PATHS (captions holds .vtt and .srt). */
-export const downloadAliases = () =>
-  Object.fromEntries(
-    [...new Set(Object.values(FILE_PATHS).map((p) => p.dir))].flatMap((dir) => [
+/** A campaign's screenshot (the video document's assets): the same serving, another signed name. */
+function screenAlias(this: FileServer, req: Req, res: Res, next: Next) {
+  serveScreen(this, req, res).catch(next);
+}
+
+/**
+ * GET and HEAD of `/files/<dir>/:file` for each directory of lib/storage/file-links.ts's FILE_PATHS (captions holds
+ * .vtt and .srt), and of `/files/screens/:campaign/:file` for screenshots.
+ */
+export const downloadAliases = (): Record<string, DownloadHandler> =>
+  Object.fromEntries([
+    ...[...new Set(Object.values(FILE_PATHS).map((p) => p.dir))].flatMap((dir): Array<[string, DownloadHandler]> => [
       [`GET ${dir}/:file`, downloadAlias(dir)],
       [`HEAD ${dir}/:file`, downloadAlias(dir)],
     ]),
-  );
+    [`GET ${SCREEN_PATH.dir}/:campaign/:file`, screenAlias],
+    [`HEAD ${SCREEN_PATH.dir}/:campaign/:file`, screenAlias],
+  ]);
+
+type DownloadHandler = (this: FileServer, req: Req, res: Res, next: Next) => void;
+
+const CAMPAIGN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const SCREEN_NAME = /^(.+)\.png$/;
+
+/**
+ * A screenshot: the signature binds the campaign and the screenshot's id, and the id names its storage key
+ * (lib/storage/keys.ts), so no owner needs asking: the capture stage wrote it, and only we signed the link.
+ */
+async function serveScreen(gateway: FileServer, req: Req, res: Res): Promise<unknown> {
+  if (!(req.parsedUrl ?? '').split('/').every(decodable)) throw invalidInput('The download path is not valid percent-encoding.');
+  const { campaign, file, expires, signature } = req.$params;
+  const name = typeof file === 'string' ? SCREEN_NAME.exec(file) : null;
+  const campaignId = typeof campaign === 'string' && CAMPAIGN_ID.test(campaign) ? campaign : undefined;
+  const storageKey = name && campaignId ? screenshotKeyOf(campaignId, name[1]) : undefined;
+  const check =
+    campaignId && name && storageKey && typeof expires === 'string' && typeof signature === 'string'
+      ? verifyScreenLink(campaignId, name[1], expires, signature, gateway.signingKey, Math.floor(Date.now() / 1000))
+      : 'invalid';
+  if (check === 'expired') throw forbidden('This download link has expired. Read the video document again for a fresh link.');
+  if (check !== 'ok' || !storageKey || !name) throw forbidden('This download link is not valid.');
+  return sendStored(gateway, req, res, storageKey, SCREEN_PATH.contentType, `${name[1]}.${SCREEN_PATH.extension}`);
+}
 
 /** The signature is checked before anything else is touched; the bytes come from the file store. */
 async function serveDownload(gateway: FileServer, dir: string, req: Req, res: Res): Promise<unknown> {
@@ -79,8 +114,21 @@ async function serveDownload(gateway: FileServer, dir: string, req: Req, res: Re
     { video_id: videoId, kind },
     { parentCtx: req.$ctx },
   );
-  const stat = storageKey ? await gateway.storage.stat(storageKey) : null;
-  if (!storageKey || !stat) throw notFound('No such file.');
+  if (!storageKey) throw notFound('No such file.');
+  return sendStored(gateway, req, res, storageKey, FILE_PATHS[kind].contentType, `${videoId}.${FILE_PATHS[kind].extension}`);
+}
+
+/** A stored file's bytes, whole or one range, once its link was checked. */
+async function sendStored(
+  gateway: FileServer,
+  req: Req,
+  res: Res,
+  storageKey: string,
+  contentType: string,
+  fileName: string,
+): Promise<unknown> {
+  const stat = await gateway.storage.stat(storageKey);
+  if (!stat) throw notFound('No such file.');
 
   const range = parseByteRange(req.headers.range, stat.size);
   res.setHeader('Accept-Ranges', 'bytes');
@@ -91,11 +139,11 @@ async function serveDownload(gateway: FileServer, dir: string, req: Req, res: Re
   // Opened before the file's headers are set, so a failure here still gets a clean error answer.
   const body = req.method === 'HEAD' ? null : await gateway.storage.createReadStream(storageKey, range);
   res.statusCode = range ? 206 : 200;
-  res.setHeader('Content-Type', FILE_PATHS[kind].contentType);
+  res.setHeader('Content-Type', contentType);
   res.setHeader('Content-Length', String(range ? range.end - range.start + 1 : stat.size));
   if (range) res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${stat.size}`);
   res.setHeader('Cache-Control', 'private, max-age=3600');
-  res.setHeader('Content-Disposition', `inline; filename="${videoId}.${FILE_PATHS[kind].extension}"`);
+  res.setHeader('Content-Disposition', `inline; filename="${fileName}"`);
   res.setHeader('Last-Modified', new Date(stat.mtimeMs).toUTCString());
   if (!body) return res.end();
   try {

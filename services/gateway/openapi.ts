@@ -1,8 +1,9 @@
 /** The OpenAPI 3.1 document, built from the public actions' own schemas (./public-actions.ts) and the settings. */
 import type { AppConfig } from '../../config';
-import { ErrorBodySchema, LimiterBodySchema, webhookBodySchema } from '../../lib/http/api-schemas';
+import { ErrorBodySchema, LimiterBodySchema, UniversalVideoJsonSchema, webhookBodySchema } from '../../lib/http/api-schemas';
 import { ACCEPTED_CONTENT_ENCODINGS, formatBytes, RETRY_AFTER_SECONDS } from '../../lib/errors';
-import { FILE_PATHS, type FileKind } from '../../lib/storage/file-links';
+import { FILE_PATHS, SCREEN_PATH, type FileKind } from '../../lib/storage/file-links';
+import { SCREENSHOT_ID_PATTERN } from '../../lib/storage/keys';
 import type { WebhookEventType } from '../../lib/net/webhooks';
 import { publicActions } from './public-actions';
 
@@ -54,6 +55,30 @@ function downloadPaths(): Record<string, Record<string, unknown>> {
     });
     paths[`/files/${dir}/{video_id}.${extension}`] = { get: operation('get'), head: operation('head') };
   }
+  // A campaign's screenshots, linked from a video document's assets.screens.
+  const screen = (method: string) => ({
+    operationId: `download_screen${method === 'head' ? '_head' : ''}`,
+    summary: "Download a campaign's captured screenshot (a video document's assets.screens[].url)",
+    tags: ['Downloads'],
+    description: `Served as \`${SCREEN_PATH.contentType}\`. The link comes signed in the video document; it expires (FILE_URL_TTL, 7 days by default).`,
+    security: [],
+    parameters: [
+      { name: 'campaign_id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
+      { name: 'screen_id', in: 'path', required: true, schema: { type: 'string', pattern: SCREENSHOT_ID_PATTERN } },
+      { name: 'expires', in: 'query', required: true, description: 'Unix seconds, as signed.', schema: { type: 'string' } },
+      { name: 'signature', in: 'query', required: true, description: 'HMAC-SHA256, hex.', schema: { type: 'string' } },
+      { name: 'Range', in: 'header', required: false, description: 'One byte range (bytes=a-b, a-, -n).', schema: { type: 'string' } },
+    ],
+    responses: {
+      200: { description: 'The whole file.', content: { [SCREEN_PATH.contentType]: {} } },
+      206: { description: 'The requested byte range.', content: { [SCREEN_PATH.contentType]: {} } },
+      400: errorResponse('invalid_input: the path is not valid percent-encoding.'),
+      403: errorResponse('forbidden: the link was altered, is malformed, or has expired.'),
+      404: errorResponse('not_found: no such file.'),
+      416: errorResponse('invalid_input: the range starts past the end of the file.'),
+    },
+  });
+  paths[`/files/${SCREEN_PATH.dir}/{campaign_id}/{screen_id}.${SCREEN_PATH.extension}`] = { get: screen('get'), head: screen('head') };
   return paths;
 }
 
@@ -241,7 +266,7 @@ export function buildOpenApiDocument(config: Pick<AppConfig, 'maxBodyBytes'>): R
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer sk_live_…' },
         apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
       },
-      schemas: { ErrorBody: ErrorBodySchema, LimiterBody: LimiterBodySchema },
+      schemas: { ErrorBody: ErrorBodySchema, LimiterBody: LimiterBodySchema, UniversalVideoJson: UniversalVideoJsonSchema },
     },
   };
 }

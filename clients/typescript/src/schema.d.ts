@@ -48,6 +48,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/campaigns/{id}/videos/{video_id}/document": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a video as a Universal Video JSON document
+         * @description The video's settings (voice, captions, quality, brand), its scenes in order (narration, headline, the screenshot shown, measured start and duration) and every screenshot the campaign captured, with signed links. Its schema: GET /api/v1/schemas/universal-video-json.json. Exists once the video's narration is recorded (from the rendering state on).
+         */
+        get: operations["campaigns_videoDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/campaigns/{id}/publish": {
         parameters: {
             query?: never;
@@ -244,6 +264,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/files/screens/{campaign_id}/{screen_id}.png": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a campaign's captured screenshot (a video document's assets.screens[].url)
+         * @description Served as `image/png`. The link comes signed in the video document; it expires (FILE_URL_TTL, 7 days by default).
+         */
+        get: operations["download_screen"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Download a campaign's captured screenshot (a video document's assets.screens[].url)
+         * @description Served as `image/png`. The link comes signed in the video document; it expires (FILE_URL_TTL, 7 days by default).
+         */
+        head: operations["download_screen_head"];
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "campaign.completed": {
@@ -308,6 +352,94 @@ export interface components {
         LimiterBody: {
             /** @constant */
             error: "Too many requests";
+        };
+        UniversalVideoJson: {
+            /** @constant */
+            format: "universal-video-json";
+            /** @constant */
+            format_version: "0.1";
+            /** @description 1 for the first render, +1 per accepted edit; an edit must carry the revision it was made from. */
+            revision: number;
+            /** Format: uuid */
+            readonly campaign_id: string;
+            /** Format: uuid */
+            readonly video_id: string;
+            /** @enum {string} */
+            readonly language: "en" | "ja" | "ko" | "zh" | "es" | "fr" | "de" | "pt" | "it" | "nl" | "pl" | "ru" | "tr" | "ar" | "hi" | "id" | "vi" | "th" | "sv" | "uk";
+            /** @enum {string} */
+            readonly platform: "tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin";
+            /** @description The platform's frame in pixels (a draft renders at half its sides) and the frames per second of the render. */
+            readonly frame: {
+                width: number;
+                height: number;
+                fps: number;
+            };
+            voice: {
+                /**
+                 * @description The voice asked for (the create's voice per language, else the language's default): one of config/voices.ts's ids.
+                 * @enum {string}
+                 */
+                id: "en-rhvoice-clb" | "en-rhvoice-slt" | "en-rhvoice-bdl" | "en-rhvoice-alan" | "en-festival-slt" | "en-flite-slt" | "en-pico-us" | "en-pico-gb" | "en-espeak-gb" | "ja-openjtalk-mei" | "es-pico" | "fr-pico" | "de-pico" | "it-pico" | "ru-rhvoice-aleksandr" | "ru-rhvoice-aleksandr-hq" | "ru-rhvoice-anna" | "ru-rhvoice-elena" | "ru-rhvoice-irina" | "pt-rhvoice-leticia" | "en-espeak" | "en-espeak-female" | "ja-espeak" | "ja-espeak-female" | "ko-espeak" | "ko-espeak-female" | "zh-espeak" | "zh-espeak-female" | "es-espeak" | "es-espeak-female" | "fr-espeak" | "fr-espeak-female" | "de-espeak" | "de-espeak-female" | "pt-espeak" | "pt-espeak-female" | "it-espeak" | "it-espeak-female" | "nl-espeak" | "nl-espeak-female" | "pl-espeak" | "pl-espeak-female" | "ru-espeak" | "ru-espeak-female" | "tr-espeak" | "tr-espeak-female" | "ar-espeak" | "ar-espeak-female" | "hi-espeak" | "hi-espeak-female" | "id-espeak" | "id-espeak-female" | "vi-espeak" | "vi-espeak-female" | "th-espeak" | "th-espeak-female" | "sv-espeak" | "sv-espeak-female" | "uk-espeak" | "uk-espeak-female";
+                /** @description The engine that spoke it (a node lacking the asked one uses espeak-ng). */
+                readonly engine: string | null;
+                /** @description That engine's voice. */
+                readonly name: string | null;
+            };
+            /**
+             * @description burned (default): captions drawn on the video, and as files; file_only: the WebVTT and SubRip files only; words: short-form style, the word being said highlighted as it is spoken (word-level WebVTT timestamps and SubRip cues).
+             * @enum {string}
+             */
+            captions: "burned" | "file_only" | "words";
+            /**
+             * @description full (default): the platform's frame; draft: half the pixels, faster encoding, for a cheap preview.
+             * @enum {string}
+             */
+            quality: "full" | "draft";
+            brand: {
+                /** @description #rrggbb: the title and closing cards' colour (the create's brand.primary_color, else the page's); null when the page's is not a plain colour. */
+                primary_color: string | null;
+                /** @description The create's brand.logo_url, drawn on the title and closing cards; null: none. */
+                logo_url: string | null;
+            };
+            /** @description In the order they play: one title scene first, screen scenes, one closing scene last. */
+            scenes: {
+                /** @description Stable for the life of the video: an edit keeps a scene by its id (a scene of the first render is scene_<position>). */
+                id: string;
+                /** @enum {string} */
+                kind: "title" | "screen" | "closing";
+                /** @description The words spoken and captioned. */
+                narration: string;
+                /** @description The on-screen text band; may be empty. */
+                headline: string;
+                /** @description Screen scenes only: the id of one of assets.screens, the campaign's captured screenshots. */
+                screen?: string;
+                /** @description Measured: where the scene starts in the video. */
+                readonly start_seconds: number;
+                /** @description Measured: the scene's spoken audio and its pause. */
+                readonly duration_seconds: number;
+            }[];
+            readonly assets: {
+                /** @description Every screenshot the campaign captured (the page, and each language's own page), for a scene to show. */
+                screens: {
+                    /** @description <page>-<viewport>-<n>: stable, unique in the campaign. */
+                    id: string;
+                    /** @description The language of the page it shows (a language's own page, or the page's declared language); null: not declared. */
+                    language: string | null;
+                    /** @enum {string} */
+                    viewport: "desktop" | "mobile";
+                    /** @description The heading of the section it shows; null: the page's top, or none. */
+                    heading: string | null;
+                    /** @description Pixels. */
+                    width: number;
+                    /** @description Pixels. */
+                    height: number;
+                    /**
+                     * Format: uri
+                     * @description Signed, expiring link to the PNG (FILE_URL_TTL), no API key needed.
+                     */
+                    url: string;
+                }[];
+            };
         };
     };
     responses: never;
@@ -1158,6 +1290,123 @@ export interface operations {
             };
             /** @description not_found: unknown id, or another organization's. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: a request limit (body { error: "Too many requests" }, Retry-After header) or the monthly quota (standard error body with details). */
+            429: {
+                headers: {
+                    /** @description The limit that applied. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Reset time, Unix milliseconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait: the request limiter, or an allowance whose details carry retry_after_seconds. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["LimiterBody"];
+                };
+            };
+            /** @description internal: failure on our side; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal: a dependency is unreachable (the database, the rate-limit infrastructure) or a service is briefly unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait (5). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    campaigns_videoDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                video_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description The limit that applied. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Reset time, Unix milliseconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The key's scopes, comma-separated. */
+                    "X-Service-Api-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        document: components["schemas"]["UniversalVideoJson"];
+                    };
+                };
+            };
+            /** @description invalid_input: the request is malformed or a field is invalid; the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the key lacks the required scope, or the plan has no API access. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: unknown id, or another organization's. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description conflict: the video has no document yet (its narration is not recorded: the campaign is still collecting, processing, scripting or in voiceover, or failed before it). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2826,6 +3075,158 @@ export interface operations {
                 };
             };
             /** @description not_found: the video is not ready, or has no such file. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_input: the range starts past the end of the file. */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    download_screen: {
+        parameters: {
+            query: {
+                /** @description Unix seconds, as signed. */
+                expires: string;
+                /** @description HMAC-SHA256, hex. */
+                signature: string;
+            };
+            header?: {
+                /** @description One byte range (bytes=a-b, a-, -n). */
+                Range?: string;
+            };
+            path: {
+                campaign_id: string;
+                screen_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": unknown;
+                };
+            };
+            /** @description The requested byte range. */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": unknown;
+                };
+            };
+            /** @description invalid_input: the path is not valid percent-encoding. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the link was altered, is malformed, or has expired. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no such file. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_input: the range starts past the end of the file. */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    download_screen_head: {
+        parameters: {
+            query: {
+                /** @description Unix seconds, as signed. */
+                expires: string;
+                /** @description HMAC-SHA256, hex. */
+                signature: string;
+            };
+            header?: {
+                /** @description One byte range (bytes=a-b, a-, -n). */
+                Range?: string;
+            };
+            path: {
+                campaign_id: string;
+                screen_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": unknown;
+                };
+            };
+            /** @description The requested byte range. */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": unknown;
+                };
+            };
+            /** @description invalid_input: the path is not valid percent-encoding. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the link was altered, is malformed, or has expired. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no such file. */
             404: {
                 headers: {
                     [name: string]: unknown;
