@@ -8,8 +8,8 @@
 import crypto from 'node:crypto';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
+import { runCampaign } from '../support/campaign-run';
 import { startHarness, type Harness } from '../support/harness';
-import { waitFor } from '../support/wait';
 
 const limits = { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000, redisTimeoutMs: 10_000 };
 
@@ -25,20 +25,11 @@ const documentPath = (id: string, videoId: string) => `/api/v1/campaigns/${id}/v
 beforeAll(async () => {
   h = await startHarness({ render: 'worker', config: { rateLimits: limits, videoTargetSeconds: 10, captureMaxShots: 2 } });
   customer = await h.newCustomer('business');
-  const created = await h.request('POST', '/api/v1/campaigns', {
-    key: customer.key,
-    body: { url: h.pageUrl, languages: ['en'], platforms: ['tiktok'], quality: 'draft' },
-  });
-  expect(created.status).toBe(201);
-  campaignId = created.body.campaign_id;
-  const done = await waitFor(
-    () => h.request('GET', `/api/v1/campaigns/${campaignId}`, { key: customer.key }),
-    (res) => ['review', 'failed'].includes(res.body.status),
-    240_000,
-    500,
-  );
-  expect(done.body.status).toBe('review');
-  video = done.body.videos[0];
+  const run = await runCampaign(h, customer.key, { languages: ['en'], platforms: ['tiktok'], quality: 'draft' });
+  campaignId = run.id;
+  expect(run.campaign.status).toBe('review');
+  const [first] = run.campaign.videos;
+  video = { id: first.id, captions_url: String(first.captions_url) };
 }, 300_000);
 afterAll(async () => h?.stop());
 
