@@ -13,6 +13,7 @@ import * as leasedCampaignsIndex from './0011-leased-campaigns-index';
 import * as campaignPageLanguage from './0012-campaign-page-language';
 import * as videoReportedAt from './0013-video-reported-at';
 import * as planPageTexts from './0014-plan-page-texts';
+import * as campaignRetryOf from './0015-campaign-retry-of';
 
 export const MIGRATIONS = [
   { name: '0001-initial', ...initial },
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   { name: '0012-campaign-page-language', ...campaignPageLanguage },
   { name: '0013-video-reported-at', ...videoReportedAt },
   { name: '0014-plan-page-texts', ...planPageTexts },
+  { name: '0015-campaign-retry-of', ...campaignRetryOf },
 ];

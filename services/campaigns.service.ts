@@ -39,6 +39,7 @@ import type { RedeliverResult } from '../lib/net/webhooks';
 import { call } from '../lib/net/calls';
 import { orchestratorActions, orchestratorEvents, orchestratorMethods, startSweeping, stopSweeping } from './campaigns/orchestrator';
 import { readActions } from './campaigns/reads';
+import { retryActions, retryMethods } from './campaigns/retry';
 import type {
   CampaignApiMethods,
   CampaignByIdParams,
@@ -74,6 +75,7 @@ const CampaignsService: ServiceSchema<ServiceSettingSchema, CampaignsMethods, Ca
   actions: {
     ...orchestratorActions,
     ...readActions,
+    ...retryActions,
 
     create: {
       rest: 'POST /campaigns',
@@ -330,6 +332,7 @@ const CampaignsService: ServiceSchema<ServiceSettingSchema, CampaignsMethods, Ca
 
   methods: {
     ...orchestratorMethods,
+    ...retryMethods,
 
     async normalize(params: CreateCampaignParams, auth: AuthContext): Promise<NormalizedCampaign> {
       const config = configOf(this.broker);

@@ -34,8 +34,11 @@ import { fetchLogo, LogoError } from '../lib/capture/logo';
 import { fetchMusic, MusicError } from '../lib/capture/music';
 import { invalidInput, PageRefusedError, stageFailure, StageInterruptedError, messageOf } from '../lib/errors';
 import {
+  ADOPT_SCHEMA,
   STAGE_CALL_SCHEMA,
   STAGE_PARAMS_SCHEMA,
+  type AdoptParams,
+  type AdoptResult,
   type CapturedPage,
   type StageCall,
   type StageInput,
@@ -72,6 +75,7 @@ export interface CaptureActions {
   'capture.collect': { params: StageCall; result: CollectResult };
   'capture.pages': { params: StageParams; result: CapturedPage[] };
   'capture.screenshots': { params: StageParams; result: CapturedScreens[] };
+  'capture.adopt': { params: AdoptParams; result: AdoptResult };
 }
 /** capture.health's answer. */
 export interface CaptureHealth {
@@ -265,6 +269,26 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
     },
 
     /** The processing and scripting stages' input: every captured version of the campaign's page. */
+    /** A retry's captures: the failed campaign's, copied (their screenshots stay where they were stored). */
+    adopt: {
+      visibility: 'public',
+      params: ADOPT_SCHEMA,
+      async handler(ctx: Context<AdoptParams>): Promise<AdoptResult> {
+        const { models, sequelize } = this.db;
+        const { from_campaign_id: from, campaign_id: to } = ctx.params;
+        return sequelize.transaction(async (transaction: Transaction) => {
+          const rows: PageCapture[] = await models.PageCapture.findAll({ where: { campaign_id: from }, transaction });
+          await models.PageCapture.destroy({ where: { campaign_id: to }, transaction });
+          const now = new Date();
+          for (const row of rows) {
+            const { id: _id, ...copy } = row.get({ plain: true });
+            await models.PageCapture.create({ ...copy, campaign_id: to, created_at: now, updated_at: now }, { transaction });
+          }
+          return { copied: rows.length };
+        });
+      },
+    },
+
     pages: {
       visibility: 'public',
       params: STAGE_PARAMS_SCHEMA,

@@ -365,6 +365,17 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
       },
     },
 
+    /** The API's own retry: a new campaign where this one failed (its quota, its refusals in words on the campaign page). */
+    retryCampaign: {
+      visibility: 'published',
+      dashboard: { access: 'session', write: true },
+      params: idParams,
+      async handler(this: DashboardThis, ctx: Ctx<IdParams>): Promise<string> {
+        const retried = await call(ctx, 'campaigns.retry', { id: ctx.params.id });
+        return this.redirect(ctx, `/dashboard/campaigns/${encodeURIComponent(retried.campaign_id)}`);
+      },
+    },
+
     keys: {
       visibility: 'published',
       dashboard: { access: 'session' },

@@ -23,9 +23,12 @@ import {
 import { createScriptModel, type ScriptModel } from '../lib/script/model-writer';
 import { writeScript, type CapturedVariant, type ScriptDocument } from '../lib/script/writer';
 import {
+  ADOPT_SCHEMA,
   campaignTrace,
   STAGE_CALL_SCHEMA,
   STAGE_PARAMS_SCHEMA,
+  type AdoptParams,
+  type AdoptResult,
   type CapturedPage,
   type ScriptingResult,
   type ScriptOutputs,
@@ -50,6 +53,7 @@ export interface ScriptActions {
   'script.analyze': { params: StageCall; result: AnalyzeResult };
   'script.write': { params: StageCall; result: ScriptingResult };
   'script.outputs': { params: StageParams; result: ScriptOutputs };
+  'script.adopt': { params: AdoptParams; result: AdoptResult };
 }
 
 /** What the script writer reads of a captured version of the page: which it is, its address, language and text. */
@@ -168,6 +172,34 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
     },
 
     /** The voiceover stage's input: the plan and each language's script (this stage owns both tables). */
+    /**
+     * A retry's plan (it starts after processing) and, if it starts after scripting, its scripts: the failed
+     * campaign's, copied.
+     */
+    adopt: {
+      visibility: 'public',
+      params: ADOPT_SCHEMA,
+      async handler(ctx: Context<AdoptParams>): Promise<AdoptResult> {
+        const { models, sequelize } = this.db;
+        const { from_campaign_id: from, campaign_id: to, starts_in: startsIn } = ctx.params;
+        const withScripts = startsIn === 'voiceover' || startsIn === 'rendering';
+        return sequelize.transaction(async (transaction: Transaction) => {
+          const plan = await models.CampaignPlan.findByPk(from, { transaction });
+          if (!plan) return { copied: 0 };
+          await models.CampaignPlan.upsert({ campaign_id: to, plan: plan.plan, page_texts: plan.page_texts ?? null }, { transaction });
+          const scripts = withScripts ? await models.CampaignScript.findAll({ where: { campaign_id: from }, transaction }) : [];
+          await models.CampaignScript.destroy({ where: { campaign_id: to }, transaction });
+          for (const row of scripts) {
+            await models.CampaignScript.create(
+              { campaign_id: to, language: row.language, script_source: row.script_source, script: row.script },
+              { transaction },
+            );
+          }
+          return { copied: 1 + scripts.length };
+        });
+      },
+    },
+
     outputs: {
       visibility: 'public',
       params: STAGE_PARAMS_SCHEMA,

@@ -18,8 +18,11 @@ import { stageFailure } from '../lib/errors';
 import { CLOSING_SECONDS, TITLE_SECONDS, type CampaignPlanDocument } from '../lib/script/analyze';
 import { HERO_NARRATION_SECONDS, SCREEN_NARRATION_SECONDS, shortenNarration, type ScriptScene } from '../lib/script/writer';
 import {
+  ADOPT_SCHEMA,
   STAGE_CALL_SCHEMA,
   STAGE_PARAMS_SCHEMA,
+  type AdoptParams,
+  type AdoptResult,
   type ScriptOutputs,
   type StageCall,
   type StageInput,
@@ -76,6 +79,7 @@ export interface VoiceActions {
   'voice.speak': { params: StageCall; result: VoiceoverResult };
   'voice.storyboards': { params: StageParams; result: StoryboardsResult };
   'voice.storyboard': { params: StoryboardParams; result: Storyboard | null };
+  'voice.adopt': { params: AdoptParams; result: AdoptResult };
 }
 /** voice.storyboard: one video's. */
 export interface StoryboardParams {
@@ -236,6 +240,33 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
     },
 
     /** The rendering stage's input: each video's storyboard (this stage owns the storyboards table). */
+    /**
+     * A retry that starts at rendering: each failed video's storyboard, copied to the retry's video of the same
+     * language and platform (its narration and captions stay where they were stored).
+     */
+    adopt: {
+      visibility: 'public',
+      params: ADOPT_SCHEMA,
+      async handler(ctx: Context<AdoptParams>): Promise<AdoptResult> {
+        const { models, sequelize } = this.db;
+        const { from_campaign_id: from, campaign_id: to, videos } = ctx.params;
+        const renamed = new Map(videos.map((v) => [v.from, v.to]));
+        return sequelize.transaction(async (transaction: Transaction) => {
+          const rows: StoryboardRow[] = await models.Storyboard.findAll({ where: { campaign_id: from }, transaction });
+          await models.Storyboard.destroy({ where: { campaign_id: to }, transaction });
+          let copied = 0;
+          for (const row of rows) {
+            const videoId = renamed.get(row.video_id);
+            if (!videoId) continue;
+            const document: Storyboard = { ...row.document, campaignId: to, videoId };
+            await models.Storyboard.create({ video_id: videoId, campaign_id: to, document }, { transaction });
+            copied += 1;
+          }
+          return { copied };
+        });
+      },
+    },
+
     storyboards: {
       visibility: 'public',
       params: STAGE_PARAMS_SCHEMA,

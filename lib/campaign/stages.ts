@@ -5,7 +5,7 @@
  * StageInterruptedError (lib/errors.ts).
  */
 import type { CampaignOptions } from './options';
-import { VIDEO_STATES, type VideoState } from './states';
+import { GENERATING_STATES, VIDEO_STATES, type GeneratingState, type VideoState } from './states';
 import type { ScreenshotRef } from '../db/models';
 import type { CampaignPlanDocument, CapturedBrand, CapturedText } from '../script/analyze';
 import type { ScriptDocument } from '../script/writer';
@@ -113,6 +113,42 @@ export const VIDEO_REPORT_SCHEMA = {
     duration_seconds: { type: 'number', minimum: 0 },
     error_code: { type: ['string', 'null'], maxLength: 40 },
     error_message: { type: ['string', 'null'], maxLength: 2000 },
+  },
+} as const;
+
+/**
+ * A stage owner's `adopt` (POST /campaigns/{id}/retry, issue 29 item 4): copy what it stored for the failed campaign
+ * `from_campaign_id` to its retry `campaign_id`, which starts in state `starts_in`; `videos` maps each failed video's id
+ * to the retry's video of the same language and platform. Stored files are referred to, not copied (a campaign's
+ * files are never deleted). Answers how many rows it copied.
+ */
+export interface AdoptParams {
+  from_campaign_id: string;
+  campaign_id: string;
+  starts_in: GeneratingState;
+  videos: Array<{ from: string; to: string }>;
+}
+export interface AdoptResult {
+  copied: number;
+}
+export const ADOPT_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['from_campaign_id', 'campaign_id', 'starts_in', 'videos'],
+  properties: {
+    from_campaign_id: { type: 'string', maxLength: 64 },
+    campaign_id: { type: 'string', maxLength: 64 },
+    starts_in: { type: 'string', enum: [...GENERATING_STATES] },
+    videos: {
+      type: 'array',
+      maxItems: 200,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['from', 'to'],
+        properties: { from: { type: 'string', maxLength: 64 }, to: { type: 'string', maxLength: 64 } },
+      },
+    },
   },
 } as const;
 

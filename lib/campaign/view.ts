@@ -20,6 +20,8 @@ export interface CampaignRow {
   metadata?: CampaignMetadata | null;
   /** The language the page's own text is in (the plan's), as recorded when a video is narrated in it; else null. */
   page_language?: string | null;
+  /** The failed campaign this one retries; null or absent otherwise. */
+  retry_of?: string | null;
 }
 export interface VideoRow {
   id: string;
@@ -125,6 +127,7 @@ export function presentCampaign(campaign: CampaignRow, videos: VideoRow[], links
   if (campaign.metadata) body.metadata = campaign.metadata;
   const reportId = reportIdOf(campaign);
   if (reportId) body.report_id = reportId;
+  if (campaign.retry_of) body.retry_of = campaign.retry_of;
   return body;
 }
 

@@ -82,6 +82,8 @@ export class Campaign extends Model<InferAttributes<Campaign>, InferCreationAttr
   declare metadata: CreationOptional<CampaignMetadata | null>;
   /** The page's own language, recorded when a video is narrated in it (script_source source_text); else null. */
   declare page_language: CreationOptional<string | null>;
+  /** The failed campaign this one retries (POST /campaigns/{id}/retry); null otherwise. */
+  declare retry_of: CreationOptional<string | null>;
   declare progress: CreationOptional<number>;
   declare error_code: CreationOptional<string | null>;
   declare error_message: CreationOptional<string | null>;
@@ -392,6 +394,7 @@ export function defineModels(sequelize: Sequelize): Models {
       options: DataTypes.JSON,
       metadata: DataTypes.JSON,
       page_language: DataTypes.STRING(16),
+      retry_of: DataTypes.UUID,
       progress: DataTypes.INTEGER,
       error_code: DataTypes.STRING(40),
       error_message: DataTypes.TEXT,

@@ -49,6 +49,7 @@ const CAMPAIGN_COLUMNS = [
   'options',
   'metadata',
   'page_language',
+  'retry_of',
 ] as const;
 const VIDEO_COLUMNS = [
   'id',

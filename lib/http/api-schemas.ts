@@ -12,7 +12,7 @@ import {
 } from '../../config/catalog';
 import { VOICE_OPTIONS_BY_ID, voiceIdsFor } from '../../config/voices';
 import { PLAN_NAMES, PLANS } from '../../config/plans';
-import { CAMPAIGN_STATES, VIDEO_STATES } from '../campaign/states';
+import { CAMPAIGN_STATES, GENERATING_STATES, VIDEO_STATES } from '../campaign/states';
 import { VIDEO_WARNING_CODES } from '../campaign/view';
 import { API_ERROR_CODES, CAMPAIGN_FAILURE_CODES } from '../errors';
 import { HEX_COLOR_PATTERN, METADATA_MAX_CHARACTERS, METADATA_MAX_PAIRS, MUSIC_DEFAULT_VOLUME } from '../campaign/options';
@@ -188,6 +188,19 @@ export const CreatedCampaign = {
   },
 } as const;
 
+/** POST /campaigns/{id}/retry's answer: the new campaign, in the state it starts in (the one its original failed in). */
+export const RetriedCampaign = {
+  type: 'object',
+  required: ['success', 'campaign_id', 'job_id', 'status', 'retry_of'],
+  properties: {
+    success: { const: true },
+    campaign_id: { type: 'string', format: 'uuid' },
+    job_id: { type: 'string', format: 'uuid' },
+    status: { type: 'string', enum: GENERATING_STATES },
+    retry_of: { type: 'string', format: 'uuid', description: 'The failed campaign this one retries.' },
+  },
+} as const;
+
 /** POST /campaigns/{id}/webhook/redeliver's answer (decisions §11). */
 export const WebhookRedelivery = {
   type: 'object',
@@ -285,6 +298,11 @@ export const CampaignSchema = {
       type: 'string',
       pattern: `^${REPORT_ID_PREFIX}`,
       description: 'Present once the campaign has an outcome (review, published or failed): GET /api/v1/reports/{report_id}.',
+    },
+    retry_of: {
+      type: 'string',
+      format: 'uuid',
+      description: 'Present on a campaign made by POST /api/v1/campaigns/{id}/retry: the failed campaign it retries.',
     },
   },
 } as const;

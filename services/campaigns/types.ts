@@ -6,7 +6,7 @@ import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'mole
 import type { Attributes, FindOptions, Transaction } from 'sequelize';
 import type { CampaignMetadata, CampaignOptions } from '../../lib/campaign/options';
 import type { StageParams, StageInput, VideoReport } from '../../lib/campaign/stages';
-import type { CampaignState } from '../../lib/campaign/states';
+import type { CampaignState, GeneratingState } from '../../lib/campaign/states';
 import type { CampaignListView, CampaignRow, CampaignView, VideoRow } from '../../lib/campaign/view';
 import type { Campaign } from '../../lib/db/models';
 import type { AuthContext } from '../../lib/http/auth';
@@ -105,6 +105,17 @@ export interface TimelineEvent {
 
 /** campaigns.create's answer (201, or the replayed answer of the same Idempotency-Key). */
 export type CreateCampaignResult = { success: boolean; campaign_id: string; job_id: string; status: string };
+/** campaigns.retry's answer (201): the new campaign, in the state it starts in. */
+export type RetryCampaignResult = { success: true; campaign_id: string; job_id: string; status: GeneratingState; retry_of: string };
+/** The retry's parts (services/campaigns/retry.ts). */
+export interface RetryMethods {
+  failedIn(campaignId: string): Promise<GeneratingState>;
+  insertRetry(
+    original: Campaign,
+    startsIn: GeneratingState,
+    campaignsPerMonth: number,
+  ): Promise<{ campaignId: string; videos: Array<{ from: string; to: string }> }>;
+}
 /** campaigns.get's and campaigns.publish's answer (lib/campaign/view.ts), and campaigns.list's. */
 export type { CampaignListView, CampaignView };
 export interface TransitionResult {
@@ -130,6 +141,7 @@ export interface DownloadTargetResult {
  * (lib/net/calls.ts). The gateway's public routes reach the same actions through moleculer-web.
  */
 export interface CampaignsActions {
+  'campaigns.retry': { params: CampaignByIdParams; result: RetryCampaignResult };
   'campaigns.create': { params: CreateCampaignParams; result: CreateCampaignResult };
   'campaigns.get': { params: CampaignByIdParams; result: CampaignView };
   'campaigns.videoDocument': { params: VideoDocumentByIdParams; result: VideoDocumentResult };
@@ -201,7 +213,7 @@ export interface OrchestratorMethods {
   resumeWaiting(): Promise<void>;
 }
 
-export type CampaignsMethods = DbMethods<'campaigns'> & CampaignApiMethods & OrchestratorMethods;
+export type CampaignsMethods = DbMethods<'campaigns'> & CampaignApiMethods & OrchestratorMethods & RetryMethods;
 
 /** What the actor keeps on `this`: the reaper's timer, the stop flag, and the campaigns this node is advancing. */
 export interface CampaignsLocalVars {

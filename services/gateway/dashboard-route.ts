@@ -23,6 +23,7 @@ export const DASHBOARD_ALIASES: Record<string, string> = {
   'GET campaigns/:id': 'dashboard.campaign',
   'GET campaigns/:id/status': 'dashboard.campaignStatus',
   'POST campaigns/:id/publish': 'dashboard.publish',
+  'POST campaigns/:id/retry': 'dashboard.retryCampaign',
   'GET keys': 'dashboard.keys',
   'POST keys': 'dashboard.createKey',
   'GET keys/:id/revoke': 'dashboard.revokeKeyPage',

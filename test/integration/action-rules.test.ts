@@ -3,9 +3,8 @@
  * door's: the API, the dashboard and a direct broker call (the REPL's, the admin tool's) meet the same rule and the
  * same error, and share one budget. Real PostgreSQL and Redis; the actions run on the harness's worker node.
  */
+import { dashboardSession, postForm, type DashboardSession } from '../support/dashboard-session';
 import { startHarness, type Harness } from '../support/harness';
-
-const PASSWORD = 'correct horse battery staple';
 
 let h: Harness;
 beforeAll(async () => {
@@ -15,32 +14,13 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.stop());
 
-/** A dashboard session of a new owner of `orgId`: its cookie and the CSRF token its forms carry. */
-async function dashboardSession(orgId: string): Promise<{ cookie: string; csrf: string }> {
-  const email = `owner-${Math.random().toString(36).slice(2)}@rules.example`;
-  await h.call('accounts.addUser', { org_id: orgId, email, role: 'owner', password: PASSWORD });
-  const { token } = await h.call<{ token: string }>('accounts.signIn', { email, password: PASSWORD });
-  const cookie = `cv_session=${token}`;
-  const form = await fetch(`${h.baseUrl}/dashboard/campaigns/new`, { headers: { cookie } });
-  expect(form.status).toBe(200);
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1];
-  expect(csrf).toBeDefined();
-  return { cookie, csrf: csrf! };
-}
-
-function dashboardCreate(session: { cookie: string; csrf: string }): Promise<Response> {
-  const body = new URLSearchParams({ _csrf: session.csrf, url: h.pageUrl, languages: 'en', platforms: 'tiktok' });
-  return fetch(`${h.baseUrl}/dashboard/campaigns`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    body,
-  });
+function dashboardCreate(session: DashboardSession): Promise<Response> {
+  return postForm(h, session, '/dashboard/campaigns', { url: h.pageUrl, languages: 'en', platforms: 'tiktok' });
 }
 
 test("the plan's rate is one budget for the API and the dashboard, and both answer it with 429", async () => {
   const growth = await h.newCustomer('growth'); // 10 creations a minute
-  const session = await dashboardSession(growth.orgId);
+  const session = await dashboardSession(h, growth.orgId);
   const api = await Promise.all(
     Array.from({ length: 6 }, () =>
       h.request('POST', '/api/v1/campaigns', { key: growth.key, body: { url: h.pageUrl, languages: ['en'] } }),
@@ -91,7 +71,7 @@ test("a direct broker call carrying a customer's identity meets the same scope a
 
 test('a signed-in visitor of /dashboard goes to the campaigns, a signed-out one to the sign-in page', async () => {
   const customer = await h.newCustomer('growth');
-  const session = await dashboardSession(customer.orgId);
+  const session = await dashboardSession(h, customer.orgId);
   const signedIn = await fetch(`${h.baseUrl}/dashboard/`, { headers: { cookie: session.cookie }, redirect: 'manual' });
   expect(signedIn.headers.get('location')).toBe('/dashboard/campaigns');
   const signInPage = await fetch(`${h.baseUrl}/dashboard/sign-in`, { headers: { cookie: session.cookie }, redirect: 'manual' });

@@ -19,11 +19,16 @@ export async function runCampaign(
   const created = await h.request('POST', '/api/v1/campaigns', { key, body: { url: h.pageUrl, ...body } });
   if (created.status !== 201) throw new Error(`create answered ${created.status}: ${JSON.stringify(created.body)}`);
   const id: string = created.body.campaign_id;
+  return { id, campaign: await untilSettled(h, id, key, timeoutMs) };
+}
+
+/** GET of a campaign until it has an outcome (review or failed): its body then. */
+export async function untilSettled(h: Harness, id: string, key: string, timeoutMs = 240_000): Promise<CampaignBody> {
   const done = await waitFor(
     () => h.request('GET', `/api/v1/campaigns/${id}`, { key }),
     (res) => ['review', 'failed'].includes(res.body.status),
     timeoutMs,
     500,
   );
-  return { id, campaign: done.body as CampaignBody };
+  return done.body as CampaignBody;
 }

@@ -28,6 +28,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/campaigns/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a failed campaign
+         * @description Makes a new campaign (201, its own id, retry_of this one) that starts where this one failed, reusing what its finished stages stored (the page's captures, the plan, the scripts, the narration): a failed render is rendered again without loading the page. One campaign of the monthly quota, like any create. Only a failed campaign that was not canceled can be retried (409 otherwise).
+         */
+        post: operations["campaigns_retry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/campaigns/{id}": {
         parameters: {
             query?: never;
@@ -671,6 +691,11 @@ export interface operations {
                             };
                             /** @description Present once the campaign has an outcome (review, published or failed): GET /api/v1/reports/{report_id}. */
                             report_id?: string;
+                            /**
+                             * Format: uuid
+                             * @description Present on a campaign made by POST /api/v1/campaigns/{id}/retry: the failed campaign it retries.
+                             */
+                            retry_of?: string;
                         }[];
                         /** @description Whether older campaigns match beyond this page. */
                         has_more: boolean;
@@ -1048,6 +1073,132 @@ export interface operations {
             };
         };
     };
+    campaigns_retry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    /** @description The limit that applied. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Reset time, Unix milliseconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The key's scopes, comma-separated. */
+                    "X-Service-Api-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** Format: uuid */
+                        campaign_id: string;
+                        /** Format: uuid */
+                        job_id: string;
+                        /** @enum {string} */
+                        status: "collecting" | "processing" | "scripting" | "voiceover" | "rendering";
+                        /**
+                         * Format: uuid
+                         * @description The failed campaign this one retries.
+                         */
+                        retry_of: string;
+                    };
+                };
+            };
+            /** @description invalid_input: the request is malformed or a field is invalid; the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the key lacks the required scope, or the plan has no API access. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: unknown id, or another organization's. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The campaign has not failed, or was canceled by its customer. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: a request limit (body { error: "Too many requests" }, Retry-After header) or the monthly quota (standard error body with details). */
+            429: {
+                headers: {
+                    /** @description The limit that applied. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Reset time, Unix milliseconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait: the request limiter, or an allowance whose details carry retry_after_seconds. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["LimiterBody"];
+                };
+            };
+            /** @description internal: failure on our side; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal: a dependency is unreachable (the database, the rate-limit infrastructure) or a service is briefly unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait (5). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     campaigns_get: {
         parameters: {
             query?: never;
@@ -1258,6 +1409,11 @@ export interface operations {
                         };
                         /** @description Present once the campaign has an outcome (review, published or failed): GET /api/v1/reports/{report_id}. */
                         report_id?: string;
+                        /**
+                         * Format: uuid
+                         * @description Present on a campaign made by POST /api/v1/campaigns/{id}/retry: the failed campaign it retries.
+                         */
+                        retry_of?: string;
                     };
                 };
             };
@@ -1663,6 +1819,11 @@ export interface operations {
                         };
                         /** @description Present once the campaign has an outcome (review, published or failed): GET /api/v1/reports/{report_id}. */
                         report_id?: string;
+                        /**
+                         * Format: uuid
+                         * @description Present on a campaign made by POST /api/v1/campaigns/{id}/retry: the failed campaign it retries.
+                         */
+                        retry_of?: string;
                     };
                 };
             };
@@ -1960,6 +2121,11 @@ export interface operations {
                         };
                         /** @description Present once the campaign has an outcome (review, published or failed): GET /api/v1/reports/{report_id}. */
                         report_id?: string;
+                        /**
+                         * Format: uuid
+                         * @description Present on a campaign made by POST /api/v1/campaigns/{id}/retry: the failed campaign it retries.
+                         */
+                        retry_of?: string;
                     };
                 };
             };

@@ -1,0 +1,143 @@
+/**
+ * Retry a failed campaign (issue 29 item 4): POST /api/v1/campaigns/{id}/retry makes a new campaign that starts where
+ * the failed one failed, reusing what its finished stages stored. A campaign whose render failed is rendered again
+ * and reaches review without the page being loaded again (the fixture site counts every request). Real PostgreSQL,
+ * Chromium, voices and editly on the harness.
+ */
+import { runCampaign, untilSettled } from '../support/campaign-run';
+import { dashboardSession, postForm } from '../support/dashboard-session';
+import { startHarness, type Harness } from '../support/harness';
+
+const limits = { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000, redisTimeoutMs: 10_000 };
+
+let h: Harness;
+let customer: { orgId: string; key: string };
+let failedId: string;
+
+/** Campaigns drawn from the organization's quota this month. */
+async function quotaUsed(orgId: string): Promise<number> {
+  const rows = await h.sql<{ used: number }>('SELECT used FROM usage_counters WHERE org_id = $1', [orgId]);
+  return rows.reduce((n, row) => n + Number(row.used), 0);
+}
+
+/** What a render that failed for good leaves: the campaign failed from rendering, its videos failed, no files. */
+async function failInRendering(id: string): Promise<void> {
+  await h.sql("UPDATE campaigns SET status = 'failed', error_code = 'render_failed', error_message = 'A render failed.' WHERE id = $1", [
+    id,
+  ]);
+  await h.sql(
+    "UPDATE videos SET status = 'failed', file_key = NULL, thumbnail_key = NULL, captions_srt_key = NULL, error_code = 'render_failed' WHERE campaign_id = $1",
+    [id],
+  );
+  await h.sql(
+    "INSERT INTO campaign_events (campaign_id, from_status, to_status, detail, created_at) VALUES ($1, 'rendering', 'failed', 'render failed', now())",
+    [id],
+  );
+}
+
+beforeAll(async () => {
+  h = await startHarness({ render: 'worker', config: { rateLimits: limits, videoTargetSeconds: 10, captureMaxShots: 2 } });
+  customer = await h.newCustomer('business');
+  const run = await runCampaign(h, customer.key, { languages: ['en'], platforms: ['tiktok'], quality: 'draft' });
+  expect(run.campaign.status).toBe('review');
+  failedId = run.id;
+  await failInRendering(failedId);
+}, 300_000);
+afterAll(async () => h?.stop());
+
+test('a campaign whose render failed is retried from rendering: review again, no page load, one quota unit', async () => {
+  const usedBefore = await quotaUsed(customer.orgId);
+  const pageLoads = h.site.hits.length;
+  const retried = await h.request('POST', `/api/v1/campaigns/${failedId}/retry`, { key: customer.key });
+  expect(retried.status).toBe(201);
+  expect(retried.body).toEqual({
+    success: true,
+    campaign_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    job_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    status: 'rendering',
+    retry_of: failedId,
+  });
+  expect(retried.headers.get('location')).toBe(`/api/v1/campaigns/${retried.body.campaign_id}`);
+  const done = { body: await untilSettled(h, retried.body.campaign_id as string, customer.key) };
+  expect(done.body).toMatchObject({ status: 'review', retry_of: failedId, languages: ['en'], platforms: ['tiktok'] });
+  expect(done.body.videos).toEqual([expect.objectContaining({ status: 'ready', language: 'en', platform: 'tiktok' })]);
+  const video = await fetch(done.body.videos[0].file_url.replace(h.config.publicBaseUrl, h.baseUrl));
+  expect(video.status).toBe(200);
+  expect((await video.arrayBuffer()).byteLength).toBeGreaterThan(10_000);
+  // Nothing was captured again: the page was not loaded, and the failed campaign's captures were copied.
+  expect(h.site.hits.length).toBe(pageLoads);
+  const captures = await h.sql('SELECT variant FROM page_captures WHERE campaign_id = $1', [retried.body.campaign_id]);
+  expect(captures.length).toBeGreaterThan(0);
+  expect(await quotaUsed(customer.orgId)).toBe(usedBefore + 1);
+  // The original is left as it was.
+  expect((await h.request('GET', `/api/v1/campaigns/${failedId}`, { key: customer.key })).body.status).toBe('failed');
+}, 300_000);
+
+test('a campaign that failed while scripting is retried from scripting: the captures and plan reused, the rest made anew', async () => {
+  const run = await runCampaign(h, customer.key, { languages: ['en'], platforms: ['tiktok'], quality: 'draft' });
+  expect(run.campaign.status).toBe('review');
+  await h.sql("UPDATE campaigns SET status = 'failed', error_code = 'translation_failed', error_message = 'x' WHERE id = $1", [run.id]);
+  await h.sql(
+    "INSERT INTO campaign_events (campaign_id, from_status, to_status, detail, created_at) VALUES ($1, 'scripting', 'failed', 'x', now())",
+    [run.id],
+  );
+  const pageLoads = h.site.hits.length;
+  const retried = await h.request('POST', `/api/v1/campaigns/${run.id}/retry`, { key: customer.key });
+  expect(retried.status).toBe(201);
+  expect(retried.body.status).toBe('scripting');
+  const id = retried.body.campaign_id as string;
+  expect((await untilSettled(h, id, customer.key)).status).toBe('review');
+  expect(h.site.hits.length).toBe(pageLoads);
+  // Scripts, storyboards and the video are the retry's own; the plan is the original's.
+  const plans = await h.sql<{ campaign_id: string; plan: unknown }>(
+    'SELECT campaign_id, plan FROM campaign_plans WHERE campaign_id IN ($1, $2)',
+    [run.id, id],
+  );
+  expect(plans).toHaveLength(2);
+  expect(JSON.stringify(plans[0].plan)).toBe(JSON.stringify(plans[1].plan));
+  expect(await h.sql('SELECT video_id FROM storyboards WHERE campaign_id = $1', [id])).toHaveLength(1);
+  const events = await h.sql<{ to_status: string }>('SELECT to_status FROM campaign_events WHERE campaign_id = $1 ORDER BY id', [id]);
+  expect(events.map((e) => e.to_status)).toEqual(['scripting', 'voiceover', 'rendering', 'review']);
+}, 300_000);
+
+test('the dashboard shows Retry on a failed campaign and retries it through the same action', async () => {
+  const run = await runCampaign(h, customer.key, { languages: ['en'], platforms: ['tiktok'], quality: 'draft' });
+  await failInRendering(run.id);
+  const session = await dashboardSession(h, customer.orgId);
+  const page = await fetch(`${h.baseUrl}/dashboard/campaigns/${run.id}`, { headers: { cookie: session.cookie } });
+  expect(await page.text()).toContain(`action="/dashboard/campaigns/${run.id}/retry"`);
+  const posted = await postForm(h, session, `/dashboard/campaigns/${run.id}/retry`);
+  expect(posted.status).toBe(303);
+  const [retry] = await h.sql<{ id: string }>('SELECT id FROM campaigns WHERE retry_of = $1', [run.id]);
+  expect(posted.headers.get('location')).toBe(`/dashboard/campaigns/${retry.id}`);
+  const retried = await fetch(`${h.baseUrl}/dashboard/campaigns/${retry.id}`, { headers: { cookie: session.cookie } });
+  expect(await retried.text()).toContain(`A retry of <a href="/dashboard/campaigns/${run.id}">`);
+  // A campaign that has not failed offers no Retry.
+  const [inReview] = await h.sql<{ id: string }>("SELECT id FROM campaigns WHERE retry_of = $1 AND status = 'review'", [failedId]);
+  const review = await fetch(`${h.baseUrl}/dashboard/campaigns/${inReview.id}`, { headers: { cookie: session.cookie } });
+  expect(await review.text()).not.toContain('/retry"');
+}, 300_000);
+
+test('only a failed campaign that was not canceled is retried; scoped, scoped by key, and quota-bound like a create', async () => {
+  const review = await h.sql<{ id: string }>("SELECT id FROM campaigns WHERE retry_of = $1 AND status = 'review'", [failedId]);
+  const notFailed = await h.request('POST', `/api/v1/campaigns/${review[0].id}/retry`, { key: customer.key });
+  expect(notFailed.status).toBe(409);
+  expect(notFailed.body.error.message).toBe('Only a failed campaign can be retried; this one is review.');
+
+  await h.sql("UPDATE campaigns SET error_code = 'canceled' WHERE id = $1", [failedId]);
+  const canceled = await h.request('POST', `/api/v1/campaigns/${failedId}/retry`, { key: customer.key });
+  expect(canceled.status).toBe(409);
+  await h.sql("UPDATE campaigns SET error_code = 'render_failed' WHERE id = $1", [failedId]);
+
+  const other = await h.newCustomer('business');
+  expect((await h.request('POST', `/api/v1/campaigns/${failedId}/retry`, { key: other.key })).status).toBe(404);
+  const readOnly = await h.newCustomer('business', ['campaigns:read']);
+  expect((await h.request('POST', `/api/v1/campaigns/${failedId}/retry`, { key: readOnly.key })).status).toBe(403);
+
+  const used = await quotaUsed(customer.orgId);
+  await h.call('accounts.setPlan', { org_id: customer.orgId, plan: 'enterprise', campaigns: used, rate: 1000 });
+  const overQuota = await h.request('POST', `/api/v1/campaigns/${failedId}/retry`, { key: customer.key });
+  expect(overQuota.status).toBe(429);
+  expect(overQuota.body.error.code).toBe('rate_limited');
+  expect(await h.sql('SELECT id FROM campaigns WHERE retry_of = $1', [failedId])).toHaveLength(1);
+});
