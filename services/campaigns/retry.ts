@@ -54,7 +54,7 @@ export const retryActions: CampaignsActionSchemas = {
         throw quotaExceeded({ used, limit: auth.limits.campaignsPerMonth, resets_at: periodResetsAt(quotaPeriod()) });
       }
       const startsIn = await this.failedIn(original.id);
-      const { campaignId, videos } = await this.insertRetry(original, startsIn, auth.limits.campaignsPerMonth);
+      const { campaignId, jobId, videos } = await this.insertRetry(original, startsIn, auth.limits.campaignsPerMonth);
       const adopt: AdoptParams = { from_campaign_id: original.id, campaign_id: campaignId, starts_in: startsIn, videos };
       for (const { action, after } of ADOPTERS) {
         if (stepOf(startsIn) > stepOf(after)) await call(ctx, action, adopt);
@@ -62,8 +62,7 @@ export const retryActions: CampaignsActionSchemas = {
       ctx.meta.$statusCode = 201;
       ctx.meta.$location = `/api/v1/campaigns/${campaignId}`;
       this.advance(campaignId).catch((err: Error) => this.logger.error(`campaign ${campaignId}: advance failed`, err.message));
-      const created = await this.db.models.Campaign.findByPk(campaignId, { attributes: ['job_id'] });
-      return { success: true, campaign_id: campaignId, job_id: created!.job_id, status: startsIn, retry_of: original.id };
+      return { success: true, campaign_id: campaignId, job_id: jobId, status: startsIn, retry_of: original.id };
     },
   },
 };
@@ -82,13 +81,14 @@ export const retryMethods = {
   /**
    * The retry's rows, in one transaction with its quota unit: the campaign in `startsIn` (holding its lease), its
    * videos (what the actor recorded of the stages before: script source, captions), its first event. Answers its id
-   * and each failed video's counterpart.
+   * and job id, and each failed video's counterpart.
    */
   async insertRetry(original: Campaign, startsIn: GeneratingState, campaignsPerMonth: number) {
     const { models, sequelize } = this.db;
     const config = configOf(this.broker);
     const now = new Date();
     const campaignId = crypto.randomUUID();
+    const jobId = crypto.randomUUID();
     const period = quotaPeriod(now);
     const originals: Video[] = original.videos ?? [];
     const videos: Array<{ from: string; to: string }> = [];
@@ -98,7 +98,7 @@ export const retryMethods = {
         {
           id: campaignId,
           org_id: original.org_id,
-          job_id: crypto.randomUUID(),
+          job_id: jobId,
           status: startsIn,
           url: original.url,
           title: original.title,
@@ -137,6 +137,6 @@ export const retryMethods = {
         { transaction },
       );
     });
-    return { campaignId, videos };
+    return { campaignId, jobId, videos };
   },
 } satisfies RetryMethods & ThisType<CampaignsThis>;

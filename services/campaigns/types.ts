@@ -114,7 +114,7 @@ export interface RetryMethods {
     original: Campaign,
     startsIn: GeneratingState,
     campaignsPerMonth: number,
-  ): Promise<{ campaignId: string; videos: Array<{ from: string; to: string }> }>;
+  ): Promise<{ campaignId: string; jobId: string; videos: Array<{ from: string; to: string }> }>;
 }
 /** campaigns.get's and campaigns.publish's answer (lib/campaign/view.ts), and campaigns.list's. */
 export type { CampaignListView, CampaignView };

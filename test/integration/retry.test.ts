@@ -58,6 +58,8 @@ test('a campaign whose render failed is retried from rendering: review again, no
     retry_of: failedId,
   });
   expect(retried.headers.get('location')).toBe(`/api/v1/campaigns/${retried.body.campaign_id}`);
+  const [stored] = await h.sql<{ job_id: string }>('SELECT job_id FROM campaigns WHERE id = $1', [retried.body.campaign_id]);
+  expect(stored.job_id).toBe(retried.body.job_id);
   const done = { body: await untilSettled(h, retried.body.campaign_id as string, customer.key) };
   expect(done.body).toMatchObject({ status: 'review', retry_of: failedId, languages: ['en'], platforms: ['tiktok'] });
   expect(done.body.videos).toEqual([expect.objectContaining({ status: 'ready', language: 'en', platform: 'tiktok' })]);
