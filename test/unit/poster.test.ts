@@ -1,7 +1,8 @@
 /** The poster's moment: inside the hero scene, after its fade-in has ended and before the next fade begins; on a keyframe where one fits. */
 import { buildRenderPlan } from '../../lib/render/plan';
 import { heroStretch, posterMoment } from '../../lib/render/poster';
-import type { Storyboard, StoryboardScene } from '../../lib/campaign/storyboard';
+import type { StoryboardScene } from '../../lib/campaign/storyboard';
+import { storyboardOf } from '../support/storyboard';
 
 function scene(index: number, kind: StoryboardScene['kind'], start: number, duration: number): StoryboardScene {
   return {
@@ -17,24 +18,7 @@ function scene(index: number, kind: StoryboardScene['kind'], start: number, dura
 }
 
 function planOf(scenes: StoryboardScene[], transitionSeconds = 0.4) {
-  const last = scenes.at(-1)!;
-  const storyboard: Storyboard = {
-    version: 1,
-    campaignId: 'c',
-    videoId: 'v',
-    language: 'en',
-    platform: 'tiktok',
-    frame: { width: 1080, height: 1920 },
-    direction: 'ltr',
-    font: 'Noto Sans',
-    brand: { name: 'Acme', domain: 'acme.test', primary: '#1f2937', background: '#ffffff', text: '#111827', palette: [], logoUrl: null },
-    scriptSource: 'localized_page',
-    scenes,
-    narrationKey: 'n.wav',
-    captionsKey: 'c.vtt',
-    totalSeconds: last.startSeconds + last.durationSeconds,
-    closing: { ctaLabel: 'Start now', domain: 'acme.test' },
-  };
+  const storyboard = storyboardOf(scenes);
   return buildRenderPlan(storyboard, [], (key) => `/tmp/${key}`, { quality: 'draft', videoOnlyPath: '/tmp/p.mp4', transitionSeconds });
 }
 

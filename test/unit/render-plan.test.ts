@@ -1,6 +1,7 @@
 import { buildRenderPlan, frameFor } from '../../lib/render/plan';
 import { breakForBox } from '../../lib/text';
 import type { Storyboard, StoryboardScene } from '../../lib/campaign/storyboard';
+import { storyboardOf } from '../support/storyboard';
 
 function scene(index: number, kind: StoryboardScene['kind'], start: number, duration: number): StoryboardScene {
   return {
@@ -15,23 +16,10 @@ function scene(index: number, kind: StoryboardScene['kind'], start: number, dura
   };
 }
 
-const storyboard = (language: Storyboard['language'] = 'en'): Storyboard => ({
-  version: 1,
-  campaignId: 'c',
-  videoId: 'v',
-  language,
-  platform: 'tiktok',
-  frame: { width: 1080, height: 1920 },
-  direction: 'ltr',
-  font: 'Noto Sans',
-  brand: { name: 'Acme', domain: 'acme.test', primary: '#1f2937', background: '#ffffff', text: '#111827', palette: [], logoUrl: null },
-  scriptSource: 'localized_page',
-  scenes: [scene(0, 'title', 0, 2.5), scene(1, 'screen', 2.5, 6), scene(2, 'screen', 8.5, 0.6), scene(3, 'closing', 9.1, 3)],
-  narrationKey: 'n.wav',
-  captionsKey: 'c.vtt',
-  totalSeconds: 12.1,
-  closing: { ctaLabel: 'Start now', domain: 'acme.test' },
-});
+const storyboard = (language: Storyboard['language'] = 'en'): Storyboard =>
+  storyboardOf([scene(0, 'title', 0, 2.5), scene(1, 'screen', 2.5, 6), scene(2, 'screen', 8.5, 0.6), scene(3, 'closing', 9.1, 3)], {
+    language,
+  });
 
 test('clips overlap by the transition so each starts at its scene and the video lasts the narration', () => {
   const plan = buildRenderPlan(storyboard(), [], (key) => `/tmp/${key}`, {

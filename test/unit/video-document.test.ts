@@ -9,6 +9,7 @@ import type { Storyboard, StoryboardScene } from '../../lib/campaign/storyboard'
 import { buildVideoDocument, hexColor, type CapturedScreens } from '../../lib/campaign/video-document';
 import { universalVideoJsonFile } from '../../lib/http/api-schemas';
 import { storageKeys } from '../../lib/storage/keys';
+import { storyboardOf, TEST_BRAND } from '../support/storyboard';
 
 const CAMPAIGN = '11111111-2222-4333-8444-555555555555';
 const VIDEO = '66666666-7777-4888-8999-aaaaaaaaaaaa';
@@ -37,28 +38,15 @@ function scene(index: number, kind: StoryboardScene['kind'], start: number, dura
   };
 }
 
-function storyboardOf(scenes: StoryboardScene[], extra: Partial<Storyboard> = {}): Storyboard {
-  const last = scenes.at(-1)!;
-  return {
-    version: 1,
+/** The document's own ids, an upper-case brand colour (the document lower-cases it) and the voice that spoke. */
+const documentStoryboard = (scenes: StoryboardScene[], extra: Partial<Storyboard> = {}): Storyboard =>
+  storyboardOf(scenes, {
     campaignId: CAMPAIGN,
     videoId: VIDEO,
-    language: 'en',
-    platform: 'tiktok',
-    frame: { width: 1080, height: 1920 },
-    direction: 'ltr',
-    font: 'Noto Sans',
-    brand: { name: 'Acme', domain: 'acme.test', primary: '#1F2937', background: '#ffffff', text: '#111827', palette: [], logoUrl: null },
-    scriptSource: 'localized_page',
-    scenes,
-    narrationKey: 'n.wav',
-    captionsKey: 'c.vtt',
-    totalSeconds: last.startSeconds + last.durationSeconds,
-    closing: { ctaLabel: 'Start now', domain: 'acme.test' },
+    brand: { ...TEST_BRAND, primary: '#1F2937' },
     voice: { engine: 'rhvoice', name: 'clb' },
     ...extra,
-  };
-}
+  });
 
 const captures: CapturedScreens[] = [
   { variant: 'ja', language: 'ja', screenshots: [shot('ja', 'desktop', 0, null)] },
@@ -84,7 +72,13 @@ const validate = (() => {
 })();
 
 test('a storyboard stored before scenes had ids: ids from position, times as measured, narration joined, screens by id', () => {
-  const document = buildVideoDocument({ storyboard: storyboardOf(scenes()), captures, options: null, defaultQuality: 'full', screenUrl });
+  const document = buildVideoDocument({
+    storyboard: documentStoryboard(scenes()),
+    captures,
+    options: null,
+    defaultQuality: 'full',
+    screenUrl,
+  });
   expect(validate(document)).toBe(true);
   expect(document).toMatchObject({
     format: 'universal-video-json',
@@ -180,7 +174,7 @@ test('stored scene ids are kept wherever the scene now is; a stored revision and
     { ...first, id: 'scene_1', startSeconds: 7.5 },
     { ...closing, id: 'scene_3' },
   ];
-  const storyboard = storyboardOf(moved, {
+  const storyboard = documentStoryboard(moved, {
     revision: 3,
     quality: 'draft',
     captions: 'words',
@@ -212,12 +206,13 @@ test('stored scene ids are kept wherever the scene now is; a stored revision and
 });
 
 test('the same storyboard gives the same document (ids do not depend on when it is read)', () => {
-  const read = () => buildVideoDocument({ storyboard: storyboardOf(scenes()), captures, options: null, defaultQuality: 'full', screenUrl });
+  const read = () =>
+    buildVideoDocument({ storyboard: documentStoryboard(scenes()), captures, options: null, defaultQuality: 'full', screenUrl });
   expect(read()).toEqual(read());
 });
 
 test('the schema refuses what the document may not hold', () => {
-  const good = buildVideoDocument({ storyboard: storyboardOf(scenes()), captures, options: null, defaultQuality: 'full', screenUrl });
+  const good = buildVideoDocument({ storyboard: documentStoryboard(scenes()), captures, options: null, defaultQuality: 'full', screenUrl });
   expect(validate({ ...good, extra: 1 })).toBe(false);
   expect(validate({ ...good, scenes: good.scenes.map((s) => ({ ...s, screen: undefined })) })).toBe(false); // a screen scene without its screen
   expect(validate({ ...good, scenes: [{ ...good.scenes[0], screen: 'source-desktop-0' }] })).toBe(false); // a title with one
@@ -228,7 +223,7 @@ test('a screen scene whose screenshot is not a captured one is an error, not a d
   const broken = scenes();
   broken[1].screenshotKey = 'campaigns/other/capture/x.png';
   expect(() =>
-    buildVideoDocument({ storyboard: storyboardOf(broken), captures, options: null, defaultQuality: 'full', screenUrl }),
+    buildVideoDocument({ storyboard: documentStoryboard(broken), captures, options: null, defaultQuality: 'full', screenUrl }),
   ).toThrow(/screen scene 1/);
 });
 
