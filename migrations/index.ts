@@ -14,6 +14,7 @@ import * as campaignPageLanguage from './0012-campaign-page-language';
 import * as videoReportedAt from './0013-video-reported-at';
 import * as planPageTexts from './0014-plan-page-texts';
 import * as campaignRetryOf from './0015-campaign-retry-of';
+import * as videoEdits from './0016-video-edits';
 
 export const MIGRATIONS = [
   { name: '0001-initial', ...initial },
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   { name: '0013-video-reported-at', ...videoReportedAt },
   { name: '0014-plan-page-texts', ...planPageTexts },
   { name: '0015-campaign-retry-of', ...campaignRetryOf },
+  { name: '0016-video-edits', ...videoEdits },
 ];

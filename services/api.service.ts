@@ -421,8 +421,8 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
     },
 
     parseJsonBody(req: Req, res: Res, next: Next) {
-      // A POST takes its fields from the body only: moleculer-web would otherwise merge the query over the body.
-      const queryNames = req.method === 'POST' ? queryParameterNames(req) : [];
+      // A POST or PUT takes its fields from the body only: moleculer-web would otherwise merge the query over the body.
+      const queryNames = req.method === 'POST' || req.method === 'PUT' ? queryParameterNames(req) : [];
       if (queryNames.length > 0) {
         return next(
           invalidInput(`Query parameters are not accepted on POST; send fields in the JSON body (got: ${shortList(queryNames)}).`),

@@ -21,7 +21,6 @@ import {
   VideoDocumentResponse,
   WebhookRedelivery,
 } from '../lib/http/api-schemas';
-import { buildVideoDocument } from '../lib/campaign/video-document';
 import type { AuthContext } from '../lib/http/auth';
 import { InvalidTransitionError, isGenerating, PROGRESS_ON_ENTRY } from '../lib/campaign/states';
 import type { Campaign, Video } from '../lib/db/models';
@@ -33,13 +32,14 @@ import { assertPublicUrl, guardFor, UrlRejectedError } from '../lib/net/net-guar
 import { periodResetsAt, quotaPeriod, reserveQuota, usedInPeriod } from '../lib/campaign/quota';
 import { DbMixin } from '../mixins/db.mixin';
 import { defaultTitle, presentCampaign, type CampaignRow, type VideoRow } from '../lib/campaign/view';
-import { FILE_COLUMNS, loadSigningKey, screenLink } from '../lib/storage/file-links';
+import { FILE_COLUMNS, servesFiles } from '../lib/storage/file-links';
 import { optionsOf } from '../lib/campaign/options';
 import type { RedeliverResult } from '../lib/net/webhooks';
 import { call } from '../lib/net/calls';
 import { orchestratorActions, orchestratorEvents, orchestratorMethods, startSweeping, stopSweeping } from './campaigns/orchestrator';
 import { readActions } from './campaigns/reads';
 import { retryActions, retryMethods } from './campaigns/retry';
+import { editActions, editMethods } from './campaigns/edits';
 import type {
   CampaignApiMethods,
   CampaignByIdParams,
@@ -76,6 +76,7 @@ const CampaignsService: ServiceSchema<ServiceSettingSchema, CampaignsMethods, Ca
     ...orchestratorActions,
     ...readActions,
     ...retryActions,
+    ...editActions,
 
     create: {
       rest: 'POST /campaigns',
@@ -184,26 +185,17 @@ const CampaignsService: ServiceSchema<ServiceSettingSchema, CampaignsMethods, Ca
         const { models } = this.db;
         const campaign = await models.Campaign.findOne({ where: { id, org_id: orgId }, attributes: ['id', 'status', 'options'] });
         if (!campaign) throw notFound();
-        const video = await models.Video.findOne({ where: { id: videoId, campaign_id: id }, attributes: ['id'] });
+        const video = await models.Video.findOne({
+          where: { id: videoId, campaign_id: id },
+          attributes: ['id', 'revision', 'file_revision'],
+        });
         if (!video) throw notFound();
-        const [storyboard, captures] = await Promise.all([
-          call(ctx, 'voice.storyboard', { video_id: videoId }),
-          call(ctx, 'capture.screenshots', { campaign_id: id }),
-        ]);
-        if (!storyboard)
+        // The revision being served: while an edit renders, the one before it (decisions §12).
+        const document = await this.documentOf(campaign, video);
+        if (!document)
           throw conflict(
             `This video has no document yet: it is made when the video's narration is recorded, and this campaign is ${campaign.status}.`,
           );
-        const config = configOf(this.broker);
-        const key = loadSigningKey(config);
-        const now = Date.now();
-        const document = buildVideoDocument({
-          storyboard,
-          captures,
-          options: campaign.options ?? null,
-          defaultQuality: config.renderQuality,
-          screenUrl: (screenId) => screenLink(config, key, id, screenId, now),
-        });
         return { success: true, document };
       },
     },
@@ -321,8 +313,10 @@ const CampaignsService: ServiceSchema<ServiceSettingSchema, CampaignsMethods, Ca
       },
       async handler(ctx: Context<DownloadTargetParams>): Promise<DownloadTargetResult> {
         const column = FILE_COLUMNS[ctx.params.kind];
-        const video: Video | null = await this.db.models.Video.findByPk(ctx.params.video_id, { attributes: ['id', 'status', column] });
-        if (video?.status !== 'ready') return { storage_key: null };
+        const video: Video | null = await this.db.models.Video.findByPk(ctx.params.video_id, {
+          attributes: ['id', 'status', 'file_revision', column],
+        });
+        if (!video || !servesFiles(video)) return { storage_key: null };
         return { storage_key: video[column] ?? null };
       },
     },
@@ -333,6 +327,7 @@ const CampaignsService: ServiceSchema<ServiceSettingSchema, CampaignsMethods, Ca
   methods: {
     ...orchestratorMethods,
     ...retryMethods,
+    ...editMethods,
 
     async normalize(params: CreateCampaignParams, auth: AuthContext): Promise<NormalizedCampaign> {
       const config = configOf(this.broker);

@@ -18,6 +18,7 @@ import {
   isTransporterDown,
   RENDER_LOST_ON,
   RendererBusyError,
+  messageOf,
   RenderInterruptedError,
   stageFailure,
   StageInterruptedError,
@@ -60,6 +61,20 @@ const MAX_LOST_RENDERS = 6;
 
 type StageVideo = StageInput['videos'][number];
 
+/**
+ * An edit's render (rendering.renderEdit): its files carry its revision, and its video's state is the campaign actor's
+ * to settle from the answer (the campaign is in review: no progress to report as it goes).
+ */
+interface EditRender {
+  revision: number;
+}
+/** rendering.renderEdit: one video of a campaign in review, at the revision an edit made (decisions §12). */
+export interface RenderEditParams {
+  campaign_id: string;
+  video_id: string;
+  revision: number;
+}
+
 /** One video's render attempts so far: the nodes where it failed (not sent there again), failures and losses. */
 interface RenderTally {
   avoid: string[];
@@ -82,6 +97,7 @@ export interface RenderingActions {
   'rendering.renderCampaign': { params: StageCall; result: RenderingResult };
   'rendering.attempts': { params: StageParams; result: RenderAttemptView[] };
   'rendering.closeAbandoned': { params: StageParams; result: CloseAbandonedResult };
+  'rendering.renderEdit': { params: RenderEditParams; result: VideoReport };
   'rendering.nodes': { params: undefined; result: RenderNodeSlotsView[] };
 }
 /** Moleculer's `$node.disconnected` event (only the field read here). */
@@ -91,7 +107,13 @@ interface NodeDisconnectedPayload {
 
 type RenderingMethods = DbMethods<'rendering'> &
   CancelableMethods & {
-    renderOne(video: StageVideo, storyboard: Storyboard, signal: AbortSignal, failures: VideoReport[]): Promise<VideoReport>;
+    renderOne(
+      video: StageVideo,
+      storyboard: Storyboard,
+      signal: AbortSignal,
+      failures: VideoReport[],
+      edit?: EditRender,
+    ): Promise<VideoReport>;
     settleFailedAttempt(
       video: StageVideo,
       attempt: RenderAttempt,
@@ -99,6 +121,7 @@ type RenderingMethods = DbMethods<'rendering'> &
       tally: RenderTally,
       signal: AbortSignal,
       failed: VideoReport[],
+      quiet?: boolean,
     ): Promise<void>;
     sendToFreeNode(
       params: RenderVideoParams,
@@ -106,7 +129,7 @@ type RenderingMethods = DbMethods<'rendering'> &
       signal: AbortSignal,
       onSent: (nodeID: string) => Promise<unknown>,
     ): Promise<RenderVideoResult>;
-    closeAbandonedAttempts(campaignId: string): Promise<number>;
+    closeAbandonedAttempts(where: { campaign_id: string; video_id?: string }): Promise<number>;
     watchRender(render: Promise<RenderVideoResult>, nodeID: string, videoId: string): Promise<RenderVideoResult>;
     transporterBack(withinMs: number): Promise<boolean>;
     reportVideo(video: StageVideo, report: Omit<VideoReport, 'campaign_id' | 'video_id' | 'at'>): VideoReport;
@@ -135,7 +158,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
       async handler(ctx: Context<StageCall>): Promise<RenderingResult> {
         const campaignId = ctx.params.campaign_id;
         // This run holds the campaign's lease: an attempt still open is an earlier run's, whose node died.
-        await this.closeAbandonedAttempts(campaignId);
+        await this.closeAbandonedAttempts({ campaign_id: campaignId });
         // Read afresh, not taken from the call's `input`: the videos' state changes while this stage runs, and the
         // broker's retry of a retryable failure sends the same params again, which would render the ready ones anew.
         const { videos } = await call(ctx, 'campaigns.stageInput', { campaign_id: campaignId });
@@ -169,6 +192,59 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
       },
     },
 
+    /**
+     * An edit's render (decisions §12): one video at the edit's revision, sent to a render node like a campaign's
+     * videos (the same balancing, retries on other nodes, cancel); files under the revision's own keys, so the previous
+     * revision keeps being served until the campaign actor records this one. Held by the actor's lease on the edit, so
+     * an attempt of this video still open is an earlier run's, whose node died.
+     */
+    renderEdit: {
+      visibility: 'public',
+      params: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['campaign_id', 'video_id', 'revision'],
+        properties: {
+          campaign_id: { type: 'string', maxLength: 64 },
+          video_id: { type: 'string', maxLength: 64 },
+          revision: { type: 'integer', minimum: 2 },
+        },
+      },
+      async handler(ctx: Context<RenderEditParams>): Promise<VideoReport> {
+        const { campaign_id: campaignId, video_id: videoId, revision } = ctx.params;
+        await this.closeAbandonedAttempts({ campaign_id: campaignId, video_id: videoId });
+        const storyboard = await call(ctx, 'voice.storyboard', { video_id: videoId, revision });
+        if (!storyboard)
+          throw stageFailure(
+            'render_failed',
+            `The video's revision ${revision} has no storyboard; its narration must be made again.`,
+            false,
+          );
+        const video: StageVideo = {
+          id: videoId,
+          campaign_id: campaignId,
+          language: storyboard.language,
+          platform: storyboard.platform,
+          status: 'rendering',
+          file_key: null,
+          thumbnail_key: null,
+          captions_srt_key: null,
+          script_source: null,
+        };
+        const cancel = this.watchCancel(campaignId);
+        const failed: VideoReport[] = [];
+        try {
+          return await this.renderOne(video, storyboard, cancel.signal, failed, { revision });
+        } catch (err) {
+          if (cancel.signal.aborted) throw cancel.signal.reason;
+          if (failed.length) throw stageFailure('render_failed', `The video could not be rendered: ${messageOf(err)}`, false);
+          throw err;
+        } finally {
+          cancel.done();
+        }
+      },
+    },
+
     /** A campaign's render attempts, oldest first (its report shows them): where each ran, how long, how it ended. */
     attempts: {
       visibility: 'public',
@@ -199,7 +275,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
       visibility: 'public',
       params: STAGE_PARAMS_SCHEMA,
       async handler(ctx: Context<StageParams>): Promise<CloseAbandonedResult> {
-        return { closed: await this.closeAbandonedAttempts(ctx.params.campaign_id) };
+        return { closed: await this.closeAbandonedAttempts({ campaign_id: ctx.params.campaign_id }) };
       },
     },
 
@@ -231,7 +307,11 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
 
   methods: {
     /** Renders one video, retrying on other nodes; its final report if it fails for good goes into `failed`. */
-    async renderOne(video: StageVideo, storyboard: Storyboard, signal: AbortSignal, failed: VideoReport[]) {
+    async renderOne(video: StageVideo, storyboard: Storyboard, signal: AbortSignal, failed: VideoReport[], edit?: EditRender) {
+      const revision = edit?.revision ?? 1;
+      // An edit's video is the actor's to settle from the answer; a campaign's is reported as it goes.
+      const report = (made: Omit<VideoReport, 'campaign_id' | 'video_id' | 'at'>) =>
+        edit ? { campaign_id: video.campaign_id, video_id: video.id, at: Date.now(), ...made } : this.reportVideo(video, made);
       const { models } = this.db;
       const tally: RenderTally = { avoid: [], failures: 0, lost: 0 };
       for (;;) {
@@ -244,14 +324,14 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
           outcome: 'rendering',
           started_at: startedAt,
         });
-        this.reportVideo(video, { status: 'rendering', error_code: null, error_message: null });
+        report({ status: 'rendering', error_code: null, error_message: null });
         try {
           const result = await this.sendToFreeNode(
             {
               video_id: video.id,
-              output_key: storageKeys.video(video.campaign_id, video.id),
-              thumbnail_key: storageKeys.thumbnail(video.campaign_id, video.id),
-              captions_srt_key: storageKeys.captionsSrt(video.campaign_id, video.id),
+              output_key: storageKeys.video(video.campaign_id, video.id, revision),
+              thumbnail_key: storageKeys.thumbnail(video.campaign_id, video.id, revision),
+              captions_srt_key: storageKeys.captionsSrt(video.campaign_id, video.id, revision),
               storyboard,
             },
             { renderAvoidNodes: tally.avoid },
@@ -265,7 +345,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
             peak_rss_bytes: result.peak_rss_bytes,
             finished_at: new Date(),
           });
-          return this.reportVideo(video, {
+          return report({
             status: 'ready',
             file_key: result.file_key,
             thumbnail_key: result.thumbnail_key,
@@ -273,7 +353,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
             duration_seconds: result.duration_seconds,
           });
         } catch (err) {
-          await this.settleFailedAttempt(video, attempt, err, tally, signal, failed);
+          await this.settleFailedAttempt(video, attempt, err, tally, signal, failed, edit !== undefined);
         }
       }
     },
@@ -283,8 +363,11 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
      * the video again: the node was busy or gone, or it failed fewer than RENDER_ATTEMPTS times) or a throw (canceled,
      * the transporter gone too long, too many lost, or failed for good, with the video's final report in `failed`).
      */
-    async settleFailedAttempt(video, attempt, err, tally, signal, failed) {
+    async settleFailedAttempt(video, attempt, err, tally, signal, failed, quiet) {
       const config = configOf(this.broker);
+      // An edit's video stays as the actor keeps it (its previous revision served): nothing is reported of it here.
+      const report = (made: Omit<VideoReport, 'campaign_id' | 'video_id' | 'at'>) =>
+        quiet ? { campaign_id: video.campaign_id, video_id: video.id, at: Date.now(), ...made } : this.reportVideo(video, made);
       const e = err as Error & { type?: string; nodeID?: string; data?: { nodeID?: string } };
       const nodeID = e.data?.nodeID ?? e.nodeID ?? attempt.node_id ?? null;
       if (nodeID) slotTableOf(this.broker).settle(nodeID);
@@ -304,7 +387,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
         await finish('lost');
         this.logger.warn(`video ${video.id}: render not sent (${e.message}); sending it again once the transporter is back`);
         if (await this.transporterBack(TRANSPORTER_WAIT_MS)) return;
-        this.reportVideo(video, { status: 'queued' });
+        report({ status: 'queued' });
         throw new StageInterruptedError(`The cluster's transporter has been down for ${TRANSPORTER_WAIT_MS / 1000} s.`);
       }
       if (RENDER_LOST_ON.has(e.type ?? '')) {
@@ -312,7 +395,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
         tally.lost += 1;
         this.logger.warn(`video ${video.id}: render lost (${e.message}); sending it to another node`);
         if (tally.lost < MAX_LOST_RENDERS && e.type !== 'SERVICE_NOT_AVAILABLE') return;
-        this.reportVideo(video, { status: 'queued' });
+        report({ status: 'queued' });
         throw err;
       }
       await finish('failed');
@@ -322,7 +405,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
         `video ${video.id}: render failed on ${nodeID ?? 'a node'} (${tally.failures}/${config.renderAttempts}): ${e.message}`,
       );
       if (tally.failures < config.renderAttempts) return;
-      failed.push(this.reportVideo(video, { status: 'failed', error_code: 'render_failed', error_message: e.message.slice(0, 2000) }));
+      failed.push(report({ status: 'failed', error_code: 'render_failed', error_message: e.message.slice(0, 2000) }));
       throw err;
     },
 
@@ -375,12 +458,12 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
     },
 
     /** Closes the campaign's attempts still `rendering` as `lost`; only called where no live stage can own them. */
-    async closeAbandonedAttempts(campaignId: string) {
+    async closeAbandonedAttempts(where: { campaign_id: string; video_id?: string }) {
       const [closed] = await this.db.models.RenderAttempt.update(
         { outcome: 'lost', error_message: ABANDONED_MESSAGE, finished_at: new Date() },
-        { where: { campaign_id: campaignId, outcome: 'rendering' } },
+        { where: { ...where, outcome: 'rendering' } },
       );
-      if (closed) this.logger.warn(`campaign ${campaignId}: ${closed} render attempt(s) of a stage that died closed as lost`);
+      if (closed) this.logger.warn(`campaign ${where.campaign_id}: ${closed} render attempt(s) of a stage that died closed as lost`);
       return closed;
     },
 

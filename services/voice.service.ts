@@ -12,8 +12,9 @@ import type { Transaction } from 'sequelize';
 import { configOf } from '../config';
 import type { LanguageCode, PlatformName } from '../config/catalog';
 import type { CampaignOptions } from '../lib/campaign/options';
-import { buildCues, buildWordCues, toWebVtt } from '../lib/voice/captions';
-import type { StoryboardRow } from '../lib/db/models';
+import { toWebVtt, videoCues } from '../lib/voice/captions';
+import type { ScreenshotRef, StoryboardRow } from '../lib/db/models';
+import { respeakVideo } from '../lib/voice/respeak';
 import { stageFailure } from '../lib/errors';
 import { CLOSING_SECONDS, TITLE_SECONDS, type CampaignPlanDocument } from '../lib/script/analyze';
 import { HERO_NARRATION_SECONDS, SCREEN_NARRATION_SECONDS, shortenNarration, type ScriptScene } from '../lib/script/writer';
@@ -32,8 +33,8 @@ import {
 import { call } from '../lib/net/calls';
 import { storageFor } from '../lib/storage/storage';
 import type { FileStorage } from '../lib/storage/files';
-import { storageKeys } from '../lib/storage/keys';
-import { buildStoryboard, sceneIdAt, type Storyboard, type StoryboardScene } from '../lib/campaign/storyboard';
+import { screenshotIdOf, storageKeys } from '../lib/storage/keys';
+import { buildStoryboard, sceneIdAt, type Storyboard, type StoryboardScene, type VideoEditDocument } from '../lib/campaign/storyboard';
 import { concatAudio, measureDuration, normalizeAudio } from '../lib/voice/audio';
 import { run } from '../lib/voice/exec';
 import { OfflineSpeechProvider } from '../lib/voice/offline';
@@ -80,10 +81,30 @@ export interface VoiceActions {
   'voice.storyboards': { params: StageParams; result: StoryboardsResult };
   'voice.storyboard': { params: StoryboardParams; result: Storyboard | null };
   'voice.adopt': { params: AdoptParams; result: AdoptResult };
+  'voice.respeak': { params: RespeakParams; result: RespeakResult };
 }
-/** voice.storyboard: one video's. */
+/** voice.storyboard: one video's, at a revision (absent: 1, the first render's). */
 export interface StoryboardParams {
   video_id: string;
+  revision?: number;
+}
+/**
+ * voice.respeak (an edit, decisions §12): the video's storyboard at `revision`, made from the one at `base_revision`
+ * with `edit`'s scenes, only those that changed spoken again. `screens`: the screenshots the edit's screen scenes show.
+ */
+export interface RespeakParams {
+  campaign_id: string;
+  video_id: string;
+  revision: number;
+  base_revision: number;
+  edit: VideoEditDocument;
+  screens: ScreenshotRef[];
+  options: CampaignOptions | null;
+}
+export interface RespeakResult {
+  captions_key: string;
+  /** How many scenes were spoken (the others kept their audio). */
+  scenes_spoken: number;
 }
 
 /** One scene's audio file, its length, and the narration it actually says (perhaps shortened). */
@@ -100,6 +121,7 @@ type ScriptRow = ScriptOutputs['scripts'][number];
 
 type VoiceMethods = DbMethods<'voice'> &
   CancelableMethods & {
+    storyboardAt(videoId: string, revision: number): Promise<Storyboard | null>;
     languageStoryboards(
       campaign: StageInput,
       plan: CampaignPlanDocument,
@@ -267,6 +289,64 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
       },
     },
 
+    /** An edit's narration (lib/voice/respeak.ts), its storyboard stored as the video's revision. */
+    respeak: {
+      visibility: 'public',
+      params: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['campaign_id', 'video_id', 'revision', 'base_revision', 'edit', 'screens', 'options'],
+        properties: {
+          campaign_id: { type: 'string', maxLength: 64 },
+          video_id: { type: 'string', maxLength: 64 },
+          revision: { type: 'integer', minimum: 2 },
+          base_revision: { type: 'integer', minimum: 1 },
+          // The campaign actor's own record of an edit it checked (lib/campaign/video-edit.ts readEdit).
+          edit: { type: 'object', required: ['voice_id', 'captions', 'quality', 'scenes'] },
+          screens: { type: 'array', maxItems: 200, items: { type: 'object', required: ['key'] } },
+          options: { type: ['object', 'null'] },
+        },
+      },
+      async handler(ctx: Context<RespeakParams>): Promise<RespeakResult> {
+        const { campaign_id: campaignId, video_id: videoId, revision, edit } = ctx.params;
+        const base = await this.storyboardAt(videoId, ctx.params.base_revision);
+        if (!base) throw stageFailure('speech_failed', `The video's revision ${ctx.params.base_revision} has no storyboard.`, false);
+        const screens = new Map(
+          ctx.params.screens.flatMap((ref) => {
+            const id = screenshotIdOf(campaignId, ref.key);
+            return id ? [[id, ref] as const] : [];
+          }),
+        );
+        const workDir = await fs.mkdtemp(path.join(os.tmpdir(), `respeak-${videoId}-`));
+        const cancel = this.watchCancel(campaignId);
+        try {
+          const { storyboard, spoken } = await respeakVideo(
+            {
+              storage: this.storage,
+              jobs: SCENE_JOBS,
+              voiceOf: (language, voiceId) => this.speech.voiceOf(language, voiceId),
+              speak: (index, scene, minSeconds, voices, words) => {
+                cancel.signal.throwIfAborted();
+                // The customer's words are spoken as written: no re-fitting to a length.
+                return this.speakScene(campaignId, base.language, index, scene, minSeconds, Infinity, workDir, voices, words);
+              },
+            },
+            { base, edit, revision, options: ctx.params.options, screens, workDir },
+          );
+          await this.db.models.StoryboardRevision.upsert({ video_id: videoId, revision, campaign_id: campaignId, document: storyboard });
+          return { captions_key: storyboard.captionsKey, scenes_spoken: spoken };
+        } catch (err) {
+          if (cancel.signal.aborted) throw cancel.signal.reason;
+          if (err instanceof SpeechProviderError)
+            throw stageFailure('speech_failed', `Speech synthesis failed: ${err.message}`, err.retryable);
+          throw err;
+        } finally {
+          cancel.done();
+          await fs.rm(workDir, { recursive: true, force: true });
+        }
+      },
+    },
+
     storyboards: {
       visibility: 'public',
       params: STAGE_PARAMS_SCHEMA,
@@ -283,16 +363,25 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
         type: 'object',
         additionalProperties: false,
         required: ['video_id'],
-        properties: { video_id: { type: 'string', maxLength: 64 } },
+        properties: { video_id: { type: 'string', maxLength: 64 }, revision: { type: 'integer', minimum: 1 } },
       },
-      async handler(ctx: Context<StoryboardParams>): Promise<Storyboard | null> {
-        const row: StoryboardRow | null = await this.db.models.Storyboard.findByPk(ctx.params.video_id);
-        return row?.document ?? null;
+      handler(ctx: Context<StoryboardParams>): Promise<Storyboard | null> {
+        return this.storyboardAt(ctx.params.video_id, ctx.params.revision ?? 1);
       },
     },
   },
 
   methods: {
+    /** A video's storyboard at a revision: 1 is the voice stage's first (storyboards), an edit's are its own rows. */
+    async storyboardAt(videoId: string, revision: number) {
+      if (revision <= 1) {
+        const row: StoryboardRow | null = await this.db.models.Storyboard.findByPk(videoId);
+        return row?.document ?? null;
+      }
+      const row = await this.db.models.StoryboardRevision.findOne({ where: { video_id: videoId, revision } });
+      return row?.document ?? null;
+    },
+
     /**
      * One language's scenes spoken: its narration track and WebVTT stored, and a storyboard for each of its videos
      * (one per platform), the scenes' times added up from their audio.
@@ -327,6 +416,7 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
           onScreenText: s.script.onScreenText,
           narration: s.script.narration,
           audioKey: s.audioKey,
+          ...(s.words ? { words: s.words.map((w) => ({ text: w.text, start: round(w.start), end: round(w.end) })) } : {}),
           startSeconds: start,
           durationSeconds,
         };
@@ -335,24 +425,16 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
       });
       // captions `words`: cues of short word groups timed by the words (lib/voice/word-timing.ts), in WebVTT
       // cue-internal timestamps, which the renderer reads back (the storyboard needs nothing more).
-      const cues =
-        campaign.options?.captions === 'words'
-          ? buildWordCues(
-              scenes.map((s, i) => ({
-                words: (spoken[i].words ?? []).map((w) => ({ ...w, start: s.startSeconds + w.start, end: s.startSeconds + w.end })),
-                startSeconds: s.startSeconds,
-                durationSeconds: s.durationSeconds,
-              })),
-              language,
-            )
-          : buildCues(
-              scenes.map((s) => ({
-                text: s.narration.map((n) => n.text).join(' '),
-                startSeconds: s.startSeconds,
-                durationSeconds: s.durationSeconds,
-              })),
-              language,
-            );
+      const cues = videoCues(
+        scenes.map((s, i) => ({
+          text: s.narration.map((n) => n.text).join(' '),
+          startSeconds: s.startSeconds,
+          durationSeconds: s.durationSeconds,
+          words: spoken[i].words,
+        })),
+        language,
+        campaign.options?.captions,
+      );
       const captionsKey = storageKeys.captions(campaign.id, language);
       await this.storage.put(captionsKey, Buffer.from(toWebVtt(cues), 'utf8'));
 

@@ -19,6 +19,7 @@ import { allowanceExhausted, conflict, notFound } from '../lib/errors';
 import { guardFor } from '../lib/net/net-guard';
 import {
   attemptDelivery,
+  CAMPAIGN_EVENT_TYPES,
   REDELIVERY_WINDOW_MS,
   webhookHeaders,
   WEBHOOK_REDELIVERIES_PER_DAY,
@@ -131,7 +132,8 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksMethods, Webh
         await this.takeOverEvents();
         const result = await sequelize.transaction(async (transaction: Transaction) => {
           const delivery: WebhookDelivery | null = await models.WebhookDelivery.findOne({
-            where: { campaign_id: campaignId },
+            // The campaign's terminal event: an edited video's (video.updated) is not what redelivery sends.
+            where: { campaign_id: campaignId, event_type: [...CAMPAIGN_EVENT_TYPES] },
             order: [['created_at', 'DESC']],
             transaction,
             lock: true,

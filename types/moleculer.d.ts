@@ -24,6 +24,8 @@ declare module 'moleculer' {
       tag?: string;
       successStatus: number;
       response: Record<string, unknown>;
+      /** The request body's schema when it is not `params` less the path's (a PUT of a document: its component). */
+      requestBody?: Record<string, unknown>;
       /** Responses particular to this operation, by status: their descriptions replace the generic ones. */
       responses?: Record<number, string>;
     };

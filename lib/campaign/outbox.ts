@@ -48,3 +48,45 @@ export async function writeTerminalEvent(
   );
   return eventId;
 }
+
+/**
+ * decisions §12: an edit's re-render ended (its video ready at the new revision, or the previous one kept with the
+ * reason), written in the transaction that records it, like the campaign's terminal event: once, and never lost. Its
+ * event id is the edit's own (`evt_` and the edit's id), so the same edit can never make two events. Null without a
+ * webhook_url.
+ */
+export async function writeVideoUpdatedEvent(
+  models: Pick<ModelsOf<'campaigns'>, 'Video' | 'CampaignWebhookEvent'>,
+  transaction: Transaction,
+  campaign: Campaign,
+  edit: { id: string; video_id: string; revision: number },
+  links: VideoLinks,
+  at: Date,
+): Promise<string | null> {
+  if (!campaign.webhook_url) return null;
+  const videos = await models.Video.findAll({ where: { campaign_id: campaign.id }, transaction });
+  const view = presentCampaign(campaign, videos, links);
+  const video = view.videos.find((v) => v.id === edit.video_id);
+  const body = JSON.stringify({
+    event: 'video.updated',
+    campaign_id: campaign.id,
+    video,
+    revision: edit.revision,
+    ...(view.metadata ? { metadata: view.metadata } : {}),
+    timestamp: at.toISOString(),
+  });
+  const eventId = `evt_${edit.id}`;
+  await models.CampaignWebhookEvent.create(
+    {
+      event_id: eventId,
+      event_type: 'video.updated',
+      campaign_id: campaign.id,
+      org_id: campaign.org_id,
+      url: campaign.webhook_url,
+      body,
+      created_at: at,
+    },
+    { transaction },
+  );
+  return eventId;
+}

@@ -35,6 +35,8 @@ export interface StoryboardScene {
   onScreenText: string;
   narration: NarrationSegment[];
   audioKey: string;
+  /** captions `words`: the scene's words timed in seconds of its own audio, kept so an edit can reuse the audio. */
+  words?: Array<{ text: string; start: number; end: number }>;
   startSeconds: number;
   /** Measured from the scene's audio (plus its pause), not estimated. */
   durationSeconds: number;
@@ -70,6 +72,8 @@ export interface Storyboard {
   captionsKey: string;
   totalSeconds: number;
   closing: { ctaLabel: string; domain: string };
+  /** The voice asked for (config/voices.ts id): recorded by an edit, which may change it; absent: the create's, else the default. */
+  voiceId?: string;
   /** The engine and voice of the video's language (absent on storyboards written before it was recorded). */
   voice?: SpokenVoice;
   /** The campaign's choices (lib/campaign/options.ts); absent: captions burned, the render node's quality. */
@@ -77,6 +81,27 @@ export interface Storyboard {
   quality?: RenderQuality;
   /** The campaign's music (create's music), as the capture stage stored it: mixed under the narration; absent: none. */
   music?: { key: string; volume: number };
+}
+
+/**
+ * An accepted edit of a video (decisions §12) as the campaign actor records it and the voice stage speaks it: the video
+ * document's editable part, checked and trimmed (lib/campaign/video-edit.ts readEdit). Here, beside the storyboard it
+ * becomes, so that the database's models can name it without importing the document's modules.
+ */
+export interface VideoEditScene {
+  id: string;
+  kind: StoryboardScene['kind'];
+  narration: string;
+  headline: string;
+  /** A screen scene's screenshot id (the document's assets.screens); null for the title and the closing. */
+  screen: string | null;
+}
+export interface VideoEditDocument {
+  voice_id: string;
+  captions: CaptionMode;
+  quality: RenderQuality;
+  primary_color: string | null;
+  scenes: VideoEditScene[];
 }
 
 /** A scene's id from its position, for scenes made by the voice stage and for storyboards stored before ids existed. */

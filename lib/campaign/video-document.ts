@@ -102,7 +102,8 @@ export function buildVideoDocument(input: VideoDocumentInput): VideoDocument {
       duration_seconds: scene.durationSeconds,
     };
   });
-  const asked = options?.voice?.[storyboard.language];
+  // An edit records the voice it chose; a first render's is the create's, else the language's default.
+  const asked = storyboard.voiceId ?? options?.voice?.[storyboard.language];
   return {
     format: 'universal-video-json',
     format_version: '0.1',

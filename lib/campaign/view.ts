@@ -35,6 +35,11 @@ export interface VideoRow {
   captions_key?: string | null;
   captions_srt_key?: string | null;
   thumbnail_key?: string | null;
+  /** decisions §12: the document's revision, and the one the files are of (absent on rows read without them: 1, and 1 once ready). */
+  revision?: number | null;
+  file_revision?: number | null;
+  error_code?: string | null;
+  error_message?: string | null;
 }
 export type VideoLinks = (video: VideoRow) => FileLinks;
 
@@ -115,6 +120,9 @@ export function presentCampaign(campaign: CampaignRow, videos: VideoRow[], links
         published_at: video.published_at ? new Date(video.published_at).toISOString() : null,
         script_source: (video.script_source ?? null) as VideoView['script_source'],
         warnings: videoWarnings(video, campaign.page_language),
+        revision: video.revision ?? 1,
+        file_revision: video.file_revision ?? (video.status === 'ready' ? 1 : null),
+        error: video.error_code ? { code: video.error_code, message: video.error_message ?? 'The render failed.' } : null,
       })),
   };
   if (campaign.status === 'failed')

@@ -3,7 +3,7 @@ import type { CampaignMetadata, CampaignOptions } from '../campaign/options';
 import { DataTypes, Model, type InferAttributes, type InferCreationAttributes, type CreationOptional, type Sequelize } from 'sequelize';
 import type { CampaignPlanDocument, CapturedBrand, CapturedText } from '../script/analyze';
 import type { CapturedVariant, ScriptDocument } from '../script/writer';
-import type { Storyboard } from '../campaign/storyboard';
+import type { Storyboard, VideoEditDocument } from '../campaign/storyboard';
 import type { Box } from '../render/framing';
 
 const common = { underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' } as const;
@@ -114,6 +114,10 @@ export class Video extends Model<InferAttributes<Video>, InferCreationAttributes
   declare error_message: CreationOptional<string | null>;
   /** When the rendering stage made the last report applied (epoch ms; PostgreSQL's BIGINT reads back as a string). */
   declare reported_at: CreationOptional<number | string | null>;
+  /** The video document's revision (decisions §12): 1 for the first render, +1 per accepted edit (the one rendering). */
+  declare revision: CreationOptional<number>;
+  /** The revision its files are of: the previous one while an edit renders; null before the first render. */
+  declare file_revision: CreationOptional<number | null>;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
 }
@@ -205,6 +209,36 @@ export class StoryboardRow extends Model<InferAttributes<StoryboardRow>, InferCr
   declare updated_at: CreationOptional<Date>;
 }
 
+/** One revision of a video's storyboard made by an edit (revision ≥ 2; revision 1 is the Storyboard row). */
+export class StoryboardRevisionRow extends Model<InferAttributes<StoryboardRevisionRow>, InferCreationAttributes<StoryboardRevisionRow>> {
+  declare video_id: string;
+  declare revision: number;
+  declare campaign_id: string;
+  declare document: Storyboard;
+  declare created_at: CreationOptional<Date>;
+  declare updated_at: CreationOptional<Date>;
+}
+
+/** An accepted edit of a video (decisions §12), run by the campaign actor: speaking, then rendering, then ready or failed. */
+export class VideoEdit extends Model<InferAttributes<VideoEdit>, InferCreationAttributes<VideoEdit>> {
+  declare id: string;
+  declare video_id: string;
+  declare campaign_id: string;
+  declare revision: number;
+  declare base_revision: number;
+  declare status: 'speaking' | 'rendering' | 'ready' | 'failed';
+  declare document: VideoEditDocument;
+  declare captions_key: CreationOptional<string | null>;
+  declare scenes_spoken: CreationOptional<number | null>;
+  declare error_code: CreationOptional<string | null>;
+  declare error_message: CreationOptional<string | null>;
+  declare lease_owner: CreationOptional<string | null>;
+  declare lease_expires_at: CreationOptional<Date | null>;
+  declare created_at: CreationOptional<Date>;
+  declare updated_at: CreationOptional<Date>;
+  declare finished_at: CreationOptional<Date | null>;
+}
+
 export class RenderAttempt extends Model<InferAttributes<RenderAttempt>, InferCreationAttributes<RenderAttempt>> {
   declare id: CreationOptional<number>;
   declare video_id: string;
@@ -282,6 +316,8 @@ export interface Models {
   CampaignPlan: typeof CampaignPlan;
   CampaignScript: typeof CampaignScript;
   Storyboard: typeof StoryboardRow;
+  StoryboardRevision: typeof StoryboardRevisionRow;
+  VideoEdit: typeof VideoEdit;
   RenderAttempt: typeof RenderAttempt;
   WebhookDelivery: typeof WebhookDelivery;
   WebhookAttempt: typeof WebhookAttempt;
@@ -310,6 +346,8 @@ export function defineModels(sequelize: Sequelize): Models {
     CampaignPlan: fresh(CampaignPlan),
     CampaignScript: fresh(CampaignScript),
     Storyboard: fresh(StoryboardRow),
+    StoryboardRevision: fresh(StoryboardRevisionRow),
+    VideoEdit: fresh(VideoEdit),
     RenderAttempt: fresh(RenderAttempt),
     WebhookDelivery: fresh(WebhookDelivery),
     WebhookAttempt: fresh(WebhookAttempt),
@@ -425,6 +463,8 @@ export function defineModels(sequelize: Sequelize): Models {
       error_code: DataTypes.STRING(40),
       error_message: DataTypes.TEXT,
       reported_at: DataTypes.BIGINT,
+      revision: { type: DataTypes.INTEGER, defaultValue: 1 },
+      file_revision: DataTypes.INTEGER,
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,
     },
@@ -508,6 +548,38 @@ export function defineModels(sequelize: Sequelize): Models {
       updated_at: DataTypes.DATE,
     },
     { sequelize, tableName: 'storyboards', modelName: 'Storyboard', ...common },
+  );
+  models.StoryboardRevision.init(
+    {
+      video_id: { type: DataTypes.UUID, primaryKey: true },
+      revision: { type: DataTypes.INTEGER, primaryKey: true },
+      campaign_id: DataTypes.UUID,
+      document: DataTypes.JSON,
+      created_at: DataTypes.DATE,
+      updated_at: DataTypes.DATE,
+    },
+    { sequelize, tableName: 'storyboard_revisions', modelName: 'StoryboardRevision', ...common },
+  );
+  models.VideoEdit.init(
+    {
+      id: { type: DataTypes.UUID, primaryKey: true },
+      video_id: DataTypes.UUID,
+      campaign_id: DataTypes.UUID,
+      revision: DataTypes.INTEGER,
+      base_revision: DataTypes.INTEGER,
+      status: DataTypes.STRING(12),
+      document: DataTypes.JSON,
+      captions_key: DataTypes.STRING(500),
+      scenes_spoken: DataTypes.INTEGER,
+      error_code: DataTypes.STRING(40),
+      error_message: DataTypes.TEXT,
+      lease_owner: DataTypes.STRING(200),
+      lease_expires_at: DataTypes.DATE,
+      created_at: DataTypes.DATE,
+      updated_at: DataTypes.DATE,
+      finished_at: DataTypes.DATE,
+    },
+    { sequelize, tableName: 'video_edits', modelName: 'VideoEdit', ...common },
   );
   models.RenderAttempt.init(
     {

@@ -14,12 +14,12 @@ type ModelName = keyof Models;
 export const MODEL_ACCESS = {
   accounts: { owns: ['Organization', 'User', 'UserSession', 'ApiKey', 'WebhookSecret'], reads: [] },
   campaigns: {
-    owns: ['Campaign', 'Video', 'CampaignEvent', 'CampaignWebhookEvent', 'UsageCounter', 'IdempotencyRecord'],
+    owns: ['Campaign', 'Video', 'VideoEdit', 'CampaignEvent', 'CampaignWebhookEvent', 'UsageCounter', 'IdempotencyRecord'],
     reads: [],
   },
   capture: { owns: ['PageCapture'], reads: [] },
   script: { owns: ['CampaignPlan', 'CampaignScript'], reads: [] },
-  voice: { owns: ['Storyboard'], reads: [] },
+  voice: { owns: ['Storyboard', 'StoryboardRevision'], reads: [] },
   rendering: { owns: ['RenderAttempt'], reads: [] },
   webhooks: { owns: ['WebhookDelivery', 'WebhookAttempt', 'WebhookRedelivery'], reads: [] },
   // The operators' reads across organizations (/metrics, the REPL): never a write.

@@ -63,6 +63,10 @@ const VIDEO_COLUMNS = [
   'captions_key',
   'captions_srt_key',
   'thumbnail_key',
+  'revision',
+  'file_revision',
+  'error_code',
+  'error_message',
 ] as const;
 const JSON_COLUMNS = new Set<string>(['languages', 'platforms', 'options', 'metadata']);
 

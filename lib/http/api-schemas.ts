@@ -230,6 +230,9 @@ export const VideoSchema = {
     'published_at',
     'script_source',
     'warnings',
+    'revision',
+    'file_revision',
+    'error',
   ],
   properties: {
     id: { type: 'string' },
@@ -268,6 +271,26 @@ export const VideoSchema = {
           message: { type: 'string' },
         },
       },
+    },
+    revision: {
+      type: 'integer',
+      minimum: 1,
+      description:
+        "The video document's revision (GET …/videos/{video_id}/document): 1 for the first render, +1 per accepted edit. While an edit renders (status rendering), the one being rendered.",
+    },
+    file_revision: {
+      type: ['integer', 'null'],
+      minimum: 1,
+      description:
+        'The revision the download links are of: while an edit renders, the previous one keeps being served; null before the first render.',
+    },
+    error: {
+      type: ['object', 'null'],
+      additionalProperties: false,
+      required: ['code', 'message'],
+      description:
+        "Why this video's last render failed: a campaign's render (render_failed), or an edit's re-render or narration (render_failed, speech_failed), after which the previous revision stays in place. Null otherwise.",
+      properties: { code: { type: 'string', maxLength: 40 }, message: { type: 'string' } },
     },
   },
 } as const;
@@ -539,6 +562,7 @@ export const CampaignReportSchema = {
 
 /** The body POSTed to a campaign's webhook_url for `event` (contract §6; `error` for campaign.failed, decisions §11). */
 export function webhookBodySchema(event: (typeof WEBHOOK_EVENT_TYPES)[number]) {
+  if (event === 'video.updated') return VideoUpdatedBodySchema;
   const failed = event === 'campaign.failed';
   return {
     type: 'object',
@@ -568,7 +592,7 @@ export const VideoDocumentParams = {
 
 export const VIDEO_DOCUMENT_FORMAT = 'universal-video-json';
 export const VIDEO_DOCUMENT_FORMAT_VERSION = '0.1';
-/** What the scene editor (and the PUT of the same path, to come) may hold: 1–12 scenes (decisions §12). */
+/** What a video document, and so an edit (PUT) and the scene editor, may hold: 1–12 scenes (decisions §12). */
 export const VIDEO_DOCUMENT_MAX_SCENES = 12;
 const SCENE_ID_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
 const readOnlySeconds = (description: string) => ({ type: 'number', minimum: 0, readOnly: true, description }) as const;
@@ -656,7 +680,8 @@ export const UniversalVideoJsonSchema = {
         logo_url: {
           type: ['string', 'null'],
           maxLength: 2048,
-          description: "The create's brand.logo_url, drawn on the title and closing cards; null: none.",
+          readOnly: true,
+          description: "The create's brand.logo_url, drawn on the title and closing cards; null: none. An edit cannot change it.",
         },
       },
     },
@@ -674,7 +699,7 @@ export const UniversalVideoJsonSchema = {
             type: 'string',
             pattern: SCENE_ID_PATTERN,
             description:
-              'Stable for the life of the video: an edit keeps a scene by its id (a scene of the first render is scene_<position>).',
+              "Stable for the life of the video: an edit keeps a scene by its id (a scene of the first render is scene_<position>); a new scene gets an id of the editor's choosing, unused in this video.",
           },
           kind: { type: 'string', enum: ['title', 'screen', 'closing'] },
           narration: { type: 'string', maxLength: 1000, description: 'The words spoken and captioned.' },
@@ -722,6 +747,65 @@ export const UniversalVideoJsonSchema = {
         },
       },
     },
+  },
+} as const;
+
+/**
+ * A schema as a request takes it: every member marked readOnly is optional (a client may send back what it read, or
+ * leave it out), at every depth. So the PUT of a video document is checked by the document's own schema.
+ */
+export function requestSchemaOf<T>(schema: T): T {
+  if (Array.isArray(schema)) return schema.map((item: unknown) => requestSchemaOf(item)) as T;
+  if (!schema || typeof schema !== 'object') return schema;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) copy[key] = requestSchemaOf(value);
+  const properties = copy.properties as Record<string, { readOnly?: boolean }> | undefined;
+  if (properties && Array.isArray(copy.required)) copy.required = (copy.required as string[]).filter((name) => !properties[name]?.readOnly);
+  return copy as T;
+}
+
+/**
+ * decisions §12: PUT /api/v1/campaigns/{id}/videos/{video_id}/document — the document (its read-only members
+ * optional) and the path's ids. The path's video_id is the document's own (read-only) member.
+ */
+const EditableDocument = requestSchemaOf(UniversalVideoJsonSchema);
+export const EditVideoDocumentParams = {
+  ...EditableDocument,
+  required: [...EditableDocument.required, 'id', 'video_id'],
+  properties: {
+    ...EditableDocument.properties,
+    id: CampaignIdParams.properties.id,
+    video_id: VideoDocumentParams.properties.video_id,
+  },
+} as const;
+
+export const EditedVideo = {
+  type: 'object',
+  required: ['success', 'video'],
+  properties: {
+    success: { const: true },
+    video: {
+      ...VideoSchema,
+      description: 'The video as GET shows it: status rendering, revision the new one, the previous files still served.',
+    },
+  },
+} as const;
+
+/** The body POSTed to a campaign's webhook_url for `video.updated` (decisions §12): an edit's re-render finished or failed. */
+export const VideoUpdatedBodySchema = {
+  type: 'object',
+  required: ['event', 'campaign_id', 'video', 'revision', 'timestamp'],
+  properties: {
+    event: { const: 'video.updated' },
+    campaign_id: { type: 'string', format: 'uuid' },
+    video: {
+      ...VideoSchema,
+      description:
+        'The video as GET shows it: ready at the new revision (file_revision equals revision), or, when the re-render failed, the previous revision in place with error saying why.',
+    },
+    revision: { type: 'integer', minimum: 2, description: 'The revision the edit made (whether it was rendered or failed).' },
+    metadata: { ...METADATA_SCHEMA, description: 'As given at creation; absent when none was.' },
+    timestamp: { type: 'string', format: 'date-time', description: 'When the re-render finished (ISO 8601, UTC).' },
   },
 } as const;
 

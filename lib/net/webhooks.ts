@@ -9,7 +9,10 @@ import http from 'node:http';
 import https from 'node:https';
 import { AddressBlockedError, assertAllowedHostLiteral, guardedLookup, type GuardOptions } from './net-guard';
 
-export const WEBHOOK_EVENT_TYPES = ['campaign.completed', 'campaign.failed'] as const;
+/** A campaign's terminal events (contract §6): one per campaign, the one redelivery sends again. */
+export const CAMPAIGN_EVENT_TYPES = ['campaign.completed', 'campaign.failed'] as const;
+/** Every event we send: the campaign's, and an edited video's re-render finished or failed (decisions §12, an extension). */
+export const WEBHOOK_EVENT_TYPES = [...CAMPAIGN_EVENT_TYPES, 'video.updated'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** Self-serve redelivery (decisions §11): at most this many requests per campaign in any 24 hours, then 429. */

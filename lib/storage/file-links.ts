@@ -106,7 +106,17 @@ export function verifyFileLink(
   return Number(expires) <= nowSeconds ? 'expired' : 'ok';
 }
 
-export type LinkableVideo = { id: string; status: string } & { [column in (typeof FILE_COLUMNS)[FileKind]]?: string | null };
+export type LinkableVideo = { id: string; status: string; file_revision?: number | null } & {
+  [column in (typeof FILE_COLUMNS)[FileKind]]?: string | null;
+};
+
+/**
+ * Whether a video's stored files are served: once it is ready, and, while an edit renders it again (decisions §12),
+ * still those of the revision before (file_revision), until the new one is ready.
+ */
+export function servesFiles(video: Pick<LinkableVideo, 'status' | 'file_revision'>): boolean {
+  return video.status === 'ready' || (video.status === 'rendering' && video.file_revision != null);
+}
 
 /** A video's download links, as the API shows them. */
 export interface FileLinks {
@@ -124,7 +134,7 @@ export const NO_FILE_LINKS: FileLinks = { file_url: null, captions_url: null, ca
  * with that file stored (a video rendered before posters and SRT existed has neither until it is rendered again).
  */
 export function fileLinks(config: AppConfig, key: Buffer, video: LinkableVideo, now = Date.now()): FileLinks {
-  const ready = video.status === 'ready';
+  const ready = servesFiles(video);
   const expiresAt = Math.floor((now + config.fileUrlTtlMs) / 1000);
   const link = (kind: FileKind) =>
     ready && video[FILE_COLUMNS[kind]] ? `${config.publicBaseUrl}${signFileLink({ kind, videoId: video.id, expiresAt }, key)}` : null;

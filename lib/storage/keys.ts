@@ -3,6 +3,7 @@
  * that writers and readers cannot disagree on a path.
  */
 const campaignPrefix = (campaignId: string) => `campaigns/${campaignId}`;
+const revisionSuffix = (revision: number) => (revision > 1 ? `-r${revision}` : '');
 
 export const storageKeys = {
   screenshot: (campaignId: string, variant: string, viewport: string, index: number) =>
@@ -15,11 +16,25 @@ export const storageKeys = {
   logo: (campaignId: string) => `${campaignPrefix(campaignId)}/capture/logo.png`,
   /** The campaign's music (create's music.url) as fetched (MP3, AAC, WAV or OGG: ffmpeg reads which), by the capture stage. */
   music: (campaignId: string) => `${campaignPrefix(campaignId)}/capture/music`,
-  video: (campaignId: string, videoId: string) => `${campaignPrefix(campaignId)}/videos/${videoId}.mp4`,
+  /** A video's files; revision 1's keep the names they had before edits existed, an edit's carry its revision. */
+  video: (campaignId: string, videoId: string, revision = 1) =>
+    `${campaignPrefix(campaignId)}/videos/${videoId}${revisionSuffix(revision)}.mp4`,
   /** The video's poster frame (thumbnail_url), written by the renderer beside the video. */
-  thumbnail: (campaignId: string, videoId: string) => `${campaignPrefix(campaignId)}/videos/${videoId}.jpg`,
+  thumbnail: (campaignId: string, videoId: string, revision = 1) =>
+    `${campaignPrefix(campaignId)}/videos/${videoId}${revisionSuffix(revision)}.jpg`,
   /** The video's SubRip captions (captions_srt_url), made by the renderer from the cues it burned in. */
-  captionsSrt: (campaignId: string, videoId: string) => `${campaignPrefix(campaignId)}/videos/${videoId}.srt`,
+  captionsSrt: (campaignId: string, videoId: string, revision = 1) =>
+    `${campaignPrefix(campaignId)}/videos/${videoId}${revisionSuffix(revision)}.srt`,
+  /**
+   * An edit's audio (decisions §12): a scene spoken again, the video's narration track and its WebVTT, under the
+   * video and the revision (a language's first narration is shared by its platforms' videos; an edit is one video's).
+   */
+  editSceneAudio: (campaignId: string, videoId: string, revision: number, sceneId: string) =>
+    `${campaignPrefix(campaignId)}/voice/edits/${videoId}/r${revision}/scene-${sceneId}.wav`,
+  editNarration: (campaignId: string, videoId: string, revision: number) =>
+    `${campaignPrefix(campaignId)}/voice/edits/${videoId}/r${revision}/narration.wav`,
+  editCaptions: (campaignId: string, videoId: string, revision: number) =>
+    `${campaignPrefix(campaignId)}/voice/edits/${videoId}/r${revision}/captions.vtt`,
 };
 
 /**

@@ -474,3 +474,33 @@ export function parseWebVtt(text: string): Cue[] {
   }
   return cues;
 }
+
+/**
+ * A video's cues from its timed scenes, in the captions mode it asks for: `words`, short groups timed by each scene's
+ * words (seconds of the scene's own audio); otherwise sentences spread over each scene. Used by the voice stage for
+ * a language's first narration and for an edit's.
+ */
+export function videoCues(
+  scenes: Array<{
+    text: string;
+    startSeconds: number;
+    durationSeconds: number;
+    words?: Array<{ text: string; start: number; end: number }>;
+  }>,
+  language: LanguageCode,
+  captions: 'burned' | 'file_only' | 'words' | undefined,
+): Cue[] {
+  if (captions === 'words')
+    return buildWordCues(
+      scenes.map((s) => ({
+        words: (s.words ?? []).map((w) => ({ ...w, start: s.startSeconds + w.start, end: s.startSeconds + w.end })),
+        startSeconds: s.startSeconds,
+        durationSeconds: s.durationSeconds,
+      })),
+      language,
+    );
+  return buildCues(
+    scenes.map((s) => ({ text: s.text, startSeconds: s.startSeconds, durationSeconds: s.durationSeconds })),
+    language,
+  );
+}

@@ -328,7 +328,8 @@ export const orchestratorMethods = {
     const { campaign_id: campaignId, video_id: videoId, at, ...changes } = report;
     const { Campaign: Campaigns, Video: Videos } = this.db.models;
     const [applied] = await Videos.update(
-      { ...changes, reported_at: at },
+      // A campaign's render is the video's first revision: once ready, its files are revision 1's.
+      { ...changes, ...(changes.status === 'ready' ? { file_revision: 1 } : {}), reported_at: at },
       { where: { id: videoId, campaign_id: campaignId, [Op.or]: [{ reported_at: null }, { reported_at: { [Op.lt]: at } }] }, transaction },
     );
     if (applied === 0 || changes.status !== 'ready') return;
@@ -411,6 +412,7 @@ export const orchestratorMethods = {
       limit: 100,
     });
     for (const { id } of orphaned) this.advance(id).catch(() => undefined);
+    await this.resumeEdits();
     await this.closeAbandoned(now);
   },
 
@@ -441,5 +443,6 @@ export const orchestratorMethods = {
     if (configOf(this.broker).pipelinePaused) return;
     const waiting = await this.db.models.Campaign.findAll({ where: { status: [...GENERATING_STATES] }, attributes: ['id'], limit: 500 });
     for (const { id } of waiting) this.advance(id).catch(() => undefined);
+    await this.resumeEdits();
   },
 } satisfies OrchestratorMethods & ThisType<CampaignsThis>;

@@ -7,8 +7,9 @@ import type { Attributes, FindOptions, Transaction } from 'sequelize';
 import type { CampaignMetadata, CampaignOptions } from '../../lib/campaign/options';
 import type { StageParams, StageInput, VideoReport } from '../../lib/campaign/stages';
 import type { CampaignState, GeneratingState } from '../../lib/campaign/states';
-import type { CampaignListView, CampaignRow, CampaignView, VideoRow } from '../../lib/campaign/view';
-import type { Campaign } from '../../lib/db/models';
+import type { CampaignListView, CampaignRow, CampaignView, VideoRow, VideoView } from '../../lib/campaign/view';
+import type { VideoEditInput } from '../../lib/campaign/video-edit';
+import type { Campaign, Video } from '../../lib/db/models';
 import type { AuthContext } from '../../lib/http/auth';
 import type { FileKind, FileLinks, LinkableVideo } from '../../lib/storage/file-links';
 import type { UsageReport } from '../../lib/ops/reports';
@@ -44,6 +45,21 @@ export interface CampaignByIdParams {
 /** campaigns.videoDocument: the campaign's id and one of its videos', from the path. */
 export interface VideoDocumentByIdParams extends CampaignByIdParams {
   video_id: string;
+}
+/** campaigns.editVideo (PUT …/document, decisions §12): the edited document (read-only members optional) and the path's ids. */
+export type EditVideoParams = VideoEditInput & { id: string; video_id: string };
+/** campaigns.editVideo's answer (202): the video rendering at its new revision. */
+export interface EditVideoResult {
+  success: true;
+  video: VideoView;
+}
+/** The edits' parts (services/campaigns/edits.ts). */
+export interface EditMethods {
+  documentOf(campaign: Campaign, video: Video): Promise<VideoDocument | null>;
+  takeEditLease(editId: string): Promise<boolean>;
+  runEdit(editId: string): Promise<void>;
+  settleEdit(editId: string, outcome: { report: VideoReport } | { error: { code: string; message: string } }): Promise<void>;
+  resumeEdits(): Promise<void>;
 }
 /** campaigns.videoDocument's answer (decisions §12). */
 export interface VideoDocumentResult {
@@ -145,6 +161,7 @@ export interface CampaignsActions {
   'campaigns.create': { params: CreateCampaignParams; result: CreateCampaignResult };
   'campaigns.get': { params: CampaignByIdParams; result: CampaignView };
   'campaigns.videoDocument': { params: VideoDocumentByIdParams; result: VideoDocumentResult };
+  'campaigns.editVideo': { params: EditVideoParams; result: EditVideoResult };
   'campaigns.publish': { params: CampaignByIdParams; result: CampaignView };
   'campaigns.browse': { params: ListCampaignsParams; result: CampaignList };
   'campaigns.timeline': { params: CampaignByIdParams; result: TimelineEvent[] };
@@ -213,13 +230,15 @@ export interface OrchestratorMethods {
   resumeWaiting(): Promise<void>;
 }
 
-export type CampaignsMethods = DbMethods<'campaigns'> & CampaignApiMethods & OrchestratorMethods & RetryMethods;
+export type CampaignsMethods = DbMethods<'campaigns'> & CampaignApiMethods & OrchestratorMethods & RetryMethods & EditMethods;
 
 /** What the actor keeps on `this`: the reaper's timer, the stop flag, and the campaigns this node is advancing. */
 export interface CampaignsLocalVars {
   sweepTimer?: NodeJS.Timeout;
   stopping?: boolean;
   running?: Set<string>;
+  /** The video edits this node is running (services/campaigns/edits.ts). */
+  editing?: Set<string>;
 }
 
 export type CampaignsThis = Service<ServiceSettingSchema> & CampaignsMethods & CampaignsLocalVars;

@@ -143,6 +143,11 @@ function webhookOperations(): Record<string, unknown> {
       'A campaign failed',
       'The campaign failed (or was canceled, or timed out); error says why, with the same code and message as GET.',
     ),
+    'video.updated': operation(
+      'video.updated',
+      "An edited video's re-render ended (an extension of the contract's events)",
+      "After PUT …/videos/{video_id}/document: the video is ready at the new revision (file_revision equals revision), or its re-render failed and the previous revision stays in place, the video's error saying why. Its own event id per edit.",
+    ),
   };
 }
 
@@ -216,14 +221,21 @@ export function buildOpenApiDocument(config: Pick<AppConfig, 'maxBodyBytes'>): R
     if (action.method === 'POST' || action.method === 'PUT' || action.method === 'PATCH') {
       const bodyProps = Object.fromEntries(Object.entries(params.properties ?? {}).filter(([name]) => !pathParams.includes(name)));
       if (Object.keys(bodyProps).length) {
-        operation.requestBody = { required: true, content: { 'application/json': { schema: { ...params, properties: bodyProps } } } };
-        (operation.parameters as unknown[]).push({
-          name: 'Idempotency-Key',
-          in: 'header',
-          required: false,
-          description: 'Same key and body within 24 h returns the first response again; same key with another body gives 409.',
-          schema: { type: 'string', maxLength: 255 },
-        });
+        const schema = openapi.requestBody ?? {
+          ...params,
+          properties: bodyProps,
+          required: params.required?.filter((n) => !pathParams.includes(n)),
+        };
+        operation.requestBody = { required: true, content: { 'application/json': { schema } } };
+        // Only a create replays by Idempotency-Key; a PUT carries its own guard (a document's revision).
+        if (action.method === 'POST')
+          (operation.parameters as unknown[]).push({
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            description: 'Same key and body within 24 h returns the first response again; same key with another body gives 409.',
+            schema: { type: 'string', maxLength: 255 },
+          });
         Object.assign(operation.responses as object, {
           409: errorResponse('conflict: Idempotency-Key reused with a different body, or the request conflicts with the current state.'),
           413: errorResponse(`invalid_input: body larger than ${formatBytes(config.maxBodyBytes)}.`),

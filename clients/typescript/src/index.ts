@@ -25,6 +25,13 @@ export type ErrorBody = Json<paths['/api/v1/campaigns/{id}']['get']['responses']
 export type CampaignCompletedEvent = NonNullable<webhooks['campaign.completed']['post']['requestBody']>['content']['application/json'];
 export type CampaignFailedEvent = NonNullable<webhooks['campaign.failed']['post']['requestBody']>['content']['application/json'];
 export type CampaignEvent = CampaignCompletedEvent | CampaignFailedEvent;
+/** An edited video's re-render ended (PUT …/videos/{video_id}/document): ready at the new revision, or failed with the previous kept. */
+export type VideoUpdatedEvent = NonNullable<webhooks['video.updated']['post']['requestBody']>['content']['application/json'];
+/** Every event a webhook_url receives; `event` tells which. */
+export type WebhookEvent = CampaignEvent | VideoUpdatedEvent;
+/** A video as a Universal Video JSON document (GET and PUT /api/v1/campaigns/{id}/videos/{video_id}/document). */
+export type VideoDocument = Json<paths['/api/v1/campaigns/{id}/videos/{video_id}/document']['get']['responses'][200]>['document'];
+export type EditedVideo = Json<paths['/api/v1/campaigns/{id}/videos/{video_id}/document']['put']['responses'][202]>;
 
 export interface CampaignClientOptions extends Omit<ClientOptions, 'baseUrl' | 'headers'> {
   /** The service's origin, e.g. https://videos.example.com (paths carry /api/v1). */
@@ -54,7 +61,7 @@ export function verifyWebhook(
   delivery: WebhookDelivery,
   secret: string,
   { toleranceSeconds = 300, now = Date.now() }: { toleranceSeconds?: number; now?: number } = {},
-): CampaignEvent | null {
+): WebhookEvent | null {
   const header = (name: string): string => {
     const value = delivery.headers instanceof Headers ? delivery.headers.get(name) : delivery.headers[name.toLowerCase()];
     return (Array.isArray(value) ? value[0] : value) ?? '';
@@ -67,5 +74,5 @@ export function verifyWebhook(
   const body = Buffer.isBuffer(delivery.rawBody) ? delivery.rawBody : Buffer.from(delivery.rawBody, 'utf8');
   const expected = crypto.createHmac('sha256', secret).update(`${timestamp}.${eventId}.`).update(body).digest('hex');
   if (signature.length !== expected.length || !crypto.timingSafeEqual(Buffer.from(signature), Buffer.from(expected))) return null;
-  return JSON.parse(body.toString('utf8')) as CampaignEvent;
+  return JSON.parse(body.toString('utf8')) as WebhookEvent;
 }

@@ -48,26 +48,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/campaigns/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Read a campaign and its videos
-         * @description The source of truth for a campaign: its status, progress, videos with signed download links once ready, error when failed, and report_id once it has an outcome. Polling every 10–15 s stays within the rate limits.
-         */
-        get: operations["campaigns_get"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/campaigns/{id}/videos/{video_id}/document": {
         parameters: {
             query?: never;
@@ -80,6 +60,30 @@ export interface paths {
          * @description The video's settings (voice, captions, quality, brand), its scenes in order (narration, headline, the screenshot shown, measured start and duration) and every screenshot the campaign captured, with signed links. Its schema: GET /api/v1/schemas/universal-video-json.json. Exists once the video's narration is recorded (from the rendering state on).
          */
         get: operations["campaigns_videoDocument"];
+        /**
+         * Edit a video: PUT its changed document, re-rendered from what changed
+         * @description Change narration and headlines, reorder, remove or add screen scenes (1–12 scenes: at most one title, first, and one closing, last), show another of the campaign's screenshots, change the voice, captions, quality (draft for a cheap preview) or brand colour. Send the document as read, with the revision read (read-only members may be left out). Scenes whose words and voice are unchanged keep their audio; only this video is rendered again. Answers 202 with the video rendering at the new revision; the previous files keep being served until it is ready, and a failed re-render leaves them with the reason in the video's error. video.updated is sent when it ends. Only while the campaign is in review; no quota is drawn; 30 accepted edits per video per 24 hours.
+         */
+        put: operations["campaigns_editVideo"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a campaign and its videos
+         * @description The source of truth for a campaign: its status, progress, videos with signed download links once ready, error when failed, and report_id once it has an outcome. Polling every 10–15 s stays within the rate limits.
+         */
+        get: operations["campaigns_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -350,6 +354,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "video.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An edited video's re-render ended (an extension of the contract's events)
+         * @description After PUT …/videos/{video_id}/document: the video is ready at the new revision (file_revision equals revision), or its re-render failed and the previous revision stays in place, the video's error saying why. Its own event id per edit. Sent at most 3 times automatically (same event id, fresh timestamp and signature); answer 2xx within a few seconds — a redirect is a failure. Handlers must be idempotent.
+         */
+        post: operations["webhook_video_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -418,12 +442,12 @@ export interface components {
             brand: {
                 /** @description #rrggbb: the title and closing cards' colour (the create's brand.primary_color, else the page's); null when the page's is not a plain colour. */
                 primary_color: string | null;
-                /** @description The create's brand.logo_url, drawn on the title and closing cards; null: none. */
-                logo_url: string | null;
+                /** @description The create's brand.logo_url, drawn on the title and closing cards; null: none. An edit cannot change it. */
+                readonly logo_url: string | null;
             };
             /** @description In the order they play: one title scene first, screen scenes, one closing scene last. */
             scenes: {
-                /** @description Stable for the life of the video: an edit keeps a scene by its id (a scene of the first render is scene_<position>). */
+                /** @description Stable for the life of the video: an edit keeps a scene by its id (a scene of the first render is scene_<position>); a new scene gets an id of the editor's choosing, unused in this video. */
                 id: string;
                 /** @enum {string} */
                 kind: "title" | "screen" | "closing";
@@ -549,6 +573,15 @@ export interface operations {
                                     code: "narration_not_in_language";
                                     message: string;
                                 }[];
+                                /** @description The video document's revision (GET …/videos/{video_id}/document): 1 for the first render, +1 per accepted edit. While an edit renders (status rendering), the one being rendered. */
+                                revision: number;
+                                /** @description The revision the download links are of: while an edit renders, the previous one keeps being served; null before the first render. */
+                                file_revision: number | null;
+                                /** @description Why this video's last render failed: a campaign's render (render_failed), or an edit's re-render or narration (render_failed, speech_failed), after which the previous revision stays in place. Null otherwise. */
+                                error: {
+                                    code: string;
+                                    message: string;
+                                } | null;
                             }[];
                             /** @description Present when status is failed. */
                             error?: {
@@ -1199,6 +1232,310 @@ export interface operations {
             };
         };
     };
+    campaigns_videoDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                video_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description The limit that applied. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Reset time, Unix milliseconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The key's scopes, comma-separated. */
+                    "X-Service-Api-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        document: components["schemas"]["UniversalVideoJson"];
+                    };
+                };
+            };
+            /** @description invalid_input: the request is malformed or a field is invalid; the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the key lacks the required scope, or the plan has no API access. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: unknown id, or another organization's. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description conflict: the video has no document yet (its narration is not recorded: the campaign is still collecting, processing, scripting or in voiceover, or failed before it). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: a request limit (body { error: "Too many requests" }, Retry-After header) or the monthly quota (standard error body with details). */
+            429: {
+                headers: {
+                    /** @description The limit that applied. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Reset time, Unix milliseconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait: the request limiter, or an allowance whose details carry retry_after_seconds. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["LimiterBody"];
+                };
+            };
+            /** @description internal: failure on our side; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal: a dependency is unreachable (the database, the rate-limit infrastructure) or a service is briefly unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait (5). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    campaigns_editVideo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                video_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UniversalVideoJson"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            202: {
+                headers: {
+                    /** @description The limit that applied. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Reset time, Unix milliseconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The key's scopes, comma-separated. */
+                    "X-Service-Api-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @description The video as GET shows it: status rendering, revision the new one, the previous files still served. */
+                        video: {
+                            id: string;
+                            /** @enum {string} */
+                            platform: "tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin";
+                            language: string;
+                            /** @enum {string} */
+                            status: "queued" | "rendering" | "ready" | "failed";
+                            /** @description Signed, expiring download link (video/mp4); null until ready. */
+                            file_url: string | null;
+                            /** @description WebVTT captions (text/vtt), signed like file_url; null until ready. */
+                            captions_url: string | null;
+                            /** @description The same captions as SubRip (application/x-subrip, UTF-8, CRLF), signed like file_url; null until ready. */
+                            captions_srt_url: string | null;
+                            /** @description Poster frame (image/jpeg, the video's frame size): a frame of the hero scene, the first screen after the title card. Signed like file_url; null until ready. */
+                            thumbnail_url: string | null;
+                            duration_seconds: number | null;
+                            /** Format: date-time */
+                            published_at: string | null;
+                            /**
+                             * @description Where the narration's text came from: the page's own version in this language (localized_page), the configured translation provider (translated), or, with neither, the page's text in its own language between an opening and a closing line in this language (source_text; see warnings). Null until the script is written.
+                             * @enum {string|null}
+                             */
+                            script_source: "localized_page" | "translated" | "source_text" | null;
+                            /** @description What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language. */
+                            warnings: {
+                                /** @enum {string} */
+                                code: "narration_not_in_language";
+                                message: string;
+                            }[];
+                            /** @description The video document's revision (GET …/videos/{video_id}/document): 1 for the first render, +1 per accepted edit. While an edit renders (status rendering), the one being rendered. */
+                            revision: number;
+                            /** @description The revision the download links are of: while an edit renders, the previous one keeps being served; null before the first render. */
+                            file_revision: number | null;
+                            /** @description Why this video's last render failed: a campaign's render (render_failed), or an edit's re-render or narration (render_failed, speech_failed), after which the previous revision stays in place. Null otherwise. */
+                            error: {
+                                code: string;
+                                message: string;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description invalid_input: the document is not valid (the message names the field): an unknown member, a read-only one changed, a screen id not of this campaign, text over its limit, an empty narration on a screen scene, a title not first or a closing not last. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the key lacks the required scope, or the plan has no API access. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: unknown id, or another organization's. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description conflict: the campaign is not in review; the revision is not the video's current one (read the document again); or an edit of this video is still being rendered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_input: body larger than 64 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_input: a Content-Encoding other than gzip, deflate, br, zstd, or a charset other than UTF-8. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_input: the page could not be captured, or its host name did not resolve in time. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: a request limit (limiter body), or this video had 30 accepted edits in the last 24 hours (standard body, details { limit, retry_after_seconds }); both with Retry-After. */
+            429: {
+                headers: {
+                    /** @description The limit that applied. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Reset time, Unix milliseconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait: the request limiter, or an allowance whose details carry retry_after_seconds. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["LimiterBody"];
+                };
+            };
+            /** @description internal: failure on our side; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal: a dependency is unreachable (the database, the rate-limit infrastructure) or a service is briefly unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait (5). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     campaigns_get: {
         parameters: {
             query?: never;
@@ -1267,6 +1604,15 @@ export interface operations {
                                 code: "narration_not_in_language";
                                 message: string;
                             }[];
+                            /** @description The video document's revision (GET …/videos/{video_id}/document): 1 for the first render, +1 per accepted edit. While an edit renders (status rendering), the one being rendered. */
+                            revision: number;
+                            /** @description The revision the download links are of: while an edit renders, the previous one keeps being served; null before the first render. */
+                            file_revision: number | null;
+                            /** @description Why this video's last render failed: a campaign's render (render_failed), or an edit's re-render or narration (render_failed, speech_failed), after which the previous revision stays in place. Null otherwise. */
+                            error: {
+                                code: string;
+                                message: string;
+                            } | null;
                         }[];
                         /** @description Present when status is failed. */
                         error?: {
@@ -1492,123 +1838,6 @@ export interface operations {
             };
         };
     };
-    campaigns_videoDocument: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-                video_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    /** @description The limit that applied. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Reset time, Unix milliseconds. */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description The key's scopes, comma-separated. */
-                    "X-Service-Api-Scopes"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        success: true;
-                        document: components["schemas"]["UniversalVideoJson"];
-                    };
-                };
-            };
-            /** @description invalid_input: the request is malformed or a field is invalid; the message names the field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description unauthorized: missing, invalid or revoked API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description forbidden: the key lacks the required scope, or the plan has no API access. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description not_found: unknown id, or another organization's. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description conflict: the video has no document yet (its narration is not recorded: the campaign is still collecting, processing, scripting or in voiceover, or failed before it). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description rate_limited: a request limit (body { error: "Too many requests" }, Retry-After header) or the monthly quota (standard error body with details). */
-            429: {
-                headers: {
-                    /** @description The limit that applied. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Reset time, Unix milliseconds. */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait: the request limiter, or an allowance whose details carry retry_after_seconds. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["LimiterBody"];
-                };
-            };
-            /** @description internal: failure on our side; retry with backoff. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description internal: a dependency is unreachable (the database, the rate-limit infrastructure) or a service is briefly unavailable; retry after Retry-After. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait (5). */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
     campaigns_publish: {
         parameters: {
             query?: never;
@@ -1677,6 +1906,15 @@ export interface operations {
                                 code: "narration_not_in_language";
                                 message: string;
                             }[];
+                            /** @description The video document's revision (GET …/videos/{video_id}/document): 1 for the first render, +1 per accepted edit. While an edit renders (status rendering), the one being rendered. */
+                            revision: number;
+                            /** @description The revision the download links are of: while an edit renders, the previous one keeps being served; null before the first render. */
+                            file_revision: number | null;
+                            /** @description Why this video's last render failed: a campaign's render (render_failed), or an edit's re-render or narration (render_failed, speech_failed), after which the previous revision stays in place. Null otherwise. */
+                            error: {
+                                code: string;
+                                message: string;
+                            } | null;
                         }[];
                         /** @description Present when status is failed. */
                         error?: {
@@ -1979,6 +2217,15 @@ export interface operations {
                                 code: "narration_not_in_language";
                                 message: string;
                             }[];
+                            /** @description The video document's revision (GET …/videos/{video_id}/document): 1 for the first render, +1 per accepted edit. While an edit renders (status rendering), the one being rendered. */
+                            revision: number;
+                            /** @description The revision the download links are of: while an edit renders, the previous one keeps being served; null before the first render. */
+                            file_revision: number | null;
+                            /** @description Why this video's last render failed: a campaign's render (render_failed), or an edit's re-render or narration (render_failed, speech_failed), after which the previous revision stays in place. Null otherwise. */
+                            error: {
+                                code: string;
+                                message: string;
+                            } | null;
                         }[];
                         /** @description Present when status is failed. */
                         error?: {
@@ -2246,7 +2493,7 @@ export interface operations {
                         /** @description The X-Service-Event-Id of the first delivery, sent again unchanged. */
                         event_id: string;
                         /** @enum {string} */
-                        event: "campaign.completed" | "campaign.failed";
+                        event: "campaign.completed" | "campaign.failed" | "video.updated";
                         /**
                          * @description Queued: it is sent at once, signed with a fresh timestamp.
                          * @constant
@@ -3482,6 +3729,15 @@ export interface operations {
                             code: "narration_not_in_language";
                             message: string;
                         }[];
+                        /** @description The video document's revision (GET …/videos/{video_id}/document): 1 for the first render, +1 per accepted edit. While an edit renders (status rendering), the one being rendered. */
+                        revision: number;
+                        /** @description The revision the download links are of: while an edit renders, the previous one keeps being served; null before the first render. */
+                        file_revision: number | null;
+                        /** @description Why this video's last render failed: a campaign's render (render_failed), or an edit's re-render or narration (render_failed, speech_failed), after which the previous revision stays in place. Null otherwise. */
+                        error: {
+                            code: string;
+                            message: string;
+                        } | null;
                     }[];
                     /** @description As given at creation; absent when none was. */
                     metadata?: {
@@ -3575,6 +3831,15 @@ export interface operations {
                             code: "narration_not_in_language";
                             message: string;
                         }[];
+                        /** @description The video document's revision (GET …/videos/{video_id}/document): 1 for the first render, +1 per accepted edit. While an edit renders (status rendering), the one being rendered. */
+                        revision: number;
+                        /** @description The revision the download links are of: while an edit renders, the previous one keeps being served; null before the first render. */
+                        file_revision: number | null;
+                        /** @description Why this video's last render failed: a campaign's render (render_failed), or an edit's re-render or narration (render_failed, speech_failed), after which the previous revision stays in place. Null otherwise. */
+                        error: {
+                            code: string;
+                            message: string;
+                        } | null;
                     }[];
                     /** @description Present when status is failed. */
                     error: {
@@ -3589,6 +3854,105 @@ export interface operations {
                     /**
                      * Format: date-time
                      * @description When the event happened (ISO 8601, UTC).
+                     */
+                    timestamp: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received: no further attempt is made. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_video_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Unique per event, the same on every attempt and redelivery: deduplicate on it.
+                 * @example evt_0b4f2c4e-8d1a-4c55-9a77-3f1e2d5c6b7a
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; reject ones too far from now.
+                 * @example 1764000000
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256, keyed with the organization's webhook secret, of `{timestamp}.{event id}.{raw body}`.
+                 * @example 5d41402abc4b2a76b9719d911017c592…
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description Always HMAC-SHA256.
+                 * @example HMAC-SHA256
+                 */
+                "X-Service-Signature-Alg": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "video.updated";
+                    /** Format: uuid */
+                    campaign_id: string;
+                    /** @description The video as GET shows it: ready at the new revision (file_revision equals revision), or, when the re-render failed, the previous revision in place with error saying why. */
+                    video: {
+                        id: string;
+                        /** @enum {string} */
+                        platform: "tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin";
+                        language: string;
+                        /** @enum {string} */
+                        status: "queued" | "rendering" | "ready" | "failed";
+                        /** @description Signed, expiring download link (video/mp4); null until ready. */
+                        file_url: string | null;
+                        /** @description WebVTT captions (text/vtt), signed like file_url; null until ready. */
+                        captions_url: string | null;
+                        /** @description The same captions as SubRip (application/x-subrip, UTF-8, CRLF), signed like file_url; null until ready. */
+                        captions_srt_url: string | null;
+                        /** @description Poster frame (image/jpeg, the video's frame size): a frame of the hero scene, the first screen after the title card. Signed like file_url; null until ready. */
+                        thumbnail_url: string | null;
+                        duration_seconds: number | null;
+                        /** Format: date-time */
+                        published_at: string | null;
+                        /**
+                         * @description Where the narration's text came from: the page's own version in this language (localized_page), the configured translation provider (translated), or, with neither, the page's text in its own language between an opening and a closing line in this language (source_text; see warnings). Null until the script is written.
+                         * @enum {string|null}
+                         */
+                        script_source: "localized_page" | "translated" | "source_text" | null;
+                        /** @description What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language. */
+                        warnings: {
+                            /** @enum {string} */
+                            code: "narration_not_in_language";
+                            message: string;
+                        }[];
+                        /** @description The video document's revision (GET …/videos/{video_id}/document): 1 for the first render, +1 per accepted edit. While an edit renders (status rendering), the one being rendered. */
+                        revision: number;
+                        /** @description The revision the download links are of: while an edit renders, the previous one keeps being served; null before the first render. */
+                        file_revision: number | null;
+                        /** @description Why this video's last render failed: a campaign's render (render_failed), or an edit's re-render or narration (render_failed, speech_failed), after which the previous revision stays in place. Null otherwise. */
+                        error: {
+                            code: string;
+                            message: string;
+                        } | null;
+                    };
+                    /** @description The revision the edit made (whether it was rendered or failed). */
+                    revision: number;
+                    /** @description As given at creation; absent when none was. */
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                    /**
+                     * Format: date-time
+                     * @description When the re-render finished (ISO 8601, UTC).
                      */
                     timestamp: string;
                 };
