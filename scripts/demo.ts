@@ -261,6 +261,7 @@ async function main(): Promise<void> {
       `✔ webhook ${event.event} (${String(webhook.headers['x-service-event-id'])}), status ${event.status}, ${event.videos.length} videos: signature ${verified ? 'verified' : 'WRONG'}`,
     );
     if (!verified) throw new Error('the webhook signature did not verify');
+    await demoEdit({ base, url, key, receiver, secret, db, sheetDir });
     const published = await api<{ status: string }>(base, 'POST', `${url}/publish`, key);
     console.log(`✔ POST ${url}/publish → ${published.status}, status ${published.body.status}`);
     await receiver.close();
@@ -285,3 +286,71 @@ main().catch((err) => {
   console.error(`✖ demo failed: ${err instanceof Error ? err.message : err}`);
   process.exit(1);
 });
+
+interface DocumentScene {
+  id: string;
+  kind: string;
+  narration: string;
+  headline: string;
+  start_seconds: number;
+}
+
+/**
+ * An edit, as a customer makes one (decisions §12): the first video's document read, its first screen scene's
+ * narration and headline changed, PUT; the re-render followed to `video.updated`, and the revision's contact sheet.
+ */
+async function demoEdit(demo: {
+  base: string;
+  url: string;
+  key: string;
+  receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
+  secret: string;
+  db: string;
+  sheetDir: string;
+}): Promise<void> {
+  const { base, url, key, receiver, secret } = demo;
+  const campaign = await api<{ videos: Array<{ id: string }> }>(base, 'GET', url, key);
+  const videoId = campaign.body.videos[0].id;
+  const path_ = `${url}/videos/${videoId}/document`;
+  const read = await api<{ document: { revision: number; scenes: DocumentScene[] } }>(base, 'GET', path_, key);
+  const document = read.body.document;
+  const scene = document.scenes.find((s) => s.kind === 'screen');
+  if (!scene) return;
+  scene.narration = `${scene.narration.split(/(?<=[.!?。])\s*/)[0]} This line was changed by an edit.`;
+  scene.headline = 'Edited headline';
+  const events = receiver.received.length;
+  const edited = await api<{ video: { status: string; revision: number; file_revision: number } }>(base, 'PUT', path_, key, document);
+  console.log(
+    `✔ PUT ${path_} → ${edited.status}, video ${edited.body.video.status} at revision ${edited.body.video.revision} (revision ${edited.body.video.file_revision} served meanwhile)`,
+  );
+  for (let i = 0; i < 1200 && receiver.received.length === events; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+  const delivery = receiver.received[events];
+  if (!delivery) throw new Error('no video.updated webhook arrived');
+  if (!verifyWebhook(delivery, secret)) throw new Error('the video.updated signature did not verify');
+  const updated = JSON.parse(delivery.body) as { event: string; revision: number; video: { status: string; error: unknown } };
+  console.log(
+    `✔ webhook ${updated.event}: revision ${updated.revision}, video ${updated.video.status}${updated.video.error ? ` ${JSON.stringify(updated.video.error)}` : ''}, signature verified`,
+  );
+  const { stdout } = await run('sqlite3', [
+    '-json',
+    demo.db,
+    `SELECT document FROM storyboard_revisions WHERE video_id = '${videoId}' AND revision = ${updated.revision}`,
+  ]).catch(() => ({ stdout: '[]' }));
+  const [row] = JSON.parse(stdout || '[]') as Array<{ document: string }>;
+  if (!row) return;
+  const board = JSON.parse(row.document) as Storyboard;
+  const file = path.resolve(path.dirname(demo.db), 'files', 'campaigns', board.campaignId, 'videos', `${videoId}-r${updated.revision}.mp4`);
+  for (const s of board.scenes)
+    console.log(
+      `    ${s.startSeconds.toFixed(1).padStart(5)} s  ${s.kind.padEnd(7)} ${s.onScreenText} — ${s.narration.map((n) => n.text).join(' ')}`,
+    );
+  if (fs.existsSync(file)) {
+    const { sheet } = await contactSheet(
+      file,
+      board,
+      path.join(demo.sheetDir, `${board.language}-${board.platform}-r${updated.revision}.jpg`),
+      480,
+    );
+    console.log(`    contact sheet ${sheet}`);
+  }
+}

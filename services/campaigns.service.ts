@@ -218,7 +218,11 @@ const CampaignsService: ServiceSchema<ServiceSettingSchema, CampaignsMethods, Ca
         try {
           await sequelize.transaction(async (transaction: Transaction) => {
             await this.applyTransition({ campaign_id: id, to: 'published', detail: 'published by the customer' }, transaction);
-            await models.Video.update({ published_at: now }, { where: { campaign_id: id, status: 'ready' }, transaction });
+            // Every video with a file served: a video an edit is rendering again is published with its previous revision.
+            await models.Video.update(
+              { published_at: now },
+              { where: { campaign_id: id, [Op.or]: [{ status: 'ready' }, { file_revision: { [Op.ne]: null } }] }, transaction },
+            );
           });
         } catch (err) {
           if (err instanceof InvalidTransitionError) throw conflict(`Only a campaign in review can be published; this one is ${err.from}.`);

@@ -68,10 +68,11 @@ export const editActions: CampaignsActionSchemas = {
       if (!campaign) throw notFound();
       const video = await models.Video.findOne({ where: { id: videoId, campaign_id: campaignId } });
       if (!video) throw notFound();
-      const refuseState = async (found: Campaign, at: Video) => {
+      // Asked before the document is read, then again under the rows' locks (in the transaction: SQLite has one writer).
+      const refuseState = async (found: Campaign, at: Video, transaction?: Transaction) => {
         if (found.status !== 'review')
           throw conflict(`Only a video of a campaign in review can be edited; this campaign is ${found.status}.`);
-        const running = await models.VideoEdit.findOne({ where: { video_id: videoId, status: [...VIDEO_EDIT_RUNNING] } });
+        const running = await models.VideoEdit.findOne({ where: { video_id: videoId, status: [...VIDEO_EDIT_RUNNING] }, transaction });
         if (running)
           throw conflict(
             `Revision ${running.revision} of this video is still being made (${running.status}); edit it again once it is ready.`,
@@ -94,7 +95,7 @@ export const editActions: CampaignsActionSchemas = {
         // The campaign row first, as every writer locks it; then the video: the checks above again, under lock.
         const locked = (await models.Campaign.findByPk(campaignId, { transaction, lock: true }))!;
         const at = (await models.Video.findByPk(videoId, { transaction, lock: true }))!;
-        await refuseState(locked, at);
+        await refuseState(locked, at, transaction);
         const recent = await models.VideoEdit.findAll({
           where: { video_id: videoId, created_at: { [Op.gt]: new Date(now.getTime() - EDIT_WINDOW_MS) } },
           attributes: ['created_at'],

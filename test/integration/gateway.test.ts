@@ -66,6 +66,9 @@ describe('POST /api/v1/campaigns', () => {
       published_at: null,
       script_source: null,
       warnings: [],
+      revision: 1,
+      file_revision: null,
+      error: null,
     });
   });
 
