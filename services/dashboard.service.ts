@@ -4,11 +4,12 @@
  * an API key's call would (campaigns.create, get, publish, browse, usage, timeline; accounts.* for keys and the
  * webhook secret), so validation, quota, scope and plan rate are the API's own. Each action declares its access
  * (`dashboard: { access, write }`); the broker's action rules (mixins/action-rules.ts) resolve the session and check
- * the CSRF token, before the action's params are read.
+ * the CSRF token, before the action's params are read. The scene editor (campaigns.videoDocument, editVideo) is its own
+ * module, services/dashboard/editor.ts; the types the parts share are in services/dashboard/types.ts.
  */
 import { UUID_ANY_CASE } from '../lib/ids';
 import crypto from 'node:crypto';
-import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
+import type { ServiceSchema } from 'moleculer';
 import { configOf } from '../config';
 import { DEFAULT_LANGUAGES, DEFAULT_PLATFORMS, PLATFORM_NAMES, SUPPORTED_LANGUAGES, isOneOf } from '../config/catalog';
 import { API_SCOPES } from '../lib/http/auth';
@@ -16,48 +17,31 @@ import { CAMPAIGN_STATES } from '../lib/campaign/states';
 import { MUSIC_DEFAULT_VOLUME } from '../lib/campaign/options';
 import { loadStaticFiles, renderView, sameOriginLink } from '../lib/dashboard/render';
 import { forbidden, invalidInput, notFound, serviceUnavailable, toErrorResponse } from '../lib/errors';
-import { createRateLimiter, RateLimiterUnavailableError, type LayerCheck, type RateLimiter } from '../lib/http/rate-limiter';
-import { SESSION_TOKEN_LOCAL, type RulesMeta } from '../mixins/action-rules';
-import {
-  clearedSessionCookie,
-  csrfToken,
-  generateSessionToken,
-  sessionCookie,
-  SESSION_TOKEN_PATTERN,
-  type DashboardHttp,
-} from '../lib/http/session';
+import { formRefusal } from '../lib/dashboard/form-errors';
+import { createRateLimiter, RateLimiterUnavailableError, type LayerCheck } from '../lib/http/rate-limiter';
+import { SESSION_TOKEN_LOCAL } from '../mixins/action-rules';
+import { clearedSessionCookie, csrfToken, generateSessionToken, sessionCookie, SESSION_TOKEN_PATTERN } from '../lib/http/session';
 import { call } from '../lib/net/calls';
 import { loadSigningKey } from '../lib/storage/file-links';
-import type { SessionInfo } from './accounts.service';
 import type { CreateCampaignParams } from './campaigns/types';
+import { editorActions, editorMethods } from './dashboard/editor';
+import {
+  csrfField,
+  type CampaignForm,
+  type CsrfParams,
+  type Ctx,
+  type DashboardLocalVars,
+  type DashboardMethods,
+  type DashboardSettings,
+  type DashboardThis,
+  type FormList,
+} from './dashboard/types';
 
-/** What the gateway learns from the HTTP request: declared with the session's other pieces. */
-export type { DashboardHttp };
-export interface DashboardMeta extends RulesMeta {
-  $statusCode?: number;
-  $location?: string;
-  $responseType?: string;
-  $responseHeaders?: Record<string, string | string[]>;
-}
-type Ctx<P = unknown> = Context<P, DashboardMeta>;
+export type { DashboardHttp, DashboardMeta } from './dashboard/types';
 
-/** Form fields arrive as a string, or an array of strings when a name repeats (checkboxes). */
-type FormList = string | string[];
-interface CsrfParams {
-  _csrf?: string;
-}
 interface SignInForm extends CsrfParams {
   email?: string;
   password?: string;
-}
-interface CampaignForm extends CsrfParams {
-  url?: string;
-  title?: string;
-  webhook_url?: string;
-  languages?: FormList;
-  platforms?: FormList;
-  music_url?: string;
-  music_volume?: string;
 }
 interface ListQuery {
   status?: string;
@@ -78,7 +62,6 @@ interface KeysQuery {
 const SIGN_IN_COOKIE = 'cv_signin';
 const PER_PAGE = 20;
 
-const csrfField = { _csrf: { type: 'string', maxLength: 200 } } as const;
 const formList = {
   anyOf: [
     { type: 'string', maxLength: 2048 },
@@ -101,24 +84,6 @@ function optional(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
   return trimmed ? trimmed : undefined;
 }
-
-type DashboardSettings = ServiceSettingSchema;
-
-type DashboardMethods = {
-  page(ctx: Ctx, view: string, data: Record<string, unknown>, status?: number): Promise<string>;
-  redirect(ctx: Ctx, location: string, cookies?: string[]): string;
-  csrfFor(ctx: Ctx): string;
-  requireManager(ctx: Ctx): SessionInfo;
-  limit(layers: LayerCheck[]): Promise<number>;
-  keysPage(ctx: Ctx, extra: Record<string, unknown>, status?: number): Promise<string>;
-  newCampaignPage(ctx: Ctx, form: CampaignForm, error?: string, status?: number): Promise<string>;
-};
-interface DashboardLocalVars {
-  limiter: RateLimiter;
-  signingKey: Buffer;
-  staticFiles: Map<string, { type: string; body: Buffer }>;
-}
-type DashboardThis = Service<DashboardSettings> & DashboardMethods & DashboardLocalVars;
 
 const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, DashboardLocalVars> = {
   name: 'dashboard',
@@ -293,15 +258,11 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
           const created = await call(ctx, 'campaigns.create', body);
           return this.redirect(ctx, `/dashboard/campaigns/${created.campaign_id}`);
         } catch (err) {
-          const { status, body: errorBody, headers } = toErrorResponse(err);
-          if (status >= 500) throw err;
           // The plan's rate, refused by the broker's rule as for an API key (429): said in words, with the wait.
-          const message =
-            status === 429 && !('success' in errorBody)
-              ? `Too many campaigns created this minute on your plan. Try again in ${headers['Retry-After']} s.`
-              : 'success' in errorBody
-                ? errorBody.error.message
-                : errorBody.error;
+          const { status, message } = formRefusal(
+            err,
+            (wait) => `Too many campaigns created this minute on your plan. Try again in ${wait} s.`,
+          );
           return this.newCampaignPage(ctx, form, message, status);
         }
       },
@@ -338,6 +299,7 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
           timeline,
           scripts,
           readyCount: campaign.videos.filter((v) => v.status === 'ready').length,
+          renderingCount: campaign.videos.filter((v) => v.status === 'rendering').length,
           notice: ctx.params.published ? 'Published.' : undefined,
         });
       },
@@ -351,7 +313,13 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
       async handler(this: DashboardThis, ctx: Ctx<IdParams>): Promise<Record<string, unknown>> {
         const view = await call(ctx, 'campaigns.get', { id: ctx.params.id });
         ctx.meta.$statusCode = 200;
-        return { status: view.status, progress: view.progress, ready: view.videos.filter((v) => v.status === 'ready').length };
+        return {
+          status: view.status,
+          progress: view.progress,
+          ready: view.videos.filter((v) => v.status === 'ready').length,
+          // A campaign in review whose videos are being edited: rendering again (decisions §12).
+          rendering: view.videos.filter((v) => v.status === 'rendering').length,
+        };
       },
     },
 
@@ -458,9 +426,13 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
         return this.redirect(ctx, '/dashboard/keys?rotated=1');
       },
     },
+
+    ...editorActions,
   },
 
   methods: {
+    ...editorMethods,
+
     csrfFor(ctx: Ctx) {
       const session = ctx.meta.session;
       if (session) return csrfToken(this.signingKey, session.session_id);

@@ -24,6 +24,8 @@ export const DASHBOARD_ALIASES: Record<string, string> = {
   'GET campaigns/:id/status': 'dashboard.campaignStatus',
   'POST campaigns/:id/publish': 'dashboard.publish',
   'POST campaigns/:id/retry': 'dashboard.retryCampaign',
+  'GET campaigns/:id/videos/:video_id/edit': 'dashboard.videoEditor',
+  'POST campaigns/:id/videos/:video_id/edit': 'dashboard.editVideo',
   'GET keys': 'dashboard.keys',
   'POST keys': 'dashboard.createKey',
   'GET keys/:id/revoke': 'dashboard.revokeKeyPage',

@@ -27,7 +27,7 @@ const video = (id: string, language: string, script_source: string) => ({
 
 test('a video narrated in the page language shows its warning in plain words beside it; the other video shows none', () => {
   const html = campaignPage(presentCampaign(campaign, [video('a', 'en', 'localized_page'), video('b', 'ja', 'source_text')]));
-  const figures = html.split('<figure class="video card">').slice(1);
+  const figures = html.split('<figure class="video card"').slice(1);
   expect(figures).toHaveLength(2);
   expect(figures[0]).not.toContain('class="warning"');
   expect(figures[1]).toContain('<p class="warning" role="note" data-warning="narration_not_in_language">');

@@ -34,13 +34,29 @@
       }
     });
   });
-  // The campaign page: progress moves while you look; a new state or a newly ready video reloads the page.
+  // The scene editor: a picked screenshot or voice is shown in its summary at once (the form posts it either way).
+  document.querySelectorAll('.picker input[type=radio]').forEach(function (radio) {
+    radio.addEventListener('change', function () {
+      var summary = radio.closest('details').querySelector('summary');
+      var choice = radio.closest('label');
+      var thumb = summary.querySelector('.thumb');
+      var picture = choice.querySelector('img');
+      if (thumb && thumb.tagName === 'IMG' && picture) thumb.src = picture.src;
+      summary.querySelector('.choice-label').textContent = choice.querySelector('.choice-label').textContent;
+    });
+  });
+  // The campaign page: progress moves while you look; a new state, a newly ready video or an edit's render ending
+  // reloads the page. A campaign in review is polled only while one of its videos renders an edit.
   var card = document.getElementById('progress-card');
   if (card) {
     var url = card.getAttribute('data-status-url');
     var status = card.getAttribute('data-status');
     var ready = Number(card.getAttribute('data-ready'));
+    var rendering = Number(card.getAttribute('data-rendering'));
     var finished = { published: true, failed: true };
+    var polled = function (state, renderingNow) {
+      return !finished[state] && (state !== 'review' || renderingNow > 0);
+    };
     var poll = function () {
       fetch(url, { headers: { Accept: 'application/json' }, credentials: 'same-origin' })
         .then(function (res) {
@@ -56,12 +72,12 @@
             window.location.reload();
             return;
           }
-          if (!finished[body.status] && body.status !== 'review') setTimeout(poll, 2000);
+          if (polled(body.status, body.rendering)) setTimeout(poll, 2000);
         })
         .catch(function () {
           setTimeout(poll, 5000);
         });
     };
-    if (!finished[status] && status !== 'review') setTimeout(poll, 2000);
+    if (polled(status, rendering)) setTimeout(poll, 2000);
   }
 })();

@@ -1,0 +1,14 @@
+/**
+ * A dashboard form's refusal in words: the owner's action answers as it answers the API (lib/errors.ts
+ * toErrorResponse), and the form shows its message beside the fields it kept. The plan's per-minute rate is refused by
+ * the broker's rule with the limiter's bare body, so its words are the form's own, with the wait.
+ */
+import { toErrorResponse } from '../errors';
+
+/** The status and message a form shows for `err`; a failure of ours (5xx) is rethrown, for the error page. */
+export function formRefusal(err: unknown, planRateWords: (retryAfterSeconds: string) => string): { status: number; message: string } {
+  const { status, body, headers } = toErrorResponse(err);
+  if (status >= 500) throw err;
+  if ('success' in body) return { status, message: body.error.message };
+  return { status, message: status === 429 ? planRateWords(headers['Retry-After'] ?? '60') : body.error };
+}

@@ -1,0 +1,78 @@
+/**
+ * The dashboard's vocabulary (services/dashboard.service.ts and its modules beside it, as the campaign actor's are):
+ * the call's meta, the methods and state its parts share on `this`, and the form fields every form carries. Here so a
+ * module (the scene editor, services/dashboard/editor.ts) can be typed without importing the service that spreads it.
+ */
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
+import type { VideoDocument } from '../../lib/campaign/video-document';
+import type { EditorState } from '../../lib/dashboard/editor';
+import type { DashboardHttp } from '../../lib/http/session';
+import type { LayerCheck, RateLimiter } from '../../lib/http/rate-limiter';
+import type { SessionInfo } from '../accounts.service';
+import type { RulesMeta } from '../../mixins/action-rules';
+
+/** What the gateway learns from the HTTP request: declared with the session's other pieces. */
+export type { DashboardHttp };
+export interface DashboardMeta extends RulesMeta {
+  $statusCode?: number;
+  $location?: string;
+  $responseType?: string;
+  $responseHeaders?: Record<string, string | string[]>;
+}
+export type Ctx<P = unknown> = Context<P, DashboardMeta>;
+
+/** Form fields arrive as a string, or an array of strings when a name repeats (checkboxes). */
+export type FormList = string | string[];
+export interface CsrfParams {
+  _csrf?: string;
+}
+export interface CampaignForm extends CsrfParams {
+  url?: string;
+  title?: string;
+  webhook_url?: string;
+  languages?: FormList;
+  platforms?: FormList;
+  music_url?: string;
+  music_volume?: string;
+}
+
+/** Every form's CSRF field (checked by the action rules, mixins/action-rules.ts, before the params are read). */
+export const csrfField = { _csrf: { type: 'string', maxLength: 200 } } as const;
+
+/** What the editor's page shows beside the form: a notice (nothing saved yet) or the action's refusal in words. */
+export interface EditorMessages {
+  notice?: string;
+  error?: string;
+  /** The scene (0-based) the error is about, marked on the form. */
+  errorScene?: number;
+}
+
+export type DashboardSettings = ServiceSettingSchema;
+
+export type DashboardMethods = {
+  page(ctx: Ctx, view: string, data: Record<string, unknown>, status?: number): Promise<string>;
+  redirect(ctx: Ctx, location: string, cookies?: string[]): string;
+  csrfFor(ctx: Ctx): string;
+  requireManager(ctx: Ctx): SessionInfo;
+  limit(layers: LayerCheck[]): Promise<number>;
+  keysPage(ctx: Ctx, extra: Record<string, unknown>, status?: number): Promise<string>;
+  newCampaignPage(ctx: Ctx, form: CampaignForm, error?: string, status?: number): Promise<string>;
+  editorPage(
+    ctx: Ctx,
+    ids: { id: string; video_id: string },
+    state: EditorState,
+    document: VideoDocument,
+    messages?: EditorMessages,
+    status?: number,
+  ): Promise<string>;
+};
+export interface DashboardLocalVars {
+  limiter: RateLimiter;
+  signingKey: Buffer;
+  staticFiles: Map<string, { type: string; body: Buffer }>;
+}
+export type DashboardThis = Service<DashboardSettings> & DashboardMethods & DashboardLocalVars;
+
+type DashboardSchema = ServiceSchema<DashboardSettings, DashboardMethods, DashboardLocalVars>;
+/** A part of the dashboard's actions (its modules export theirs; the service spreads them into its schema). */
+export type DashboardActionSchemas = NonNullable<DashboardSchema['actions']>;
