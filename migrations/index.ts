@@ -15,6 +15,7 @@ import * as videoReportedAt from './0013-video-reported-at';
 import * as planPageTexts from './0014-plan-page-texts';
 import * as campaignRetryOf from './0015-campaign-retry-of';
 import * as videoEdits from './0016-video-edits';
+import * as userInvites from './0017-user-invites';
 
 export const MIGRATIONS = [
   { name: '0001-initial', ...initial },
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   { name: '0014-plan-page-texts', ...planPageTexts },
   { name: '0015-campaign-retry-of', ...campaignRetryOf },
   { name: '0016-video-edits', ...videoEdits },
+  { name: '0017-user-invites', ...userInvites },
 ];

@@ -2,7 +2,7 @@
  * Accounts: organizations and their plan, users and roles, API keys, webhook signing secrets.
  * The admin tool (scripts/admin.ts) and the REPL call these actions; none is reachable through the gateway.
  */
-import { type Context, type Service, type ServiceSchema, type ServiceSettingSchema } from 'moleculer';
+import { type Context, type ServiceSchema, type ServiceSettingSchema } from 'moleculer';
 import type { Transaction } from 'sequelize';
 import { effectiveLimits, isPlanName, MAX_LANGUAGES_PER_CAMPAIGN, PLAN_NAMES, type PlanLimits } from '../config/plans';
 import {
@@ -27,15 +27,28 @@ import {
   type SessionInfo,
 } from '../lib/http/session';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
+import { peopleActions } from './accounts/people';
+import type {
+  AcceptInviteParams,
+  AccountsLocalVars,
+  AccountsMethods,
+  AccountsThis,
+  ActorParams,
+  ChangePasswordParams,
+  InviteInfo,
+  InviteParams,
+  InviteResult,
+  InviteTokenParams,
+  OrgPlanColumns,
+  PeopleView,
+  PersonView,
+  RemoveUserParams,
+  RevokeInviteParams,
+  SetRoleParams,
+} from './accounts/types';
 import type { ApiKey, Organization, User } from '../lib/db/models';
 import { findActiveKey } from '../lib/db/reads';
 import { conflict, forbidden, invalidInput, notFound } from '../lib/errors';
-
-/** What a plan's limits are computed from: the plan and the organization's own overrides. */
-type OrgPlanColumns = Pick<
-  Organization,
-  'id' | 'plan' | 'campaigns_per_month' | 'languages_per_campaign' | 'rate_per_minute' | 'max_api_keys'
->;
 
 /** last_used_at is written at most this often per key, so authentication stays a single read. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -148,22 +161,17 @@ export interface AccountsActions {
   'accounts.webhookSecret': { params: WebhookSecretParams; result: WebhookSecretResult };
   'accounts.setPlan': { params: PlanSetParams; result: OrganizationResult };
   'accounts.getOrganization': { params: OrgIdParams; result: OrganizationInfo };
+  'accounts.people': { params: ActorParams; result: PeopleView };
+  'accounts.invite': { params: InviteParams; result: InviteResult };
+  'accounts.inviteInfo': { params: InviteTokenParams; result: InviteInfo | null };
+  'accounts.acceptInvite': { params: AcceptInviteParams; result: SignInResult };
+  'accounts.revokeInvite': { params: RevokeInviteParams; result: { revoked: boolean } };
+  'accounts.setRole': { params: SetRoleParams; result: PersonView };
+  'accounts.removeUser': { params: RemoveUserParams; result: { removed: true } };
+  'accounts.changePassword': { params: ChangePasswordParams; result: { changed: true; other_sessions_ended: number } };
 }
 
 type AccountsSettings = ServiceSettingSchema;
-
-type AccountsMethods = DbMethods<'accounts'> & {
-  findOrg(orgId: string): Promise<Organization>;
-  limitsOf(org: OrgPlanColumns): PlanLimits;
-  sessionInfo(sessionId: string, user: User, org: Organization): SessionInfo;
-};
-
-/** Besides DbMixin's `db`: a hash of a random password, verified when an email is unknown so that both answers take as long. */
-interface AccountsLocalVars {
-  dummyHash?: Promise<string>;
-}
-
-type AccountsThis = Service<AccountsSettings> & AccountsMethods & AccountsLocalVars;
 
 const uuid = { type: 'string', pattern: '^[0-9a-fA-F-]{36}$' } as const;
 const passwordSchema = { type: 'string', minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH } as const;
@@ -178,6 +186,8 @@ const AccountsService: ServiceSchema<AccountsSettings, AccountsMethods, Accounts
   },
 
   actions: {
+    ...peopleActions,
+
     createOrganization: {
       visibility: 'public',
       params: {
@@ -267,17 +277,7 @@ const AccountsService: ServiceSchema<AccountsSettings, AccountsMethods, Accounts
         }
         if (users.every((u: User) => !u.password_hash)) await verifyPassword(await this.dummyHash!, ctx.params.password);
         if (!match?.organization) return null;
-        const config = configOf(this.broker);
-        const token = generateSessionToken();
-        const now = new Date();
-        const session = await models.UserSession.create({
-          token_hash: hashSessionToken(token),
-          user_id: match.id,
-          org_id: match.org_id,
-          last_seen_at: now,
-          expires_at: new Date(now.getTime() + config.dashboard.sessionMaxMs),
-        });
-        return { token, session: this.sessionInfo(session.id, match, match.organization) };
+        return this.openSession(match, match.organization);
       },
     },
 
@@ -511,6 +511,26 @@ const AccountsService: ServiceSchema<AccountsSettings, AccountsMethods, Accounts
       if (!org) throw notFound(`organization ${orgId} not found`);
       return org;
     },
+    async openSession(user: User, org: Organization) {
+      const config = configOf(this.broker);
+      const token = generateSessionToken();
+      const now = new Date();
+      const session = await this.db.models.UserSession.create({
+        token_hash: hashSessionToken(token),
+        user_id: user.id,
+        org_id: user.org_id,
+        last_seen_at: now,
+        expires_at: new Date(now.getTime() + config.dashboard.sessionMaxMs),
+      });
+      return { token, session: this.sessionInfo(session.id, user, org) };
+    },
+
+    async actorOf(orgId: string, actorId: string) {
+      const actor = await this.db.models.User.findOne({ where: { id: actorId, org_id: orgId } });
+      if (!actor) throw forbidden('You are not a member of this organization.');
+      return actor;
+    },
+
     sessionInfo(sessionId: string, user: User, org: Organization): SessionInfo {
       return {
         session_id: sessionId,

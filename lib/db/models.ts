@@ -46,6 +46,22 @@ export class UserSession extends Model<InferAttributes<UserSession>, InferCreati
   declare updated_at: CreationOptional<Date>;
 }
 
+/** An invitation to join an organization (issue 30): only the SHA-256 of its one-time link's token is stored. */
+export class UserInvite extends Model<InferAttributes<UserInvite>, InferCreationAttributes<UserInvite>> {
+  declare id: CreationOptional<string>;
+  declare org_id: string;
+  declare email: string;
+  declare role: string;
+  declare token_hash: string;
+  declare invited_by: string | null;
+  declare expires_at: Date;
+  declare used_at: CreationOptional<Date | null>;
+  declare revoked_at: CreationOptional<Date | null>;
+  declare organization?: Organization;
+  declare created_at: CreationOptional<Date>;
+  declare updated_at: CreationOptional<Date>;
+}
+
 export class ApiKey extends Model<InferAttributes<ApiKey>, InferCreationAttributes<ApiKey>> {
   declare id: CreationOptional<string>;
   declare org_id: string;
@@ -305,6 +321,7 @@ export interface Models {
   Organization: typeof Organization;
   User: typeof User;
   UserSession: typeof UserSession;
+  UserInvite: typeof UserInvite;
   ApiKey: typeof ApiKey;
   WebhookSecret: typeof WebhookSecret;
   Campaign: typeof Campaign;
@@ -335,6 +352,7 @@ export function defineModels(sequelize: Sequelize): Models {
     Organization: fresh(Organization),
     User: fresh(User),
     UserSession: fresh(UserSession),
+    UserInvite: fresh(UserInvite),
     ApiKey: fresh(ApiKey),
     WebhookSecret: fresh(WebhookSecret),
     Campaign: fresh(Campaign),
@@ -392,6 +410,22 @@ export function defineModels(sequelize: Sequelize): Models {
       updated_at: DataTypes.DATE,
     },
     { sequelize, tableName: 'user_sessions', modelName: 'UserSession', ...common },
+  );
+  models.UserInvite.init(
+    {
+      id: uuidPk,
+      org_id: DataTypes.UUID,
+      email: DataTypes.STRING(320),
+      role: DataTypes.STRING(20),
+      token_hash: DataTypes.STRING(64),
+      invited_by: DataTypes.UUID,
+      expires_at: DataTypes.DATE,
+      used_at: DataTypes.DATE,
+      revoked_at: DataTypes.DATE,
+      created_at: DataTypes.DATE,
+      updated_at: DataTypes.DATE,
+    },
+    { sequelize, tableName: 'user_invites', modelName: 'UserInvite', ...common },
   );
   models.ApiKey.init(
     {
@@ -656,6 +690,7 @@ export function defineModels(sequelize: Sequelize): Models {
   models.ApiKey.belongsTo(models.Organization, { foreignKey: 'org_id', as: 'organization' });
   models.User.belongsTo(models.Organization, { foreignKey: 'org_id', as: 'organization' });
   models.UserSession.belongsTo(models.User, { foreignKey: 'user_id', as: 'user' });
+  models.UserInvite.belongsTo(models.Organization, { foreignKey: 'org_id', as: 'organization' });
   models.Campaign.hasMany(models.Video, { foreignKey: 'campaign_id', as: 'videos' });
   return models;
 }

@@ -12,7 +12,7 @@ import type { Models } from './models';
 type ModelName = keyof Models;
 
 export const MODEL_ACCESS = {
-  accounts: { owns: ['Organization', 'User', 'UserSession', 'ApiKey', 'WebhookSecret'], reads: [] },
+  accounts: { owns: ['Organization', 'User', 'UserSession', 'UserInvite', 'ApiKey', 'WebhookSecret'], reads: [] },
   campaigns: {
     owns: ['Campaign', 'Video', 'VideoEdit', 'CampaignEvent', 'CampaignWebhookEvent', 'UsageCounter', 'IdempotencyRecord'],
     reads: [],
