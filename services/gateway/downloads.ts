@@ -2,6 +2,7 @@
  * The /files route: rendered videos, posters and captions to anyone holding a signed link (lib/storage/file-links.ts).
  * No API key and no per-IP limit: the signature is the credential, and players send many Range requests.
  */
+import crypto from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import { Errors, type Logger, type ServiceBroker } from 'moleculer';
 import { forbidden, invalidInput, notFound, messageOf } from '../../lib/errors';
@@ -130,8 +131,15 @@ async function sendStored(
   const stat = await gateway.storage.stat(storageKey);
   if (!stat) throw notFound('No such file.');
 
-  const range = parseByteRange(req.headers.range, stat.size);
+  // A video's link serves its newest revision (an edit replaces the file under the same link): the ETag names the
+  // stored file, so a player resuming with If-Range gets the whole new file, never the old one's bytes spliced in.
+  const etag = `"${crypto.createHash('sha256').update(`${storageKey}:${stat.size}:${stat.mtimeMs}`).digest('base64url').slice(0, 27)}"`;
+  const lastModified = new Date(stat.mtimeMs).toUTCString();
+  const ifRange = req.headers['if-range'];
+  const rangeStillValid = ifRange === undefined || ifRange === etag || ifRange === lastModified;
+  const range = rangeStillValid ? parseByteRange(req.headers.range, stat.size) : undefined;
   res.setHeader('Accept-Ranges', 'bytes');
+  res.setHeader('ETag', etag);
   if (range === 'unsatisfiable') {
     res.setHeader('Content-Range', `bytes */${stat.size}`);
     throw new Errors.MoleculerClientError(`The requested range is outside the file (${stat.size} bytes).`, 416, 'invalid_input');
@@ -144,7 +152,7 @@ async function sendStored(
   if (range) res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${stat.size}`);
   res.setHeader('Cache-Control', 'private, max-age=3600');
   res.setHeader('Content-Disposition', `inline; filename="${fileName}"`);
-  res.setHeader('Last-Modified', new Date(stat.mtimeMs).toUTCString());
+  res.setHeader('Last-Modified', lastModified);
   if (!body) return res.end();
   try {
     await pipeline(body, res);

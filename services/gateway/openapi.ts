@@ -43,6 +43,14 @@ function downloadPaths(): Record<string, Record<string, unknown>> {
         { name: 'expires', in: 'query', required: true, description: 'Unix seconds, as signed.', schema: { type: 'string' } },
         { name: 'signature', in: 'query', required: true, description: 'HMAC-SHA256, hex.', schema: { type: 'string' } },
         { name: 'Range', in: 'header', required: false, description: 'One byte range (bytes=a-b, a-, -n).', schema: { type: 'string' } },
+        {
+          name: 'If-Range',
+          in: 'header',
+          required: false,
+          description:
+            "The file's ETag (or Last-Modified) from an earlier answer: the range is served only if the file is still that one; otherwise the whole file (an edit replaces a video's files under the same link).",
+          schema: { type: 'string' },
+        },
       ],
       responses: {
         200: { description: 'The whole file.', content: { [contentType.split(';')[0]]: {} } },

@@ -193,6 +193,21 @@ describe('GET /files/videos/{id}.mp4', () => {
     }
   });
 
+  test('If-Range: a range of the same file (its ETag or Last-Modified) is served; of another file, the whole file', async () => {
+    const url = local((await links()).ready.file_url);
+    const whole = await fetch(url, { method: 'HEAD' });
+    const etag = whole.headers.get('etag')!;
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+    for (const validator of [etag, whole.headers.get('last-modified')!]) {
+      const same = await fetch(url, { headers: { Range: 'bytes=0-9', 'If-Range': validator } });
+      expect([validator, same.status]).toEqual([validator, 206]);
+      await same.arrayBuffer();
+    }
+    const changed = await fetch(url, { headers: { Range: 'bytes=0-9', 'If-Range': '"another-file"' } });
+    expect(changed.status).toBe(200);
+    expect(Buffer.from(await changed.arrayBuffer()).equals(mp4)).toBe(true);
+  });
+
   test('HEAD answers the headers without the body', async () => {
     const url = local((await links()).ready.file_url);
     const res = await fetch(url, { method: 'HEAD' });

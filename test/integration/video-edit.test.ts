@@ -126,6 +126,7 @@ test('the typed client reads the document, changes one scene and removes another
   expect(put.data!.video.file_url).toEqual(expect.any(String));
   const served = await fetch(local(put.data!.video.file_url!));
   expect(served.status).toBe(200);
+  const previousEtag = served.headers.get('etag')!;
   expect(Buffer.from(await served.arrayBuffer()).length).toBeGreaterThan(10_000);
   // A second edit meanwhile is refused: the first is still being made.
   const meanwhile = await client.PUT('/api/v1/campaigns/{id}/videos/{video_id}/document', {
@@ -138,6 +139,11 @@ test('the typed client reads the document, changes one scene and removes another
   const ready = await waitFor(videoOf, (v) => v.status === 'ready' && v.revision === 2, 180_000, 500);
   expect(ready).toMatchObject({ revision: 2, file_revision: 2, error: null });
   expect(ready.file_url).not.toBe(before.file_url);
+  // A player resuming revision 1's download (If-Range: its ETag) gets revision 2 whole, never bytes of both spliced.
+  const resumed = await fetch(local(ready.file_url), { headers: { Range: 'bytes=1000-', 'If-Range': previousEtag } });
+  expect(resumed.status).toBe(200);
+  expect(resumed.headers.get('etag')).not.toBe(previousEtag);
+  await resumed.arrayBuffer();
   // One scene changed: one engine run; the others kept their audio.
   expect(engineRuns).toEqual([NEW_NARRATION]);
   // No quota drawn.

@@ -2918,6 +2918,8 @@ export interface operations {
             header?: {
                 /** @description One byte range (bytes=a-b, a-, -n). */
                 Range?: string;
+                /** @description The file's ETag (or Last-Modified) from an earlier answer: the range is served only if the file is still that one; otherwise the whole file (an edit replaces a video's files under the same link). */
+                "If-Range"?: string;
             };
             path: {
                 video_id: string;
@@ -2993,6 +2995,8 @@ export interface operations {
             header?: {
                 /** @description One byte range (bytes=a-b, a-, -n). */
                 Range?: string;
+                /** @description The file's ETag (or Last-Modified) from an earlier answer: the range is served only if the file is still that one; otherwise the whole file (an edit replaces a video's files under the same link). */
+                "If-Range"?: string;
             };
             path: {
                 video_id: string;
@@ -3068,6 +3072,8 @@ export interface operations {
             header?: {
                 /** @description One byte range (bytes=a-b, a-, -n). */
                 Range?: string;
+                /** @description The file's ETag (or Last-Modified) from an earlier answer: the range is served only if the file is still that one; otherwise the whole file (an edit replaces a video's files under the same link). */
+                "If-Range"?: string;
             };
             path: {
                 video_id: string;
@@ -3143,6 +3149,8 @@ export interface operations {
             header?: {
                 /** @description One byte range (bytes=a-b, a-, -n). */
                 Range?: string;
+                /** @description The file's ETag (or Last-Modified) from an earlier answer: the range is served only if the file is still that one; otherwise the whole file (an edit replaces a video's files under the same link). */
+                "If-Range"?: string;
             };
             path: {
                 video_id: string;
@@ -3218,6 +3226,8 @@ export interface operations {
             header?: {
                 /** @description One byte range (bytes=a-b, a-, -n). */
                 Range?: string;
+                /** @description The file's ETag (or Last-Modified) from an earlier answer: the range is served only if the file is still that one; otherwise the whole file (an edit replaces a video's files under the same link). */
+                "If-Range"?: string;
             };
             path: {
                 video_id: string;
@@ -3293,6 +3303,8 @@ export interface operations {
             header?: {
                 /** @description One byte range (bytes=a-b, a-, -n). */
                 Range?: string;
+                /** @description The file's ETag (or Last-Modified) from an earlier answer: the range is served only if the file is still that one; otherwise the whole file (an edit replaces a video's files under the same link). */
+                "If-Range"?: string;
             };
             path: {
                 video_id: string;
@@ -3368,6 +3380,8 @@ export interface operations {
             header?: {
                 /** @description One byte range (bytes=a-b, a-, -n). */
                 Range?: string;
+                /** @description The file's ETag (or Last-Modified) from an earlier answer: the range is served only if the file is still that one; otherwise the whole file (an edit replaces a video's files under the same link). */
+                "If-Range"?: string;
             };
             path: {
                 video_id: string;
@@ -3443,6 +3457,8 @@ export interface operations {
             header?: {
                 /** @description One byte range (bytes=a-b, a-, -n). */
                 Range?: string;
+                /** @description The file's ETag (or Last-Modified) from an earlier answer: the range is served only if the file is still that one; otherwise the whole file (an edit replaces a video's files under the same link). */
+                "If-Range"?: string;
             };
             path: {
                 video_id: string;
