@@ -319,6 +319,7 @@ async function demoEdit(demo: {
   scene.narration = `${scene.narration.split(/(?<=[.!?。])\s*/)[0]} This line was changed by an edit.`;
   scene.headline = 'Edited headline';
   const events = receiver.received.length;
+  const editedAt = Date.now();
   const edited = await api<{ video: { status: string; revision: number; file_revision: number } }>(base, 'PUT', path_, key, document);
   console.log(
     `✔ PUT ${path_} → ${edited.status}, video ${edited.body.video.status} at revision ${edited.body.video.revision} (revision ${edited.body.video.file_revision} served meanwhile)`,
@@ -329,7 +330,7 @@ async function demoEdit(demo: {
   if (!verifyWebhook(delivery, secret)) throw new Error('the video.updated signature did not verify');
   const updated = JSON.parse(delivery.body) as { event: string; revision: number; video: { status: string; error: unknown } };
   console.log(
-    `✔ webhook ${updated.event}: revision ${updated.revision}, video ${updated.video.status}${updated.video.error ? ` ${JSON.stringify(updated.video.error)}` : ''}, signature verified`,
+    `✔ webhook ${updated.event} ${((delivery.receivedAt - editedAt) / 1000).toFixed(1)} s after the PUT: revision ${updated.revision}, video ${updated.video.status}${updated.video.error ? ` ${JSON.stringify(updated.video.error)}` : ''}, signature verified`,
   );
   const { stdout } = await run('sqlite3', [
     '-json',
