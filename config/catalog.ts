@@ -70,6 +70,19 @@ export const PLATFORM_UI_INSETS: Record<PlatformName, PlatformUiInsets> = {
   linkedin: { top: 0, bottom: 0, left: 0, right: 0 },
 };
 export const PLATFORM_NAMES = Object.keys(PLATFORMS) as PlatformName[];
+
+/**
+ * The longest video each platform takes as a post (their help pages, 2026: TikTok uploads 10 min, Instagram Reels and
+ * YouTube Shorts 3 min, LinkedIn 10 min; YouTube 15 min for an unverified channel). A campaign's videos are far shorter
+ * (VIDEO_TARGET_SECONDS); an edit's narration is the customer's and spoken as written, so it is checked against this.
+ */
+export const PLATFORM_MAX_SECONDS: Record<PlatformName, number> = {
+  tiktok: 600,
+  instagram_reels: 180,
+  youtube_shorts: 180,
+  youtube: 900,
+  linkedin: 600,
+};
 export const DEFAULT_PLATFORMS: PlatformName[] = ['tiktok'];
 
 /**

@@ -11,6 +11,7 @@ import pLimit from 'p-limit';
 import type { Transaction } from 'sequelize';
 import { configOf } from '../config';
 import type { LanguageCode, PlatformName } from '../config/catalog';
+import { durationRefusal } from '../lib/campaign/video-edit';
 import type { CampaignOptions } from '../lib/campaign/options';
 import { toWebVtt, videoCues } from '../lib/voice/captions';
 import type { ScreenshotRef, StoryboardRow } from '../lib/db/models';
@@ -333,6 +334,8 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
             },
             { base, edit, revision, options: ctx.params.options, screens, workDir },
           );
+          const tooLong = durationRefusal(storyboard.platform, storyboard.totalSeconds);
+          if (tooLong) throw stageFailure('speech_failed', tooLong, false);
           await this.db.models.StoryboardRevision.upsert({ video_id: videoId, revision, campaign_id: campaignId, document: storyboard });
           return { captions_key: storyboard.captionsKey, scenes_spoken: spoken };
         } catch (err) {

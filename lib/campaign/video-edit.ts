@@ -8,7 +8,7 @@
  * (lib/http/api-schemas.ts requestSchemaOf); what a schema cannot say (a screenshot of this campaign, one title first
  * and one closing last, a read-only member changed) is said here, each refusal naming its field.
  */
-import type { CaptionMode, LanguageCode } from '../../config/catalog';
+import { PLATFORM_MAX_SECONDS, type CaptionMode, type LanguageCode, type PlatformName } from '../../config/catalog';
 import { VOICE_OPTIONS_BY_ID } from '../../config/voices';
 import { invalidInput } from '../errors';
 import type { StoryboardScene, VideoEditDocument, VideoEditScene } from './storyboard';
@@ -115,4 +115,14 @@ export function keepsAudio(
 /** The language a voice id speaks (config/voices.ts); undefined for an unknown id. */
 export function voiceLanguage(voiceId: string): LanguageCode | undefined {
   return VOICE_OPTIONS_BY_ID.get(voiceId)?.language;
+}
+
+/**
+ * Why an edited video cannot be posted where it is for: longer than its platform takes (PLATFORM_MAX_SECONDS). The
+ * customer's words are spoken as written, so only once spoken is the length known; null when it fits.
+ */
+export function durationRefusal(platform: PlatformName, seconds: number): string | null {
+  const longest = PLATFORM_MAX_SECONDS[platform];
+  if (seconds <= longest) return null;
+  return `The edited video would last ${Math.round(seconds)} s, and ${platform} takes at most ${longest} s: shorten the narration and edit again.`;
 }

@@ -7,7 +7,7 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type { StoryboardScene } from '../../lib/campaign/storyboard';
 import { buildVideoDocument, type VideoDocument } from '../../lib/campaign/video-document';
-import { keepsAudio, readEdit, type VideoEditInput } from '../../lib/campaign/video-edit';
+import { durationRefusal, keepsAudio, readEdit, type VideoEditInput } from '../../lib/campaign/video-edit';
 import { EditVideoDocumentParams, requestSchemaOf, UniversalVideoJsonSchema } from '../../lib/http/api-schemas';
 import { storageKeys } from '../../lib/storage/keys';
 import { storyboardOf } from '../support/storyboard';
@@ -158,4 +158,12 @@ test('keepsAudio: the same words in the same voice keep their audio; words capti
   expect(keepsAudio(base, { narration: 'Pricing that scales.' }, voices, 'words')).toBe(false);
   const timed = { ...base, words: [{ text: 'Pricing', start: 0, end: 0.4 }] };
   expect(keepsAudio(timed, { narration: 'Pricing that scales.' }, voices, 'words')).toBe(true);
+});
+
+test("an edited video longer than its platform takes is refused with its length and the platform's limit", () => {
+  expect(durationRefusal('youtube_shorts', 180)).toBeNull();
+  expect(durationRefusal('youtube_shorts', 212.4)).toBe(
+    'The edited video would last 212 s, and youtube_shorts takes at most 180 s: shorten the narration and edit again.',
+  );
+  expect(durationRefusal('tiktok', 212.4)).toBeNull();
 });
