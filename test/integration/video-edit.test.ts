@@ -161,6 +161,21 @@ test('the typed client reads the document, changes one scene and removes another
   const completed = hook.received.find((r) => JSON.parse(r.body).event === 'campaign.completed')!;
   expect(delivery!.headers['x-service-event-id']).not.toBe(completed.headers['x-service-event-id']);
 
+  // Settled once: a second settle of the same edit (a node whose lease lapsed, finishing late) changes nothing.
+  const [editRow] = await h.sql<{ id: string; status: string }>('SELECT id, status FROM video_edits WHERE video_id = $1 AND revision = 2', [
+    videoId,
+  ]);
+  expect(editRow.status).toBe('ready');
+  const actor = h.worker.getLocalService('campaigns') as unknown as {
+    settleEdit(id: string, outcome: { error: { code: string; message: string } }): Promise<void>;
+  };
+  await actor.settleEdit(editRow.id, { error: { code: 'render_failed', message: 'late' } });
+  expect(await videoOf()).toMatchObject({ status: 'ready', revision: 2, file_revision: 2, error: null });
+  const events = await h.sql("SELECT event_id FROM campaign_webhook_events WHERE event_type = 'video.updated' AND campaign_id = $1", [
+    campaignId,
+  ]);
+  expect(events).toEqual([{ event_id: `evt_${editRow.id}` }]);
+
   // The document at revision 2: the scenes as edited, the removed one gone, ids kept.
   const after = (await h.request('GET', documentPath(campaignId, videoId), { key: customer.key })).body.document as VideoDocument;
   expect(after.revision).toBe(2);
