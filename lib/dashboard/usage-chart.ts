@@ -13,8 +13,9 @@ export interface ChartMonth {
 
 export interface ChartBar {
   month: string;
-  /** "Sep"; the year under it for the first bar and each January. */
+  /** "Sep" (and "S", for a phone's width); the year under it for each January and the first bar. */
   label: string;
+  initial: string;
   year: string | null;
   value: number;
   current: boolean;
@@ -42,7 +43,7 @@ export interface UsageChart {
 /** Small enough that its 14-unit text stays readable when the chart is scaled down to a phone's width (about 340 px). */
 const WIDTH = 480;
 const HEIGHT = 230;
-const MARGIN = { left: 30, right: 4, top: 24, bottom: 46 };
+const MARGIN = { left: 38, right: 4, top: 26, bottom: 48 };
 
 const monthShort = new Intl.DateTimeFormat('en-GB', { month: 'short', timeZone: 'UTC' });
 const monthLong = new Intl.DateTimeFormat('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' });
@@ -79,7 +80,9 @@ export function usageChart(months: ChartMonth[], currentMonth: string): UsageCha
     return {
       month: m.month,
       label: monthShort.format(at),
-      year: i === 0 || m.month.endsWith('-01') ? m.month.slice(0, 4) : null,
+      initial: monthShort.format(at).charAt(0),
+      // The first bar's year, unless January follows at once (two years side by side would touch at a phone's width).
+      year: m.month.endsWith('-01') || (i === 0 && !m.month.endsWith('-12')) ? m.month.slice(0, 4) : null,
       value: m.used,
       current: m.month === currentMonth,
       x: round(centre - barWidth / 2),
