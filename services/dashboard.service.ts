@@ -5,7 +5,10 @@
  * webhook secret), so validation, quota, scope and plan rate are the API's own. Each action declares its access
  * (`dashboard: { access, write }`); the broker's action rules (mixins/action-rules.ts) resolve the session and check
  * the CSRF token, before the action's params are read. The scene editor (campaigns.videoDocument, editVideo) is its own
- * module, services/dashboard/editor.ts; the types the parts share are in services/dashboard/types.ts.
+ * module, services/dashboard/editor.ts, and so are the account's pages (usage, people, an invitation, the user's
+ * password), services/dashboard/account-pages.ts; the types the parts share are in services/dashboard/types.ts.
+ * Every form answers 303 (post/redirect/get); what it has to say goes through a one-time server-side flash
+ * (lib/dashboard/flash.ts, `redirectWithFlash`), so a reload or back-navigation never sends it again nor shows a secret.
  */
 import { UUID_ANY_CASE } from '../lib/ids';
 import crypto from 'node:crypto';
@@ -15,9 +18,10 @@ import { DEFAULT_LANGUAGES, DEFAULT_PLATFORMS, PLATFORM_NAMES, SUPPORTED_LANGUAG
 import { API_SCOPES } from '../lib/http/auth';
 import { CAMPAIGN_STATES } from '../lib/campaign/states';
 import { MUSIC_DEFAULT_VOLUME } from '../lib/campaign/options';
-import { loadStaticFiles, renderView, sameOriginLink } from '../lib/dashboard/render';
+import { errorHeading, loadStaticFiles, renderView, sameOriginLink } from '../lib/dashboard/render';
+import { clearedFlashCookie, createFlashStore, flashCookie, type Flash } from '../lib/dashboard/flash';
 import { forbidden, invalidInput, notFound, serviceUnavailable, toErrorResponse } from '../lib/errors';
-import { formRefusal } from '../lib/dashboard/form-errors';
+import { formRefusal, refusalWords } from '../lib/dashboard/form-errors';
 import { createRateLimiter, RateLimiterUnavailableError, type LayerCheck } from '../lib/http/rate-limiter';
 import { SESSION_TOKEN_LOCAL } from '../mixins/action-rules';
 import { clearedSessionCookie, csrfToken, generateSessionToken, sessionCookie, SESSION_TOKEN_PATTERN } from '../lib/http/session';
@@ -25,6 +29,7 @@ import { call } from '../lib/net/calls';
 import { loadSigningKey } from '../lib/storage/file-links';
 import type { CreateCampaignParams } from './campaigns/types';
 import { editorActions, editorMethods } from './dashboard/editor';
+import { accountActions } from './dashboard/account-pages';
 import {
   csrfField,
   type CampaignForm,
@@ -54,12 +59,12 @@ interface KeyForm extends CsrfParams {
   name?: string;
   scopes?: FormList;
 }
-interface KeysQuery {
-  revoked?: string;
-  rotated?: string;
-}
-
 const SIGN_IN_COOKIE = 'cv_signin';
+/** Where the request's flash id goes once read from its cookie: the handler's locals, never a later call's meta. */
+const FLASH_ID_LOCAL = 'flashId';
+/** Each request's flash once taken (read once, shown by whichever page renders), and the answers that set the nonce cookie. */
+const takenFlashes = new WeakMap<Ctx, Flash | null>();
+const nonceCookieSet = new WeakSet<Ctx>();
 const PER_PAGE = 20;
 
 const formList = {
@@ -98,10 +103,25 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
     });
     this.signingKey = loadSigningKey(config);
     this.staticFiles = loadStaticFiles();
+    this.flashes = createFlashStore({ redisUrl: config.redisUrl, prefix: `${config.redisPrefix}flash:` });
   },
 
   async stopped() {
     await this.limiter?.close();
+    await this.flashes?.close();
+  },
+
+  hooks: {
+    before: {
+      /** The flash's id stays with this call (as the session token does): later calls' meta never carries it. */
+      '*'(ctx: Ctx) {
+        if (!ctx.meta.http) return;
+        ctx.locals[FLASH_ID_LOCAL] = ctx.meta.http.flashId;
+        delete ctx.meta.http.flashId;
+      },
+    },
+    // A method named here, as moleculer allows: its types say an error hook answers nothing, and this one answers the page.
+    error: { '*': 'refusalAsPage' },
   },
 
   actions: {
@@ -135,7 +155,10 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
           const session = await call(ctx, 'accounts.session', { token });
           if (session) return this.redirect(ctx, '/dashboard/campaigns');
         }
-        return this.page(ctx, 'sign-in', { title: 'Sign in' });
+        // After a refused attempt (its flash): the email kept, the focus on the password.
+        const flash = await this.takeFlash(ctx);
+        const email = typeof flash?.form?.email === 'string' ? flash.form.email : '';
+        return this.page(ctx, 'sign-in', { title: 'Sign in', ownBrand: true, email, focusPassword: Boolean(email) });
       },
     },
 
@@ -149,17 +172,17 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
       async handler(this: DashboardThis, ctx: Ctx<SignInForm>): Promise<string> {
         const http = ctx.meta.http!;
         const email = (ctx.params.email ?? '').trim().toLowerCase();
-        const again = (error: string, status: number) => this.page(ctx, 'sign-in', { title: 'Sign in', error, email }, status);
-        if (!email || !ctx.params.password) return again('Enter your email and password.', 400);
+        const again = (error: string) => this.redirectWithFlash(ctx, '/dashboard/sign-in', { error, form: { email } });
+        if (!email || !ctx.params.password) return again('Enter your email and password.');
         const config = configOf(this.broker);
         const emailKey = crypto.createHash('sha256').update(email).digest('hex').slice(0, 32);
         const wait = await this.limit([
           { key: `signin:ip:${http.ip}`, limit: config.dashboard.signInPerIp },
           { key: `signin:email:${emailKey}`, limit: config.dashboard.signInPerEmail },
         ]);
-        if (wait > 0) return again(`Too many sign-in attempts. Try again in ${wait} s.`, 429);
+        if (wait > 0) return again(`Too many sign-in attempts. Try again in ${wait} s.`);
         const result = await call(ctx, 'accounts.signIn', { email, password: ctx.params.password });
-        if (!result) return again('That email and password do not match an account.', 401);
+        if (!result) return again('That email and password do not match an account.');
         const maxAge = Math.floor(config.dashboard.sessionMaxMs / 1000);
         return this.redirect(ctx, '/dashboard/campaigns', [
           sessionCookie(result.token, maxAge, http.secure),
@@ -344,17 +367,13 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
       },
     },
 
+    /** The keys; after "Create key", the new key once (its flash), never again on a reload. */
     keys: {
       visibility: 'published',
       dashboard: { access: 'session' },
-      params: { type: 'object', properties: { revoked: { type: 'string', maxLength: 5 }, rotated: { type: 'string', maxLength: 5 } } },
-      handler(this: DashboardThis, ctx: Ctx<KeysQuery>): Promise<string> {
-        const notice = ctx.params.revoked
-          ? 'The key is revoked.'
-          : ctx.params.rotated
-            ? 'The webhook signing secret was rotated.'
-            : undefined;
-        return this.keysPage(ctx, { notice });
+      async handler(this: DashboardThis, ctx: Ctx): Promise<string> {
+        const flash = await this.takeFlash(ctx);
+        return this.keysPage(ctx, { newKey: flash?.newKey, keyName: flash?.form?.name });
       },
     },
 
@@ -378,11 +397,9 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
             name,
             scopes,
           });
-          return this.keysPage(ctx, { newKey: created.key, notice: 'Key created.' }, 201);
+          return await this.redirectWithFlash(ctx, '/dashboard/keys', { newKey: created.key, notice: `Key “${name}” created.` });
         } catch (err) {
-          const { status, body } = toErrorResponse(err);
-          if (status >= 500) throw err;
-          return this.keysPage(ctx, { error: 'success' in body ? body.error.message : body.error }, status);
+          return this.redirectWithFlash(ctx, '/dashboard/keys', { error: refusalWords(err), form: { name: name ?? '' } });
         }
       },
     },
@@ -412,7 +429,7 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
           by: session.email,
           org_id: session.org_id,
         });
-        return this.redirect(ctx, '/dashboard/keys?revoked=1');
+        return this.redirectWithFlash(ctx, '/dashboard/keys', { notice: 'The key is revoked: it no longer works.' });
       },
     },
 
@@ -423,11 +440,14 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
       async handler(this: DashboardThis, ctx: Ctx<CsrfParams>): Promise<string> {
         const session = this.requireManager(ctx);
         await call(ctx, 'accounts.webhookSecret', { org_id: session.org_id, rotate: true });
-        return this.redirect(ctx, '/dashboard/keys?rotated=1');
+        return this.redirectWithFlash(ctx, '/dashboard/keys', {
+          notice: 'The webhook signing secret was rotated: webhooks are signed with the new one from now on.',
+        });
       },
     },
 
     ...editorActions,
+    ...accountActions,
   },
 
   methods: {
@@ -442,17 +462,21 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
           ? ctx.meta.http.signInNonce
           : generateSessionToken();
       const secure = ctx.meta.http?.secure ? '; Secure' : '';
-      ctx.meta.$responseHeaders = {
-        ...ctx.meta.$responseHeaders,
-        'Set-Cookie': `${SIGN_IN_COOKIE}=${nonce}; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=3600${secure}`,
-      };
+      // Once per answer (a page may ask for its token more than once), and kept on the request: its flashes' scope.
+      if (!nonceCookieSet.has(ctx)) {
+        nonceCookieSet.add(ctx);
+        if (ctx.meta.http) ctx.meta.http.signInNonce = nonce;
+        this.addCookie(ctx, `${SIGN_IN_COOKIE}=${nonce}; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=3600${secure}`);
+      }
       return csrfToken(this.signingKey, `sign-in:${nonce}`);
     },
 
     async page(ctx: Ctx, view: string, data: Record<string, unknown>, status = 200) {
       const session = ctx.meta.session;
-      const usage = session ? await call(ctx, 'campaigns.usage').catch(() => null) : null;
-      const html = renderView(view, { session, usage, csrf: this.csrfFor(ctx), ...data });
+      const [usage, flash] = await Promise.all([session ? call(ctx, 'campaigns.usage').catch(() => null) : null, this.takeFlash(ctx)]);
+      const said = { notice: flash?.notice, error: flash?.error };
+      const defined = Object.fromEntries(Object.entries(data).filter(([, value]) => value !== undefined));
+      const html = renderView(view, { session, usage, csrf: this.csrfFor(ctx), flash, ...said, ...defined });
       // Set after every call: a called action's $statusCode and $location (campaigns.create's 201) come back in meta.
       ctx.meta.$statusCode = status;
       delete ctx.meta.$location;
@@ -460,12 +484,60 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
       return html;
     },
 
+    async refusalAsPage(ctx: Ctx, err: unknown) {
+      const { status, body, headers } = toErrorResponse(err);
+      if (!ctx.meta.session || ctx.meta.http?.json || status === 401 || status >= 500) throw err;
+      const heading = errorHeading(status);
+      const message = 'success' in body ? body.error.message : body.error;
+      const html = await this.page(ctx, 'error', { title: heading, heading, message }, status);
+      ctx.meta.$responseHeaders = { ...ctx.meta.$responseHeaders, ...headers };
+      return html;
+    },
+
     redirect(ctx: Ctx, location: string, cookies?: string[]) {
       ctx.meta.$statusCode = 303;
       ctx.meta.$location = location;
-      if (cookies) ctx.meta.$responseHeaders = { ...ctx.meta.$responseHeaders, 'Set-Cookie': cookies };
+      for (const cookie of cookies ?? []) this.addCookie(ctx, cookie);
       ctx.meta.$responseType = 'text/plain; charset=utf-8';
       return `See ${location}`;
+    },
+
+    async redirectWithFlash(ctx: Ctx, location: string, flash: Flash, options: { scope?: string; cookies?: string[] } = {}) {
+      const scope = options.scope ?? this.flashScope(ctx);
+      // No scope (a public form without its nonce cookie, refused by the CSRF rule before this): nothing to keep.
+      const id = scope ? await this.flashes.put(scope, flash) : undefined;
+      return this.redirect(ctx, location, [...(options.cookies ?? []), ...(id ? [flashCookie(id, Boolean(ctx.meta.http?.secure))] : [])]);
+    },
+
+    async takeFlash(ctx: Ctx) {
+      const taken = takenFlashes.get(ctx);
+      if (taken !== undefined) return taken;
+      const id: unknown = ctx.locals[FLASH_ID_LOCAL];
+      const scope = this.flashScope(ctx);
+      let flash: Flash | null = null;
+      if (typeof id === 'string') {
+        this.addCookie(ctx, clearedFlashCookie(Boolean(ctx.meta.http?.secure)));
+        // A store that cannot answer loses a notice, not the page.
+        if (scope)
+          flash = await this.flashes.take(scope, id).catch((err: unknown) => {
+            this.logger.warn(`dashboard flash unavailable: ${err instanceof Error ? err.message : String(err)}`);
+            return null;
+          });
+      }
+      takenFlashes.set(ctx, flash);
+      return flash;
+    },
+
+    flashScope(ctx: Ctx) {
+      if (ctx.meta.session) return ctx.meta.session.session_id;
+      const nonce = ctx.meta.http?.signInNonce;
+      return nonce && /^[A-Za-z0-9_-]{43}$/.test(nonce) ? `sign-in:${nonce}` : undefined;
+    },
+
+    addCookie(ctx: Ctx, cookie: string) {
+      const set = ctx.meta.$responseHeaders?.['Set-Cookie'];
+      const cookies = set === undefined ? [] : Array.isArray(set) ? set : [set];
+      ctx.meta.$responseHeaders = { ...ctx.meta.$responseHeaders, 'Set-Cookie': [...cookies, cookie] };
     },
 
     requireManager(ctx: Ctx) {

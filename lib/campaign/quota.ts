@@ -9,6 +9,12 @@ export function quotaPeriod(at = new Date()): string {
   return at.toISOString().slice(0, 7);
 }
 
+/** The `count` months (YYYY-MM, UTC) ending with `period`, oldest first. */
+export function periodsEndingAt(period: string, count: number): string[] {
+  const [year, month] = period.split('-').map(Number);
+  return Array.from({ length: count }, (_, i) => new Date(Date.UTC(year, month - count + i, 1)).toISOString().slice(0, 7));
+}
+
 export function periodResetsAt(period: string): string {
   const [year, month] = period.split('-').map(Number);
   return new Date(Date.UTC(year, month, 1)).toISOString();

@@ -12,3 +12,8 @@ export function formRefusal(err: unknown, planRateWords: (retryAfterSeconds: str
   if ('success' in body) return { status, message: body.error.message };
   return { status, message: status === 429 ? planRateWords(headers['Retry-After'] ?? '60') : body.error };
 }
+
+/** A refusal's words alone, for a form that answers with a redirect and a flash (post/redirect/get). */
+export function refusalWords(err: unknown): string {
+  return formRefusal(err, (wait) => `Too many requests this minute. Try again in ${wait} s.`).message;
+}

@@ -25,6 +25,22 @@ export const DASHBOARD_HEADERS: Record<string, string> = {
   'Cache-Control': 'no-store',
 };
 
+const ERROR_HEADINGS: Record<number, string> = {
+  400: 'That did not work',
+  403: 'Not allowed',
+  404: 'Not found',
+  409: 'That did not work',
+  410: 'No longer valid',
+  413: 'Too large',
+  429: 'Too many requests',
+  503: 'Temporarily unavailable',
+};
+
+/** The error page's heading for an HTTP status (the gateway's error page and the dashboard's, with its header). */
+export function errorHeading(status: number): string {
+  return ERROR_HEADINGS[status] ?? 'Something went wrong';
+}
+
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language' });
 const dateFormat = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
 const dateTimeFormat = new Intl.DateTimeFormat('en-GB', {

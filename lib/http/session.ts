@@ -12,6 +12,10 @@ export interface DashboardHttp {
   sessionToken?: string;
   signInNonce?: string;
   csrfHeader?: string;
+  /** The one-time flash's id (lib/dashboard/flash.ts), from its cookie. */
+  flashId?: string;
+  /** The request is answered as JSON (the status polls), not as a page: its errors too. */
+  json?: boolean;
   ip: string;
   secure: boolean;
 }

@@ -6,7 +6,7 @@
  */
 import { Op, QueryTypes, type Attributes, type WhereOptions } from 'sequelize';
 import type { Context } from 'moleculer';
-import { periodResetsAt, quotaPeriod, usedInPeriod } from '../../lib/campaign/quota';
+import { periodResetsAt, periodsEndingAt, quotaPeriod, usedInPeriod } from '../../lib/campaign/quota';
 import { CAMPAIGN_STATES } from '../../lib/campaign/states';
 import { decodeListCursor, encodeListCursor } from '../../lib/campaign/view';
 import type { Campaign, CampaignEvent, Video } from '../../lib/db/models';
@@ -22,6 +22,8 @@ import type {
   ListCampaignsParams,
   ListQueryParams,
   TimelineEvent,
+  UsageHistoryParams,
+  UsageMonth,
   UsageReportParams,
   UsageResult,
 } from './types';
@@ -184,6 +186,50 @@ export const readActions: CampaignsActionSchemas = {
         },
         CAMPAIGN_STATES,
       );
+    },
+  },
+
+  /**
+   * The caller's organization's last months (the dashboard's usage chart), oldest first, every month present (0 when
+   * quiet): the quota counter as usageReport reads it, the campaigns counted in the month, and their videos rendered.
+   */
+  usageHistory: {
+    visibility: 'public',
+    params: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { months: { type: 'integer', minimum: 1, maximum: 24 } },
+    },
+    async handler(ctx: Context<UsageHistoryParams, CampaignMeta>): Promise<UsageMonth[]> {
+      const auth = ctx.meta.auth;
+      if (!auth) throw unauthorized();
+      const { sequelize } = this.db;
+      const periods = periodsEndingAt(quotaPeriod(), ctx.params.months ?? 12);
+      const replacements = { orgId: auth.orgId, periods };
+      const [counters, campaigns, videos] = await Promise.all([
+        sequelize.query<{ period: string; used: number | string }>(
+          'SELECT period, used FROM usage_counters WHERE org_id = :orgId AND period IN (:periods)',
+          { replacements, type: QueryTypes.SELECT },
+        ),
+        sequelize.query<{ period: string; count: number | string }>(
+          'SELECT quota_period AS period, count(*) AS count FROM campaigns WHERE org_id = :orgId AND quota_period IN (:periods) GROUP BY quota_period',
+          { replacements, type: QueryTypes.SELECT },
+        ),
+        sequelize.query<{ period: string; count: number | string }>(
+          `SELECT c.quota_period AS period, count(*) AS count FROM videos v JOIN campaigns c ON c.id = v.campaign_id
+           WHERE c.org_id = :orgId AND c.quota_period IN (:periods) AND v.status = 'ready' GROUP BY c.quota_period`,
+          { replacements, type: QueryTypes.SELECT },
+        ),
+      ]);
+      const byPeriod = (rows: Array<{ period: string; count?: number | string; used?: number | string }>) =>
+        new Map(rows.map((row) => [row.period, Number(row.count ?? row.used ?? 0)]));
+      const [used, made, rendered] = [byPeriod(counters), byPeriod(campaigns), byPeriod(videos)];
+      return periods.map((month) => ({
+        month,
+        used: used.get(month) ?? 0,
+        campaigns: made.get(month) ?? 0,
+        videos_rendered: rendered.get(month) ?? 0,
+      }));
     },
   },
 

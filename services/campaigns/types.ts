@@ -112,6 +112,17 @@ export interface UsageResult {
 export interface UsageReportParams {
   month?: string;
 }
+/** campaigns.usageHistory's params: how many months, ending with the current one (default 12). */
+export interface UsageHistoryParams {
+  months?: number;
+}
+/** One month of the caller's organization: campaigns counted against the quota (failed ones refunded), made, and videos rendered. */
+export interface UsageMonth {
+  month: string;
+  used: number;
+  campaigns: number;
+  videos_rendered: number;
+}
 export interface TimelineEvent {
   from_status: string | null;
   to_status: string;
@@ -168,6 +179,7 @@ export interface CampaignsActions {
   /** The caller's organization comes from the call's meta (auth). */
   'campaigns.usage': { params: undefined; result: UsageResult };
   'campaigns.usageReport': { params: UsageReportParams; result: UsageReport };
+  'campaigns.usageHistory': { params: UsageHistoryParams; result: UsageMonth[] };
   'campaigns.stageInput': { params: StageParams; result: StageInput };
   'campaigns.webhookEvents': { params: WebhookEventsParams; result: WebhookEvent[] };
   'campaigns.webhookEventsHandedOver': { params: WebhookEventsHandedOverParams; result: { handed_over: number } };

@@ -6,6 +6,7 @@
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import type { VideoDocument } from '../../lib/campaign/video-document';
 import type { EditorState } from '../../lib/dashboard/editor';
+import type { Flash, FlashStore } from '../../lib/dashboard/flash';
 import type { DashboardHttp } from '../../lib/http/session';
 import type { LayerCheck, RateLimiter } from '../../lib/http/rate-limiter';
 import type { SessionInfo } from '../accounts.service';
@@ -52,6 +53,23 @@ export type DashboardSettings = ServiceSettingSchema;
 export type DashboardMethods = {
   page(ctx: Ctx, view: string, data: Record<string, unknown>, status?: number): Promise<string>;
   redirect(ctx: Ctx, location: string, cookies?: string[]): string;
+  /**
+   * The service's error hook: a refusal met by a signed-in user's page (another organization's campaign: 404; a member's
+   * form: 403) answered as the error page with the header and navigation; the rest (no session, a JSON poll, a failure
+   * of ours) rethrown, for the gateway's error page.
+   */
+  refusalAsPage(ctx: Ctx, err: unknown): Promise<string>;
+  /**
+   * Post/redirect/get with something to say (lib/dashboard/flash.ts): `flash` kept on the server for one read by the
+   * page at `location`, in `scope` (default: this session's, or the sign-in form's before sign-in), and a 303 there.
+   */
+  redirectWithFlash(ctx: Ctx, location: string, flash: Flash, options?: { scope?: string; cookies?: string[] }): Promise<string>;
+  /** This request's flash, read (and deleted) once; `page` shows its notice and error and hands it to the view as `flash`. */
+  takeFlash(ctx: Ctx): Promise<Flash | null>;
+  /** Where this request's flashes live: the session's id, or before sign-in the sign-in form's nonce. */
+  flashScope(ctx: Ctx): string | undefined;
+  /** Appends a `Set-Cookie` to the answer. */
+  addCookie(ctx: Ctx, cookie: string): void;
   csrfFor(ctx: Ctx): string;
   requireManager(ctx: Ctx): SessionInfo;
   limit(layers: LayerCheck[]): Promise<number>;
@@ -69,6 +87,7 @@ export type DashboardMethods = {
 export interface DashboardLocalVars {
   limiter: RateLimiter;
   signingKey: Buffer;
+  flashes: FlashStore;
   staticFiles: Map<string, { type: string; body: Buffer }>;
 }
 export type DashboardThis = Service<DashboardSettings> & DashboardMethods & DashboardLocalVars;

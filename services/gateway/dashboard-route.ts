@@ -4,7 +4,8 @@
  */
 import type { Logger } from 'moleculer';
 import type { AppConfig } from '../../config';
-import { DASHBOARD_HEADERS, renderView } from '../../lib/dashboard/render';
+import { DASHBOARD_HEADERS, errorHeading, renderView } from '../../lib/dashboard/render';
+import { FLASH_COOKIE } from '../../lib/dashboard/flash';
 import { toErrorResponse } from '../../lib/errors';
 import { clientIp, fromTrustedProxy, type TrustedProxies } from '../../lib/http/client-ip';
 import { cookieValue, SESSION_COOKIE, type DashboardHttp } from '../../lib/http/session';
@@ -31,18 +32,26 @@ export const DASHBOARD_ALIASES: Record<string, string> = {
   'GET keys/:id/revoke': 'dashboard.revokeKeyPage',
   'POST keys/:id/revoke': 'dashboard.revokeKey',
   'POST webhook-secret/rotate': 'dashboard.rotateWebhookSecret',
+  // The account side (services/dashboard/account-pages.ts): usage, people, an invitation's page, the user's account.
+  'GET usage': 'dashboard.usage',
+  'GET people': 'dashboard.people',
+  'POST people/invite': 'dashboard.invite',
+  'POST people/invites/:id/revoke': 'dashboard.revokeInvite',
+  'POST people/:id/role': 'dashboard.setRole',
+  'GET people/:id/remove': 'dashboard.removePersonPage',
+  'POST people/:id/remove': 'dashboard.removePerson',
+  'GET invite/:token': 'dashboard.invitePage',
+  'POST invite/:token': 'dashboard.acceptInvite',
+  'GET account': 'dashboard.account',
+  'POST account/password': 'dashboard.changePassword',
 };
 
-const ERROR_HEADINGS: Record<number, string> = {
-  400: 'That did not work',
-  403: 'Not allowed',
-  404: 'Not found',
-  413: 'Too large',
-  429: 'Too many requests',
-  503: 'Temporarily unavailable',
-};
+/** The requests answered as JSON, errors included (the status polls), rather than as a page. */
+export function answersJson(path: string): boolean {
+  return path.split('?')[0].endsWith('/status');
+}
 
-/** What the dashboard learns from the HTTP request: the session cookie, the sign-in nonce, the CSRF header, the client. */
+/** What the dashboard learns from the HTTP request: the session cookie, the sign-in nonce, the CSRF header, the flash, the client. */
 export function dashboardHttp(req: Req, config: AppConfig, trustedProxies: TrustedProxies): DashboardHttp {
   const cookies = req.headers.cookie;
   const trusted = fromTrustedProxy(req, trustedProxies);
@@ -51,6 +60,8 @@ export function dashboardHttp(req: Req, config: AppConfig, trustedProxies: Trust
     sessionToken: cookieValue(cookies, SESSION_COOKIE),
     signInNonce: cookieValue(cookies, 'cv_signin'),
     csrfHeader: typeof csrfHeader === 'string' ? csrfHeader : undefined,
+    flashId: cookieValue(cookies, FLASH_COOKIE),
+    json: answersJson(req.parsedUrl ?? loggablePath(req)),
     ip: clientIp(req, trustedProxies),
     secure:
       config.publicBaseUrl.startsWith('https:') || 'encrypted' in req.socket || (trusted && req.headers['x-forwarded-proto'] === 'https'),
@@ -75,13 +86,13 @@ export function answerDashboardError(
     return;
   }
   const path = req.parsedUrl ?? loggablePath(req);
-  if (status === 401 && !path.endsWith('/status')) {
+  if (status === 401 && !answersJson(path)) {
     res.statusCode = 303;
     res.setHeader('Location', '/dashboard/sign-in');
     res.end();
     return;
   }
-  if (path.endsWith('/status')) return answerJson(req, res, err);
+  if (answersJson(path)) return answerJson(req, res, err);
   res.statusCode = status;
   for (const [name, value] of Object.entries({ ...DASHBOARD_HEADERS, ...headers })) res.setHeader(name, value);
   res.setHeader('Content-Type', 'text/html; charset=utf-8');
@@ -90,8 +101,8 @@ export function answerDashboardError(
   const again = req.originalUrl ?? req.url ?? '';
   res.end(
     renderView('error', {
-      title: ERROR_HEADINGS[status] ?? 'Something went wrong',
-      heading: ERROR_HEADINGS[status] ?? 'Something went wrong',
+      title: errorHeading(status),
+      heading: errorHeading(status),
       message,
       retry: status === 503 && req.method === 'GET' && again.startsWith('/dashboard/') ? again : undefined,
     }),

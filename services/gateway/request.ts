@@ -47,9 +47,12 @@ export function decodable(segment: string): boolean {
   }
 }
 
-/** The path without its query string: a signed download's query is its credential and never reaches a log. */
+/** An invitation's link carries its one-time token in the path (a credential until used). */
+const INVITE_PATH = /^(\/dashboard\/invite\/)[^/?]+/;
+
+/** The path without its query string (a signed download's query is its credential) nor an invitation's token: never in a log. */
 export function loggablePath(req: IncomingMessage & { originalUrl?: string }): string {
-  const url = req.originalUrl ?? req.url ?? '';
+  const url = (req.originalUrl ?? req.url ?? '').replace(INVITE_PATH, '$1…');
   const query = url.indexOf('?');
   return query === -1 ? url : `${url.slice(0, query)}?…`;
 }

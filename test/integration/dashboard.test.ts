@@ -2,7 +2,8 @@
  * The dashboard in a real browser (issue 13): puppeteer-core drives Debian's Chromium against the product on
  * PostgreSQL with a renderer on the worker. Sign in, make a key and use it, create a campaign from the form, watch
  * it reach review, play a video, publish, sign out; then the refusals: CSRF, a member's rights, another
- * organization's campaign, a title that is markup. Screenshots of the campaign and keys pages go to docs/.
+ * organization's campaign, a title that is markup. A screenshot of the campaign page goes to docs/ (the keys page's is
+ * test/integration/dashboard-account.test.ts's).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -123,7 +124,6 @@ describe('the owner', () => {
     const key = await text(page, '#new-key');
     expect(key).toMatch(/^sk_live_[0-9a-f]{32}$/);
     expect(await text(page, '#keys tbody')).toContain('ci server');
-    await page.screenshot({ path: path.join(DOCS, 'dashboard-keys.png'), fullPage: true });
     const api = await h.request('GET', '/api/v1/openapi.json', { key });
     expect(api.status).toBe(200);
     // Reloading does not show it again.
