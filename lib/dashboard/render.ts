@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Eta } from 'eta';
+import { words } from './words';
 
 /** The sources sit beside this file; a compiled dist/lib/dashboard reads them from the source tree. */
 function sourceDir(name: string): string {
@@ -25,7 +26,6 @@ export const DASHBOARD_HEADERS: Record<string, string> = {
   'Cache-Control': 'no-store',
 };
 
-const languageNames = new Intl.DisplayNames(['en'], { type: 'language' });
 const dateFormat = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
 const dateTimeFormat = new Intl.DateTimeFormat('en-GB', {
   day: 'numeric',
@@ -37,8 +37,9 @@ const dateTimeFormat = new Intl.DateTimeFormat('en-GB', {
   timeZoneName: 'short',
 });
 
+/** Every template gets these: the product's names in a customer's words (words.ts) and dates. */
 export const viewHelpers = {
-  languageName: (code: string): string => languageNames.of(code) ?? code,
+  ...words,
   fmtDate: (iso: string | Date): string => dateFormat.format(new Date(iso)),
   fmtDateTime: (iso: string | Date): string => dateTimeFormat.format(new Date(iso)),
 };
