@@ -14,7 +14,7 @@ import {
   type PlatformName,
   type RenderQuality,
 } from '../../config/catalog';
-import { VOICE_OPTIONS_BY_ID, isDefaultVoice } from '../../config/voices';
+import { VOICE_OPTIONS_BY_ID, isDefaultVoice, type VoiceEngineName } from '../../config/voices';
 import {
   CAMPAIGN_STATES,
   GENERATING_STATES,
@@ -173,8 +173,27 @@ export function qualityLabel(quality: string): string {
 export function voiceLabel(id: string): string {
   const option = VOICE_OPTIONS_BY_ID.get(id);
   if (!option) return id;
-  const description = option.description.replace(`espeak-ng's ${option.language} voice`, `Basic ${languageName(option.language)} voice (eSpeak NG)`);
+  const description = option.description.replace(
+    `espeak-ng's ${option.language} voice`,
+    `Basic ${languageName(option.language)} voice (eSpeak NG)`,
+  );
   return description;
+}
+
+const ENGINE_WORDS: Record<VoiceEngineName | 'openai', string> = {
+  espeak: 'eSpeak NG',
+  'open-jtalk': 'Open JTalk',
+  festival: 'Festival',
+  flite: 'Flite',
+  pico: 'SVOX Pico',
+  rhvoice: 'RHVoice',
+  openai: 'OpenAI-compatible speech',
+};
+
+/** The voice a storyboard records as spoken ({ engine, name }), e.g. "mei_normal (Open JTalk)". */
+export function spokenVoiceLabel(voice: { engine: string; name: string }): string {
+  const engine = (ENGINE_WORDS as Record<string, string | undefined>)[voice.engine] ?? voice.engine;
+  return voice.name ? `${voice.name} (${engine})` : engine;
 }
 
 /** The voice a language gets when none is asked for. */
@@ -205,5 +224,6 @@ export const words = {
   captionsLabel,
   qualityLabel,
   voiceLabel,
+  spokenVoiceLabel,
   durationWords,
 };
