@@ -380,7 +380,10 @@ export function createFormView(posted: PostedForm | undefined): SectionView[] {
               picked: picked ? voiceLabel(picked) : defaultLabel,
               voices: [
                 ...(standard ? [{ id: '', label: defaultLabel, sample: voiceSamplePath(standard), checked: picked === '' }] : []),
-                ...voices.enum!.map((id) => ({ id, label: voiceLabel(id), sample: voiceSamplePath(id), checked: picked === id })),
+                // The default voice is the first choice; it is not offered a second time under its own name.
+                ...voices
+                  .enum!.filter((id) => id !== standard)
+                  .map((id) => ({ id, label: voiceLabel(id), sample: voiceSamplePath(id), checked: picked === id })),
               ],
             };
           }),

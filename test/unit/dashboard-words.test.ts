@@ -11,6 +11,7 @@ import { renderView } from '../../lib/dashboard/render';
 import { CreateCampaignBody } from '../../lib/http/api-schemas';
 import {
   captionsLabel,
+  defaultVoiceOf,
   languageName,
   platformLabel,
   qualityLabel,
@@ -32,11 +33,15 @@ test('states, steps, platforms, languages and script sources in a customer’s w
   expect(scriptSourceSentence('localized_page', 'ja')).toBe("From the page's Japanese version");
   expect(scriptSourceSentence('translated', 'ko')).toBe('Translated into Korean');
 
-  const steps = GENERATING_STATES.map((from) => stepLabel({ from_status: from, to_status: nextState(from)!, detail: `${STAGE_ACTIONS[from]} done` }));
+  const steps = GENERATING_STATES.map((from) =>
+    stepLabel({ from_status: from, to_status: nextState(from)!, detail: `${STAGE_ACTIONS[from]} done` }),
+  );
   expect(steps).toEqual(['Page captured', 'Page read and scenes chosen', 'Scripts written', 'Voices recorded', 'Videos rendered']);
   expect(stepLabel({ from_status: null, to_status: 'collecting', detail: 'created' })).toBe('Campaign created');
   expect(stepLabel({ from_status: 'voiceover', to_status: 'failed', detail: 'canceled by the customer' })).toBe('Canceled');
-  expect(stepLabel({ from_status: 'rendering', to_status: 'failed', detail: 'The renderer gave up.' })).toBe('Failed while rendering videos');
+  expect(stepLabel({ from_status: 'rendering', to_status: 'failed', detail: 'The renderer gave up.' })).toBe(
+    'Failed while rendering videos',
+  );
   expect(stepLabel({ from_status: 'review', to_status: 'published', detail: 'published by the customer' })).toBe('Published');
   expect(voiceLabel('ko-espeak')).toBe('Basic Korean voice (eSpeak NG), male; the default');
 });
@@ -61,8 +66,10 @@ test('first shown: the schema’s defaults; a voice picker per language with its
   const voice = fields.find((field) => field.name === 'voice')!;
   const ja = voice.languages!.find((l) => l.code === 'ja')!;
   expect(ja.chosen).toBe(true);
-  expect(ja.voices.map((v) => v.id)).toEqual(['', ...voiceIdsFor('ja')]);
-  expect(ja.voices[1].sample).toBe(`/dashboard/voices/${voiceIdsFor('ja')[0]}/sample`);
+  // The default first (its sample the default voice's), then every other voice of the language.
+  expect(ja.voices.map((v) => v.id)).toEqual(['', ...voiceIdsFor('ja').filter((id) => id !== defaultVoiceOf('ja'))]);
+  expect(ja.voices[0].sample).toBe(`/dashboard/voices/${defaultVoiceOf('ja')}/sample`);
+  expect(ja.voices[0].label).toMatch(/^Default: /);
   expect(voice.languages!.find((l) => l.code === 'de')!.chosen).toBe(false);
 });
 
@@ -104,12 +111,12 @@ test('what the form posts becomes the API’s body: every option, only the chose
     languages: ['en'],
     platforms: ['tiktok'],
   });
-  expect(readCreateForm({ url: 'a.example', languages: 'en', platforms: 'tiktok', 'metadata.key': '', 'metadata.value': 'x' }).error).toMatch(
-    /Metadata: the value "x" has no key/,
-  );
-  expect(readCreateForm({ url: 'a.example', languages: 'en', platforms: 'tiktok', 'music.url': 'u', 'music.volume': 'loud' }).error).toMatch(
-    /music.volume must be a number/,
-  );
+  expect(
+    readCreateForm({ url: 'a.example', languages: 'en', platforms: 'tiktok', 'metadata.key': '', 'metadata.value': 'x' }).error,
+  ).toMatch(/Metadata: the value "x" has no key/);
+  expect(
+    readCreateForm({ url: 'a.example', languages: 'en', platforms: 'tiktok', 'music.url': 'u', 'music.volume': 'loud' }).error,
+  ).toMatch(/music.volume must be a number/);
   expect(readCreateForm({ url: '', languages: 'en', platforms: 'tiktok' }).error).toMatch(/Page URL is required/);
   expect(readCreateForm({ url: 'a.example', platforms: 'tiktok' }).error).toMatch(/at least one of the languages/);
 });
