@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import { startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver';
 import { violationsAtWidths } from '../support/axe';
 import { dashboardSession, postForm } from '../support/dashboard-session';
@@ -34,11 +34,16 @@ let mainId: string;
 const text = (page: Page, selector: string) => page.$eval(selector, (el) => (el.textContent ?? '').replace(/\s+/g, ' ').trim());
 const attr = (page: Page, selector: string, name: string) => page.$eval(selector, (el, n) => el.getAttribute(n), name);
 
+/** One signed-in browser context per JavaScript setting (sign-in is limited to 5 a minute per email): a new tab in it. */
+const contexts = new Map<boolean, BrowserContext>();
 async function newPage(javaScript = true): Promise<Page> {
-  const context = await browser.createBrowserContext();
+  let context = contexts.get(javaScript);
+  const signedIn = !!context;
+  if (!context) contexts.set(javaScript, (context = await browser.createBrowserContext()));
   const page = await context.newPage();
   await page.setJavaScriptEnabled(javaScript);
   await page.setViewport({ width: 1280, height: 900 });
+  if (signedIn) return page;
   await page.goto(`${h.baseUrl}/dashboard/sign-in`);
   await page.type('#email', EMAIL);
   await page.type('#password', PASSWORD);
@@ -202,7 +207,7 @@ test('New campaign: every option of the API in the form, a voice sample made onc
     metadata: { crm_id: 'opp_0042', team: '<b>growth</b>' },
   });
   expect(await text(page, '#campaign-options')).toContain('team = <b>growth</b>');
-  await page.browserContext().close();
+  await page.close();
 });
 
 test('the campaigns list moves on its own: status and progress change without a reload', async () => {
@@ -240,7 +245,7 @@ test('the campaigns list moves on its own: status and progress change without a 
   await expectLabelledCells(page);
   await screenshots(page, 'dashboard-campaigns.png');
   await expectAccessible(page);
-  await page.browserContext().close();
+  await page.close();
 });
 
 test('a refused form shows the API’s message in words, every value kept', async () => {
@@ -255,7 +260,7 @@ test('a refused form shows the API’s message in words, every value kept', asyn
   expect(await text(page, '#form-error')).toMatch(/logo_url/);
   expect(await attr(page, '#brand-logo_url', 'value')).toBe('ftp://acme.example/logo.png');
   expect(await attr(page, 'input[name="metadata.key"]', 'value')).toBe('kept');
-  await page.browserContext().close();
+  await page.close();
 });
 
 test('the campaign page in plain words: states, steps, platforms, languages, the script source', async () => {
@@ -286,7 +291,7 @@ test('the campaign page in plain words: states, steps, platforms, languages, the
   // The video editor's title in the same words.
   await Promise.all([page.waitForNavigation(), page.click('a.edit-link')]);
   expect(await text(page, 'h1')).toBe('Edit video: English · TikTok');
-  await page.browserContext().close();
+  await page.close();
 });
 
 test('the campaign’s report: time in each state, voices used, render attempts per video and node', async () => {
@@ -313,7 +318,7 @@ test('the campaign’s report: time in each state, voices used, render attempts 
   await expectLabelledCells(page);
   await screenshots(page, 'dashboard-report.png');
   await expectAccessible(page);
-  await page.browserContext().close();
+  await page.close();
 });
 
 test('webhook deliveries: each attempt with its answer and time; Redeliver, its allowance and its refusals in words', async () => {
@@ -325,6 +330,7 @@ test('webhook deliveries: each attempt with its answer and time; Redeliver, its 
   );
   const page = await newPage();
   await page.goto(`${h.baseUrl}/dashboard/campaigns/${mainId}/webhooks`);
+  expect(await text(page, 'main')).toContain('Campaign completed Delivered');
   expect(await text(page, '.delivery h2')).toBe('Campaign completed Delivered');
   expect(await page.$$eval('.delivery tbody tr', (trs) => trs.map((tr) => tr.querySelector('.answer')!.textContent.trim()))).toEqual([
     'HTTP 500',
@@ -367,7 +373,7 @@ test('webhook deliveries: each attempt with its answer and time; Redeliver, its 
   expect(await press(page, '#redeliver')).toBe(429);
   expect(await text(page, '#webhooks-error')).toMatch(/redelivered 10 times in the last 24 hours, the most allowed; retry in \d+ s\./);
   expect(await text(page, '#redeliveries-left')).toBe('0');
-  await page.browserContext().close();
+  await page.close();
 });
 
 test('Cancel, asked on a page of its own, without JavaScript; a finished campaign cannot be canceled, said in words', async () => {
@@ -376,6 +382,7 @@ test('Cancel, asked on a page of its own, without JavaScript; a finished campaig
   const id: string = created.body.campaign_id;
   const page = await newPage(false);
   await page.goto(`${h.baseUrl}/dashboard/campaigns/${id}`);
+  expect(await text(page, '#progress-card')).toMatch(/^Status: (Capturing the page|Reading the page|Writing scripts)/);
   expect(await press(page, '#cancel')).toBe(200);
   expect(page.url()).toBe(`${h.baseUrl}/dashboard/campaigns/${id}/cancel`);
   expect(await text(page, 'h1')).toBe('Cancel this campaign?');
@@ -384,7 +391,7 @@ test('Cancel, asked on a page of its own, without JavaScript; a finished campaig
   await checked.goto(`${h.baseUrl}/dashboard/campaigns/${id}/cancel`);
   await screenshots(checked, 'dashboard-cancel.png');
   await expectAccessible(checked);
-  await checked.browserContext().close();
+  await checked.close();
   expect(await press(page, '#confirm-cancel')).toBe(200);
   expect(page.url()).toBe(`${h.baseUrl}/dashboard/campaigns/${id}?canceled=1`);
   expect(await text(page, '.notice')).toMatch(/^Canceled\./);
@@ -407,5 +414,5 @@ test('Cancel, asked on a page of its own, without JavaScript; a finished campaig
   const redeliver = await postForm(h, session, `/dashboard/campaigns/${id}/webhooks/redeliver`);
   expect(redeliver.status).toBe(409);
   expect(await redeliver.text()).toContain('The campaign was created without a webhook_url');
-  await page.browserContext().close();
+  await page.close();
 });
