@@ -38,10 +38,23 @@ const dateTimeFormat = new Intl.DateTimeFormat('en-GB', {
 });
 
 /** Every template gets these: the product's names in a customer's words (words.ts) and dates. */
+const dateTimeSecondsFormat = new Intl.DateTimeFormat('en-GB', {
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  timeZone: 'UTC',
+  timeZoneName: 'short',
+});
+
 export const viewHelpers = {
   ...words,
   fmtDate: (iso: string | Date): string => dateFormat.format(new Date(iso)),
   fmtDateTime: (iso: string | Date): string => dateTimeFormat.format(new Date(iso)),
+  /** With seconds: steps and attempts a few seconds apart. */
+  fmtDateTimeSeconds: (iso: string | Date): string => dateTimeSecondsFormat.format(new Date(iso)),
 };
 
 /** Renders a page of lib/dashboard/views; every template gets the helpers above. */
