@@ -14,6 +14,7 @@ import type { FilesActions } from './files.service';
 import type { OpsActions } from './ops.service';
 import type { RendererActions } from './renderer.service';
 import type { RenderingActions } from './rendering.service';
+import type { ReportsActions } from './reports.service';
 import type { ScriptActions } from './script.service';
 import type { VoiceActions } from './voice.service';
 import type { WebhooksActions } from './webhooks.service';
@@ -28,6 +29,7 @@ declare module '../lib/net/calls' {
       OpsActions,
       RendererActions,
       RenderingActions,
+      ReportsActions,
       ScriptActions,
       VoiceActions,
       WebhooksActions {}

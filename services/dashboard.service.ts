@@ -14,25 +14,24 @@ import { UUID_ANY_CASE } from '../lib/ids';
 import crypto from 'node:crypto';
 import type { ServiceSchema } from 'moleculer';
 import { configOf } from '../config';
-import { DEFAULT_LANGUAGES, DEFAULT_PLATFORMS, PLATFORM_NAMES, SUPPORTED_LANGUAGES, isOneOf } from '../config/catalog';
+import { isOneOf } from '../config/catalog';
 import { API_SCOPES } from '../lib/http/auth';
 import { CAMPAIGN_STATES } from '../lib/campaign/states';
-import { MUSIC_DEFAULT_VOLUME } from '../lib/campaign/options';
 import { errorHeading, loadStaticFiles, renderView, sameOriginLink } from '../lib/dashboard/render';
 import { clearedFlashCookie, createFlashStore, flashCookie, type Flash } from '../lib/dashboard/flash';
 import { forbidden, invalidInput, notFound, serviceUnavailable, toErrorResponse } from '../lib/errors';
-import { formRefusal, refusalWords } from '../lib/dashboard/form-errors';
+import { refusalWords } from '../lib/dashboard/form-errors';
+import { stateLabel } from '../lib/dashboard/words';
 import { createRateLimiter, RateLimiterUnavailableError, type LayerCheck } from '../lib/http/rate-limiter';
 import { SESSION_TOKEN_LOCAL } from '../mixins/action-rules';
 import { clearedSessionCookie, csrfToken, generateSessionToken, sessionCookie, SESSION_TOKEN_PATTERN } from '../lib/http/session';
 import { call } from '../lib/net/calls';
 import { loadSigningKey } from '../lib/storage/file-links';
-import type { CreateCampaignParams } from './campaigns/types';
 import { editorActions, editorMethods } from './dashboard/editor';
 import { accountActions } from './dashboard/account-pages';
+import { campaignPageActions, campaignPageExtras, campaignPageMethods } from './dashboard/campaign-pages';
 import {
   csrfField,
-  type CampaignForm,
   type CsrfParams,
   type Ctx,
   type DashboardLocalVars,
@@ -226,68 +225,11 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
           status,
           states: CAMPAIGN_STATES,
           pages,
+          // What the list polls for its live figures (services/dashboard/campaign-pages.ts campaignsLive): this page.
+          liveQuery: new URLSearchParams({ ...(status ? { status } : {}), page: String(page) }).toString(),
           prev: page > 1 ? link(page - 1) : null,
           next: page < pages ? link(page + 1) : null,
         });
-      },
-    },
-
-    newCampaign: {
-      visibility: 'published',
-      dashboard: { access: 'session' },
-      handler(this: DashboardThis, ctx: Ctx): Promise<string> {
-        return this.newCampaignPage(ctx, {});
-      },
-    },
-
-    /** The API's own create: the same validation messages, quota and plan rate. */
-    createCampaign: {
-      visibility: 'published',
-      dashboard: { access: 'session', write: true },
-      params: {
-        type: 'object',
-        properties: {
-          url: { type: 'string', maxLength: 4096 },
-          title: { type: 'string', maxLength: 1000 },
-          webhook_url: { type: 'string', maxLength: 4096 },
-          languages: formList,
-          platforms: formList,
-          music_url: { type: 'string', maxLength: 4096 },
-          music_volume: { type: 'string', maxLength: 100 },
-          ...csrfField,
-        },
-      },
-      async handler(this: DashboardThis, ctx: Ctx<CampaignForm>): Promise<string> {
-        const form = ctx.params;
-        const body: CreateCampaignParams = { url: (form.url ?? '').trim() };
-        const title = optional(form.title);
-        const webhookUrl = optional(form.webhook_url);
-        if (title !== undefined) body.title = title;
-        if (webhookUrl !== undefined) body.webhook_url = webhookUrl;
-        const languages = listOf(form.languages);
-        const platforms = listOf(form.platforms);
-        if (languages.length) body.languages = languages;
-        if (platforms.length) body.platforms = platforms;
-        const musicUrl = optional(form.music_url);
-        const musicVolume = optional(form.music_volume);
-        // A volume without a track means nothing: it is dropped; a number the create refuses is its 400, named.
-        if (musicUrl !== undefined) body.music = { url: musicUrl, ...(musicVolume !== undefined ? { volume: Number(musicVolume) } : {}) };
-        try {
-          if (body.music?.volume !== undefined && !Number.isFinite(body.music.volume))
-            throw invalidInput('music.volume must be a number between 0 and 1.');
-          if (!body.url) throw invalidInput('url is required: the public page to make videos of.');
-          if (!languages.length) throw invalidInput('Choose at least one language.');
-          if (!platforms.length) throw invalidInput('Choose at least one platform.');
-          const created = await call(ctx, 'campaigns.create', body);
-          return this.redirect(ctx, `/dashboard/campaigns/${created.campaign_id}`);
-        } catch (err) {
-          // The plan's rate, refused by the broker's rule as for an API key (429): said in words, with the wait.
-          const { status, message } = formRefusal(
-            err,
-            (wait) => `Too many campaigns created this minute on your plan. Try again in ${wait} s.`,
-          );
-          return this.newCampaignPage(ctx, form, message, status);
-        }
       },
     },
 
@@ -295,7 +237,7 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
       visibility: 'published',
       dashboard: { access: 'session' },
       params: idParams,
-      async handler(this: DashboardThis, ctx: Ctx<IdParams & { published?: string }>): Promise<string> {
+      async handler(this: DashboardThis, ctx: Ctx<IdParams & { published?: string; canceled?: string }>): Promise<string> {
         const id = ctx.params.id;
         const campaign = await call(ctx, 'campaigns.get', { id });
         const [timeline, outputs] = await Promise.all([
@@ -323,7 +265,12 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
           scripts,
           readyCount: campaign.videos.filter((v) => v.status === 'ready').length,
           renderingCount: campaign.videos.filter((v) => v.status === 'rendering').length,
-          notice: ctx.params.published ? 'Published.' : undefined,
+          ...campaignPageExtras(campaign),
+          notice: ctx.params.published
+            ? 'Published.'
+            : ctx.params.canceled
+              ? 'Canceled. Nothing more is made, and this month’s quota has its campaign back.'
+              : undefined,
         });
       },
     },
@@ -338,6 +285,7 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
         ctx.meta.$statusCode = 200;
         return {
           status: view.status,
+          status_label: stateLabel(view.status),
           progress: view.progress,
           ready: view.videos.filter((v) => v.status === 'ready').length,
           // A campaign in review whose videos are being edited: rendering again (decisions §12).
@@ -448,10 +396,12 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
 
     ...editorActions,
     ...accountActions,
+    ...campaignPageActions,
   },
 
   methods: {
     ...editorMethods,
+    ...campaignPageMethods,
 
     csrfFor(ctx: Ctx) {
       const session = ctx.meta.session;
@@ -582,38 +532,7 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
         status,
       );
     },
-
-    newCampaignPage(ctx: Ctx, form: CampaignForm, error?: string, status = 200) {
-      const languages = listOf(form.languages);
-      const platforms = listOf(form.platforms);
-      return this.page(
-        ctx,
-        'new-campaign',
-        {
-          title: 'New campaign',
-          nav: 'new',
-          error,
-          form: {
-            url: form.url,
-            title: form.title,
-            webhook_url: form.webhook_url,
-            music_url: form.music_url,
-            music_volume: form.music_volume,
-            languages: form._csrf === undefined ? DEFAULT_LANGUAGES : languages,
-            platforms: form._csrf === undefined ? DEFAULT_PLATFORMS : platforms,
-          },
-          languages: SUPPORTED_LANGUAGES.map((code) => ({ code, name: renderLanguage(code) })),
-          platforms: PLATFORM_NAMES,
-          musicDefaultVolume: MUSIC_DEFAULT_VOLUME,
-        },
-        status,
-      );
-    },
   } satisfies DashboardMethods & ThisType<DashboardThis>,
 };
-
-function renderLanguage(code: string): string {
-  return new Intl.DisplayNames(['en'], { type: 'language' }).of(code) ?? code;
-}
 
 export default DashboardService;

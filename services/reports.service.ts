@@ -23,6 +23,12 @@ export interface ReportByIdParams {
   report_id: string;
 }
 
+/** The actions others call (the dashboard's report pages), for `call` (lib/net/calls.ts). */
+export interface ReportsActions {
+  'reports.get': { params: ReportByIdParams; result: CampaignReport & { success: true } };
+  'reports.usage': { params: UsageReportParams; result: UsageReport & { success: true } };
+}
+
 const reportNotFound = () => notFound('Report not found.');
 
 type ReportsThis = Service<ServiceSettingSchema>;

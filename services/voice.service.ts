@@ -40,6 +40,8 @@ import { concatAudio, measureDuration, normalizeAudio } from '../lib/voice/audio
 import { run } from '../lib/voice/exec';
 import { OfflineSpeechProvider } from '../lib/voice/offline';
 import { createSpeechProvider } from '../lib/voice/tts';
+import { makeVoiceSample, voiceSampleKey } from '../lib/voice/samples';
+import { VOICE_OPTIONS } from '../config/voices';
 import { SpeechProviderError, type SpeechProvider, type SpeechRequest, type SpeechResult, type WordTiming } from '../lib/voice/speech';
 import { wordTimings } from '../lib/voice/word-timing';
 import { CancelableMixin, type CancelableMethods } from '../mixins/cancelable.mixin';
@@ -83,6 +85,14 @@ export interface VoiceActions {
   'voice.storyboard': { params: StoryboardParams; result: Storyboard | null };
   'voice.adopt': { params: AdoptParams; result: AdoptResult };
   'voice.respeak': { params: RespeakParams; result: RespeakResult };
+  'voice.sample': { params: VoiceSampleParams; result: VoiceSampleResult };
+}
+/** voice.sample (the dashboard's voice picker): a voice of config/voices.ts, and where its sample is stored. */
+export interface VoiceSampleParams {
+  voice_id: string;
+}
+export interface VoiceSampleResult {
+  storage_key: string;
 }
 /** voice.storyboard: one video's, at a revision (absent: 1, the first render's). */
 export interface StoryboardParams {
@@ -146,6 +156,8 @@ type VoiceMethods = DbMethods<'voice'> &
 
 interface VoiceLocalVars {
   storage: FileStorage;
+  /** Samples being made now, by voice: a second ask waits for the first rather than speaking it again. */
+  samplesInFlight: Map<string, Promise<string>>;
   /** The speech provider, its voices checked at start. */
   speech: SpeechProvider;
 }
@@ -159,6 +171,7 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
   async started() {
     const config = configOf(this.broker);
     this.storage = storageFor(this.broker);
+    this.samplesInFlight = new Map();
     // offline (default): an engine not installed here (Open JTalk, its Mei voice, festival) warns and leaves its
     // languages to espeak-ng; espeak-ng itself missing a language's voice stops the node.
     this.speech = createSpeechProvider(config.speech, { warn: (message) => this.logger.warn(message) });
@@ -346,6 +359,41 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
         } finally {
           cancel.done();
           await fs.rm(workDir, { recursive: true, force: true });
+        }
+      },
+    },
+
+    /**
+     * A voice's short sample (lib/voice/samples.ts) for the dashboard: spoken the first time any node is asked for it,
+     * then kept in the file store and only looked up.
+     */
+    sample: {
+      visibility: 'public',
+      params: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['voice_id'],
+        properties: { voice_id: { type: 'string', enum: VOICE_OPTIONS.map((v) => v.id) } },
+      },
+      async handler(ctx: Context<VoiceSampleParams>): Promise<VoiceSampleResult> {
+        const voiceId = ctx.params.voice_id;
+        const key = voiceSampleKey(voiceId)!;
+        if (await this.storage.exists(key)) return { storage_key: key };
+        let making = this.samplesInFlight.get(voiceId);
+        if (!making) {
+          making = (async () => {
+            await this.storage.put(key, await makeVoiceSample(this.speech, voiceId));
+            this.logger.info(`voice sample ${voiceId}: made and stored as ${key}`);
+            return key;
+          })().finally(() => this.samplesInFlight.delete(voiceId));
+          this.samplesInFlight.set(voiceId, making);
+        }
+        try {
+          return { storage_key: await making };
+        } catch (err) {
+          if (err instanceof SpeechProviderError)
+            throw stageFailure('speech_failed', `The sample could not be spoken: ${err.message}`, true);
+          throw err;
         }
       },
     },

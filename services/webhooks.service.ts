@@ -45,10 +45,46 @@ export interface RetryResult {
   delivery_id: string;
   status: 'pending';
 }
-/** The actions others call (the campaign actor, the REPL), for `call` (lib/net/calls.ts). */
+/**
+ * webhooks.deliveries (the dashboard): one campaign's deliveries. The caller names the campaign it checked is the
+ * customer's (campaigns.get) and the customer's organization; only rows of both are read.
+ */
+export interface DeliveriesParams {
+  campaign_id: string;
+  org_id: string;
+}
+export interface DeliveryAttemptView {
+  attempt: number;
+  at: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  /** Whether this attempt served the customer's redelivery request. */
+  redelivery: boolean;
+}
+export interface DeliveryView {
+  delivery_id: string;
+  event_id: string;
+  event: string;
+  status: WebhookDelivery['status'];
+  url: string;
+  created_at: string;
+  delivered_at: string | null;
+  next_attempt_at: string | null;
+  attempts: DeliveryAttemptView[];
+}
+export interface DeliveriesResult {
+  deliveries: DeliveryView[];
+  /** Redeliveries the campaign has left in the last 24 hours (WEBHOOK_REDELIVERIES_PER_DAY). */
+  redeliveries_left: number;
+  redeliveries_per_day: number;
+  max_attempts: number;
+}
+/** The actions others call (the campaign actor, the REPL, the dashboard), for `call` (lib/net/calls.ts). */
 export interface WebhooksActions {
   'webhooks.retry': { params: RetryParams; result: RetryResult };
   'webhooks.redeliver': { params: RedeliverParams; result: RedeliverResult };
+  'webhooks.deliveries': { params: DeliveriesParams; result: DeliveriesResult };
 }
 
 type WebhooksMethods = DbMethods<'webhooks'> & {
@@ -175,6 +211,61 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksMethods, Webh
         this.logger.info(`webhook ${result.event} ${result.event_id}: redelivery asked (${result.redeliveries_left} left today)`);
         this.dispatchDue().catch(() => undefined);
         return result;
+      },
+    },
+
+    /** A campaign's deliveries, newest event first, each with its attempts in order (the dashboard's deliveries page). */
+    deliveries: {
+      visibility: 'public',
+      params: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['campaign_id', 'org_id'],
+        properties: { campaign_id: { type: 'string', format: 'uuid' }, org_id: { type: 'string', maxLength: 64 } },
+      },
+      async handler(ctx: Context<DeliveriesParams>): Promise<DeliveriesResult> {
+        const { models } = this.db;
+        const { campaign_id: campaignId, org_id: orgId } = ctx.params;
+        // An event written a moment ago and not yet taken over is shown as soon as it is.
+        await this.takeOverEvents().catch(() => 0);
+        const rows: WebhookDelivery[] = await models.WebhookDelivery.findAll({
+          where: { campaign_id: campaignId, org_id: orgId },
+          order: [['created_at', 'DESC']],
+        });
+        const ids = rows.map((row) => row.id);
+        const [attempts, redeliveries] = ids.length
+          ? await Promise.all([
+              models.WebhookAttempt.findAll({ where: { delivery_id: ids }, order: [['attempt', 'ASC']] }),
+              models.WebhookRedelivery.findAll({ where: { campaign_id: campaignId, delivery_id: ids } }),
+            ])
+          : [[], []];
+        const recent = redeliveries.filter((r) => r.requested_at.getTime() > Date.now() - REDELIVERY_WINDOW_MS).length;
+        const iso = (at: Date | null) => (at ? new Date(at).toISOString() : null);
+        return {
+          deliveries: rows.map((row) => ({
+            delivery_id: row.id,
+            event_id: row.event_id,
+            event: row.event_type,
+            status: row.status,
+            url: row.url,
+            created_at: new Date(row.created_at).toISOString(),
+            delivered_at: iso(row.delivered_at),
+            next_attempt_at: row.status === 'pending' ? iso(row.next_attempt_at) : null,
+            attempts: attempts
+              .filter((a) => a.delivery_id === row.id)
+              .map((a) => ({
+                attempt: a.attempt,
+                at: new Date(a.created_at).toISOString(),
+                status_code: a.status_code,
+                error: a.error,
+                duration_ms: a.duration_ms,
+                redelivery: redeliveries.some((r) => r.delivery_id === row.id && r.attempt === a.attempt),
+              })),
+          })),
+          redeliveries_left: Math.max(0, WEBHOOK_REDELIVERIES_PER_DAY - recent),
+          redeliveries_per_day: WEBHOOK_REDELIVERIES_PER_DAY,
+          max_attempts: WEBHOOK_MAX_ATTEMPTS,
+        };
       },
     },
   },

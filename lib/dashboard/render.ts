@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Eta } from 'eta';
+import { words } from './words';
 
 /** The sources sit beside this file; a compiled dist/lib/dashboard reads them from the source tree. */
 function sourceDir(name: string): string {
@@ -41,7 +42,6 @@ export function errorHeading(status: number): string {
   return ERROR_HEADINGS[status] ?? 'Something went wrong';
 }
 
-const languageNames = new Intl.DisplayNames(['en'], { type: 'language' });
 const dateFormat = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
 const dateTimeFormat = new Intl.DateTimeFormat('en-GB', {
   day: 'numeric',
@@ -53,10 +53,24 @@ const dateTimeFormat = new Intl.DateTimeFormat('en-GB', {
   timeZoneName: 'short',
 });
 
+/** Every template gets these: the product's names in a customer's words (words.ts) and dates. */
+const dateTimeSecondsFormat = new Intl.DateTimeFormat('en-GB', {
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  timeZone: 'UTC',
+  timeZoneName: 'short',
+});
+
 export const viewHelpers = {
-  languageName: (code: string): string => languageNames.of(code) ?? code,
+  ...words,
   fmtDate: (iso: string | Date): string => dateFormat.format(new Date(iso)),
   fmtDateTime: (iso: string | Date): string => dateTimeFormat.format(new Date(iso)),
+  /** With seconds: steps and attempts a few seconds apart. */
+  fmtDateTimeSeconds: (iso: string | Date): string => dateTimeSecondsFormat.format(new Date(iso)),
 };
 
 /** Renders a page of lib/dashboard/views; every template gets the helpers above. */

@@ -35,6 +35,8 @@ export const storageKeys = {
     `${campaignPrefix(campaignId)}/voice/edits/${videoId}/r${revision}/narration.wav`,
   editCaptions: (campaignId: string, videoId: string, revision: number) =>
     `${campaignPrefix(campaignId)}/voice/edits/${videoId}/r${revision}/captions.vtt`,
+  /** A voice's sample for the dashboard's picker (lib/voice/samples.ts), under a version of its sentence: no campaign's. */
+  voiceSample: (voiceId: string, version: string) => `voice-samples/${voiceId}-${version}.mp3`,
 };
 
 /**

@@ -14,6 +14,7 @@ import type { AuthContext } from '../../lib/http/auth';
 import type { FileKind, FileLinks, LinkableVideo } from '../../lib/storage/file-links';
 import type { UsageReport } from '../../lib/ops/reports';
 import type { VideoDocument } from '../../lib/campaign/video-document';
+import type { RedeliverResult } from '../../lib/net/webhooks';
 import type { DbMethods } from '../../mixins/db.mixin';
 
 export interface CreateCampaignParams extends CampaignOptions {
@@ -174,6 +175,8 @@ export interface CampaignsActions {
   'campaigns.videoDocument': { params: VideoDocumentByIdParams; result: VideoDocumentResult };
   'campaigns.editVideo': { params: EditVideoParams; result: EditVideoResult };
   'campaigns.publish': { params: CampaignByIdParams; result: CampaignView };
+  'campaigns.cancel': { params: CampaignByIdParams; result: CampaignView };
+  'campaigns.redeliverWebhook': { params: CampaignByIdParams; result: RedeliverResult & { success: true } };
   'campaigns.browse': { params: ListCampaignsParams; result: CampaignList };
   'campaigns.timeline': { params: CampaignByIdParams; result: TimelineEvent[] };
   /** The caller's organization comes from the call's meta (auth). */

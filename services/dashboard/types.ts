@@ -7,6 +7,7 @@ import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'mole
 import type { VideoDocument } from '../../lib/campaign/video-document';
 import type { EditorState } from '../../lib/dashboard/editor';
 import type { Flash, FlashStore } from '../../lib/dashboard/flash';
+import type { PostedForm } from '../../lib/dashboard/create-form';
 import type { DashboardHttp } from '../../lib/http/session';
 import type { LayerCheck, RateLimiter } from '../../lib/http/rate-limiter';
 import type { SessionInfo } from '../accounts.service';
@@ -26,15 +27,6 @@ export type Ctx<P = unknown> = Context<P, DashboardMeta>;
 export type FormList = string | string[];
 export interface CsrfParams {
   _csrf?: string;
-}
-export interface CampaignForm extends CsrfParams {
-  url?: string;
-  title?: string;
-  webhook_url?: string;
-  languages?: FormList;
-  platforms?: FormList;
-  music_url?: string;
-  music_volume?: string;
 }
 
 /** Every form's CSRF field (checked by the action rules, mixins/action-rules.ts, before the params are read). */
@@ -74,7 +66,9 @@ export type DashboardMethods = {
   requireManager(ctx: Ctx): SessionInfo;
   limit(layers: LayerCheck[]): Promise<number>;
   keysPage(ctx: Ctx, extra: Record<string, unknown>, status?: number): Promise<string>;
-  newCampaignPage(ctx: Ctx, form: CampaignForm, error?: string, status?: number): Promise<string>;
+  /** The New campaign form: first shown (form undefined) or as posted, with the refusal in words. */
+  newCampaignPage(ctx: Ctx, form: PostedForm | undefined, error?: string, status?: number): Promise<string>;
+  webhooksPage(ctx: Ctx, id: string, messages: { notice?: string; error?: string }, status?: number): Promise<string>;
   editorPage(
     ctx: Ctx,
     ids: { id: string; video_id: string },

@@ -11,7 +11,7 @@ import { clientIp, fromTrustedProxy, type TrustedProxies } from '../../lib/http/
 import { cookieValue, SESSION_COOKIE, type DashboardHttp } from '../../lib/http/session';
 import { loggablePath, type Req, type Res } from './request';
 
-/** The dashboard's pages and forms (services/dashboard.service.ts), relative to /dashboard; `campaigns/new` before `campaigns/:id`. */
+/** The dashboard's pages and forms (services/dashboard.service.ts), relative to /dashboard; `campaigns/new` and `campaigns/status` before `campaigns/:id`. */
 export const DASHBOARD_ALIASES: Record<string, string> = {
   'GET /': 'dashboard.home',
   'GET static/:file': 'dashboard.asset',
@@ -20,11 +20,18 @@ export const DASHBOARD_ALIASES: Record<string, string> = {
   'POST sign-out': 'dashboard.signOut',
   'GET campaigns': 'dashboard.campaigns',
   'GET campaigns/new': 'dashboard.newCampaign',
+  'GET campaigns/status': 'dashboard.campaignsLive',
   'POST campaigns': 'dashboard.createCampaign',
   'GET campaigns/:id': 'dashboard.campaign',
   'GET campaigns/:id/status': 'dashboard.campaignStatus',
   'POST campaigns/:id/publish': 'dashboard.publish',
   'POST campaigns/:id/retry': 'dashboard.retryCampaign',
+  'GET campaigns/:id/cancel': 'dashboard.cancelCampaignPage',
+  'POST campaigns/:id/cancel': 'dashboard.cancelCampaign',
+  'GET campaigns/:id/report': 'dashboard.campaignReport',
+  'GET campaigns/:id/webhooks': 'dashboard.campaignWebhooks',
+  'POST campaigns/:id/webhooks/redeliver': 'dashboard.redeliverWebhook',
+  'GET voices/:voice_id/sample': 'dashboard.voiceSample',
   'GET campaigns/:id/videos/:video_id/edit': 'dashboard.videoEditor',
   'POST campaigns/:id/videos/:video_id/edit': 'dashboard.editVideo',
   'GET keys': 'dashboard.keys',

@@ -66,7 +66,10 @@ async function untilPlaying(page: Page, revision: number, timeoutMs = 240_000): 
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const shown = await page
-      .$eval(`#video-${videoId}`, (figure) => [figure.getAttribute('data-file-revision'), figure.querySelector('.status')?.textContent])
+      .$eval(`#video-${videoId}`, (figure) => [
+        figure.getAttribute('data-file-revision'),
+        figure.querySelector('.status')?.getAttribute('data-status'),
+      ])
       .catch(() => null);
     if (shown && shown[0] === String(revision) && shown[1] === 'ready') return;
     await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -201,7 +204,7 @@ test('with JavaScript: edit a narration, preview while revision 1 plays, then ed
   expect(page.url()).toBe(`${h.baseUrl}${campaignPath()}#video-${videoId}`);
   // Revision 2 renders; revision 1 keeps playing meanwhile.
   expect(await text(page, `#video-${videoId} .rendering-note`)).toBe('Revision 2 is being rendered; revision 1 plays meanwhile.');
-  expect(await text(page, `#video-${videoId} .status`)).toBe('rendering');
+  expect(await text(page, `#video-${videoId} .status`)).toBe('Rendering');
   const meanwhile = await play(page);
   expect(meanwhile.played).toBe(true);
   expect(await plays(meanwhile.src, 1)).toBe(true);

@@ -164,12 +164,12 @@ describe('the owner', () => {
     const deadline = Date.now() + 420_000;
     // The page polls and reloads itself on each new state.
     while (Date.now() < deadline) {
-      const status = await text(page, '#campaign-status').catch(() => '');
+      const status = (await page.$eval('#campaign-status', (el) => el.getAttribute('data-status')).catch(() => '')) ?? '';
       if (status) seen.add(status);
       if (status === 'review' || status === 'failed') break;
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
-    expect(await text(page, '#campaign-status')).toBe('review');
+    expect(await text(page, '#campaign-status')).toBe('Ready for review');
     expect(seen.size).toBeGreaterThan(1);
     await page.waitForSelector('video track');
     const played = await page.$eval('video', async (video) => {
@@ -193,15 +193,15 @@ describe('the owner', () => {
     expect(played.now).toBeGreaterThan(played.start);
     expect(played.poster).toContain('/files/thumbnails/');
     expect(played.track).toContain('/files/captions/');
-    expect(await text(page, '.script .source')).toMatch(/localized_page|source_text|translated/);
-    expect(await text(page, '.timeline')).toContain('review');
+    expect(await text(page, '.script .source')).toMatch(/^(From the page's .* version|Translated into|The page's own words)/);
+    expect(await text(page, '.timeline')).toContain('Videos rendered');
     await page.screenshot({ path: path.join(DOCS, 'dashboard-campaign.png'), fullPage: true });
 
     await Promise.all([page.waitForNavigation(), page.click('#publish')]);
-    expect(await text(page, '#campaign-status')).toBe('published');
+    expect(await text(page, '#campaign-status')).toBe('Published');
     expect(dialogs.some((d) => d.startsWith('Publish this campaign'))).toBe(true);
     await page.goto(`${h.baseUrl}/dashboard/campaigns?status=published`);
-    expect(await text(page, 'tbody')).toContain('published');
+    expect(await text(page, 'tbody')).toContain('Published');
     expect(await text(page, '#usage')).toMatch(/1 of 40/);
   });
 

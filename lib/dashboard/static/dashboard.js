@@ -67,7 +67,7 @@
           document.getElementById('campaign-progress').value = body.progress;
           document.getElementById('campaign-progress-text').textContent = body.progress + '%';
           var statusEl = document.getElementById('campaign-status');
-          statusEl.textContent = body.status;
+          statusEl.textContent = body.status_label || body.status;
           if (body.status !== status || body.ready !== ready) {
             window.location.reload();
             return;
@@ -79,5 +79,87 @@
         });
     };
     if (polled(status, rendering)) setTimeout(poll, 2000);
+  }
+  // The campaign side (services/dashboard/campaign-pages.ts): what only helps with JavaScript on.
+  document.documentElement.classList.add('js');
+  // New campaign: a voice picker only for the languages ticked.
+  var voicePickers = document.querySelectorAll('.voice-language');
+  if (voicePickers.length) {
+    var showChosenVoices = function () {
+      voicePickers.forEach(function (picker) {
+        var box = document.querySelector('input[name=languages][value="' + picker.getAttribute('data-language') + '"]');
+        picker.hidden = !(box && box.checked);
+      });
+    };
+    document.querySelectorAll('input[name=languages]').forEach(function (box) {
+      box.addEventListener('change', showChosenVoices);
+    });
+    showChosenVoices();
+    // One sample at a time.
+    document.addEventListener(
+      'play',
+      function (event) {
+        document.querySelectorAll('.voice-options audio').forEach(function (audio) {
+          if (audio !== event.target) audio.pause();
+        });
+      },
+      true,
+    );
+  }
+  // New campaign: another metadata row, up to the schema's number of pairs.
+  document.querySelectorAll('fieldset.pairs').forEach(function (fieldset) {
+    var rows = fieldset.querySelector('.pair-rows');
+    var max = Number(fieldset.getAttribute('data-max-rows'));
+    var add = document.createElement('button');
+    add.type = 'button';
+    add.className = 'secondary small add-row';
+    add.textContent = '+ Add a row';
+    add.addEventListener('click', function () {
+      var count = rows.children.length;
+      if (count >= max) return;
+      var row = rows.lastElementChild.cloneNode(true);
+      row.querySelectorAll('input').forEach(function (input) {
+        input.value = '';
+        input.setAttribute('aria-label', input.getAttribute('aria-label').replace(/\d+$/, String(count + 1)));
+      });
+      rows.appendChild(row);
+      row.querySelector('input').focus();
+      if (count + 1 >= max) add.disabled = true;
+    });
+    fieldset.appendChild(add);
+  });
+  // The campaigns list: each generating campaign's status and progress move while you look.
+  var table = document.querySelector('table[data-live-url]');
+  if (table) {
+    var generating = { collecting: true, processing: true, scripting: true, voiceover: true, rendering: true };
+    var anyGenerating = function () {
+      return Array.prototype.some.call(table.querySelectorAll('.live-status'), function (el) {
+        return generating[el.getAttribute('data-status')];
+      });
+    };
+    var refresh = function () {
+      fetch(table.getAttribute('data-live-url'), { headers: { Accept: 'application/json' }, credentials: 'same-origin' })
+        .then(function (res) {
+          return res.ok ? res.json() : null;
+        })
+        .then(function (body) {
+          if (!body) return;
+          body.campaigns.forEach(function (c) {
+            var row = table.querySelector('tr[data-campaign-id="' + c.campaign_id + '"]');
+            if (!row) return;
+            var statusEl = row.querySelector('.live-status');
+            statusEl.textContent = c.status_label;
+            statusEl.setAttribute('data-status', c.status);
+            statusEl.className = 'status status-' + c.status + ' live-status';
+            row.querySelector('.live-progress').value = c.progress;
+            row.querySelector('.live-progress-text').textContent = c.progress + '%';
+          });
+          if (anyGenerating()) setTimeout(refresh, 2000);
+        })
+        .catch(function () {
+          setTimeout(refresh, 5000);
+        });
+    };
+    if (anyGenerating()) setTimeout(refresh, 2000);
   }
 })();

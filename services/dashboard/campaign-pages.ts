@@ -1,0 +1,227 @@
+/**
+ * The dashboard's campaign side beyond the list and the campaign page (issue 30 items 1–4, 7): the New campaign form
+ * built from the API's create schema (lib/dashboard/create-form.ts) and sent to campaigns.create itself; a voice's
+ * sample to play in that form (voice.sample makes it once and keeps it in the file store); the list's live figures;
+ * Cancel, asked on a page of its own first (so it works without JavaScript), through campaigns.cancel; the campaign's
+ * report through reports.get; its webhook deliveries (webhooks.deliveries, for the campaign campaigns.get found to be
+ * the caller's) and Redeliver through campaigns.redeliverWebhook. Every refusal is the owner's, shown in words. A
+ * module of the `dashboard` service (spread into services/dashboard.service.ts).
+ */
+import { CAMPAIGN_STATES, GENERATING_STATES, isGenerating } from '../../lib/campaign/states';
+import { isOneOf } from '../../config/catalog';
+import { VOICE_OPTIONS_BY_ID } from '../../config/voices';
+import {
+  createFormParams,
+  createFormView,
+  optionsSummary,
+  readCreateForm,
+  type AskedOptions,
+  type PostedForm,
+} from '../../lib/dashboard/create-form';
+import { formRefusal } from '../../lib/dashboard/form-errors';
+import { stateLabel } from '../../lib/dashboard/words';
+import { invalidInput, notFound } from '../../lib/errors';
+import { call } from '../../lib/net/calls';
+import { storageFor } from '../../lib/storage/storage';
+import { csrfField, type CsrfParams, type Ctx, type DashboardActionSchemas, type DashboardMethods, type DashboardThis } from './types';
+
+interface IdParams extends CsrfParams {
+  id: string;
+}
+interface ListQuery {
+  status?: string;
+  page?: string;
+}
+interface WebhooksQuery extends IdParams {
+  redelivered?: string;
+}
+
+const PER_PAGE = 20;
+const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 200 }, ...csrfField } } as const;
+const campaignPath = (id: string) => `/dashboard/campaigns/${encodeURIComponent(id)}`;
+
+/** The list's query as the list page reads it (services/dashboard.service.ts `campaigns`): a state, a page from 1. */
+function listQuery(params: ListQuery): { status?: string; page: number } {
+  const status = params.status ? params.status : undefined;
+  if (status !== undefined && !isOneOf(CAMPAIGN_STATES, status)) throw invalidInput(`status must be one of ${CAMPAIGN_STATES.join(', ')}.`);
+  if (params.page !== undefined && !/^[1-9]\d{0,5}$/.test(params.page)) throw invalidInput('page must be a whole number from 1.');
+  return { status, page: Number(params.page ?? 1) };
+}
+
+/** What the campaign page (services/dashboard.service.ts `campaign`) shows besides the campaign: Cancel, the options asked. */
+export function campaignPageExtras(campaign: AskedOptions & { status: string }): {
+  generating: boolean;
+  options: ReturnType<typeof optionsSummary>;
+} {
+  return { generating: isGenerating(campaign.status), options: optionsSummary(campaign) };
+}
+
+export const campaignPageActions: DashboardActionSchemas = {
+  newCampaign: {
+    visibility: 'published',
+    dashboard: { access: 'session' },
+    handler(this: DashboardThis, ctx: Ctx): Promise<string> {
+      return this.newCampaignPage(ctx, undefined);
+    },
+  },
+
+  /** The API's own create: the same validation messages, quota and plan rate. */
+  createCampaign: {
+    visibility: 'published',
+    dashboard: { access: 'session', write: true },
+    params: { type: 'object', properties: { ...createFormParams(), ...csrfField } },
+    async handler(this: DashboardThis, ctx: Ctx<PostedForm>): Promise<string> {
+      const { _csrf: _token, ...form } = ctx.params;
+      const { body, error } = readCreateForm(form);
+      if (error) return this.newCampaignPage(ctx, form, error, 400);
+      try {
+        const created = await call(ctx, 'campaigns.create', body);
+        return this.redirect(ctx, campaignPath(created.campaign_id));
+      } catch (err) {
+        // The plan's rate, refused by the broker's rule as for an API key (429): said in words, with the wait.
+        const refusal = formRefusal(err, (wait) => `Too many campaigns created this minute on your plan. Try again in ${wait} s.`);
+        return this.newCampaignPage(ctx, form, refusal.message, refusal.status);
+      }
+    },
+  },
+
+  /** A voice's sample (an MP3 of one sentence), made once by the voice service and kept in the file store. */
+  voiceSample: {
+    visibility: 'published',
+    dashboard: { access: 'session' },
+    params: { type: 'object', required: ['voice_id'], properties: { voice_id: { type: 'string', maxLength: 100 } } },
+    async handler(this: DashboardThis, ctx: Ctx<{ voice_id: string }>): Promise<Buffer> {
+      if (!VOICE_OPTIONS_BY_ID.has(ctx.params.voice_id)) throw notFound('No such voice.');
+      const { storage_key: key } = await call(ctx, 'voice.sample', { voice_id: ctx.params.voice_id });
+      const bytes = await storageFor(this.broker).get(key);
+      ctx.meta.$responseType = 'audio/mpeg';
+      ctx.meta.$responseHeaders = { 'Cache-Control': 'private, max-age=86400' };
+      return bytes;
+    },
+  },
+
+  /** What the campaigns list polls: each shown campaign's state and progress (the same page of the same filter). */
+  campaignsLive: {
+    visibility: 'published',
+    dashboard: { access: 'session' },
+    params: { type: 'object', properties: { status: { type: 'string', maxLength: 20 }, page: { type: 'string', maxLength: 7 } } },
+    async handler(this: DashboardThis, ctx: Ctx<ListQuery>): Promise<Record<string, unknown>> {
+      const { status, page } = listQuery(ctx.params);
+      const list = await call(ctx, 'campaigns.browse', { status, page, per_page: PER_PAGE });
+      ctx.meta.$statusCode = 200;
+      return {
+        total: list.total,
+        campaigns: list.campaigns.map((c) => ({
+          campaign_id: c.campaign_id,
+          status: c.status,
+          status_label: stateLabel(c.status),
+          progress: c.progress,
+        })),
+      };
+    },
+  },
+
+  /** Cancel, asked first: a page of its own, so the question needs no JavaScript. */
+  cancelCampaignPage: {
+    visibility: 'published',
+    dashboard: { access: 'session' },
+    params: idParams,
+    async handler(this: DashboardThis, ctx: Ctx<IdParams>): Promise<string> {
+      const campaign = await call(ctx, 'campaigns.get', { id: ctx.params.id });
+      return this.page(ctx, 'cancel', { title: `Cancel ${campaign.title}`, campaign, generating: isGenerating(campaign.status) });
+    },
+  },
+
+  cancelCampaign: {
+    visibility: 'published',
+    dashboard: { access: 'session', write: true },
+    params: idParams,
+    async handler(this: DashboardThis, ctx: Ctx<IdParams>): Promise<string> {
+      const id = ctx.params.id;
+      try {
+        await call(ctx, 'campaigns.cancel', { id });
+      } catch (err) {
+        // Finished meanwhile (409) or not the caller's (404, the error page): the campaign's own answer in words.
+        const refusal = formRefusal(err, (wait) => `Too many requests this minute on your plan. Try again in ${wait} s.`);
+        if (refusal.status === 404) throw err;
+        const campaign = await call(ctx, 'campaigns.get', { id });
+        return this.page(
+          ctx,
+          'cancel',
+          { title: `Cancel ${campaign.title}`, campaign, generating: isGenerating(campaign.status), error: refusal.message },
+          refusal.status,
+        );
+      }
+      return this.redirect(ctx, `${campaignPath(id)}?canceled=1`);
+    },
+  },
+
+  /** The campaign's report (reports.get, as GET /api/v1/reports/{report_id}): time per state, render attempts, voices. */
+  campaignReport: {
+    visibility: 'published',
+    dashboard: { access: 'session' },
+    params: idParams,
+    async handler(this: DashboardThis, ctx: Ctx<IdParams>): Promise<string> {
+      const campaign = await call(ctx, 'campaigns.get', { id: ctx.params.id });
+      const report = campaign.report_id ? await call(ctx, 'reports.get', { report_id: campaign.report_id }) : null;
+      const finished = report?.finished_at ? (Date.parse(report.finished_at) - Date.parse(report.created_at)) / 1000 : null;
+      return this.page(ctx, 'report', {
+        title: `Report · ${campaign.title}`,
+        campaign,
+        report,
+        totalSeconds: finished,
+        generatingStates: GENERATING_STATES,
+      });
+    },
+  },
+
+  /** The campaign's webhook deliveries, each attempt, and Redeliver with the allowance left. */
+  campaignWebhooks: {
+    visibility: 'published',
+    dashboard: { access: 'session' },
+    params: { ...idParams, properties: { ...idParams.properties, redelivered: { type: 'string', maxLength: 3 } } },
+    handler(this: DashboardThis, ctx: Ctx<WebhooksQuery>): Promise<string> {
+      const left = ctx.params.redelivered;
+      const notice =
+        left !== undefined && /^\d{1,2}$/.test(left)
+          ? `Sent again, with the same event id and a fresh signature. ${left} more ${left === '1' ? 'redelivery' : 'redeliveries'} allowed in the next 24 hours.`
+          : undefined;
+      return this.webhooksPage(ctx, ctx.params.id, { notice });
+    },
+  },
+
+  redeliverWebhook: {
+    visibility: 'published',
+    dashboard: { access: 'session', write: true },
+    params: idParams,
+    async handler(this: DashboardThis, ctx: Ctx<IdParams>): Promise<string> {
+      const id = ctx.params.id;
+      try {
+        const result = await call(ctx, 'campaigns.redeliverWebhook', { id });
+        return this.redirect(ctx, `${campaignPath(id)}/webhooks?redelivered=${result.redeliveries_left}`);
+      } catch (err) {
+        const refusal = formRefusal(err, (wait) => `Too many requests this minute on your plan. Try again in ${wait} s.`);
+        if (refusal.status === 404) throw err;
+        return this.webhooksPage(ctx, id, { error: refusal.message }, refusal.status);
+      }
+    },
+  },
+};
+
+export const campaignPageMethods = {
+  newCampaignPage(ctx: Ctx, form: PostedForm | undefined, error?: string, status = 200) {
+    return this.page(ctx, 'new-campaign', { title: 'New campaign', nav: 'new', error, sections: createFormView(form) }, status);
+  },
+
+  async webhooksPage(ctx: Ctx, id: string, messages: { notice?: string; error?: string }, status = 200) {
+    const campaign = await call(ctx, 'campaigns.get', { id });
+    // The campaign is the caller's (campaigns.get above); the dispatcher reads only its rows of the caller's organization.
+    const deliveries = await call(ctx, 'webhooks.deliveries', { campaign_id: campaign.campaign_id, org_id: ctx.meta.session!.org_id });
+    return this.page(
+      ctx,
+      'webhooks',
+      { title: `Webhooks · ${campaign.title}`, campaign, ...deliveries, generating: isGenerating(campaign.status), ...messages },
+      status,
+    );
+  },
+} satisfies Pick<DashboardMethods, 'newCampaignPage' | 'webhooksPage'> & ThisType<DashboardThis>;
