@@ -237,7 +237,7 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
       visibility: 'published',
       dashboard: { access: 'session' },
       params: idParams,
-      async handler(this: DashboardThis, ctx: Ctx<IdParams & { published?: string; canceled?: string }>): Promise<string> {
+      async handler(this: DashboardThis, ctx: Ctx<IdParams>): Promise<string> {
         const id = ctx.params.id;
         const campaign = await call(ctx, 'campaigns.get', { id });
         const [timeline, outputs] = await Promise.all([
@@ -266,11 +266,6 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
           readyCount: campaign.videos.filter((v) => v.status === 'ready').length,
           renderingCount: campaign.videos.filter((v) => v.status === 'rendering').length,
           ...campaignPageExtras(campaign),
-          notice: ctx.params.published
-            ? 'Published.'
-            : ctx.params.canceled
-              ? 'Canceled. Nothing more is made, and this month’s quota has its campaign back.'
-              : undefined,
         });
       },
     },
@@ -300,7 +295,7 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
       params: idParams,
       async handler(this: DashboardThis, ctx: Ctx<IdParams>): Promise<string> {
         await call(ctx, 'campaigns.publish', { id: ctx.params.id });
-        return this.redirect(ctx, `/dashboard/campaigns/${encodeURIComponent(ctx.params.id)}?published=1`);
+        return this.redirectWithFlash(ctx, `/dashboard/campaigns/${encodeURIComponent(ctx.params.id)}`, { notice: 'Published.' });
       },
     },
 

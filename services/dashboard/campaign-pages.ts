@@ -32,9 +32,6 @@ interface ListQuery {
   status?: string;
   page?: string;
 }
-interface WebhooksQuery extends IdParams {
-  redelivered?: string;
-}
 
 const PER_PAGE = 20;
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 200 }, ...csrfField } } as const;
@@ -56,12 +53,19 @@ export function campaignPageExtras(campaign: AskedOptions & { status: string }):
   return { generating: isGenerating(campaign.status), options: optionsSummary(campaign) };
 }
 
+/** A posted form as the flash keeps it: its fields' values, without the empty ones. */
+function keptForm(form: PostedForm): Record<string, string | string[]> {
+  return Object.fromEntries(Object.entries(form).flatMap(([name, value]) => (value === undefined ? [] : [[name, value]])));
+}
+
 export const campaignPageActions: DashboardActionSchemas = {
   newCampaign: {
     visibility: 'published',
     dashboard: { access: 'session' },
-    handler(this: DashboardThis, ctx: Ctx): Promise<string> {
-      return this.newCampaignPage(ctx, undefined);
+    async handler(this: DashboardThis, ctx: Ctx): Promise<string> {
+      // A refused create comes back here by redirect: its words and every value the form had, once (the flash).
+      const flash = await this.takeFlash(ctx);
+      return this.newCampaignPage(ctx, flash?.form, flash?.error);
     },
   },
 
@@ -73,14 +77,15 @@ export const campaignPageActions: DashboardActionSchemas = {
     async handler(this: DashboardThis, ctx: Ctx<PostedForm>): Promise<string> {
       const { _csrf: _token, ...form } = ctx.params;
       const { body, error } = readCreateForm(form);
-      if (error) return this.newCampaignPage(ctx, form, error, 400);
+      const refused = (message: string) =>
+        this.redirectWithFlash(ctx, '/dashboard/campaigns/new', { error: message, form: keptForm(form) });
+      if (error) return refused(error);
       try {
         const created = await call(ctx, 'campaigns.create', body);
         return this.redirect(ctx, campaignPath(created.campaign_id));
       } catch (err) {
         // The plan's rate, refused by the broker's rule as for an API key (429): said in words, with the wait.
-        const refusal = formRefusal(err, (wait) => `Too many campaigns created this minute on your plan. Try again in ${wait} s.`);
-        return this.newCampaignPage(ctx, form, refusal.message, refusal.status);
+        return refused(formRefusal(err, (wait) => `Too many campaigns created this minute on your plan. Try again in ${wait} s.`).message);
       }
     },
   },
@@ -144,15 +149,11 @@ export const campaignPageActions: DashboardActionSchemas = {
         // Finished meanwhile (409) or not the caller's (404, the error page): the campaign's own answer in words.
         const refusal = formRefusal(err, (wait) => `Too many requests this minute on your plan. Try again in ${wait} s.`);
         if (refusal.status === 404) throw err;
-        const campaign = await call(ctx, 'campaigns.get', { id });
-        return this.page(
-          ctx,
-          'cancel',
-          { title: `Cancel ${campaign.title}`, campaign, generating: isGenerating(campaign.status), error: refusal.message },
-          refusal.status,
-        );
+        return this.redirectWithFlash(ctx, `${campaignPath(id)}/cancel`, { error: refusal.message });
       }
-      return this.redirect(ctx, `${campaignPath(id)}?canceled=1`);
+      return this.redirectWithFlash(ctx, campaignPath(id), {
+        notice: 'Canceled. Nothing more is made, and this month’s quota has its campaign back.',
+      });
     },
   },
 
@@ -179,14 +180,10 @@ export const campaignPageActions: DashboardActionSchemas = {
   campaignWebhooks: {
     visibility: 'published',
     dashboard: { access: 'session' },
-    params: { ...idParams, properties: { ...idParams.properties, redelivered: { type: 'string', maxLength: 3 } } },
-    handler(this: DashboardThis, ctx: Ctx<WebhooksQuery>): Promise<string> {
-      const left = ctx.params.redelivered;
-      const notice =
-        left !== undefined && /^\d{1,2}$/.test(left)
-          ? `Sent again, with the same event id and a fresh signature. ${left} more ${left === '1' ? 'redelivery' : 'redeliveries'} allowed in the next 24 hours.`
-          : undefined;
-      return this.webhooksPage(ctx, ctx.params.id, { notice });
+    params: idParams,
+    async handler(this: DashboardThis, ctx: Ctx<IdParams>): Promise<string> {
+      const flash = await this.takeFlash(ctx);
+      return this.webhooksPage(ctx, ctx.params.id, { notice: flash?.notice, error: flash?.error });
     },
   },
 
@@ -198,11 +195,14 @@ export const campaignPageActions: DashboardActionSchemas = {
       const id = ctx.params.id;
       try {
         const result = await call(ctx, 'campaigns.redeliverWebhook', { id });
-        return this.redirect(ctx, `${campaignPath(id)}/webhooks?redelivered=${result.redeliveries_left}`);
+        const left = result.redeliveries_left;
+        return this.redirectWithFlash(ctx, `${campaignPath(id)}/webhooks`, {
+          notice: `Sent again, with the same event id and a fresh signature. ${left} more ${left === 1 ? 'redelivery' : 'redeliveries'} allowed in the next 24 hours.`,
+        });
       } catch (err) {
         const refusal = formRefusal(err, (wait) => `Too many requests this minute on your plan. Try again in ${wait} s.`);
         if (refusal.status === 404) throw err;
-        return this.webhooksPage(ctx, id, { error: refusal.message }, refusal.status);
+        return this.redirectWithFlash(ctx, `${campaignPath(id)}/webhooks`, { error: refusal.message });
       }
     },
   },

@@ -31,3 +31,18 @@ export function postForm(h: Harness, session: DashboardSession, path: string, fi
     body: new URLSearchParams({ _csrf: session.csrf, ...fields }),
   });
 }
+
+/**
+ * Where a form's answer sends the browser (post/redirect/get: every form answers 303), read as the browser then reads
+ * it: the session's cookie and the one-time flash cookie the answer set. The page's text.
+ */
+export async function followRedirect(h: Harness, session: DashboardSession, answer: Response): Promise<{ location: string; text: string }> {
+  const location = answer.headers.get('location');
+  if (answer.status !== 303 || !location) throw new Error(`the form answered ${answer.status}, not a 303 redirect`);
+  const flash = answer.headers
+    .getSetCookie()
+    .map((cookie) => cookie.split(';')[0])
+    .filter((pair) => pair.startsWith('cv_flash='));
+  const page = await fetch(new URL(location, h.baseUrl), { headers: { cookie: [session.cookie, ...flash].join('; ') } });
+  return { location, text: await page.text() };
+}
