@@ -6,16 +6,13 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
+import type { Context, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import pLimit from 'p-limit';
 import type { Transaction } from 'sequelize';
 import { configOf } from '../config';
 import type { LanguageCode, PlatformName } from '../config/catalog';
-import { durationRefusal } from '../lib/campaign/video-edit';
-import type { CampaignOptions } from '../lib/campaign/options';
 import { toWebVtt, videoCues } from '../lib/voice/captions';
-import type { ScreenshotRef, StoryboardRow } from '../lib/db/models';
-import { respeakVideo } from '../lib/voice/respeak';
+import type { StoryboardRow } from '../lib/db/models';
 import { stageFailure } from '../lib/errors';
 import { CLOSING_SECONDS, TITLE_SECONDS, type CampaignPlanDocument } from '../lib/script/analyze';
 import { HERO_NARRATION_SECONDS, SCREEN_NARRATION_SECONDS, shortenNarration, type ScriptScene } from '../lib/script/writer';
@@ -25,7 +22,6 @@ import {
   STAGE_PARAMS_SCHEMA,
   type AdoptParams,
   type AdoptResult,
-  type ScriptOutputs,
   type StageCall,
   type StageInput,
   type StageParams,
@@ -33,136 +29,49 @@ import {
 } from '../lib/campaign/stages';
 import { call } from '../lib/net/calls';
 import { storageFor } from '../lib/storage/storage';
-import type { FileStorage } from '../lib/storage/files';
-import { screenshotIdOf, storageKeys } from '../lib/storage/keys';
-import { buildStoryboard, sceneIdAt, type Storyboard, type StoryboardScene, type VideoEditDocument } from '../lib/campaign/storyboard';
+import { storageKeys } from '../lib/storage/keys';
+import { buildStoryboard, sceneIdAt, type Storyboard, type StoryboardScene } from '../lib/campaign/storyboard';
 import { concatAudio, measureDuration, normalizeAudio } from '../lib/voice/audio';
 import { run } from '../lib/voice/exec';
 import { OfflineSpeechProvider } from '../lib/voice/offline';
 import { createSpeechProvider } from '../lib/voice/tts';
-import { makeVoiceSample, voiceSampleKey } from '../lib/voice/samples';
-import { VOICE_OPTIONS } from '../config/voices';
-import { SpeechProviderError, type SpeechProvider, type SpeechRequest, type SpeechResult, type WordTiming } from '../lib/voice/speech';
+import { SpeechProviderError, type SpeechRequest, type SpeechResult, type WordTiming } from '../lib/voice/speech';
 import { wordTimings } from '../lib/voice/word-timing';
 import { CancelableMixin, type CancelableMethods } from '../mixins/cancelable.mixin';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 
+import { editActions } from './voice/edits';
+import { sampleActions } from './voice/samples';
+import {
+  SCENE_JOBS,
+  type CampaignVoices,
+  type SaidScene,
+  type SceneSpeech,
+  type ScriptRow,
+  type SpokenScene,
+  type StoryboardParams,
+  type StoryboardsResult,
+  type VoiceLocalVars,
+  type VoiceMethods,
+  type VoiceThis,
+} from './voice/types';
+
+export type {
+  RespeakParams,
+  RespeakResult,
+  StoryboardParams,
+  StoryboardsResult,
+  VoiceActions,
+  VoiceSampleParams,
+  VoiceSampleResult,
+  VoiceThis,
+} from './voice/types';
+
 /** The pause after each scene's last word, so scenes do not run into each other. */
 const SCENE_PAUSE_MS = 450;
-/**
- * Scenes spoken at once: one more than the cores, as each is mostly short processes' start-up (an engine, a
- * few ffmpeg runs) on one core. One after another, 3 languages took 23 s; see bench/e2e/README.md.
- */
-const SCENE_JOBS = os.availableParallelism() + 1;
 const MIN_SCREEN_SECONDS = 3;
 /** Longest speech per scene kind. A voice slower than the reading rate the script assumed is re-fitted to this. */
 const MAX_SPOKEN_SECONDS: Record<StoryboardScene['kind'], number> = { title: 4, screen: SCREEN_NARRATION_SECONDS + 1, closing: 5 };
-
-interface SpokenScene {
-  kind: StoryboardScene['kind'];
-  script: ScriptScene;
-  audioKey: string;
-  durationSeconds: number;
-  /** captions `words`: its caption words, timed in seconds of the scene's audio */
-  words?: WordTiming[];
-}
-/** A scene spoken: its normalized file in the work directory, and what the storyboard records of it. */
-interface SaidScene {
-  file: string;
-  spoken: SpokenScene;
-}
-
-/** The voices a campaign asked for, per language (lib/campaign/options.ts). */
-type CampaignVoices = NonNullable<CampaignOptions['voice']>;
-
-/** voice.storyboards' answer: each video's storyboard. */
-export type StoryboardsResult = Array<{ video_id: string; document: Storyboard }>;
-
-/** The actions others call (the campaign actor, the rendering stage, reports), for `call` (lib/net/calls.ts). */
-export interface VoiceActions {
-  'voice.speak': { params: StageCall; result: VoiceoverResult };
-  'voice.storyboards': { params: StageParams; result: StoryboardsResult };
-  'voice.storyboard': { params: StoryboardParams; result: Storyboard | null };
-  'voice.adopt': { params: AdoptParams; result: AdoptResult };
-  'voice.respeak': { params: RespeakParams; result: RespeakResult };
-  'voice.sample': { params: VoiceSampleParams; result: VoiceSampleResult };
-}
-/** voice.sample (the dashboard's voice picker): a voice of config/voices.ts, and where its sample is stored. */
-export interface VoiceSampleParams {
-  voice_id: string;
-}
-export interface VoiceSampleResult {
-  storage_key: string;
-}
-/** voice.storyboard: one video's, at a revision (absent: 1, the first render's). */
-export interface StoryboardParams {
-  video_id: string;
-  revision?: number;
-}
-/**
- * voice.respeak (an edit, decisions §12): the video's storyboard at `revision`, made from the one at `base_revision`
- * with `edit`'s scenes, only those that changed spoken again. `screens`: the screenshots the edit's screen scenes show.
- */
-export interface RespeakParams {
-  campaign_id: string;
-  video_id: string;
-  revision: number;
-  base_revision: number;
-  edit: VideoEditDocument;
-  screens: ScreenshotRef[];
-  options: CampaignOptions | null;
-}
-export interface RespeakResult {
-  captions_key: string;
-  /** How many scenes were spoken (the others kept their audio). */
-  scenes_spoken: number;
-}
-
-/** One scene's audio file, its length, and the narration it actually says (perhaps shortened). */
-interface SceneSpeech {
-  file: string;
-  durationSeconds: number;
-  narration: ScriptScene['narration'];
-  /** asked for: the caption words, timed in seconds of the file */
-  words?: WordTiming[];
-}
-
-/** One language's script, as script.outputs gives it. */
-type ScriptRow = ScriptOutputs['scripts'][number];
-
-type VoiceMethods = DbMethods<'voice'> &
-  CancelableMethods & {
-    storyboardAt(videoId: string, revision: number): Promise<Storyboard | null>;
-    languageStoryboards(
-      campaign: StageInput,
-      plan: CampaignPlanDocument,
-      row: ScriptRow,
-      language: LanguageCode,
-      said: SaidScene[],
-      workDir: string,
-    ): Promise<Array<{ videoId: string; document: Storyboard }>>;
-    speakScene(
-      campaignId: string,
-      language: LanguageCode,
-      index: number,
-      scene: ScriptScene,
-      minSeconds: number,
-      maxSeconds: number,
-      workDir: string,
-      voices: CampaignVoices,
-      words?: boolean,
-    ): Promise<SceneSpeech>;
-  };
-
-interface VoiceLocalVars {
-  storage: FileStorage;
-  /** Samples being made now, by voice: a second ask waits for the first rather than speaking it again. */
-  samplesInFlight: Map<string, Promise<string>>;
-  /** The speech provider, its voices checked at start. */
-  speech: SpeechProvider;
-}
-
-export type VoiceThis = Service<ServiceSettingSchema> & VoiceMethods & VoiceLocalVars;
 
 const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocalVars> = {
   name: 'voice',
@@ -190,6 +99,9 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
   },
 
   actions: {
+    ...editActions,
+    ...sampleActions,
+
     speak: {
       visibility: 'public',
       params: STAGE_CALL_SCHEMA,
@@ -300,101 +212,6 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
           }
           return { copied };
         });
-      },
-    },
-
-    /** An edit's narration (lib/voice/respeak.ts), its storyboard stored as the video's revision. */
-    respeak: {
-      visibility: 'public',
-      params: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['campaign_id', 'video_id', 'revision', 'base_revision', 'edit', 'screens', 'options'],
-        properties: {
-          campaign_id: { type: 'string', maxLength: 64 },
-          video_id: { type: 'string', maxLength: 64 },
-          revision: { type: 'integer', minimum: 2 },
-          base_revision: { type: 'integer', minimum: 1 },
-          // The campaign actor's own record of an edit it checked (lib/campaign/video-edit.ts readEdit).
-          edit: { type: 'object', required: ['voice_id', 'captions', 'quality', 'scenes'] },
-          screens: { type: 'array', maxItems: 200, items: { type: 'object', required: ['key'] } },
-          options: { type: ['object', 'null'] },
-        },
-      },
-      async handler(ctx: Context<RespeakParams>): Promise<RespeakResult> {
-        const { campaign_id: campaignId, video_id: videoId, revision, edit } = ctx.params;
-        const base = await this.storyboardAt(videoId, ctx.params.base_revision);
-        if (!base) throw stageFailure('speech_failed', `The video's revision ${ctx.params.base_revision} has no storyboard.`, false);
-        const screens = new Map(
-          ctx.params.screens.flatMap((ref) => {
-            const id = screenshotIdOf(campaignId, ref.key);
-            return id ? [[id, ref] as const] : [];
-          }),
-        );
-        const workDir = await fs.mkdtemp(path.join(os.tmpdir(), `respeak-${videoId}-`));
-        const cancel = this.watchCancel(campaignId);
-        try {
-          const { storyboard, spoken } = await respeakVideo(
-            {
-              storage: this.storage,
-              jobs: SCENE_JOBS,
-              voiceOf: (language, voiceId) => this.speech.voiceOf(language, voiceId),
-              speak: (index, scene, minSeconds, voices, words) => {
-                cancel.signal.throwIfAborted();
-                // The customer's words are spoken as written: no re-fitting to a length.
-                return this.speakScene(campaignId, base.language, index, scene, minSeconds, Infinity, workDir, voices, words);
-              },
-            },
-            { base, edit, revision, options: ctx.params.options, screens, workDir },
-          );
-          const tooLong = durationRefusal(storyboard.platform, storyboard.totalSeconds);
-          if (tooLong) throw stageFailure('speech_failed', tooLong, false);
-          await this.db.models.StoryboardRevision.upsert({ video_id: videoId, revision, campaign_id: campaignId, document: storyboard });
-          return { captions_key: storyboard.captionsKey, scenes_spoken: spoken };
-        } catch (err) {
-          if (cancel.signal.aborted) throw cancel.signal.reason;
-          if (err instanceof SpeechProviderError)
-            throw stageFailure('speech_failed', `Speech synthesis failed: ${err.message}`, err.retryable);
-          throw err;
-        } finally {
-          cancel.done();
-          await fs.rm(workDir, { recursive: true, force: true });
-        }
-      },
-    },
-
-    /**
-     * A voice's short sample (lib/voice/samples.ts) for the dashboard: spoken the first time any node is asked for it,
-     * then kept in the file store and only looked up.
-     */
-    sample: {
-      visibility: 'public',
-      params: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['voice_id'],
-        properties: { voice_id: { type: 'string', enum: VOICE_OPTIONS.map((v) => v.id) } },
-      },
-      async handler(ctx: Context<VoiceSampleParams>): Promise<VoiceSampleResult> {
-        const voiceId = ctx.params.voice_id;
-        const key = voiceSampleKey(voiceId)!;
-        if (await this.storage.exists(key)) return { storage_key: key };
-        let making = this.samplesInFlight.get(voiceId);
-        if (!making) {
-          making = (async () => {
-            await this.storage.put(key, await makeVoiceSample(this.speech, voiceId));
-            this.logger.info(`voice sample ${voiceId}: made and stored as ${key}`);
-            return key;
-          })().finally(() => this.samplesInFlight.delete(voiceId));
-          this.samplesInFlight.set(voiceId, making);
-        }
-        try {
-          return { storage_key: await making };
-        } catch (err) {
-          if (err instanceof SpeechProviderError)
-            throw stageFailure('speech_failed', `The sample could not be spoken: ${err.message}`, true);
-          throw err;
-        }
       },
     },
 
