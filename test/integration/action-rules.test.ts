@@ -3,7 +3,7 @@
  * door's: the API, the dashboard and a direct broker call (the REPL's, the admin tool's) meet the same rule and the
  * same error, and share one budget. Real PostgreSQL and Redis; the actions run on the harness's worker node.
  */
-import { dashboardSession, postForm, type DashboardSession } from '../support/dashboard-session';
+import { dashboardSession, followRedirect, postForm, type DashboardSession } from '../support/dashboard-session';
 import { startHarness, type Harness } from '../support/harness';
 
 let h: Harness;
@@ -18,7 +18,7 @@ function dashboardCreate(session: DashboardSession): Promise<Response> {
   return postForm(h, session, '/dashboard/campaigns', { url: h.pageUrl, languages: 'en', platforms: 'tiktok' });
 }
 
-test("the plan's rate is one budget for the API and the dashboard, and both answer it with 429", async () => {
+test("the plan's rate is one budget for the API and the dashboard, and both refuse past it (429; the dashboard's form says so in words)", async () => {
   const growth = await h.newCustomer('growth'); // 10 creations a minute
   const session = await dashboardSession(h, growth.orgId);
   const api = await Promise.all(
@@ -30,10 +30,11 @@ test("the plan's rate is one budget for the API and the dashboard, and both answ
   const dashboard: Response[] = [];
   for (let i = 0; i < 4; i++) dashboard.push(await dashboardCreate(session));
   expect(dashboard.map((r) => r.status)).toEqual([303, 303, 303, 303]);
-  // The budget is spent, through either door: the dashboard now says so with the API's status, in words.
-  const refusedPage = await dashboardCreate(session);
-  expect(refusedPage.status).toBe(429);
-  expect(await refusedPage.text()).toMatch(/Too many campaigns created this minute on your plan\. Try again in \d+ s\./);
+  // The budget is spent, through either door. The dashboard's form answers by post/redirect/get: back to the form, the
+  // refusal in words (its one-time flash), and nothing created.
+  const refused = await followRedirect(h, session, await dashboardCreate(session));
+  expect(refused.location).toBe('/dashboard/campaigns/new');
+  expect(refused.text).toMatch(/Too many campaigns created this minute on your plan\. Try again in \d+ s\./);
   const refusedApi = await h.request('POST', '/api/v1/campaigns', { key: growth.key, body: { url: h.pageUrl, languages: ['en'] } });
   expect(refusedApi.status).toBe(429);
   expect(refusedApi.body).toEqual({ error: 'Too many requests' });

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { storageKeys } from '../../lib/storage/keys';
+import { violationsAtWidths } from '../support/axe';
 import { runCampaign } from '../support/campaign-run';
 import { startHarness, type Harness } from '../support/harness';
 
@@ -197,6 +198,8 @@ test('with JavaScript: edit a narration, preview while revision 1 plays, then ed
   fs.mkdirSync(DOCS, { recursive: true });
   await sheet.screenshot({ path: path.join(DOCS, 'dashboard-editor.png'), fullPage: true });
   await sheet.close();
+  // No serious or critical accessibility violation (axe-core) at either width.
+  expect(await violationsAtWidths(page)).toEqual({ 1280: [], 390: [] });
 
   const at = await page.$$eval('li.scene', (items) => items.findIndex((li) => li.getAttribute('data-kind') === 'screen'));
   await replaceText(page, `#scene_${at}_narration`, PREVIEW_WORDS);
