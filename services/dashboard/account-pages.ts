@@ -18,6 +18,7 @@ import { USER_ROLES } from '../../lib/http/auth';
 import { INVITE_TOKEN_PATTERN, managesPeople, removalRefusal, roleChangeRefusal } from '../../lib/http/people';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, sessionCookie } from '../../lib/http/session';
 import { call } from '../../lib/net/calls';
+import { platformLabel, stateLabel } from '../../lib/dashboard/words';
 import type { PersonView } from '../accounts/types';
 import { csrfField, type CsrfParams, type Ctx, type DashboardActionSchemas, type DashboardThis } from './types';
 
@@ -54,23 +55,6 @@ const ROLE_WORDS: Record<string, string> = {
   owner: 'Owner: everything, including owners',
   admin: 'Admin: API keys, the webhook secret and people',
   member: 'Member: campaigns',
-};
-const STATE_WORDS: Record<string, string> = {
-  collecting: 'Reading the page',
-  processing: 'Choosing scenes',
-  scripting: 'Writing scripts',
-  voiceover: 'Recording voices',
-  rendering: 'Rendering videos',
-  review: 'Ready for review',
-  published: 'Published',
-  failed: 'Failed',
-};
-const PLATFORM_WORDS: Record<string, string> = {
-  tiktok: 'TikTok',
-  instagram_reels: 'Instagram Reels',
-  youtube_shorts: 'YouTube Shorts',
-  youtube: 'YouTube',
-  linkedin: 'LinkedIn',
 };
 /** The accounts actions' field-prefixed messages, said with the form's labels. */
 const FIELD_WORDS: Array<[RegExp, string]> = [
@@ -114,13 +98,13 @@ export const accountActions: DashboardActionSchemas = {
         limits: session.limits,
         byStatus: CAMPAIGN_STATES.map((state) => ({
           state,
-          label: STATE_WORDS[state] ?? state,
+          label: stateLabel(state),
           count: report.campaigns.by_status[state] ?? 0,
         })),
         byLanguage: report.by_language.map((row) => ({ ...row, minutes: minutes(row.seconds) })),
         byPlatform: report.by_platform.map((row) => ({
           ...row,
-          name: PLATFORM_WORDS[row.platform] ?? row.platform,
+          name: platformLabel(row.platform),
           minutes: minutes(row.seconds),
         })),
         history: history.map((m) => ({ ...m, name: monthName(m.month) })),

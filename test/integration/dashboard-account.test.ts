@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { quotaPeriod, periodsEndingAt } from '../../lib/campaign/quota';
 import { seriousViolations, type AxeViolation } from '../support/axe';
+import { launchBrowser } from '../support/browser';
 import { startHarness, type Harness } from '../support/harness';
 
 jest.setTimeout(300_000);
@@ -109,19 +110,7 @@ beforeAll(async () => {
   expect(created.status).toBe(201);
   const [twoAgo, lastMonth] = periodsEndingAt(quotaPeriod(), 3);
   await h.sql('INSERT INTO usage_counters (org_id, period, used) VALUES ($1, $2, 5), ($1, $3, 2)', [orgId, twoAgo, lastMonth]);
-  const puppeteer = (await import('puppeteer-core')).default;
-  browser = await puppeteer.launch({
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchBrowser();
   fs.mkdirSync(DOCS, { recursive: true });
   ownerPage = await newPage();
 }, 180_000);

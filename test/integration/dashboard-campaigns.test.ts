@@ -13,6 +13,7 @@ import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import { startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver';
 import { violationsAtWidths } from '../support/axe';
 import { dashboardSession, followRedirect, postForm } from '../support/dashboard-session';
+import { launchBrowser } from '../support/browser';
 import { startHarness, type Harness } from '../support/harness';
 import { waitFor } from '../support/wait';
 
@@ -107,20 +108,7 @@ beforeAll(async () => {
   await h.call('accounts.addUser', { org_id: customer.orgId, email: EMAIL, role: 'owner', password: PASSWORD });
   // The receiver fails the first attempt, so the deliveries page has an error and a success to show.
   hook = await startWebhookReceiver((n) => ({ status: n === 0 ? 500 : 204 }));
-  const puppeteer = (await import('puppeteer-core')).default;
-  browser = await puppeteer.launch({
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--autoplay-policy=no-user-gesture-required',
-    ],
-  });
+  browser = await launchBrowser();
   fs.mkdirSync(DOCS, { recursive: true });
 }, 120_000);
 

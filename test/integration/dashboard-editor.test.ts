@@ -13,6 +13,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { storageKeys } from '../../lib/storage/keys';
 import { violationsAtWidths } from '../support/axe';
 import { runCampaign } from '../support/campaign-run';
+import { launchBrowser } from '../support/browser';
 import { startHarness, type Harness } from '../support/harness';
 
 jest.setTimeout(600_000);
@@ -109,19 +110,7 @@ beforeAll(async () => {
   h = await startHarness({ render: 'worker', config: { rateLimits: limits, videoTargetSeconds: 10, captureMaxShots: 3 } });
   customer = await h.newCustomer('business');
   await h.call('accounts.addUser', { org_id: customer.orgId, email: EMAIL, role: 'member', password: PASSWORD });
-  const puppeteer = (await import('puppeteer-core')).default;
-  browser = await puppeteer.launch({
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchBrowser();
   const run = await runCampaign(h, customer.key, { languages: ['en'], platforms: ['tiktok'] });
   expect(run.campaign.status).toBe('review');
   campaignId = run.id;

@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
+import { launchBrowser } from '../support/browser';
 import { startHarness, type Harness } from '../support/harness';
 import { XSS_TITLE } from '../fixtures/site/server';
 
@@ -48,20 +49,7 @@ beforeAll(async () => {
   })));
   await h.call('accounts.addUser', { org_id: orgId, email: 'owner@acme.example', role: 'owner', password: PASSWORD });
   await h.call('accounts.addUser', { org_id: orgId, email: 'member@acme.example', role: 'member', password: PASSWORD });
-  const puppeteer = (await import('puppeteer-core')).default;
-  browser = await puppeteer.launch({
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--autoplay-policy=no-user-gesture-required',
-    ],
-  });
+  browser = await launchBrowser();
   fs.mkdirSync(DOCS, { recursive: true });
 });
 
