@@ -63,6 +63,8 @@ interface FieldWords extends PartWords {
   section: SectionId;
   /** one-of fields: the choice that sends nothing (the API's default) */
   defaultLabel?: string;
+  /** one-of fields whose default is one of the choices: that choice starts picked, and no separate "Default" is offered */
+  defaultValue?: string;
   /** a group's parts */
   parts?: Record<string, PartWords>;
 }
@@ -83,7 +85,8 @@ export const FIELD_WORDS: Record<CreateFieldName, FieldWords> = {
     label: 'Voices',
     hint: 'A voice for each language you chose; press play to hear a short sample. Unchanged, each language has its default voice.',
   },
-  captions: { section: 'videos', label: 'Captions', defaultLabel: 'Default (on the video)' },
+  // The API's default is `burned` (drawn on the video): offered as itself, not twice.
+  captions: { section: 'videos', label: 'Captions', defaultValue: 'burned' },
   quality: { section: 'videos', label: 'Quality', defaultLabel: "Default (this service's setting)" },
   brand: {
     section: 'look',
@@ -355,11 +358,11 @@ export function createFormView(posted: PostedForm | undefined): SectionView[] {
         };
       }
       case 'one-of': {
-        const picked = textOf(form[name]);
+        const picked = textOf(form[name]) || (words.defaultValue ?? '');
         return {
           ...base,
           choices: [
-            { value: '', label: words.defaultLabel ?? 'Default', checked: picked === '' },
+            ...(words.defaultValue ? [] : [{ value: '', label: words.defaultLabel ?? 'Default', checked: picked === '' }]),
             ...schema.enum!.map((value) => ({ value, ...choiceWords(name, value), checked: picked === value })),
           ],
         };
