@@ -179,17 +179,7 @@ const CampaignsService: ServiceSchema<ServiceSettingSchema, CampaignsMethods, Ca
         },
       },
       async handler(ctx: Context<VideoDocumentByIdParams, CampaignMeta>): Promise<VideoDocumentResult> {
-        const { id, orgId } = this.ownedCampaignId(ctx);
-        if (!UUID_ANY_CASE.test(ctx.params.video_id)) throw notFound();
-        const videoId = ctx.params.video_id.toLowerCase();
-        const { models } = this.db;
-        const campaign = await models.Campaign.findOne({ where: { id, org_id: orgId }, attributes: ['id', 'status', 'options'] });
-        if (!campaign) throw notFound();
-        const video = await models.Video.findOne({
-          where: { id: videoId, campaign_id: id },
-          attributes: ['id', 'revision', 'file_revision'],
-        });
-        if (!video) throw notFound();
+        const { campaign, video } = await this.ownedVideo(ctx);
         // The revision being served: while an edit renders, the one before it (decisions §12).
         const document = await this.documentOf(campaign, video);
         if (!document)

@@ -35,7 +35,7 @@ import { concatAudio, measureDuration, normalizeAudio } from '../lib/voice/audio
 import { run } from '../lib/voice/exec';
 import { OfflineSpeechProvider } from '../lib/voice/offline';
 import { createSpeechProvider } from '../lib/voice/tts';
-import { SpeechProviderError, type SpeechRequest, type SpeechResult, type WordTiming } from '../lib/voice/speech';
+import { asSpeechFailure, type SpeechRequest, type SpeechResult, type WordTiming } from '../lib/voice/speech';
 import { wordTimings } from '../lib/voice/word-timing';
 import { CancelableMixin, type CancelableMethods } from '../mixins/cancelable.mixin';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
@@ -166,9 +166,7 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
           storyboards.push(...languages.flat());
         } catch (err) {
           if (cancel.signal.aborted) throw cancel.signal.reason;
-          if (err instanceof SpeechProviderError)
-            throw stageFailure('speech_failed', `Speech synthesis failed: ${err.message}`, err.retryable);
-          throw err;
+          throw asSpeechFailure(err);
         } finally {
           cancel.done();
           await fs.rm(workDir, { recursive: true, force: true });

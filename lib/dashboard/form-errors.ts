@@ -5,8 +5,14 @@
  */
 import { toErrorResponse } from '../errors';
 
+/** The words of the plan's per-minute rate refused, with the wait: a form's own unless it says it in its own terms. */
+const planRateRefused = (retryAfterSeconds: string) => `Too many requests this minute on your plan. Try again in ${retryAfterSeconds} s.`;
+
 /** The status and message a form shows for `err`; a failure of ours (5xx) is rethrown, for the error page. */
-export function formRefusal(err: unknown, planRateWords: (retryAfterSeconds: string) => string): { status: number; message: string } {
+export function formRefusal(
+  err: unknown,
+  planRateWords: (retryAfterSeconds: string) => string = planRateRefused,
+): { status: number; message: string } {
   const { status, body, headers } = toErrorResponse(err);
   if (status >= 500) throw err;
   if ('success' in body) return { status, message: body.error.message };

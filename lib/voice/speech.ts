@@ -5,6 +5,7 @@
  */
 import type { LanguageCode } from '../../config/catalog';
 import type { SpokenVoice } from '../campaign/storyboard';
+import { stageFailure } from '../errors';
 
 /** A word (or, in ja/zh/th, a short word group) and when it is said, in seconds from the start of its audio. */
 export interface WordTiming {
@@ -49,4 +50,12 @@ export class SpeechProviderError extends Error {
     super(message);
     this.name = 'SpeechProviderError';
   }
+}
+
+/**
+ * A speech engine's failure as the voice stage answers it: `speech_failed`, retryable when the engine said so; any
+ * other error as it is. `what` names the work that failed, for the message.
+ */
+export function asSpeechFailure(err: unknown, what = 'Speech synthesis failed', retryable?: boolean): unknown {
+  return err instanceof SpeechProviderError ? stageFailure('speech_failed', `${what}: ${err.message}`, retryable ?? err.retryable) : err;
 }

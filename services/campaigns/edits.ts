@@ -35,7 +35,15 @@ import { call } from '../../lib/net/calls';
 import { loadSigningKey, screenLink } from '../../lib/storage/file-links';
 import { screenshotKeyOf } from '../../lib/storage/keys';
 import { isOneOf } from '../../config/catalog';
-import type { CampaignMeta, CampaignsActionSchemas, CampaignsThis, EditMethods, EditVideoParams, EditVideoResult } from './types';
+import type {
+  CampaignMeta,
+  CampaignsActionSchemas,
+  CampaignsThis,
+  EditMethods,
+  EditVideoParams,
+  EditVideoResult,
+  VideoDocumentByIdParams,
+} from './types';
 
 /** How an edit's run ended: its render's report, or why it failed for good. */
 type EditOutcome = { report: VideoReport } | { error: { code: string; message: string } };
@@ -60,14 +68,10 @@ export const editActions: CampaignsActionSchemas = {
       },
     },
     async handler(ctx: Context<EditVideoParams, CampaignMeta>): Promise<EditVideoResult> {
-      const { id: campaignId, orgId } = this.ownedCampaignId(ctx);
-      if (!UUID_ANY_CASE.test(ctx.params.video_id)) throw notFound();
-      const videoId = ctx.params.video_id.toLowerCase();
+      const { campaign, video } = await this.ownedVideo(ctx);
+      const { id: campaignId } = campaign;
+      const { id: videoId } = video;
       const { models, sequelize } = this.db;
-      const campaign = await models.Campaign.findOne({ where: { id: campaignId, org_id: orgId } });
-      if (!campaign) throw notFound();
-      const video = await models.Video.findOne({ where: { id: videoId, campaign_id: campaignId } });
-      if (!video) throw notFound();
       // Asked before the document is read, then again under the rows' locks (in the transaction: SQLite has one writer).
       const refuseState = async (found: Campaign, at: Video, transaction?: Transaction) => {
         if (found.status !== 'review')
@@ -143,6 +147,20 @@ export const editActions: CampaignsActionSchemas = {
 };
 
 export const editMethods = {
+  /**
+   * The caller's campaign and one of its videos, named in the path (GET and PUT of the document): malformed, unknown and
+   * foreign ids, and a video of another campaign, all answer 404 alike.
+   */
+  async ownedVideo(ctx: Context<VideoDocumentByIdParams, CampaignMeta>) {
+    const { id, orgId } = this.ownedCampaignId(ctx);
+    if (!UUID_ANY_CASE.test(ctx.params.video_id)) throw notFound();
+    const campaign = await this.db.models.Campaign.findOne({ where: { id, org_id: orgId } });
+    if (!campaign) throw notFound();
+    const video = await this.db.models.Video.findOne({ where: { id: ctx.params.video_id.toLowerCase(), campaign_id: id } });
+    if (!video) throw notFound();
+    return { campaign, video };
+  },
+
   /** A video's document at the revision its files are of (decisions §12): the storyboard and the captures, assembled. */
   async documentOf(campaign: Campaign, video: Video): Promise<VideoDocument | null> {
     const [storyboard, captures] = await Promise.all([

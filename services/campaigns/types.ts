@@ -56,6 +56,7 @@ export interface EditVideoResult {
 }
 /** The edits' parts (services/campaigns/edits.ts). */
 export interface EditMethods {
+  ownedVideo(ctx: Context<VideoDocumentByIdParams, CampaignMeta>): Promise<{ campaign: Campaign; video: Video }>;
   documentOf(campaign: Campaign, video: Video): Promise<VideoDocument | null>;
   takeEditLease(editId: string): Promise<boolean>;
   runEdit(editId: string): Promise<void>;

@@ -147,7 +147,7 @@ export const campaignPageActions: DashboardActionSchemas = {
         await call(ctx, 'campaigns.cancel', { id });
       } catch (err) {
         // Finished meanwhile (409) or not the caller's (404, the error page): the campaign's own answer in words.
-        const refusal = formRefusal(err, (wait) => `Too many requests this minute on your plan. Try again in ${wait} s.`);
+        const refusal = formRefusal(err);
         if (refusal.status === 404) throw err;
         return this.redirectWithFlash(ctx, `${campaignPath(id)}/cancel`, { error: refusal.message });
       }
@@ -200,7 +200,7 @@ export const campaignPageActions: DashboardActionSchemas = {
           notice: `Sent again, with the same event id and a fresh signature. ${left} more ${left === 1 ? 'redelivery' : 'redeliveries'} allowed in the next 24 hours.`,
         });
       } catch (err) {
-        const refusal = formRefusal(err, (wait) => `Too many requests this minute on your plan. Try again in ${wait} s.`);
+        const refusal = formRefusal(err);
         if (refusal.status === 404) throw err;
         return this.redirectWithFlash(ctx, `${campaignPath(id)}/webhooks`, { error: refusal.message });
       }

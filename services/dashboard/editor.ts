@@ -89,7 +89,7 @@ export const editorActions: DashboardActionSchemas = {
       try {
         await call(ctx, 'campaigns.editVideo', { ...ids, ...editOfState(state, document, asked.quality) });
       } catch (err) {
-        const refusal = formRefusal(err, (wait) => `Too many requests this minute on your plan. Try again in ${wait} s.`);
+        const refusal = formRefusal(err);
         const { message, scene } = sceneOfError(refusal.message);
         return this.editorPage(ctx, ids, state, document, { error: message, errorScene: scene }, refusal.status);
       }

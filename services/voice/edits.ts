@@ -11,7 +11,7 @@ import { durationRefusal } from '../../lib/campaign/video-edit';
 import { stageFailure } from '../../lib/errors';
 import { screenshotIdOf } from '../../lib/storage/keys';
 import { respeakVideo } from '../../lib/voice/respeak';
-import { SpeechProviderError } from '../../lib/voice/speech';
+import { asSpeechFailure } from '../../lib/voice/speech';
 import { SCENE_JOBS, type RespeakParams, type RespeakResult, type VoiceActionSchemas } from './types';
 
 export const editActions: VoiceActionSchemas = {
@@ -65,9 +65,7 @@ export const editActions: VoiceActionSchemas = {
         return { captions_key: storyboard.captionsKey, scenes_spoken: spoken };
       } catch (err) {
         if (cancel.signal.aborted) throw cancel.signal.reason;
-        if (err instanceof SpeechProviderError)
-          throw stageFailure('speech_failed', `Speech synthesis failed: ${err.message}`, err.retryable);
-        throw err;
+        throw asSpeechFailure(err);
       } finally {
         cancel.done();
         await fs.rm(workDir, { recursive: true, force: true });

@@ -5,9 +5,8 @@
  */
 import type { Context } from 'moleculer';
 import { VOICE_OPTIONS } from '../../config/voices';
-import { stageFailure } from '../../lib/errors';
 import { makeVoiceSample, voiceSampleKey } from '../../lib/voice/samples';
-import { SpeechProviderError } from '../../lib/voice/speech';
+import { asSpeechFailure } from '../../lib/voice/speech';
 import type { VoiceActionSchemas, VoiceSampleParams, VoiceSampleResult } from './types';
 
 export const sampleActions: VoiceActionSchemas = {
@@ -39,8 +38,8 @@ export const sampleActions: VoiceActionSchemas = {
       try {
         return { storage_key: await making };
       } catch (err) {
-        if (err instanceof SpeechProviderError) throw stageFailure('speech_failed', `The sample could not be spoken: ${err.message}`, true);
-        throw err;
+        // A sample asked for again may find the engine back.
+        throw asSpeechFailure(err, 'The sample could not be spoken', true);
       }
     },
   },
