@@ -16,6 +16,7 @@ import * as planPageTexts from './0014-plan-page-texts';
 import * as campaignRetryOf from './0015-campaign-retry-of';
 import * as videoEdits from './0016-video-edits';
 import * as userInvites from './0017-user-invites';
+import * as videoQuality from './0018-video-quality';
 
 export const MIGRATIONS = [
   { name: '0001-initial', ...initial },
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   { name: '0015-campaign-retry-of', ...campaignRetryOf },
   { name: '0016-video-edits', ...videoEdits },
   { name: '0017-user-invites', ...userInvites },
+  { name: '0018-video-quality', ...videoQuality },
 ];

@@ -36,8 +36,8 @@ BOOTSTRAP_APT_PACKAGES=(
   # speech from Debian's contrib/non-free (_bs_apt_nonfree adds those components): SVOX Pico (es, fr, de, it) and
   # RHVoice with its English, Russian and Brazilian Portuguese voices (config/voices.ts; README, Voices)
   libttspico-utils rhvoice rhvoice-english rhvoice-russian rhvoice-brazilian-portuguese
-  # OCR of rendered frames (visual checks in the tests)
-  tesseract-ocr tesseract-ocr-eng tesseract-ocr-jpn tesseract-ocr-kor tesseract-ocr-ara
+  # OCR of rendered frames: the render node's own check of each video (lib/quality) and the visual tests
+  tesseract-ocr tesseract-ocr-eng tesseract-ocr-jpn tesseract-ocr-kor tesseract-ocr-ara tesseract-ocr-chi-sim tesseract-ocr-rus
   # what the two native addons that are built here compile against: canvas (cairo, pango, …) and sqlite3, linked to
   # Debian's libsqlite3 instead of compiling the SQLite amalgamation (58 s → 12 s; BOOTSTRAP_GYP_DEFINES below).
   # headless-gl is not built at all: editly loads it only for GL transitions, which the renderer never asks for.

@@ -18,6 +18,8 @@ import type { RenderMeta, SlotReport } from '../lib/render/slots';
 import { storageFor } from '../lib/storage/storage';
 import type { FileStorage } from '../lib/storage/files';
 import type { Storyboard } from '../lib/campaign/storyboard';
+import type { SceneObservation } from '../lib/quality/check';
+import type { QualityFlag } from '../lib/quality/report';
 
 export interface RenderVideoParams {
   video_id: string;
@@ -38,6 +40,9 @@ export interface RenderVideoResult {
   node_id: string;
   wall_ms: number;
   peak_rss_bytes: number;
+  /** The video's own check (decisions §13, lib/quality/check.ts); absent when the node does not check (QUALITY_CHECK=off). */
+  quality_flags?: QualityFlag[];
+  quality_scenes?: SceneObservation[];
 }
 /** renderer.status's answer: this node's slots and the videos it renders now. */
 export interface RendererStatusResult {

@@ -37,8 +37,13 @@ import {
 } from '../lib/campaign/stages';
 import type { ReportInputs } from '../lib/ops/reports';
 import { call } from '../lib/net/calls';
-import { storageKeys } from '../lib/storage/keys';
-import type { Storyboard } from '../lib/campaign/storyboard';
+import { screenshotIdOf, screenshotKeyOf, storageKeys } from '../lib/storage/keys';
+import type { Storyboard, VideoEditDocument } from '../lib/campaign/storyboard';
+import { defaultVoiceId } from '../lib/campaign/video-document';
+import { repairCandidates } from '../lib/quality/candidates';
+import type { VideoCheck } from '../lib/quality/check';
+import { planRepair } from '../lib/quality/repair';
+import { MAX_REPAIR_ROUNDS, type QualityRepair } from '../lib/quality/report';
 import { CancelableMixin, type CancelableMethods } from '../mixins/cancelable.mixin';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 import type { RenderVideoParams, RenderVideoResult } from './renderer.service';
@@ -114,6 +119,20 @@ type RenderingMethods = DbMethods<'rendering'> &
       failures: VideoReport[],
       edit?: EditRender,
     ): Promise<VideoReport>;
+    renderAttempts(
+      video: StageVideo,
+      storyboard: Storyboard,
+      signal: AbortSignal,
+      failures: VideoReport[],
+      files: string | number,
+      quiet: boolean,
+    ): Promise<RenderVideoResult>;
+    repairRound(
+      video: StageVideo,
+      storyboard: Storyboard,
+      check: VideoCheck,
+      round: number,
+    ): Promise<{ storyboard: Storyboard; repaired: QualityRepair[] } | null>;
     settleFailedAttempt(
       video: StageVideo,
       attempt: RenderAttempt,
@@ -306,12 +325,61 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
   },
 
   methods: {
-    /** Renders one video, retrying on other nodes; its final report if it fails for good goes into `failed`. */
+    /**
+     * Renders one video (renderAttempts), then has it checked as a customer would look at it (decisions §13: the render
+     * node checks the file it made) and, for a campaign's render, mends what the check flagged — only the changed scenes
+     * spoken again (voice.repairNarration), the video rendered again — at most MAX_REPAIR_ROUNDS times, before it is
+     * reported ready with its `quality`. An edit's revision is checked, not repaired (the customer chose it). A repair
+     * that cannot be made leaves the video as rendered, with its flags: a flag never fails a video.
+     */
     async renderOne(video: StageVideo, storyboard: Storyboard, signal: AbortSignal, failed: VideoReport[], edit?: EditRender) {
-      const revision = edit?.revision ?? 1;
       // An edit's video is the actor's to settle from the answer; a campaign's is reported as it goes.
       const report = (made: Omit<VideoReport, 'campaign_id' | 'video_id' | 'at'>) =>
         edit ? { campaign_id: video.campaign_id, video_id: video.id, at: Date.now(), ...made } : this.reportVideo(video, made);
+      let board = storyboard;
+      let result = await this.renderAttempts(video, board, signal, failed, edit?.revision ?? 1, edit !== undefined);
+      const repaired: QualityRepair[] = [];
+      let repairedBoard: Storyboard | null = null;
+      for (let round = 1; !edit && round <= MAX_REPAIR_ROUNDS && result.quality_flags?.length; round += 1) {
+        const check: VideoCheck = { flags: result.quality_flags, scenes: result.quality_scenes ?? [] };
+        const repair = await this.repairRound(video, board, check, round).catch((err: unknown) => {
+          if (signal.aborted) throw signal.reason;
+          this.logger.warn(`video ${video.id}: repair round ${round} not made: ${messageOf(err)}`);
+          return null;
+        });
+        if (!repair) break;
+        const mended = await this.renderAttempts(video, repair.storyboard, signal, [], `1-repair${round}`, true).catch((err: unknown) => {
+          if (signal.aborted) throw signal.reason;
+          this.logger.warn(`video ${video.id}: repaired render ${round} failed, the video stays as rendered: ${messageOf(err)}`);
+          return null;
+        });
+        if (!mended) break;
+        board = repair.storyboard;
+        repairedBoard = board;
+        result = mended;
+        repaired.push(...repair.repaired);
+      }
+      // The mended storyboard is the video's first revision from now on (its document, an edit's base).
+      if (repairedBoard) await call(this.broker, 'voice.keepRepair', { video_id: video.id, storyboard: repairedBoard });
+      const flags = result.quality_flags;
+      return report({
+        status: 'ready',
+        file_key: result.file_key,
+        thumbnail_key: result.thumbnail_key,
+        captions_srt_key: result.captions_srt_key,
+        duration_seconds: result.duration_seconds,
+        ...(repairedBoard ? { captions_key: repairedBoard.captionsKey } : {}),
+        // No check made (QUALITY_CHECK off on the render node): no report.
+        ...(flags ? { quality: { checked_at: new Date().toISOString(), passed: flags.length === 0, flags, repaired } } : {}),
+      });
+    },
+
+    /**
+     * One render of a storyboard, retrying on other nodes, its files under `files` (the revision, or a repair round's
+     * tag); its final report if it fails for good goes into `failed`. `quiet`: an edit's, whose video is not reported.
+     */
+    async renderAttempts(video, storyboard, signal, failed, files, quiet) {
+      const report = (made: Omit<VideoReport, 'campaign_id' | 'video_id' | 'at'>) => (quiet ? undefined : this.reportVideo(video, made));
       const { models } = this.db;
       const tally: RenderTally = { avoid: [], failures: 0, lost: 0 };
       for (;;) {
@@ -329,9 +397,9 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
           const result = await this.sendToFreeNode(
             {
               video_id: video.id,
-              output_key: storageKeys.video(video.campaign_id, video.id, revision),
-              thumbnail_key: storageKeys.thumbnail(video.campaign_id, video.id, revision),
-              captions_srt_key: storageKeys.captionsSrt(video.campaign_id, video.id, revision),
+              output_key: storageKeys.video(video.campaign_id, video.id, files),
+              thumbnail_key: storageKeys.thumbnail(video.campaign_id, video.id, files),
+              captions_srt_key: storageKeys.captionsSrt(video.campaign_id, video.id, files),
               storyboard,
             },
             { renderAvoidNodes: tally.avoid },
@@ -345,17 +413,44 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
             peak_rss_bytes: result.peak_rss_bytes,
             finished_at: new Date(),
           });
-          return report({
-            status: 'ready',
-            file_key: result.file_key,
-            thumbnail_key: result.thumbnail_key,
-            captions_srt_key: result.captions_srt_key,
-            duration_seconds: result.duration_seconds,
-          });
+          return result;
         } catch (err) {
-          await this.settleFailedAttempt(video, attempt, err, tally, signal, failed, edit !== undefined);
+          await this.settleFailedAttempt(video, attempt, err, tally, signal, failed, quiet);
         }
       }
+    },
+
+    /**
+     * One round of repair (decisions §13): the plan (lib/quality/repair.ts) from the check and the sections of the page
+     * not shown yet (lib/quality/candidates.ts), spoken by the voice stage. Null: nothing the product can mend.
+     */
+    async repairRound(video, storyboard, check, round) {
+      const trace = campaignTrace(video.campaign_id);
+      const captures = await call(this.broker, 'capture.screenshots', { campaign_id: video.campaign_id }, trace);
+      const candidates = repairCandidates(storyboard, captures);
+      const plan = planRepair(storyboard, check, candidates, (key) => screenshotIdOf(video.campaign_id, key) ?? key);
+      if (!plan || plan.repaired.length === 0) return null;
+      const { options } = await call(this.broker, 'campaigns.stageInput', { campaign_id: video.campaign_id }, trace);
+      const shown = new Set(plan.scenes.flatMap((scene) => (scene.screen ? [screenshotKeyOf(video.campaign_id, scene.screen)] : [])));
+      const screens = captures.flatMap((capture) => capture.screenshots).filter((ref) => shown.has(ref.key));
+      const language = storyboard.language;
+      const edit: VideoEditDocument = {
+        voice_id: storyboard.voiceId ?? options?.voice?.[language] ?? defaultVoiceId(language),
+        captions: storyboard.captions ?? options?.captions ?? 'burned',
+        quality: storyboard.quality ?? configOf(this.broker).renderQuality,
+        primary_color: null,
+        scenes: plan.scenes,
+      };
+      const mended = await call(
+        this.broker,
+        'voice.repairNarration',
+        { campaign_id: video.campaign_id, video_id: video.id, round, base: storyboard, edit, screens, options },
+        trace,
+      );
+      this.logger.info(
+        `video ${video.id}: repair round ${round}: ${plan.repaired.map((r) => `${r.code} ${r.scene_id} ${r.action}`).join(', ')}`,
+      );
+      return { storyboard: mended, repaired: plan.repaired };
     },
 
     /**

@@ -9,6 +9,7 @@ import { GENERATING_STATES, VIDEO_STATES, type GeneratingState, type VideoState 
 import type { ScreenshotRef } from '../db/models';
 import type { CampaignPlanDocument, CapturedBrand, CapturedText } from '../script/analyze';
 import type { ScriptDocument } from '../script/writer';
+import type { QualityReport } from '../quality/report';
 
 export interface StageParams {
   campaign_id: string;
@@ -95,6 +96,10 @@ export interface VideoReport {
   duration_seconds?: number;
   error_code?: string | null;
   error_message?: string | null;
+  /** The video's own check (decisions §13), with the report that makes it ready. */
+  quality?: QualityReport;
+  /** Its WebVTT captions when a repair changed its words (the voiceover stage's otherwise). */
+  captions_key?: string;
 }
 
 /** The VIDEO_REPORTED payload's schema, checked where the actor consumes it (lib/http/validator.ts checks events too). */
@@ -113,6 +118,8 @@ export const VIDEO_REPORT_SCHEMA = {
     duration_seconds: { type: 'number', minimum: 0 },
     error_code: { type: ['string', 'null'], maxLength: 40 },
     error_message: { type: ['string', 'null'], maxLength: 2000 },
+    quality: { type: 'object', required: ['checked_at', 'passed', 'flags', 'repaired'] },
+    captions_key: { type: 'string', maxLength: 500 },
   },
 } as const;
 

@@ -12,6 +12,7 @@ import type { components } from '../../clients/typescript/src/schema';
 import { PLATFORMS, type LanguageCode, type RenderQuality } from '../../config/catalog';
 import { isDefaultVoice, VOICE_OPTIONS, VOICE_OPTIONS_BY_ID } from '../../config/voices';
 import type { ScreenshotRef } from '../db/models';
+import type { QualityReport } from '../quality/report';
 import { ENCODING } from '../render/plan';
 import { screenshotIdOf } from '../storage/keys';
 import type { CampaignOptions } from './options';
@@ -38,6 +39,8 @@ export interface VideoDocumentInput {
   defaultQuality: RenderQuality;
   /** A screenshot's signed link (lib/storage/file-links.ts screenLink). */
   screenUrl: (screenId: string) => string;
+  /** The video's own check of this revision (the video row's quality); null: not checked. */
+  qualityReport?: QualityReport | null;
 }
 
 /** The voice id a language gets when the campaign asks for none (config/voices.ts). */
@@ -124,5 +127,6 @@ export function buildVideoDocument(input: VideoDocumentInput): VideoDocument {
     brand: { primary_color: hexColor(storyboard.brand.primary), logo_url: options?.brand?.logo_url ?? null },
     scenes,
     assets: { screens },
+    quality_report: input.qualityReport ?? null,
   };
 }

@@ -28,9 +28,9 @@ export type { VideoEditDocument, VideoEditScene };
 /** A PUT's body as its schema lets it through: the document, its read-only members optional. */
 export type VideoEditInput = Omit<
   VideoDocument,
-  'campaign_id' | 'video_id' | 'language' | 'platform' | 'frame' | 'assets' | 'voice' | 'brand' | 'scenes'
+  'campaign_id' | 'video_id' | 'language' | 'platform' | 'frame' | 'assets' | 'quality_report' | 'voice' | 'brand' | 'scenes'
 > &
-  Partial<Pick<VideoDocument, 'campaign_id' | 'video_id' | 'language' | 'platform' | 'frame' | 'assets'>> & {
+  Partial<Pick<VideoDocument, 'campaign_id' | 'video_id' | 'language' | 'platform' | 'frame' | 'assets' | 'quality_report'>> & {
     voice: { id: string; engine?: string | null; name?: string | null };
     brand: { primary_color: string | null; logo_url?: string | null };
     scenes: Array<Omit<VideoDocumentScene, 'start_seconds' | 'duration_seconds'> & { start_seconds?: number; duration_seconds?: number }>;

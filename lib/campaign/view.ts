@@ -3,6 +3,7 @@ import type { operations } from '../../clients/typescript/src/schema';
 import { UUID_TEXT } from '../ids';
 import type { CampaignMetadata, CampaignOptions } from './options';
 import { reportIdOf } from '../ops/reports';
+import type { QualityReport } from '../quality/report';
 import { NO_FILE_LINKS, type FileLinks } from '../storage/file-links';
 
 export interface CampaignRow {
@@ -40,6 +41,8 @@ export interface VideoRow {
   file_revision?: number | null;
   error_code?: string | null;
   error_message?: string | null;
+  /** The video's own check (decisions §13); null or absent until checked. */
+  quality?: QualityReport | null;
 }
 export type VideoLinks = (video: VideoRow) => FileLinks;
 
@@ -123,6 +126,7 @@ export function presentCampaign(campaign: CampaignRow, videos: VideoRow[], links
         revision: video.revision ?? 1,
         file_revision: video.file_revision ?? (video.status === 'ready' ? 1 : null),
         error: video.error_code ? { code: video.error_code, message: video.error_message ?? 'The render failed.' } : null,
+        quality: video.quality ?? null,
       })),
   };
   if (campaign.status === 'failed')

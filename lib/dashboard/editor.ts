@@ -14,6 +14,7 @@ import { EDITS_PER_VIDEO_PER_DAY, type VideoEditInput } from '../campaign/video-
 import { invalidInput } from '../errors';
 import { VIDEO_DOCUMENT_MAX_SCENES } from '../http/api-schemas';
 import { sameOriginLink } from './render';
+import { flagLabel } from './words';
 
 export type EditorSceneKind = VideoDocumentScene['kind'];
 const SCENE_KINDS: readonly EditorSceneKind[] = ['title', 'screen', 'closing'];
@@ -223,6 +224,10 @@ export function editorView(state: EditorState, document: VideoDocument) {
       ...scene,
       at,
       kindLabel: KIND_LABELS[scene.kind],
+      // What the product's own check saw in this scene of the revision that plays (decisions §13), in words.
+      flags: (document.quality_report?.flags ?? [])
+        .filter((flag) => flag.scene_id === scene.id)
+        .map((flag) => ({ code: flag.code, label: flagLabel(flag.code), message: flag.message })),
       moves: sceneMoves(state.scenes, at),
       shown: scene.screen ? (byId.get(scene.screen) ?? null) : null,
     })),

@@ -26,6 +26,7 @@ import {
 } from '../campaign/states';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../net/webhooks';
 import type { RenderAttempt } from '../db/models';
+import { QUALITY_FLAG_CODES, REPAIR_ACTIONS, type QualityFlagCode, type RepairAction } from '../quality/report';
 
 /** A campaign's state as its status line says it. */
 const STATE_WORDS: Record<CampaignState, string> = {
@@ -72,6 +73,23 @@ export const CAPTION_WORDS: Record<CaptionMode, { label: string; hint: string }>
 export const QUALITY_WORDS: Record<RenderQuality, { label: string; hint: string }> = {
   full: { label: 'Full', hint: "The platform's frame size (e.g. 1080×1920)." },
   draft: { label: 'Draft', hint: 'Half the pixels and a faster encoding: a cheap preview.' },
+};
+
+/** The video's own check (decisions §13): each flag's name, and each repair said as what was done to the scene. */
+const FLAG_WORDS: Record<QualityFlagCode, string> = {
+  blank_scene: 'Empty screen',
+  duplicate_screen: 'Same screen twice',
+  cut_text: 'Text cut at the edge',
+  wrong_language: 'Another language',
+  repeated_narration: 'Sentence said twice',
+  boilerplate: 'Page furniture, not content',
+  cut_narration: 'Narration cut short',
+};
+const REPAIR_WORDS: Record<RepairAction, string> = {
+  replaced: 'shown another section of the page instead',
+  reframed: 'framed again',
+  dropped: 'removed',
+  renarrated: 'given other words from the page',
 };
 
 const EVENT_WORDS: Record<WebhookEventType, string> = {
@@ -210,6 +228,17 @@ export function durationWords(seconds: number | null): string {
   return `${Math.floor(whole / 60)} min ${String(whole % 60).padStart(2, '0')} s`;
 }
 
+/** A quality flag's name ("Empty screen"). */
+export function flagLabel(code: string): string {
+  return isOneOf(QUALITY_FLAG_CODES, code) ? FLAG_WORDS[code] : code;
+}
+
+/** A repair as a sentence ("Empty screen: shown another section of the page instead."). */
+export function repairSentence(repair: { code: string; action: string }): string {
+  const done = isOneOf(REPAIR_ACTIONS, repair.action) ? REPAIR_WORDS[repair.action] : repair.action;
+  return `${flagLabel(repair.code)}: ${done}.`;
+}
+
 /** Every word function the views get (lib/dashboard/render.ts passes them to every template). */
 export const words = {
   stateLabel,
@@ -226,4 +255,6 @@ export const words = {
   voiceLabel,
   spokenVoiceLabel,
   durationWords,
+  flagLabel,
+  repairSentence,
 };

@@ -5,6 +5,7 @@ import type { CampaignPlanDocument, CapturedBrand, CapturedText } from '../scrip
 import type { CapturedVariant, ScriptDocument } from '../script/writer';
 import type { Storyboard, VideoEditDocument } from '../campaign/storyboard';
 import type { Box } from '../render/framing';
+import type { QualityReport } from '../quality/report';
 
 const common = { underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' } as const;
 const uuidPk = { type: DataTypes.UUID, primaryKey: true, defaultValue: DataTypes.UUIDV4 };
@@ -134,6 +135,8 @@ export class Video extends Model<InferAttributes<Video>, InferCreationAttributes
   declare revision: CreationOptional<number>;
   /** The revision its files are of: the previous one while an edit renders; null before the first render. */
   declare file_revision: CreationOptional<number | null>;
+  /** The video's own check (decisions §13) of the revision its files are of; null until checked. */
+  declare quality: CreationOptional<QualityReport | null>;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
 }
@@ -499,6 +502,7 @@ export function defineModels(sequelize: Sequelize): Models {
       reported_at: DataTypes.BIGINT,
       revision: { type: DataTypes.INTEGER, defaultValue: 1 },
       file_revision: DataTypes.INTEGER,
+      quality: DataTypes.JSON,
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,
     },

@@ -67,8 +67,9 @@ const VIDEO_COLUMNS = [
   'file_revision',
   'error_code',
   'error_message',
+  'quality',
 ] as const;
-const JSON_COLUMNS = new Set<string>(['languages', 'platforms', 'options', 'metadata']);
+const JSON_COLUMNS = new Set<string>(['languages', 'platforms', 'options', 'metadata', 'quality']);
 
 const SELECT_CAMPAIGN_WITH_VIDEOS = `SELECT ${CAMPAIGN_COLUMNS.map((c) => `c.${c} AS c_${c}`).join(', ')}, ${VIDEO_COLUMNS.map(
   (c) => `v.${c} AS v_${c}`,
@@ -90,7 +91,7 @@ export async function findCampaignWithVideos(
   const campaign = Object.fromEntries(CAMPAIGN_COLUMNS.map((c) => [c, column(c, rows[0][`c_${c}`])])) as unknown as CampaignRow;
   const videos = rows
     .filter((row) => row.v_id !== null && row.v_id !== undefined)
-    .map((row) => Object.fromEntries(VIDEO_COLUMNS.map((c) => [c, row[`v_${c}`]])) as unknown as VideoRow);
+    .map((row) => Object.fromEntries(VIDEO_COLUMNS.map((c) => [c, column(c, row[`v_${c}`])])) as unknown as VideoRow);
   return { campaign, videos };
 }
 

@@ -19,6 +19,7 @@ import { HEX_COLOR_PATTERN, METADATA_MAX_CHARACTERS, METADATA_MAX_PAIRS, MUSIC_D
 import { MONTH_PATTERN, REPORT_ID_PREFIX } from '../ops/reports';
 import { WEBHOOK_EVENT_TYPES } from '../net/webhooks';
 import { SCREENSHOT_ID_PATTERN } from '../storage/keys';
+import { QUALITY_FLAG_CODES, REPAIR_ACTIONS } from '../quality/report';
 
 /** "Growth 5, Business 8, Enterprise 8": each API plan's language cap, from the plan table. */
 function languageCapsInWords(): string {
@@ -215,6 +216,45 @@ export const WebhookRedelivery = {
   },
 } as const;
 
+/** A video's own check (decisions §13, lib/quality/report.ts): what it flagged and what it mended before the video was ready. */
+export const QualityReportSchema = {
+  type: ['object', 'null'],
+  additionalProperties: false,
+  required: ['checked_at', 'passed', 'flags', 'repaired'],
+  description:
+    "The product's own check of the finished video, made as a customer would look at it (a frame of each scene, its page text read, the narration and captions) before the video was ready; an edited revision is checked again. passed: nothing is flagged. flags: what is still wrong and in which scene (blank_scene, duplicate_screen, cut_text, wrong_language, repeated_narration, boilerplate, cut_narration), in words. repaired: what was flagged and mended before delivery (the scene replaced by another section, reframed, dropped, or its narration replaced). Flags never fail a campaign. Null until the video's first render is checked.",
+  properties: {
+    checked_at: { type: 'string', format: 'date-time' },
+    passed: { type: 'boolean', description: 'No flag left after repair.' },
+    flags: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['code', 'scene_id', 'message'],
+        properties: {
+          code: { type: 'string', enum: [...QUALITY_FLAG_CODES] },
+          scene_id: { type: 'string', description: "The scene (the video document's scene id) it was seen in." },
+          message: { type: 'string', description: 'What is wrong and where, in plain words.' },
+        },
+      },
+    },
+    repaired: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['code', 'scene_id', 'action'],
+        properties: {
+          code: { type: 'string', enum: [...QUALITY_FLAG_CODES] },
+          scene_id: { type: 'string' },
+          action: { type: 'string', enum: [...REPAIR_ACTIONS] },
+        },
+      },
+    },
+  },
+} as const;
+
 export const VideoSchema = {
   type: 'object',
   required: [
@@ -233,6 +273,7 @@ export const VideoSchema = {
     'revision',
     'file_revision',
     'error',
+    'quality',
   ],
   properties: {
     id: { type: 'string' },
@@ -292,6 +333,7 @@ export const VideoSchema = {
         "Why this video's last render failed: a campaign's render (render_failed), or an edit's re-render or narration (render_failed, speech_failed), after which the previous revision stays in place. Null otherwise.",
       properties: { code: { type: 'string', maxLength: 40 }, message: { type: 'string' } },
     },
+    quality: QualityReportSchema,
   },
 } as const;
 
@@ -621,6 +663,7 @@ export const UniversalVideoJsonSchema = {
     'brand',
     'scenes',
     'assets',
+    'quality_report',
   ],
   properties: {
     format: { type: 'string', const: VIDEO_DOCUMENT_FORMAT },
@@ -746,6 +789,12 @@ export const UniversalVideoJsonSchema = {
           },
         },
       },
+    },
+    quality_report: {
+      ...QualityReportSchema,
+      readOnly: true,
+      description:
+        "The video's own check of the revision its files are of, as GET shows it in the video's quality (named quality_report here: this document's quality is the render quality). Flags name the scenes by this document's scene ids. An edited revision is checked again; its flags are reported, not repaired.",
     },
   },
 } as const;

@@ -3,7 +3,9 @@
  * that writers and readers cannot disagree on a path.
  */
 const campaignPrefix = (campaignId: string) => `campaigns/${campaignId}`;
-const revisionSuffix = (revision: number) => (revision > 1 ? `-r${revision}` : '');
+/** Revision 1's files keep the names they had before edits existed; an edit's carry its number, a repair round's its tag. */
+const revisionSuffix = (revision: number | string) =>
+  typeof revision === 'string' ? `-r${revision}` : revision > 1 ? `-r${revision}` : '';
 
 export const storageKeys = {
   screenshot: (campaignId: string, variant: string, viewport: string, index: number) =>
@@ -17,23 +19,23 @@ export const storageKeys = {
   /** The campaign's music (create's music.url) as fetched (MP3, AAC, WAV or OGG: ffmpeg reads which), by the capture stage. */
   music: (campaignId: string) => `${campaignPrefix(campaignId)}/capture/music`,
   /** A video's files; revision 1's keep the names they had before edits existed, an edit's carry its revision. */
-  video: (campaignId: string, videoId: string, revision = 1) =>
+  video: (campaignId: string, videoId: string, revision: number | string = 1) =>
     `${campaignPrefix(campaignId)}/videos/${videoId}${revisionSuffix(revision)}.mp4`,
   /** The video's poster frame (thumbnail_url), written by the renderer beside the video. */
-  thumbnail: (campaignId: string, videoId: string, revision = 1) =>
+  thumbnail: (campaignId: string, videoId: string, revision: number | string = 1) =>
     `${campaignPrefix(campaignId)}/videos/${videoId}${revisionSuffix(revision)}.jpg`,
   /** The video's SubRip captions (captions_srt_url), made by the renderer from the cues it burned in. */
-  captionsSrt: (campaignId: string, videoId: string, revision = 1) =>
+  captionsSrt: (campaignId: string, videoId: string, revision: number | string = 1) =>
     `${campaignPrefix(campaignId)}/videos/${videoId}${revisionSuffix(revision)}.srt`,
   /**
    * An edit's audio (decisions §12): a scene spoken again, the video's narration track and its WebVTT, under the
    * video and the revision (a language's first narration is shared by its platforms' videos; an edit is one video's).
    */
-  editSceneAudio: (campaignId: string, videoId: string, revision: number, sceneId: string) =>
+  editSceneAudio: (campaignId: string, videoId: string, revision: number | string, sceneId: string) =>
     `${campaignPrefix(campaignId)}/voice/edits/${videoId}/r${revision}/scene-${sceneId}.wav`,
-  editNarration: (campaignId: string, videoId: string, revision: number) =>
+  editNarration: (campaignId: string, videoId: string, revision: number | string) =>
     `${campaignPrefix(campaignId)}/voice/edits/${videoId}/r${revision}/narration.wav`,
-  editCaptions: (campaignId: string, videoId: string, revision: number) =>
+  editCaptions: (campaignId: string, videoId: string, revision: number | string) =>
     `${campaignPrefix(campaignId)}/voice/edits/${videoId}/r${revision}/captions.vtt`,
   /** A voice's sample for the dashboard's picker (lib/voice/samples.ts), under a version of its sentence: no campaign's. */
   voiceSample: (voiceId: string, version: string) => `voice-samples/${voiceId}-${version}.mp3`,

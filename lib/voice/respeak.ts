@@ -34,6 +34,8 @@ export interface RespeakInput {
   base: Storyboard;
   edit: VideoEditDocument;
   revision: number;
+  /** The part of its files' keys that names the revision: the edit's number, or a repair round's tag (`1-repair1`). */
+  keyRevision?: string;
   options: CampaignOptions | null;
   /** The screenshots the edit's screen scenes show, by id (capture.screenshots). */
   screens: Map<string, ScreenshotRef>;
@@ -56,6 +58,7 @@ const round = (seconds: number) => Math.round(seconds * 1000) / 1000;
 
 export async function respeakVideo(deps: RespeakDeps, input: RespeakInput): Promise<{ storyboard: Storyboard; spoken: number }> {
   const { base, edit, revision, workDir } = input;
+  const keyRevision = input.keyRevision ?? String(revision);
   const language = base.language;
   const baseVoice = base.voiceId ?? input.options?.voice?.[language] ?? defaultVoiceId(language);
   const voices: Record<string, string> = { ...(input.options?.voice ?? {}), [language]: edit.voice_id };
@@ -80,7 +83,7 @@ export async function respeakVideo(deps: RespeakDeps, input: RespeakInput): Prom
           voices,
           edit.captions === 'words',
         );
-        const audioKey = storageKeys.editSceneAudio(base.campaignId, base.videoId, revision, scene.id);
+        const audioKey = storageKeys.editSceneAudio(base.campaignId, base.videoId, keyRevision, scene.id);
         await deps.storage.putFile(audioKey, result.file);
         return {
           file: result.file,
@@ -128,7 +131,7 @@ export async function respeakVideo(deps: RespeakDeps, input: RespeakInput): Prom
     said.map((s) => s.file),
     trackFile,
   );
-  const narrationKey = storageKeys.editNarration(base.campaignId, base.videoId, revision);
+  const narrationKey = storageKeys.editNarration(base.campaignId, base.videoId, keyRevision);
   await deps.storage.putFile(narrationKey, trackFile);
   const cues = videoCues(
     scenes.map((s) => ({
@@ -140,7 +143,7 @@ export async function respeakVideo(deps: RespeakDeps, input: RespeakInput): Prom
     language,
     edit.captions,
   );
-  const captionsKey = storageKeys.editCaptions(base.campaignId, base.videoId, revision);
+  const captionsKey = storageKeys.editCaptions(base.campaignId, base.videoId, keyRevision);
   await deps.storage.put(captionsKey, Buffer.from(toWebVtt(cues), 'utf8'));
   await fs.rm(trackFile, { force: true });
 

@@ -177,6 +177,7 @@ export const editMethods = {
       options: campaign.options ?? null,
       defaultQuality: config.renderQuality,
       screenUrl: (screenId) => screenLink(config, key, campaign.id, screenId, now),
+      qualityReport: video.quality ?? null,
     });
   },
 
@@ -300,6 +301,8 @@ export const editMethods = {
             duration_seconds: report.duration_seconds,
             error_code: null,
             error_message: null,
+            // The edited revision's own check: its flags reported, not repaired (decisions §13).
+            quality: report.quality ?? null,
           },
           { where: { id: edit.video_id }, transaction },
         );

@@ -57,6 +57,8 @@ export interface VoiceActions {
   'voice.storyboard': { params: StoryboardParams; result: Storyboard | null };
   'voice.adopt': { params: AdoptParams; result: AdoptResult };
   'voice.respeak': { params: RespeakParams; result: RespeakResult };
+  'voice.repairNarration': { params: RepairNarrationParams; result: Storyboard };
+  'voice.keepRepair': { params: KeepRepairParams; result: { kept: boolean } };
   'voice.sample': { params: VoiceSampleParams; result: VoiceSampleResult };
 }
 /** voice.sample (the dashboard's voice picker): a voice of config/voices.ts, and where its sample is stored. */
@@ -83,6 +85,27 @@ export interface RespeakParams {
   edit: VideoEditDocument;
   screens: ScreenshotRef[];
   options: CampaignOptions | null;
+}
+/**
+ * voice.repairNarration (the video's own check, decisions §13): the first revision's storyboard mended before the video
+ * is ready — only the changed scenes spoken, under the repair round's own keys — returned, not stored: the rendering
+ * stage keeps it (voice.keepRepair) once its render is ready, so a repair that fails leaves the first storyboard as it was.
+ */
+export interface RepairNarrationParams {
+  campaign_id: string;
+  video_id: string;
+  /** The repair round (1, 2): its files' keys. */
+  round: number;
+  /** The storyboard the repair starts from (the one just rendered and checked). */
+  base: Storyboard;
+  edit: VideoEditDocument;
+  screens: ScreenshotRef[];
+  options: CampaignOptions | null;
+}
+/** voice.keepRepair: the mended storyboard, now the video's first revision (its render is ready). */
+export interface KeepRepairParams {
+  video_id: string;
+  storyboard: Storyboard;
 }
 export interface RespeakResult {
   captions_key: string;

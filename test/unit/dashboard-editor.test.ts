@@ -75,6 +75,12 @@ const document: VideoDocument = {
       screen('en-mobile-0', 'en', 'mobile', 'Pricing'),
     ],
   },
+  quality_report: {
+    checked_at: '2026-11-28T08:00:00.000Z',
+    passed: false,
+    flags: [{ code: 'blank_scene', scene_id: 'scene_2', message: `Scene 3 shows an almost empty screen ${XSS}` }],
+    repaired: [],
+  },
 };
 
 function editorHtml(state: EditorState, extra: Record<string, unknown> = {}): string {
@@ -207,4 +213,17 @@ test('the action’s errors about a scene say which, in words, and mark it on th
   const html = editorHtml(stateOfDocument(document), { error: 'Scene 2, narration: empty', errorScene: 1 });
   expect(html).toContain('<li class="card scene invalid" id="scene-1"');
   expect(html).toContain('id="editor-error">Scene 2, narration: empty</p>');
+});
+
+test('a scene the check flagged is marked, with the words that explain it; the others are not', () => {
+  const html = editorHtml(stateOfDocument(document));
+  const scenes = html.split('<li class="card scene').slice(1);
+  expect(scenes).toHaveLength(4);
+  expect(scenes.map((scene) => scene.startsWith(' flagged'))).toEqual([false, false, true, false]);
+  expect(scenes[2]).toContain('<li data-flag="blank_scene"><strong>Empty screen:</strong> Scene 3 shows an almost empty screen');
+  // The message can carry the page's words: escaped like everything else from it.
+  expect(scenes[2]).not.toContain('<script>');
+  const unchecked = { ...document, quality_report: null };
+  const clean = editorHtml(stateOfDocument(unchecked), { editor: editorView(stateOfDocument(unchecked), unchecked) });
+  expect(clean).not.toContain('data-flag=');
 });

@@ -484,6 +484,28 @@ export interface components {
                     url: string;
                 }[];
             };
+            /** @description The video's own check of the revision its files are of, as GET shows it in the video's quality (named quality_report here: this document's quality is the render quality). Flags name the scenes by this document's scene ids. An edited revision is checked again; its flags are reported, not repaired. */
+            readonly quality_report: {
+                /** Format: date-time */
+                checked_at: string;
+                /** @description No flag left after repair. */
+                passed: boolean;
+                flags: {
+                    /** @enum {string} */
+                    code: "blank_scene" | "duplicate_screen" | "cut_text" | "wrong_language" | "repeated_narration" | "boilerplate" | "cut_narration";
+                    /** @description The scene (the video document's scene id) it was seen in. */
+                    scene_id: string;
+                    /** @description What is wrong and where, in plain words. */
+                    message: string;
+                }[];
+                repaired: {
+                    /** @enum {string} */
+                    code: "blank_scene" | "duplicate_screen" | "cut_text" | "wrong_language" | "repeated_narration" | "boilerplate" | "cut_narration";
+                    scene_id: string;
+                    /** @enum {string} */
+                    action: "replaced" | "reframed" | "dropped" | "renarrated";
+                }[];
+            } | null;
         };
     };
     responses: never;
@@ -581,6 +603,28 @@ export interface operations {
                                 error: {
                                     code: string;
                                     message: string;
+                                } | null;
+                                /** @description The product's own check of the finished video, made as a customer would look at it (a frame of each scene, its page text read, the narration and captions) before the video was ready; an edited revision is checked again. passed: nothing is flagged. flags: what is still wrong and in which scene (blank_scene, duplicate_screen, cut_text, wrong_language, repeated_narration, boilerplate, cut_narration), in words. repaired: what was flagged and mended before delivery (the scene replaced by another section, reframed, dropped, or its narration replaced). Flags never fail a campaign. Null until the video's first render is checked. */
+                                quality: {
+                                    /** Format: date-time */
+                                    checked_at: string;
+                                    /** @description No flag left after repair. */
+                                    passed: boolean;
+                                    flags: {
+                                        /** @enum {string} */
+                                        code: "blank_scene" | "duplicate_screen" | "cut_text" | "wrong_language" | "repeated_narration" | "boilerplate" | "cut_narration";
+                                        /** @description The scene (the video document's scene id) it was seen in. */
+                                        scene_id: string;
+                                        /** @description What is wrong and where, in plain words. */
+                                        message: string;
+                                    }[];
+                                    repaired: {
+                                        /** @enum {string} */
+                                        code: "blank_scene" | "duplicate_screen" | "cut_text" | "wrong_language" | "repeated_narration" | "boilerplate" | "cut_narration";
+                                        scene_id: string;
+                                        /** @enum {string} */
+                                        action: "replaced" | "reframed" | "dropped" | "renarrated";
+                                    }[];
                                 } | null;
                             }[];
                             /** @description Present when status is failed. */
@@ -1421,6 +1465,28 @@ export interface operations {
                                 code: string;
                                 message: string;
                             } | null;
+                            /** @description The product's own check of the finished video, made as a customer would look at it (a frame of each scene, its page text read, the narration and captions) before the video was ready; an edited revision is checked again. passed: nothing is flagged. flags: what is still wrong and in which scene (blank_scene, duplicate_screen, cut_text, wrong_language, repeated_narration, boilerplate, cut_narration), in words. repaired: what was flagged and mended before delivery (the scene replaced by another section, reframed, dropped, or its narration replaced). Flags never fail a campaign. Null until the video's first render is checked. */
+                            quality: {
+                                /** Format: date-time */
+                                checked_at: string;
+                                /** @description No flag left after repair. */
+                                passed: boolean;
+                                flags: {
+                                    /** @enum {string} */
+                                    code: "blank_scene" | "duplicate_screen" | "cut_text" | "wrong_language" | "repeated_narration" | "boilerplate" | "cut_narration";
+                                    /** @description The scene (the video document's scene id) it was seen in. */
+                                    scene_id: string;
+                                    /** @description What is wrong and where, in plain words. */
+                                    message: string;
+                                }[];
+                                repaired: {
+                                    /** @enum {string} */
+                                    code: "blank_scene" | "duplicate_screen" | "cut_text" | "wrong_language" | "repeated_narration" | "boilerplate" | "cut_narration";
+                                    scene_id: string;
+                                    /** @enum {string} */
+                                    action: "replaced" | "reframed" | "dropped" | "renarrated";
+                                }[];
+                            } | null;
                         };
                     };
                 };
@@ -1612,6 +1678,28 @@ export interface operations {
                             error: {
                                 code: string;
                                 message: string;
+                            } | null;
+                            /** @description The product's own check of the finished video, made as a customer would look at it (a frame of each scene, its page text read, the narration and captions) before the video was ready; an edited revision is checked again. passed: nothing is flagged. flags: what is still wrong and in which scene (blank_scene, duplicate_screen, cut_text, wrong_language, repeated_narration, boilerplate, cut_narration), in words. repaired: what was flagged and mended before delivery (the scene replaced by another section, reframed, dropped, or its narration replaced). Flags never fail a campaign. Null until the video's first render is checked. */
+                            quality: {
+                                /** Format: date-time */
+                                checked_at: string;
+                                /** @description No flag left after repair. */
+                                passed: boolean;
+                                flags: {
+                                    /** @enum {string} */
+                                    code: "blank_scene" | "duplicate_screen" | "cut_text" | "wrong_language" | "repeated_narration" | "boilerplate" | "cut_narration";
+                                    /** @description The scene (the video document's scene id) it was seen in. */
+                                    scene_id: string;
+                                    /** @description What is wrong and where, in plain words. */
+                                    message: string;
+                                }[];
+                                repaired: {
+                                    /** @enum {string} */
+                                    code: "blank_scene" | "duplicate_screen" | "cut_text" | "wrong_language" | "repeated_narration" | "boilerplate" | "cut_narration";
+                                    scene_id: string;
+                                    /** @enum {string} */
+                                    action: "replaced" | "reframed" | "dropped" | "renarrated";
+                                }[];
                             } | null;
                         }[];
                         /** @description Present when status is failed. */
@@ -1914,6 +2002,28 @@ export interface operations {
                             error: {
                                 code: string;
                                 message: string;
+                            } | null;
+                            /** @description The product's own check of the finished video, made as a customer would look at it (a frame of each scene, its page text read, the narration and captions) before the video was ready; an edited revision is checked again. passed: nothing is flagged. flags: what is still wrong and in which scene (blank_scene, duplicate_screen, cut_text, wrong_language, repeated_narration, boilerplate, cut_narration), in words. repaired: what was flagged and mended before delivery (the scene replaced by another section, reframed, dropped, or its narration replaced). Flags never fail a campaign. Null until the video's first render is checked. */
+                            quality: {
+                                /** Format: date-time */
+                                checked_at: string;
+                                /** @description No flag left after repair. */
+                                passed: boolean;
+                                flags: {
+                                    /** @enum {string} */
+                                    code: "blank_scene" | "duplicate_screen" | "cut_text" | "wrong_language" | "repeated_narration" | "boilerplate" | "cut_narration";
+                                    /** @description The scene (the video document's scene id) it was seen in. */
+                                    scene_id: string;
+                                    /** @description What is wrong and where, in plain words. */
+                                    message: string;
+                                }[];
+                                repaired: {
+                                    /** @enum {string} */
+                                    code: "blank_scene" | "duplicate_screen" | "cut_text" | "wrong_language" | "repeated_narration" | "boilerplate" | "cut_narration";
+                                    scene_id: string;
+                                    /** @enum {string} */
+                                    action: "replaced" | "reframed" | "dropped" | "renarrated";
+                                }[];
                             } | null;
                         }[];
                         /** @description Present when status is failed. */
@@ -2225,6 +2335,28 @@ export interface operations {
                             error: {
                                 code: string;
                                 message: string;
+                            } | null;
+                            /** @description The product's own check of the finished video, made as a customer would look at it (a frame of each scene, its page text read, the narration and captions) before the video was ready; an edited revision is checked again. passed: nothing is flagged. flags: what is still wrong and in which scene (blank_scene, duplicate_screen, cut_text, wrong_language, repeated_narration, boilerplate, cut_narration), in words. repaired: what was flagged and mended before delivery (the scene replaced by another section, reframed, dropped, or its narration replaced). Flags never fail a campaign. Null until the video's first render is checked. */
+                            quality: {
+                                /** Format: date-time */
+                                checked_at: string;
+                                /** @description No flag left after repair. */
+                                passed: boolean;
+                                flags: {
+                                    /** @enum {string} */
+                                    code: "blank_scene" | "duplicate_screen" | "cut_text" | "wrong_language" | "repeated_narration" | "boilerplate" | "cut_narration";
+                                    /** @description The scene (the video document's scene id) it was seen in. */
+                                    scene_id: string;
+                                    /** @description What is wrong and where, in plain words. */
+                                    message: string;
+                                }[];
+                                repaired: {
+                                    /** @enum {string} */
+                                    code: "blank_scene" | "duplicate_screen" | "cut_text" | "wrong_language" | "repeated_narration" | "boilerplate" | "cut_narration";
+                                    scene_id: string;
+                                    /** @enum {string} */
+                                    action: "replaced" | "reframed" | "dropped" | "renarrated";
+                                }[];
                             } | null;
                         }[];
                         /** @description Present when status is failed. */
@@ -3754,6 +3886,28 @@ export interface operations {
                             code: string;
                             message: string;
                         } | null;
+                        /** @description The product's own check of the finished video, made as a customer would look at it (a frame of each scene, its page text read, the narration and captions) before the video was ready; an edited revision is checked again. passed: nothing is flagged. flags: what is still wrong and in which scene (blank_scene, duplicate_screen, cut_text, wrong_language, repeated_narration, boilerplate, cut_narration), in words. repaired: what was flagged and mended before delivery (the scene replaced by another section, reframed, dropped, or its narration replaced). Flags never fail a campaign. Null until the video's first render is checked. */
+                        quality: {
+                            /** Format: date-time */
+                            checked_at: string;
+                            /** @description No flag left after repair. */
+                            passed: boolean;
+                            flags: {
+                                /** @enum {string} */
+                                code: "blank_scene" | "duplicate_screen" | "cut_text" | "wrong_language" | "repeated_narration" | "boilerplate" | "cut_narration";
+                                /** @description The scene (the video document's scene id) it was seen in. */
+                                scene_id: string;
+                                /** @description What is wrong and where, in plain words. */
+                                message: string;
+                            }[];
+                            repaired: {
+                                /** @enum {string} */
+                                code: "blank_scene" | "duplicate_screen" | "cut_text" | "wrong_language" | "repeated_narration" | "boilerplate" | "cut_narration";
+                                scene_id: string;
+                                /** @enum {string} */
+                                action: "replaced" | "reframed" | "dropped" | "renarrated";
+                            }[];
+                        } | null;
                     }[];
                     /** @description As given at creation; absent when none was. */
                     metadata?: {
@@ -3855,6 +4009,28 @@ export interface operations {
                         error: {
                             code: string;
                             message: string;
+                        } | null;
+                        /** @description The product's own check of the finished video, made as a customer would look at it (a frame of each scene, its page text read, the narration and captions) before the video was ready; an edited revision is checked again. passed: nothing is flagged. flags: what is still wrong and in which scene (blank_scene, duplicate_screen, cut_text, wrong_language, repeated_narration, boilerplate, cut_narration), in words. repaired: what was flagged and mended before delivery (the scene replaced by another section, reframed, dropped, or its narration replaced). Flags never fail a campaign. Null until the video's first render is checked. */
+                        quality: {
+                            /** Format: date-time */
+                            checked_at: string;
+                            /** @description No flag left after repair. */
+                            passed: boolean;
+                            flags: {
+                                /** @enum {string} */
+                                code: "blank_scene" | "duplicate_screen" | "cut_text" | "wrong_language" | "repeated_narration" | "boilerplate" | "cut_narration";
+                                /** @description The scene (the video document's scene id) it was seen in. */
+                                scene_id: string;
+                                /** @description What is wrong and where, in plain words. */
+                                message: string;
+                            }[];
+                            repaired: {
+                                /** @enum {string} */
+                                code: "blank_scene" | "duplicate_screen" | "cut_text" | "wrong_language" | "repeated_narration" | "boilerplate" | "cut_narration";
+                                scene_id: string;
+                                /** @enum {string} */
+                                action: "replaced" | "reframed" | "dropped" | "renarrated";
+                            }[];
                         } | null;
                     }[];
                     /** @description Present when status is failed. */
@@ -3958,6 +4134,28 @@ export interface operations {
                         error: {
                             code: string;
                             message: string;
+                        } | null;
+                        /** @description The product's own check of the finished video, made as a customer would look at it (a frame of each scene, its page text read, the narration and captions) before the video was ready; an edited revision is checked again. passed: nothing is flagged. flags: what is still wrong and in which scene (blank_scene, duplicate_screen, cut_text, wrong_language, repeated_narration, boilerplate, cut_narration), in words. repaired: what was flagged and mended before delivery (the scene replaced by another section, reframed, dropped, or its narration replaced). Flags never fail a campaign. Null until the video's first render is checked. */
+                        quality: {
+                            /** Format: date-time */
+                            checked_at: string;
+                            /** @description No flag left after repair. */
+                            passed: boolean;
+                            flags: {
+                                /** @enum {string} */
+                                code: "blank_scene" | "duplicate_screen" | "cut_text" | "wrong_language" | "repeated_narration" | "boilerplate" | "cut_narration";
+                                /** @description The scene (the video document's scene id) it was seen in. */
+                                scene_id: string;
+                                /** @description What is wrong and where, in plain words. */
+                                message: string;
+                            }[];
+                            repaired: {
+                                /** @enum {string} */
+                                code: "blank_scene" | "duplicate_screen" | "cut_text" | "wrong_language" | "repeated_narration" | "boilerplate" | "cut_narration";
+                                scene_id: string;
+                                /** @enum {string} */
+                                action: "replaced" | "reframed" | "dropped" | "renarrated";
+                            }[];
                         } | null;
                     };
                     /** @description The revision the edit made (whether it was rendered or failed). */
