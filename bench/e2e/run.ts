@@ -7,7 +7,8 @@
  *     node processes (SERVICES=renderer, their own DATA_DIR, one slot each) started as operators start them.
  * Per campaign: the create call's own latency (it waits for the page check), each stage's time from
  * `campaign_events`, and every render attempt from `render_attempts` (node, wall time, peak memory).
- * Run: npm run bench:e2e   (BENCH_ROUNDS=1 by default: campaigns per setup; BENCH_SETUPS=single,nodes by default)
+ * Run: npm run bench:e2e   (BENCH_ROUNDS=1 by default: campaigns per setup; BENCH_SETUPS=single,unchecked,draft by default;
+ *   `unchecked` is single without the video's own check, QUALITY_CHECK=off, so the check's cost is printed beside its limit)
  * Other processes' CPU is watched meanwhile: above 10 % of the machine the run is declared invalid (exit 2).
  */
 import fs from 'node:fs';
@@ -43,6 +44,9 @@ const TARGETS: Array<{ measure: string; setup: Setup['id']; seconds: number; of:
   { measure: 'collecting stage, 3 languages', setup: 'single', seconds: 5, of: (r) => r.stages.collecting },
 ];
 
+/** decisions §13: the check and repair cost at most this share of a campaign's time at full quality. */
+const CHECK_COST_LIMIT = 0.2;
+
 class BenchFailure extends Error {}
 
 interface Attempt {
@@ -68,7 +72,7 @@ interface Result {
 
 interface Setup {
   /** What BENCH_SETUPS names it by. */
-  id: 'single' | 'draft' | 'nodes';
+  id: 'single' | 'unchecked' | 'draft' | 'nodes';
   name: string;
   start(): Promise<{ h: Harness; nodes: RenderNode[] }>;
 }
@@ -79,6 +83,15 @@ const SETUPS: Setup[] = [
     name: 'single process (default render slots)',
     async start() {
       const h = await startHarness({ render: 'worker', config: CONFIG });
+      return { h, nodes: [] };
+    },
+  },
+  {
+    // The same as single, without the video's own check (QUALITY_CHECK=off): what the check and repair cost.
+    id: 'unchecked',
+    name: 'single process, no quality check',
+    async start() {
+      const h = await startHarness({ render: 'worker', config: { ...CONFIG, qualityCheck: false } });
       return { h, nodes: [] };
     },
   },
@@ -333,9 +346,9 @@ function printTables(results: Result[]): void {
 
 async function main(): Promise<void> {
   const rounds = positiveInteger('BENCH_ROUNDS', 1);
-  const wanted = (process.env.BENCH_SETUPS || 'single,draft').split(',').map((name) => name.trim());
+  const wanted = (process.env.BENCH_SETUPS || 'single,unchecked,draft').split(',').map((name) => name.trim());
   const unknown = wanted.filter((name) => !SETUPS.some((setup) => setup.id === name));
-  if (unknown.length) throw new BenchFailure(`BENCH_SETUPS: unknown ${unknown.join(', ')} (single, draft, nodes)`);
+  if (unknown.length) throw new BenchFailure(`BENCH_SETUPS: unknown ${unknown.join(', ')} (single, unchecked, draft, nodes)`);
   console.log(
     `bench/e2e: ${new Date().toISOString()}, ${rounds} round(s) per setup, ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), ` +
       `${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
@@ -375,6 +388,15 @@ function printTargets(results: Result[]): void {
     if (!runs.length) continue;
     const value = median(runs);
     console.log(`| ${target.measure} | ≤ ${target.seconds} s | ${fmt(value)} | ${value <= target.seconds ? 'meets' : 'MISSES'} |`);
+  }
+  // The video's own check and its repairs (decisions §13): at most CHECK_COST_LIMIT of the campaign's time.
+  const checked = results.filter((r) => r.setupId === 'single').map((r) => r.totalSeconds);
+  const unchecked = results.filter((r) => r.setupId === 'unchecked').map((r) => r.totalSeconds);
+  if (checked.length && unchecked.length) {
+    const cost = median(checked) / median(unchecked) - 1;
+    console.log(
+      `| the quality check's cost, submit → review (single vs unchecked: ${fmt(median(checked))} vs ${fmt(median(unchecked))}) | ≤ ${Math.round(CHECK_COST_LIMIT * 100)} % | ${(cost * 100).toFixed(1)} % | ${cost <= CHECK_COST_LIMIT ? 'meets' : 'MISSES'} |`,
+    );
   }
 }
 

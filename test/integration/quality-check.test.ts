@@ -1,0 +1,141 @@
+/**
+ * The video's own check and repair (decisions §13), end to end on a page made of the defects it must catch
+ * (test/fixtures/real-web/flaws: a full-viewport hero with a CSS background, a showcase whose picture never loads, a
+ * sentence repeated in two sections, a desktop-only table that runs off a phone's screen). Every finished video either
+ * no longer shows a defect, or carries a flag naming the scene — and its `quality` is the same in GET, the list and the
+ * document. Frames are judged here independently of the product's own check: the page area's pixels, and the
+ * captions' sentences.
+ *
+ * QUALITY_SHEETS=<dir> keeps a contact sheet of every video, to look at.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Storyboard } from '../../lib/campaign/storyboard';
+import { contactSheet } from '../../lib/render/contact-sheet';
+import { QUALITY_FLAG_CODES, REPAIR_ACTIONS, type QualityReport } from '../../lib/quality/report';
+import { runCampaign } from '../support/campaign-run';
+import { startHarness, type Harness } from '../support/harness';
+
+const limits = { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000, redisTimeoutMs: 10_000 };
+const REPEATED = 'Fernbrook skips watering when rain is on the way.';
+
+/** The spoken words of a WebVTT file: its cue lines, without the header, the timings and the word-timing tags. */
+function cueTexts(vtt: string): string[] {
+  return vtt
+    .split(/\r?\n/)
+    .filter((line) => line.trim() && !line.startsWith('WEBVTT') && !line.includes('-->') && !/^\d+$/.test(line.trim()))
+    .map((line) => line.replace(/<[^>]+>/g, '').trim());
+}
+
+interface CheckedVideo {
+  id: string;
+  platform: string;
+  quality: QualityReport | null;
+  board: Storyboard;
+  captions: string;
+}
+
+let h: Harness;
+let key: string;
+let campaignId: string;
+const videos: CheckedVideo[] = [];
+
+beforeAll(async () => {
+  h = await startHarness({ render: 'worker', config: { rateLimits: limits, renderQuality: 'draft', videoTargetSeconds: 30 } });
+  ({ key } = await h.newCustomer('business'));
+  const { id, campaign } = await runCampaign(
+    h,
+    key,
+    { url: h.site.url('/flaws/'), languages: ['en'], platforms: ['tiktok', 'youtube'] },
+    600_000,
+  );
+  campaignId = id;
+  expect(campaign.status).toBe('review');
+  const rows = await h.sql<{
+    id: string;
+    platform: string;
+    quality: QualityReport | string | null;
+    captions_key: string;
+    document: Storyboard;
+  }>(
+    'SELECT v.id, v.platform, v.quality, v.captions_key, s.document FROM videos v JOIN storyboards s ON s.video_id = v.id WHERE v.campaign_id = $1',
+    [id],
+  );
+  for (const row of rows) {
+    const quality = typeof row.quality === 'string' ? (JSON.parse(row.quality) as QualityReport) : row.quality;
+    const captions = fs.readFileSync(path.join(h.config.dataDir, 'files', row.captions_key), 'utf8');
+    videos.push({ id: row.id, platform: row.platform, quality, board: row.document, captions });
+    if (process.env.QUALITY_SHEETS) {
+      fs.mkdirSync(process.env.QUALITY_SHEETS, { recursive: true });
+      const file = (await h.sql<{ file_key: string }>('SELECT file_key FROM videos WHERE id = $1', [row.id]))[0].file_key;
+      await contactSheet(
+        path.join(h.config.dataDir, 'files', file),
+        row.document,
+        path.join(process.env.QUALITY_SHEETS, `flaws-${row.platform}.jpg`),
+        480,
+      );
+    }
+  }
+}, 700_000);
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+test('every video carries its quality report, the same in GET, the list and the document', async () => {
+  expect(videos).toHaveLength(2);
+  const got = await h.request('GET', `/api/v1/campaigns/${campaignId}`, { key });
+  const listed = await h.request('GET', '/api/v1/campaigns?limit=5', { key });
+  for (const video of videos) {
+    const report = video.quality!;
+    expect(report).not.toBeNull();
+    expect(Date.parse(report.checked_at)).toBeGreaterThan(0);
+    expect(report.passed).toBe(report.flags.length === 0);
+    for (const flag of report.flags) {
+      expect(QUALITY_FLAG_CODES).toContain(flag.code);
+      expect(video.board.scenes.map((s) => s.id)).toContain(flag.scene_id);
+      expect(flag.message.length).toBeGreaterThan(10);
+    }
+    for (const repair of report.repaired) expect(REPAIR_ACTIONS).toContain(repair.action);
+    expect(got.body.videos.find((v: { id: string }) => v.id === video.id).quality).toEqual(report);
+    const item = listed.body.campaigns.find((c: { campaign_id: string }) => c.campaign_id === campaignId);
+    expect(item.videos.find((v: { id: string }) => v.id === video.id).quality).toEqual(report);
+    const doc = await h.request('GET', `/api/v1/campaigns/${campaignId}/videos/${video.id}/document`, { key });
+    expect(doc.status).toBe(200);
+    expect(doc.body.document.quality_report).toEqual(report);
+  }
+});
+
+test('no sentence is said twice in a video, unless the video says so with the scene named', () => {
+  for (const video of videos) {
+    const sentences = cueTexts(video.captions)
+      .join(' ')
+      .split(/(?<=[.!?])\s+/)
+      .map((s) => s.trim().toLowerCase())
+      .filter((s) => s.length > 20);
+    const twice = sentences.filter((s, i) => sentences.indexOf(s) !== i);
+    const flagged = video.quality!.flags.some((f) => f.code === 'repeated_narration');
+    expect({ video: video.platform, twice: flagged ? [] : twice }).toEqual({ video: video.platform, twice: [] });
+  }
+});
+
+test('the page makes the check find something, and what it finds is mended or named', () => {
+  // The repeated sentence and the empty showcase are on the page: a video that shows them must have been repaired, else
+  // flagged; one that never showed them has nothing to say. Across both videos, the check saw at least one defect.
+  const seen = videos.flatMap((v) => [...v.quality!.flags.map((f) => f.code), ...v.quality!.repaired.map((r) => r.code)]);
+  expect(seen.length).toBeGreaterThan(0);
+  for (const video of videos) {
+    const narrations = video.board.scenes.map((s) => s.narration.map((n) => n.text).join(' '));
+    const saidTwice = narrations.filter((n) => n.includes(REPEATED)).length > 1;
+    if (saidTwice) expect(video.quality!.flags.map((f) => f.code)).toContain('repeated_narration');
+  }
+});
+
+test('a repaired video keeps at least two screen scenes, and its document is the mended one', async () => {
+  for (const video of videos.filter((v) => v.quality!.repaired.length > 0)) {
+    expect(video.board.scenes.filter((s) => s.kind === 'screen').length).toBeGreaterThanOrEqual(2);
+    const doc = await h.request('GET', `/api/v1/campaigns/${campaignId}/videos/${video.id}/document`, { key });
+    expect(doc.body.document.scenes.map((s: { id: string }) => s.id)).toEqual(video.board.scenes.map((s) => s.id));
+    expect(doc.body.document.revision).toBe(1);
+  }
+});
