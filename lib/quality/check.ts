@@ -56,6 +56,7 @@ export const FLAT_STDEV = 6;
 export const FLAT_EDGE_DENSITY = 0.003;
 /** Two page areas whose fingerprints differ by less than this show the same screen (video frames: a little above lib/capture/images.ts's 3 for screenshots). */
 export const SAME_SCREEN_DIFFERENCE = 5;
+export const SAME_SCREEN_CORRELATION = 0.9;
 /** Two screens sharing this share of their page words (Jaccard), each with at least SAME_WORDS_MIN_TOKENS, show the same screen. */
 export const SAME_WORDS_JACCARD = 0.6;
 export const SAME_WORDS_MIN_TOKENS = 8;
@@ -218,19 +219,19 @@ export function judgeVideo(storyboard: Storyboard, readings: SceneReading[], pag
   storyboard.scenes.forEach((scene, position) => {
     // Narration in the page's language on purpose (source_text, already warned about) is not judged for it.
     const own = scene.narration.filter((segment) => segment.language === language).map((segment) => segment.text);
-    if (storyboard.scriptSource !== 'source_text' && own.length) {
-      const verdict = judgeLanguage(own.join(' '), language, { names });
-      if (verdict.foreign) flag(position, 'wrong_language', `${n(position)}'s narration is not in ${langName}${seemsWords(verdict.seems)}`);
-    }
+    const narration = storyboard.scriptSource !== 'source_text' && own.length ? judgeLanguage(own.join(' '), language, { names }) : null;
     const headline = judgeLanguage(scene.onScreenText, language, { names });
     const headlineInPageLanguage =
       storyboard.scriptSource === 'source_text' && page !== null && !judgeLanguage(scene.onScreenText, page, { names }).foreign;
-    if (headline.foreign && !headlineInPageLanguage)
-      flag(
-        position,
-        'wrong_language',
-        `${n(position)}'s headline “${scene.onScreenText}” is not in ${langName}${seemsWords(headline.seems)}`,
-      );
+    const foreign = [
+      ...(narration?.foreign ? [{ part: 'narration', seems: narration.seems }] : []),
+      ...(headline.foreign && !headlineInPageLanguage ? [{ part: `headline “${scene.onScreenText}”`, seems: headline.seems }] : []),
+    ];
+    if (foreign.length) {
+      const parts = foreign.map((f) => f.part).join(' and ');
+      const verb = foreign.length > 1 ? 'are' : 'is';
+      flag(position, 'wrong_language', `${n(position)}'s ${parts} ${verb} not in ${langName}${seemsWords(foreign[0].seems)}`);
+    }
     const reading = readings[position];
     const words = reading.observation.pageWords;
     // The page shown may be the video's language or the page's own (a translated narration over the source page).
@@ -270,14 +271,28 @@ function sentencesOf(text: string): string[] {
   return text.split(/(?<=[.!?。！？؟])\s*/u).filter((s) => s.trim());
 }
 
+/**
+ * Whether two page areas look the same: their fingerprints close (mean difference) and alike in shape (correlated:
+ * two pages of black lines on white differ little on average wherever their lines are, so closeness alone is not
+ * enough). Two flat fields are alike.
+ */
+export function samePicture(a: Uint8Array, b: Uint8Array): boolean {
+  if (difference(a, b) >= SAME_SCREEN_DIFFERENCE) return false;
+  const mean = (x: Uint8Array) => x.reduce((sum, v) => sum + v, 0) / x.length;
+  const [ma, mb] = [mean(a), mean(b)];
+  let [ab, aa, bb] = [0, 0, 0];
+  for (let i = 0; i < a.length; i += 1) {
+    ab += (a[i] - ma) * (b[i] - mb);
+    aa += (a[i] - ma) ** 2;
+    bb += (b[i] - mb) ** 2;
+  }
+  if (aa < 1e-6 || bb < 1e-6) return true;
+  return ab / Math.sqrt(aa * bb) >= SAME_SCREEN_CORRELATION;
+}
+
 /** Whether two screen scenes show the same screen: by their pictures, or by most of their page words. */
 export function sameScreen(a: SceneObservation, b: SceneObservation): boolean {
-  if (
-    a.fingerprint &&
-    b.fingerprint &&
-    difference(fingerprintBytes(a.fingerprint), fingerprintBytes(b.fingerprint)) < SAME_SCREEN_DIFFERENCE
-  )
-    return true;
+  if (a.fingerprint && b.fingerprint && samePicture(fingerprintBytes(a.fingerprint), fingerprintBytes(b.fingerprint))) return true;
   const [x, y] = [pageTokens(a.pageWords), pageTokens(b.pageWords)];
   if (Math.min(x.size, y.size) < SAME_WORDS_MIN_TOKENS) return false;
   const shared = [...x].filter((t) => y.has(t)).length;
@@ -285,22 +300,45 @@ export function sameScreen(a: SceneObservation, b: SceneObservation): boolean {
 }
 
 /**
- * A word of the page cut by a side of the picture: OCR read it touching the page area's left or right side, and it
- * is a strict part of a word the capture recorded (not a whole one). Without recorded words, a word touching a side
- * is cut: the renderer keeps a margin of the page around its text.
+ * A word of the page cut by a side of the picture: OCR read it touching the page area's left or right side, and
+ * - it is a strict part of a word the capture recorded (not a whole one): "projec" of "projects"; or
+ * - in an unspaced script (a cut glyph reads as nothing useful), the rest of its line as OCR read it is a run of
+ *   a recorded text that goes on past it: the line continues beyond the side.
+ * Without recorded words, a word touching a side is cut: the renderer keeps a margin of the page around its text.
  */
 export function cutWord(r: SceneReading): { side: 'left' | 'right'; text: string } | null {
   if (!r.ocrWords) return null;
   const tolerance = Math.max(3, SIDE_TOUCH_SHARE * r.areaWidth);
   const recorded = new Set(r.recordedWords);
+  const texts = r.view.focus.map((item) => fold(item.text)).filter(Boolean);
   for (const word of r.ocrWords) {
     const side = word.left <= tolerance ? 'left' : word.left + word.width >= r.areaWidth - tolerance ? 'right' : null;
     if (!side) continue;
     const folded = fold(word.text);
-    if ([...folded].length < 2) continue;
-    const cut = recorded.size
-      ? !recorded.has(folded) && r.recordedWords.some((whole) => whole.length > folded.length && whole.includes(folded))
-      : word.confidence >= 70;
+    // The rest of its line, read towards the side: what precedes it at the right side, what follows it at the left.
+    const centre = word.top + word.height / 2;
+    const line = r.ocrWords
+      .filter((w) => w !== word && Math.abs(w.top + w.height / 2 - centre) < Math.max(w.height, word.height) / 2)
+      .filter((w) => (side === 'right' ? w.left < word.left : w.left > word.left))
+      .sort((a, b) => a.left - b.left)
+      .map((w) => fold(w.text))
+      .join('');
+    const unspacedLine = UNSPACED.test(line) && [...line].length >= 4;
+    let cut: boolean;
+    if (!recorded.size) cut = (word.confidence >= 70 && [...folded].length >= 2) || unspacedLine;
+    else if (
+      [...folded].length >= 2 &&
+      !recorded.has(folded) &&
+      r.recordedWords.some((whole) => whole.length > folded.length && whole.includes(folded))
+    )
+      cut = true;
+    else
+      cut =
+        unspacedLine &&
+        texts.some((text) => {
+          const at = text.indexOf(line);
+          return at >= 0 && (side === 'right' ? at + line.length < text.length : at > 0);
+        });
     if (cut) return { side, text: word.text };
   }
   return null;

@@ -21,7 +21,9 @@ const MIN_FUNCTION_WORDS = 3;
  * English sentence from a German one, not a dictionary.
  */
 const FUNCTION_WORDS: Partial<Record<LanguageCode, string[]>> = {
-  en: 'the and with for your you our is are of this that from we it be can will all more into have their what'.split(' '),
+  en: 'the and with for your you our is are of this that from we it be can will all more into have their what then to an by or not just every how'.split(
+    ' ',
+  ),
   de: 'der die das und mit für ist sind ein eine nicht auf den dem zu von ihre ihr wir sie sich auch noch mehr oder werden bei'.split(' '),
   fr: 'le la les et des du pour avec est sont une dans sur vous votre vos nous notre qui que plus pas par au aux ce cette'.split(' '),
   es: 'el la los las y del para con es son una por que su sus tu tus nuestro nuestra más como al lo este esta'.split(' '),
