@@ -13,6 +13,7 @@
  */
 import { sceneIdAt, type Storyboard, type VideoEditScene } from '../campaign/storyboard';
 import type { ShotContent } from '../render/framing';
+import { PHRASES } from '../script/phrases';
 import { endsWithSentenceTerminator, splitSentences } from '../text';
 import { boilerplateKind } from './boilerplate';
 import type { VideoCheck } from './check';
@@ -58,12 +59,14 @@ export function planRepair(
 ): RepairPlan | null {
   const language = storyboard.language;
   const names = [storyboard.brand.name, storyboard.brand.domain];
+  const separator = PHRASES[language].sentenceSeparator;
+  const join = (parts: string[]) => parts.join(separator);
   const working: Working[] = storyboard.scenes.map((scene, position) => ({
     key: scene.screenshotKey,
     edit: {
       id: sceneIdOf(scene, position),
       kind: scene.kind,
-      narration: scene.narration.map((segment) => segment.text).join(' '),
+      narration: join(scene.narration.map((segment) => segment.text)),
       headline: scene.onScreenText,
       screen: scene.kind === 'screen' && scene.screenshotKey ? screenIdOf(scene.screenshotKey) : null,
     },
@@ -77,6 +80,8 @@ export function planRepair(
     return sceneIdAt(n);
   };
   const sentences = (text: string) => splitSentences(text, language);
+  // A section once shown (flagged or not) is never shown again in another scene's place.
+  const everShown = new Set(storyboard.scenes.flatMap((s) => (s.screenshotKey ? [s.screenshotKey] : [])));
   /** Every sentence the video says now (folded). */
   const said = () => new Set(working.flatMap((w) => sentences(w.edit.narration).map(foldSentence)));
   const sectionOf = (key: string | null) => (key ? (candidates.find((c) => c.key === key) ?? null) : null);
@@ -92,11 +97,11 @@ export function planRepair(
     const except = said();
     for (const text of texts) {
       if (!usable(text, except)) continue;
-      if (taken.length && taken.join(' ').length + text.length > budget) break;
+      if (taken.length && join(taken).length + text.length > budget) break;
       taken.push(text);
       except.add(foldSentence(text));
     }
-    return taken.length ? taken.join(' ') : null;
+    return taken.length ? join(taken) : null;
   };
   const isForeign = (text: string) => judgeLanguage(text, language, { names }).foreign;
 
@@ -112,12 +117,12 @@ export function planRepair(
     const wordsForeign = storyboard.scriptSource !== 'source_text' && (isForeign(scene.edit.narration) || isForeign(scene.edit.headline));
     const screenAtFault = flags.some((f) => SCREEN_CODES.includes(f.code) || (f.code === 'wrong_language' && !wordsForeign));
     if (scene.edit.kind === 'screen' && screenAtFault) {
-      const shown = new Set(working.flatMap((w) => (w.key ? [w.key] : [])));
       const next = candidates.find(
-        (c) => !shown.has(c.key) && narrationFrom(c.texts, scene.edit.narration.length * NARRATION_BUDGET) !== null,
+        (c) => !everShown.has(c.key) && narrationFrom(c.texts, scene.edit.narration.length * NARRATION_BUDGET) !== null,
       );
       if (next) {
         const narration = narrationFrom(next.texts, Math.max(scene.edit.narration.length, 1) * NARRATION_BUDGET)!;
+        everShown.add(next.key);
         working[index] = {
           key: next.key,
           edit: { id: freshId(), kind: 'screen', narration, headline: next.heading ?? '', screen: screenIdOf(next.key) },
@@ -139,14 +144,14 @@ export function planRepair(
     for (const flag of flags) {
       const before = JSON.stringify(scene.edit);
       if (flag.code === 'wrong_language' && section) {
-        const narration = narrationFrom(texts, Math.max(own.narration.map((s) => s.text).join(' ').length, 1) * NARRATION_BUDGET);
+        const narration = narrationFrom(texts, Math.max(join(own.narration.map((s) => s.text)).length, 1) * NARRATION_BUDGET);
         if (isForeign(scene.edit.narration) && narration) scene.edit.narration = narration;
         if (isForeign(scene.edit.headline) && section.heading && !isForeign(section.heading)) scene.edit.headline = section.heading;
       } else if (flag.code === 'repeated_narration') {
-        scene.edit.narration = withoutRepeats(scene, working, sentences, texts, usable) ?? scene.edit.narration;
+        scene.edit.narration = withoutRepeats(scene, working, sentences, texts, usable, join) ?? scene.edit.narration;
       } else if (flag.code === 'cut_narration') {
         const kept = wholePrefix(sentences(scene.edit.narration));
-        if (kept.length) scene.edit.narration = kept.join(' ');
+        if (kept.length) scene.edit.narration = join(kept);
         else {
           const replacement = narrationFrom(texts, scene.edit.narration.length * NARRATION_BUDGET);
           if (replacement) scene.edit.narration = replacement;
@@ -156,8 +161,8 @@ export function planRepair(
         const clean = parts.filter((p) => !boilerplateKind(p));
         if (clean.length < parts.length || boilerplateKind(scene.edit.narration)) {
           const replacement = texts.find((t) => usable(t));
-          if (replacement) scene.edit.narration = [replacement, ...clean].join(' ');
-          else if (clean.length) scene.edit.narration = clean.join(' ');
+          if (replacement) scene.edit.narration = join([replacement, ...clean]);
+          else if (clean.length) scene.edit.narration = join(clean);
         }
         if (boilerplateKind(scene.edit.headline) && section?.heading && !boilerplateKind(section.heading))
           scene.edit.headline = section.heading;
@@ -188,6 +193,7 @@ function withoutRepeats(
   sentences: (text: string) => string[],
   texts: string[],
   usable: (text: string, except?: Set<string>) => boolean,
+  join: (parts: string[]) => string,
 ): string | null {
   const position = working.indexOf(scene);
   const before = new Set(working.slice(0, position).flatMap((w) => sentences(w.edit.narration).map(foldSentence)));
@@ -213,5 +219,5 @@ function withoutRepeats(
     }
   }
   if (!changed) return null;
-  return out.length ? out.join(' ') : null;
+  return out.length ? join(out) : null;
 }
