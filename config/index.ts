@@ -113,6 +113,8 @@ export interface AppConfig {
   renderMemoryLimitBytes: number;
   /** One render's time limit. */
   renderTimeoutMs: number;
+  /** QUALITY_CHECK: the render node looks at each video it made before it is called ready (decisions §13); `off` skips it. */
+  qualityCheck: boolean;
   /**
    * SIGTERM on any node (drain): how long its work in flight (a render node's renders, a gateway's requests) may take
    * to finish before the node leaves anyway. Moleculer's context tracking waits for it (broker-options.ts).
@@ -370,6 +372,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     renderConcurrency: parseInteger(env.RENDER_CONCURRENCY, 'RENDER_CONCURRENCY', defaultRenderSlots(os.availableParallelism()), 1),
     renderMemoryLimitBytes: parseBytes(env.RENDER_MEMORY_LIMIT || '2g', 'RENDER_MEMORY_LIMIT'),
     renderTimeoutMs: parseDuration(env.RENDER_TIMEOUT || '10m', 'RENDER_TIMEOUT'),
+    qualityCheck: env.QUALITY_CHECK ? parseBoolean(env.QUALITY_CHECK, 'QUALITY_CHECK') : true,
     drainTimeoutMs: parseDuration(env.DRAIN_TIMEOUT || '5m', 'DRAIN_TIMEOUT'),
     tracing: parseTracing(env),
     storage: parseStorageUrl(env.STORAGE_URL, env),

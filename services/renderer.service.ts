@@ -18,7 +18,7 @@ import type { RenderMeta, SlotReport } from '../lib/render/slots';
 import { storageFor } from '../lib/storage/storage';
 import type { FileStorage } from '../lib/storage/files';
 import type { Storyboard } from '../lib/campaign/storyboard';
-import type { SceneObservation } from '../lib/quality/check';
+import { checkVideo, type SceneObservation } from '../lib/quality/check';
 import type { QualityFlag } from '../lib/quality/report';
 
 export interface RenderVideoParams {
@@ -28,6 +28,8 @@ export interface RenderVideoParams {
   thumbnail_key: string;
   captions_srt_key: string;
   storyboard: Storyboard;
+  /** The language of the page its screenshots show, when it is not the video's (a translated or source-text script): the check accepts page text in it. */
+  page_language?: string | null;
 }
 export interface RenderVideoResult {
   video_id: string;
@@ -40,9 +42,14 @@ export interface RenderVideoResult {
   node_id: string;
   wall_ms: number;
   peak_rss_bytes: number;
-  /** The video's own check (decisions §13, lib/quality/check.ts); absent when the node does not check (QUALITY_CHECK=off). */
-  quality_flags?: QualityFlag[];
-  quality_scenes?: SceneObservation[];
+  /** The video's own check (decisions §13, lib/quality/check.ts): what a customer would see wrong, scene by scene. */
+  quality_flags: QualityFlag[];
+  /** What the check saw of each scene (its page area's numbers and words), for the repair and for operators. */
+  quality_scenes: SceneObservation[];
+  /** Why there are no flags though the video was not checked: the check is off on this node, or it failed (the render stands). */
+  quality_note?: string;
+  /** The check's own time (ms), part of wall_ms. */
+  quality_ms?: number;
 }
 /** renderer.status's answer: this node's slots and the videos it renders now. */
 export interface RendererStatusResult {
@@ -66,6 +73,7 @@ const RENDER_PARAMS = {
     output_key: { type: 'string', maxLength: 500 },
     thumbnail_key: { type: 'string', maxLength: 500 },
     captions_srt_key: { type: 'string', maxLength: 500 },
+    page_language: { type: ['string', 'null'], maxLength: 16 },
     storyboard: { type: 'object', required: ['videoId', 'frame', 'scenes', 'narrationKey', 'captionsKey', 'totalSeconds'] },
   },
 };
@@ -91,6 +99,11 @@ async function removeDeadRendersWorkDirs(): Promise<void> {
 type RendererMethods = CancelableMethods & {
   announce(): void;
   render(params: RenderVideoParams, signal: AbortSignal): Promise<RenderVideoResult>;
+  checkQuality(
+    params: RenderVideoParams,
+    videoPath: string,
+    workDir: string,
+  ): Promise<Pick<RenderVideoResult, 'quality_flags' | 'quality_scenes' | 'quality_note' | 'quality_ms'>>;
 };
 
 interface RendererLocalVars {
@@ -217,10 +230,16 @@ const RendererService: ServiceSchema<ServiceSettingSchema, RendererMethods, Rend
           memoryLimitBytes: config.renderMemoryLimitBytes,
           timeoutMs: config.renderTimeoutMs,
         });
-        // Same keys every time: a re-render replaces each file whole, only once the video passed its check.
-        await this.storage.putFile(params.thumbnail_key, posterPath);
-        await this.storage.putFile(params.captions_srt_key, captionsSrtPath);
-        await this.storage.putFile(params.output_key, outputPath);
+        // Same keys every time: a re-render replaces each file whole, only once the video passed its check. The
+        // video's own check (decisions §13) reads the local file meanwhile: it is removed with the work directory.
+        const [quality] = await Promise.all([
+          this.checkQuality(params, outputPath, workDir),
+          (async () => {
+            await this.storage.putFile(params.thumbnail_key, posterPath);
+            await this.storage.putFile(params.captions_srt_key, captionsSrtPath);
+            await this.storage.putFile(params.output_key, outputPath);
+          })(),
+        ]);
         return {
           video_id: params.video_id,
           file_key: params.output_key,
@@ -232,12 +251,37 @@ const RendererService: ServiceSchema<ServiceSettingSchema, RendererMethods, Rend
           node_id: this.broker.nodeID,
           wall_ms: Date.now() - started,
           peak_rss_bytes: peakRssBytes,
+          ...quality,
         };
       } catch (err) {
         if (err instanceof RenderAbortedError) throw new RenderInterruptedError(this.broker.nodeID);
         throw err;
       } finally {
         await fs.rm(workDir, { recursive: true, force: true });
+      }
+    },
+
+    /** The video's own check on the rendered file; never fails the render: a check that throws reports no flags and says why. */
+    async checkQuality(params, videoPath, workDir) {
+      if (!configOf(this.broker).qualityCheck)
+        return { quality_flags: [], quality_scenes: [], quality_note: 'The quality check is off on this render node (QUALITY_CHECK=off).' };
+      const started = Date.now();
+      try {
+        const check = await checkVideo({
+          videoPath,
+          storyboard: params.storyboard,
+          workDir: path.join(workDir, 'quality'),
+          pageLanguage: params.page_language ?? null,
+        });
+        return { quality_flags: check.flags, quality_scenes: check.scenes, quality_ms: Date.now() - started };
+      } catch (err) {
+        this.logger.warn(`quality check of video ${params.video_id} failed: ${messageOf(err)}`);
+        return {
+          quality_flags: [],
+          quality_scenes: [],
+          quality_note: `The quality check could not run: ${messageOf(err)}`,
+          quality_ms: Date.now() - started,
+        };
       }
     },
   } satisfies Omit<RendererMethods, keyof CancelableMethods> & ThisType<RendererThis>,

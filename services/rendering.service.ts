@@ -340,8 +340,8 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
       let result = await this.renderAttempts(video, board, signal, failed, edit?.revision ?? 1, edit !== undefined);
       const repaired: QualityRepair[] = [];
       let repairedBoard: Storyboard | null = null;
-      for (let round = 1; !edit && round <= MAX_REPAIR_ROUNDS && result.quality_flags?.length; round += 1) {
-        const check: VideoCheck = { flags: result.quality_flags, scenes: result.quality_scenes ?? [] };
+      for (let round = 1; !edit && round <= MAX_REPAIR_ROUNDS && result.quality_flags.length; round += 1) {
+        const check: VideoCheck = { flags: result.quality_flags, scenes: result.quality_scenes };
         const repair = await this.repairRound(video, board, check, round).catch((err: unknown) => {
           if (signal.aborted) throw signal.reason;
           this.logger.warn(`video ${video.id}: repair round ${round} not made: ${messageOf(err)}`);
@@ -361,7 +361,8 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
       }
       // The mended storyboard is the video's first revision from now on (its document, an edit's base).
       if (repairedBoard) await call(this.broker, 'voice.keepRepair', { video_id: video.id, storyboard: repairedBoard });
-      const flags = result.quality_flags;
+      // Not looked at (QUALITY_CHECK off on the node, or the check itself failed): no report, rather than a false pass.
+      const flags = result.quality_note ? undefined : result.quality_flags;
       return report({
         status: 'ready',
         file_key: result.file_key,

@@ -6,10 +6,18 @@ const FINGERPRINT_SIZE = 32;
 
 /** A 32×32 grayscale thumbnail: enough to tell two screens apart, cheap to compare. */
 export async function fingerprint(png: Buffer): Promise<Uint8Array> {
-  const image = await loadImage(png);
+  return fingerprintOf(await loadImage(png));
+}
+
+/** The same thumbnail of an image already loaded, or of its part `area` (the page's area of a video frame). */
+export function fingerprintOf(
+  image: Parameters<ReturnType<ReturnType<typeof createCanvas>['getContext']>['drawImage']>[0],
+  area?: { x: number; y: number; width: number; height: number },
+): Uint8Array {
   const canvas = createCanvas(FINGERPRINT_SIZE, FINGERPRINT_SIZE);
   const context = canvas.getContext('2d');
-  context.drawImage(image, 0, 0, FINGERPRINT_SIZE, FINGERPRINT_SIZE);
+  if (area) context.drawImage(image, area.x, area.y, area.width, area.height, 0, 0, FINGERPRINT_SIZE, FINGERPRINT_SIZE);
+  else context.drawImage(image, 0, 0, FINGERPRINT_SIZE, FINGERPRINT_SIZE);
   const { data } = context.getImageData(0, 0, FINGERPRINT_SIZE, FINGERPRINT_SIZE);
   const gray = new Uint8Array(FINGERPRINT_SIZE * FINGERPRINT_SIZE);
   for (let i = 0; i < gray.length; i += 1) gray[i] = Math.round(0.299 * data[i * 4] + 0.587 * data[i * 4 + 1] + 0.114 * data[i * 4 + 2]);

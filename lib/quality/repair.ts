@@ -1,25 +1,223 @@
-// TEMPORARY interface stub until the repair planner lands (replaced at merge).
-import type { Storyboard, VideoEditScene } from '../campaign/storyboard';
+/**
+ * The repair's plan (decisions §13): from a video's check, the scenes it should have instead, in the edit format the
+ * voice stage speaks again (VideoEditScene, lib/campaign/storyboard.ts), and which flags that mends. Pure: the
+ * rules are unit-tested without rendering (test/unit/quality-repair.test.ts).
+ * - A scene whose screen is at fault (blank, the same as another, text cut at a side, page text in another
+ *   language) is replaced by the next-best section not yet shown (the candidates' order), its heading and its
+ *   first sentences; else dropped when the video keeps at least two screen scenes; else left flagged.
+ * - A repeated sentence is replaced by the section's next sentence not yet said, else removed when the scene keeps
+ *   some narration. A cut narration is cut back to its last whole sentence. Furniture (boilerplate) in a narration
+ *   is replaced by the section's first sentence that is not; a furniture headline by the section's heading.
+ * - Narration or headline not in the video's language: the section's own sentences (in the video's language) instead.
+ * Unchanged scenes keep their ids; new scenes get ids the video does not use.
+ */
+import { sceneIdAt, type Storyboard, type VideoEditScene } from '../campaign/storyboard';
 import type { ShotContent } from '../render/framing';
+import { PHRASES } from '../script/phrases';
+import { endsWithSentenceTerminator, splitSentences } from '../text';
+import { boilerplateKind } from './boilerplate';
 import type { VideoCheck } from './check';
-import type { QualityFlag, QualityRepair } from './report';
+import { judgeLanguage } from './language';
+import { foldSentence } from './narration';
+import { sceneIdOf } from './page-view';
+import type { QualityFlag, QualityFlagCode, QualityRepair } from './report';
+
 export interface RepairCandidate {
+  /** screenshot storage key */
   key: string;
   heading: string | null;
   section?: number;
+  /** the section's sentences in the video's language, page order */
   texts: string[];
   content?: ShotContent | null;
 }
+
 export interface RepairPlan {
   scenes: VideoEditScene[];
   repaired: QualityRepair[];
   unrepaired: QualityFlag[];
 }
+
+/** Flags about the picture: mended only by another screen (or none). */
+const SCREEN_CODES: QualityFlagCode[] = ['blank_scene', 'duplicate_screen', 'cut_text'];
+/** A video keeps at least this many screen scenes (decisions §13). */
+export const MIN_SCREEN_SCENES = 2;
+/** A replacement's narration: sentences up to this multiple of the replaced narration's length (at least one). */
+const NARRATION_BUDGET = 1.2;
+
+interface Working {
+  edit: VideoEditScene;
+  /** The screenshot it shows (storage key), null for the cards. */
+  key: string | null;
+}
+
 export function planRepair(
-  _storyboard: Storyboard,
-  _check: VideoCheck,
-  _candidates: RepairCandidate[],
-  _screenIdOf: (key: string) => string,
+  storyboard: Storyboard,
+  check: VideoCheck,
+  candidates: RepairCandidate[],
+  screenIdOf: (key: string) => string,
 ): RepairPlan | null {
-  return null;
+  const language = storyboard.language;
+  const names = [storyboard.brand.name, storyboard.brand.domain];
+  const separator = PHRASES[language].sentenceSeparator;
+  const join = (parts: string[]) => parts.join(separator);
+  const working: Working[] = storyboard.scenes.map((scene, position) => ({
+    key: scene.screenshotKey,
+    edit: {
+      id: sceneIdOf(scene, position),
+      kind: scene.kind,
+      narration: join(scene.narration.map((segment) => segment.text)),
+      headline: scene.onScreenText,
+      screen: scene.kind === 'screen' && scene.screenshotKey ? screenIdOf(scene.screenshotKey) : null,
+    },
+  }));
+  const original = JSON.stringify(working.map((w) => w.edit));
+  const usedIds = new Set(working.map((w) => w.edit.id));
+  const freshId = () => {
+    let n = working.length;
+    while (usedIds.has(sceneIdAt(n))) n += 1;
+    usedIds.add(sceneIdAt(n));
+    return sceneIdAt(n);
+  };
+  const sentences = (text: string) => splitSentences(text, language);
+  // A section once shown (flagged or not) is never shown again in another scene's place.
+  const everShown = new Set(storyboard.scenes.flatMap((s) => (s.screenshotKey ? [s.screenshotKey] : [])));
+  /** Every sentence the video says now (folded). */
+  const said = () => new Set(working.flatMap((w) => sentences(w.edit.narration).map(foldSentence)));
+  const sectionOf = (key: string | null) => (key ? (candidates.find((c) => c.key === key) ?? null) : null);
+  const usable = (text: string, except = said()) => !boilerplateKind(text) && !except.has(foldSentence(text));
+  const repaired: QualityRepair[] = [];
+  const unrepaired: QualityFlag[] = [];
+  const byScene = new Map<string, QualityFlag[]>();
+  for (const flag of check.flags) byScene.set(flag.scene_id, [...(byScene.get(flag.scene_id) ?? []), flag]);
+
+  /** The first sentences of `texts` not said yet and not furniture, about `budget` characters (at least one). */
+  const narrationFrom = (texts: string[], budget: number): string | null => {
+    const taken: string[] = [];
+    const except = said();
+    for (const text of texts) {
+      if (!usable(text, except)) continue;
+      if (taken.length && join(taken).length + text.length > budget) break;
+      taken.push(text);
+      except.add(foldSentence(text));
+    }
+    return taken.length ? join(taken) : null;
+  };
+  const isForeign = (text: string) => judgeLanguage(text, language, { names }).foreign;
+
+  for (const [sceneId, flags] of byScene) {
+    const index = working.findIndex((w) => w.edit.id === sceneId);
+    if (index < 0) {
+      unrepaired.push(...flags);
+      continue;
+    }
+    const scene = working[index];
+    const own = storyboard.scenes[storyboard.scenes.findIndex((s, position) => sceneIdOf(s, position) === sceneId)];
+    // Page text in another language: the narration and headline judged again; if they are fine, the screen is at fault.
+    const wordsForeign = storyboard.scriptSource !== 'source_text' && (isForeign(scene.edit.narration) || isForeign(scene.edit.headline));
+    const screenAtFault = flags.some((f) => SCREEN_CODES.includes(f.code) || (f.code === 'wrong_language' && !wordsForeign));
+    if (scene.edit.kind === 'screen' && screenAtFault) {
+      const next = candidates.find(
+        (c) => !everShown.has(c.key) && narrationFrom(c.texts, scene.edit.narration.length * NARRATION_BUDGET) !== null,
+      );
+      if (next) {
+        const narration = narrationFrom(next.texts, Math.max(scene.edit.narration.length, 1) * NARRATION_BUDGET)!;
+        everShown.add(next.key);
+        working[index] = {
+          key: next.key,
+          edit: { id: freshId(), kind: 'screen', narration, headline: next.heading ?? '', screen: screenIdOf(next.key) },
+        };
+        repaired.push(...flags.map((f) => ({ code: f.code, scene_id: sceneId, action: 'replaced' as const })));
+        continue;
+      }
+      if (working.filter((w) => w.edit.kind === 'screen').length > MIN_SCREEN_SCENES) {
+        working.splice(index, 1);
+        repaired.push(...flags.map((f) => ({ code: f.code, scene_id: sceneId, action: 'dropped' as const })));
+        continue;
+      }
+      unrepaired.push(...flags);
+      continue;
+    }
+    // The words alone: each flag mended in the scene's narration or headline, or left.
+    const section = sectionOf(scene.key);
+    const texts = section?.texts ?? [];
+    for (const flag of flags) {
+      const before = JSON.stringify(scene.edit);
+      if (flag.code === 'wrong_language' && section) {
+        const narration = narrationFrom(texts, Math.max(join(own.narration.map((s) => s.text)).length, 1) * NARRATION_BUDGET);
+        if (isForeign(scene.edit.narration) && narration) scene.edit.narration = narration;
+        if (isForeign(scene.edit.headline) && section.heading && !isForeign(section.heading)) scene.edit.headline = section.heading;
+      } else if (flag.code === 'repeated_narration') {
+        scene.edit.narration = withoutRepeats(scene, working, sentences, texts, usable, join) ?? scene.edit.narration;
+      } else if (flag.code === 'cut_narration') {
+        const kept = wholePrefix(sentences(scene.edit.narration));
+        if (kept.length) scene.edit.narration = join(kept);
+        else {
+          const replacement = narrationFrom(texts, scene.edit.narration.length * NARRATION_BUDGET);
+          if (replacement) scene.edit.narration = replacement;
+        }
+      } else if (flag.code === 'boilerplate') {
+        const parts = sentences(scene.edit.narration);
+        const clean = parts.filter((p) => !boilerplateKind(p));
+        if (clean.length < parts.length || boilerplateKind(scene.edit.narration)) {
+          const replacement = texts.find((t) => usable(t));
+          if (replacement) scene.edit.narration = join([replacement, ...clean]);
+          else if (clean.length) scene.edit.narration = join(clean);
+        }
+        if (boilerplateKind(scene.edit.headline) && section?.heading && !boilerplateKind(section.heading))
+          scene.edit.headline = section.heading;
+      }
+      if (JSON.stringify(scene.edit) !== before) repaired.push({ code: flag.code, scene_id: sceneId, action: 'renarrated' });
+      else unrepaired.push(flag);
+    }
+  }
+  const scenes = working.map((w) => w.edit);
+  if (JSON.stringify(scenes) === original) return null;
+  return { scenes, repaired, unrepaired };
+}
+
+/** The sentences up to the last one that ends whole (a cut tail removed). */
+function wholePrefix(parts: string[]): string[] {
+  let end = parts.length;
+  while (end > 0 && !endsWithSentenceTerminator(parts[end - 1])) end -= 1;
+  return parts.slice(0, end);
+}
+
+/**
+ * `scene`'s narration with each sentence said before (in an earlier scene, or earlier in itself) replaced by the
+ * section's next sentence not said yet, else removed while some narration is left; null when nothing changes.
+ */
+function withoutRepeats(
+  scene: Working,
+  working: Working[],
+  sentences: (text: string) => string[],
+  texts: string[],
+  usable: (text: string, except?: Set<string>) => boolean,
+  join: (parts: string[]) => string,
+): string | null {
+  const position = working.indexOf(scene);
+  const before = new Set(working.slice(0, position).flatMap((w) => sentences(w.edit.narration).map(foldSentence)));
+  const everywhere = new Set(working.flatMap((w) => sentences(w.edit.narration).map(foldSentence)));
+  const parts = sentences(scene.edit.narration);
+  const out: string[] = [];
+  let changed = false;
+  for (const part of parts) {
+    const folded = foldSentence(part);
+    if (!before.has(folded)) {
+      before.add(folded);
+      out.push(part);
+      continue;
+    }
+    changed = true;
+    // The section's next sentence: after the last of this scene's sentences found in the section, not said anywhere.
+    const at = Math.max(-1, ...out.map((o) => texts.findIndex((t) => foldSentence(t) === foldSentence(o))));
+    const next = [...texts.slice(at + 1), ...texts.slice(0, at + 1)].find((t) => usable(t, everywhere));
+    if (next) {
+      everywhere.add(foldSentence(next));
+      before.add(foldSentence(next));
+      out.push(next);
+    }
+  }
+  if (!changed) return null;
+  return out.length ? join(out) : null;
 }

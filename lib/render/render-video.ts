@@ -22,7 +22,7 @@ import {
   type ShotContent,
 } from './framing';
 import { run } from '../voice/exec';
-import { planScroll } from './camera';
+import { planScroll, type ScrollMove } from './camera';
 import { composeStillArgs, composeStripArgs, type ClipScroll } from './clip-graph';
 import type { Storyboard } from '../campaign/storyboard';
 import { deliverableProblems, encodeNarration, imageSize, isReadableImage, muxNarration, probeVideo, type ProbedVideo } from './media';
@@ -145,18 +145,18 @@ async function preparePlan(
 }
 
 /**
- * A cut section's scroll: its whole picture (the narrated element marked on it) under the window its cut picture
- * filled, moved as lib/render/camera.ts plans for the clip (in still pixels: `scale` × the frame's); null when
- * the picture is no taller than the window.
+ * How a cut section scrolls (pure): its whole picture's framing (lib/render/framing.ts uncutFraming), the narrated
+ * element at rest in that picture (frame pixels from its top left), and the move lib/render/camera.ts plans for the
+ * clip (in still pixels: `scale` × the frame's); null when the picture is no taller than the window. The video's
+ * own check (lib/quality/page-view.ts) finds with it which rows of the page a scene shows at its midpoint.
  */
-function scrolled(
-  clip: PlannedClip,
+export function scrollPlanFor(
+  clip: Pick<PlannedClip, 'focus' | 'duration'>,
   shot: ShotContent,
   framing: Framing,
   frame: { width: number; height: number },
   scale: number,
-  output: string,
-): { args: string[]; scroll: ClipScroll } | null {
+): { tall: Framing; focus: Box | null; move: ScrollMove } | null {
   const tall = uncutFraming(shot, framing);
   const atRest = (box: Box) => {
     const inFrame = boxInFrame(box, tall);
@@ -170,7 +170,25 @@ function scrolled(
     duration: clip.duration,
     focus: focus ? { top: focus.y * scale, bottom: (focus.y + focus.height) * scale } : null,
   });
-  if (!move) return null;
+  return move ? { tall, focus, move } : null;
+}
+
+/**
+ * A cut section's scroll: its whole picture (the narrated element marked on it) under the window its cut picture
+ * filled, moved as lib/render/camera.ts plans for the clip (in still pixels: `scale` × the frame's); null when
+ * the picture is no taller than the window.
+ */
+function scrolled(
+  clip: PlannedClip,
+  shot: ShotContent,
+  framing: Framing,
+  frame: { width: number; height: number },
+  scale: number,
+  output: string,
+): { args: string[]; scroll: ClipScroll } | null {
+  const planned = scrollPlanFor(clip, shot, framing, frame, scale);
+  if (!planned) return null;
+  const { tall, focus, move } = planned;
   const { args, still } = composeStripArgs(clip.imagePath!, output, frame, tall, scale, focus);
   const window = { x: tall.at.x * scale, y: tall.at.y * scale, width: still.width, height: framing.region.height * framing.scale * scale };
   return { args, scroll: { strip: still, window, move } };
