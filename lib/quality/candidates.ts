@@ -1,6 +1,7 @@
 /**
- * What a flagged screen scene may be mended with (decisions §13): the sections of the page the video's screens come
- * from that it does not show yet, in the page's order, each with its own sentences — from the screenshots the capture
+ * What a flagged scene may be mended with (decisions §13): the sections of the page the video's screens come from, in
+ * the page's order, each with its own sentences — those it shows (a repeated sentence is replaced by its section's
+ * next one) and those it does not show yet (a blank screen is replaced by one of them) — from the screenshots the capture
  * stage took (their section heading and the text of their paragraph blocks), in the same viewport as the video's
  * screens. Their words may narrate a scene only where they are in the video's language: the language's own page, or
  * the page's text on a video narrated from it (script_source source_text); a translated video's candidates carry no
@@ -19,7 +20,7 @@ export function repairCandidates(storyboard: Storyboard, captures: CapturedScree
   const ownLanguage = (owner.language ?? '').toLowerCase().split('-')[0] === storyboard.language;
   const speaksPage = ownLanguage || storyboard.scriptSource === 'source_text';
   return owner.screenshots
-    .filter((shot) => viewports.has(shot.viewport) && !shown.has(shot.key))
+    .filter((shot) => viewports.has(shot.viewport))
     .sort((a, b) => (a.section ?? Number.MAX_SAFE_INTEGER) - (b.section ?? Number.MAX_SAFE_INTEGER) || a.index - b.index)
     .map((shot) => {
       const heading = shot.heading ?? null;
