@@ -24,7 +24,7 @@ import {
   type Presentation,
   type Viewport,
 } from '../lib/capture/page-reader';
-import { refusalReason } from '../lib/capture/refusal';
+import { NotAWebPageError, refusalReason } from '../lib/capture/refusal';
 import { screenBudget, type CapturedBrand } from '../lib/script/analyze';
 import { sectionsToShoot } from '../lib/script/sections';
 import type { PageCapture, ScreenshotRef } from '../lib/db/models';
@@ -144,6 +144,7 @@ export type CaptureThis = Service<ServiceSettingSchema> & CaptureMethods & Captu
 
 /** Why Chromium could not load a page, in words a customer can act on. */
 function describeLoadError(err: unknown): string {
+  if (err instanceof NotAWebPageError) return err.message;
   const message = err instanceof Error ? err.message : String(err);
   if (/ERR_EGRESS_address-not-allowed/.test(message)) return 'The page (or a redirect) points to an address that is not public.';
   if (/ERR_EGRESS_unreachable/.test(message)) return 'The page server could not be reached.';

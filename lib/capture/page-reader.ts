@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import type { HTTPResponse, Page } from 'puppeteer-core';
-import { SHOWS_SOMETHING, type PageSignals } from './refusal';
+import { NotAWebPageError, notAWebPage, SHOWS_SOMETHING, type PageSignals } from './refusal';
 import { EGRESS_REFUSED_HEADER } from '../net/egress-proxy';
 import type { Box } from '../render/framing';
 import type { SectionFeatures } from '../script/sections';
@@ -73,18 +73,38 @@ export async function openPage(
     if (ALLOWED_SCHEMES.test(request.url())) request.continue().catch(() => undefined);
     else request.abort('blockedbyclient').catch(() => undefined);
   });
-  let response = await page.goto(url, { waitUntil: 'domcontentloaded', timeout: timeoutMs });
+  // The main frame's last document response: a file Chromium downloads instead of showing (a zip, a PDF sent as
+  // application/octet-stream) fails the navigation (net::ERR_ABORTED) with no response handed back, but was seen here.
+  let documentResponse: HTTPResponse | null = null;
+  page.on('response', (seen) => {
+    if (seen.request().isNavigationRequest() && seen.frame() === page.mainFrame()) documentResponse = seen;
+  });
+  const notAPage = (seen: HTTPResponse | null) => {
+    const status = seen?.status() ?? 0;
+    if (!seen || status < 200 || status >= 300 || seen.headers()[EGRESS_REFUSED_HEADER]) return;
+    const reason = notAWebPage(seen.headers()['content-type'], seen.url(), seen.headers()['content-disposition']);
+    if (reason) throw new NotAWebPageError(reason);
+  };
+  let response = await page.goto(url, { waitUntil: 'domcontentloaded', timeout: timeoutMs }).catch((err: unknown) => {
+    notAPage(documentResponse);
+    throw err;
+  });
   const refused = response?.headers()[EGRESS_REFUSED_HEADER];
   if (refused) throw new Error(`ERR_EGRESS_${refused}`);
+  notAPage(response);
   await page.waitForNetworkIdle({ idleTime: 300, timeout: Math.min(5000, timeoutMs) }).catch(() => undefined);
   // An entry page that sends its visitors on with <meta http-equiv="refresh"> (a tiny project site's index): the
   // page it names is the one to read, followed here (three hops at most) rather than raced by the reads below.
   for (let hop = 0; hop < 3; hop += 1) {
     const next = await metaRefreshTarget(page).catch(() => null);
     if (!next || next === page.url()) break;
-    response = await page.goto(next, { waitUntil: 'domcontentloaded', timeout: timeoutMs });
+    response = await page.goto(next, { waitUntil: 'domcontentloaded', timeout: timeoutMs }).catch((err: unknown) => {
+      notAPage(documentResponse);
+      throw err;
+    });
     const refusedNext = response?.headers()[EGRESS_REFUSED_HEADER];
     if (refusedNext) throw new Error(`ERR_EGRESS_${refusedNext}`);
+    notAPage(response);
     await page.waitForNetworkIdle({ idleTime: 300, timeout: Math.min(5000, timeoutMs) }).catch(() => undefined);
   }
   // A page drawn by its own scripts (a single-page app, a Markdown page rendered in the browser) can still be blank
