@@ -432,6 +432,7 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
                 sections: v.text.sections ?? [],
                 hero_paragraphs: v.text.heroParagraphs ?? [],
                 brand_names: v.text.brandNames ?? [],
+                credits: v.text.credits ?? [],
               },
               brand: v.variant === 'source' ? brand : {},
               screenshots: v.refs,

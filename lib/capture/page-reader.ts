@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import type { HTTPResponse, Page } from 'puppeteer-core';
+import { actionLabels, type ActionSeen } from './cta-label';
 import { NotAWebPageError, notAWebPage, SHOWS_SOMETHING, type PageSignals } from './refusal';
 import { EGRESS_REFUSED_HEADER } from '../net/egress-proxy';
 import type { Box } from '../render/framing';
@@ -40,6 +41,8 @@ export interface PageText {
   heroParagraphs?: string[];
   /** Names the page gives itself besides its title: application-name, the header logo's alt text. */
   brandNames?: string[];
+  /** The footer's lines that credit someone ("… by Hollow Pine."): who made the product (lib/script/analyze.ts makersIn). */
+  credits?: string[];
 }
 
 /** A section as the capture reads it: its features, and where its top is (in viewport heights from the page's top). */
@@ -757,7 +760,7 @@ export async function readText(page: Page): Promise<PageText> {
         .trim(),
       themeColor: content('meta[name="theme-color"]'),
       iconUrls: [...new Set(icons)].slice(0, 8),
-      actions: callsToAction(),
+      actionsSeen: callsToAction(),
       heroParagraphs: heroProse(),
       brandNames: [
         ...[...document.querySelectorAll('header a[href], [class*="brand" i] a[href], a[class*="brand" i], a[class*="logo" i]')]
@@ -777,6 +780,11 @@ export async function readText(page: Page): Promise<PageText> {
             .trim(),
         ),
       ].filter((n): n is string => !!n && n.length <= 40),
+      credits: [...document.querySelectorAll('footer, [role="contentinfo"]')]
+        .flatMap((footer) => (footer as HTMLElement).innerText.split(/\n+|(?<=[.!?])\s+/))
+        .map((line) => line.replace(/\s+/g, ' ').trim())
+        .filter((line) => line.length <= 160 && /\bby\s/i.test(line))
+        .slice(0, 8),
     };
 
     /**
@@ -784,9 +792,10 @@ export async function readText(page: Page): Promise<PageText> {
      * last): links styled as buttons,
      * and buttons, outside navigation, forms, consent banners and carousels (whose "Previous" and "Next" are
      * controls, not calls), not skip links, not hidden off screen. A label is the element's own words: text in a
-     * smaller type inside it ("Powered by …") is a neighbour's note, not part of the call.
+     * smaller type inside it ("Powered by …") is a neighbour's note, not part of the call, and so is a line of its
+     * own under the label (actionLabel in lib/capture/cta-label.ts).
      */
-    function callsToAction(): string[] {
+    function callsToAction(): ActionSeen[] {
       // A link is a button when it is named so, or styled so: a filled background of its own and padding around its words.
       const styledAsButton = (el: Element) => {
         const style = getComputedStyle(el);
@@ -814,21 +823,30 @@ export async function readText(page: Page): Promise<PageText> {
           !/skip/i.test(`${el.id} ${typeof el.className === 'string' ? el.className : ''}`)
         );
       });
-      const label = (el: Element): string => {
+      // The element's words line by line: a <br>, or a block inside it (a sponsor line under the label), starts a line.
+      const lines = (el: Element): string[] => {
         const size = parseFloat(getComputedStyle(el).fontSize);
-        const words: string[] = [];
+        const pieces: string[] = [];
         const walk = (node: Node) => {
-          if (node.nodeType === Node.TEXT_NODE) words.push(node.textContent ?? '');
+          if (node.nodeType === Node.TEXT_NODE) pieces.push(node.textContent ?? '');
           else if (node.nodeType === Node.ELEMENT_NODE) {
             const child = node as HTMLElement;
+            if (child.tagName === 'BR') return void pieces.push('\n');
             const style = getComputedStyle(child);
             if (style.display === 'none' || style.visibility === 'hidden') return;
             if (parseFloat(style.fontSize) < size * 0.9 || child.matches('small,sub,sup')) return;
+            const block = !style.display.startsWith('inline') && style.display !== 'contents';
+            if (block) pieces.push('\n');
             for (const n of child.childNodes) walk(n);
+            if (block) pieces.push('\n');
           }
         };
         for (const n of el.childNodes) walk(n);
-        return words.join(' ').replace(/\s+/g, ' ').trim();
+        return pieces
+          .join(' ')
+          .split('\n')
+          .map((line) => line.replace(/\s+/g, ' ').trim())
+          .filter(Boolean);
       };
       const inHeader = (el: Element) => !!el.closest('header') && el.getBoundingClientRect().top + window.scrollY < 120;
       const primary = (el: Element) => /primary|cta|main/i.test(typeof el.className === 'string' ? el.className : '');
@@ -838,7 +856,8 @@ export async function readText(page: Page): Promise<PageText> {
           a.getBoundingClientRect().top - b.getBoundingClientRect().top ||
           Number(primary(b)) - Number(primary(a)),
       );
-      return [...new Set(ordered.map(label).filter((t) => t.length >= 2 && t.length <= 40 && /[\p{L}\p{N}]/u.test(t)))].slice(0, 6);
+      // Their labels are made in Node (lib/capture/cta-label.ts), where the rule is tested.
+      return ordered.map((el) => ({ lines: lines(el), ariaLabel: el.getAttribute('aria-label') }));
     }
 
     /** The hero's paragraphs: after the page's h1, before its first section heading, notices and banners left out. */
@@ -871,7 +890,14 @@ export async function readText(page: Page): Promise<PageText> {
     .replace(/\s*\n\s*\n\s*/g, '\n\n')
     .trim()
     .slice(0, 20_000);
-  const { bodyText: _unused, ...rest } = meta;
+  const { bodyText: _unused, actionsSeen, ...rest } = meta;
   const sections = await readSections(page);
-  return { ...rest, mainText, sections, alternates: head.alternates, language: head.language ?? article?.lang ?? null };
+  return {
+    ...rest,
+    actions: actionLabels(actionsSeen),
+    mainText,
+    sections,
+    alternates: head.alternates,
+    language: head.language ?? article?.lang ?? null,
+  };
 }

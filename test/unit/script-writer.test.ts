@@ -6,7 +6,7 @@
 import { SUPPORTED_LANGUAGES } from '../../config/catalog';
 import { ChatScriptModel } from '../../lib/script/model-writer';
 import { startOpenAIImitation, type OpenAIImitation } from '../support/openai-imitation';
-import { productName, type CampaignPlanDocument, type CapturedText } from '../../lib/script/analyze';
+import { makersIn, productName, type CampaignPlanDocument, type CapturedText } from '../../lib/script/analyze';
 import { PHRASES, phrase } from '../../lib/script/phrases';
 import { estimateSeconds } from '../../lib/script/reading-rate';
 import { narrationFrom, shortenNarration, writeScript, type CapturedVariant } from '../../lib/script/writer';
@@ -94,8 +94,38 @@ describe('the product name', () => {
     ['Acme Analytics — Dashboards your team will actually read', {}, 'Acme Analytics'],
     ['Accounting that closes itself — Ledger', { open_graph: { site_name: 'Northwind' } }, 'Northwind'],
     ['Slotwise', {}, 'Slotwise'],
+    // The page names its product first and its vendor after: the product, not the vendor of the header and footer.
+    [
+      'Solstice – Hollow Pine Theme',
+      {
+        open_graph: { site_name: 'Hollow Pine', title: 'Solstice – Hollow Pine Theme' },
+        brand_names: ['Hollow Pine'],
+        headings: [{ level: 1, text: 'Solstice' }],
+        credits: ['Solstice is a theme by Hollow Pine.'],
+      },
+      'Solstice',
+    ],
+    [
+      'Lumen – The calm reader for the web · Fieldnote Studio',
+      {
+        open_graph: { title: 'Lumen – The calm reader for the web' },
+        brand_names: ['Fieldnote Studio', 'Features', 'English'],
+        headings: [{ level: 1, text: 'Lumen, the calm reader for the web' }],
+        credits: ['Lumen is made with care by Fieldnote Studio in Lisbon.'],
+      },
+      'Lumen',
+    ],
+    // A page of a site ("Page – Site"), whose heading repeats the page's name: the site.
+    ['Introduction — Quarry Documentation', { brand_names: ['Quarry'], headings: [{ level: 1, text: 'Introduction' }] }, 'Quarry'],
+    ['Pricing – Acme', { open_graph: { site_name: 'Acme' }, headings: [{ level: 1, text: 'Pricing' }] }, 'Acme'],
   ] as Array<[string, Partial<CapturedText>, string]>)('%s → %s', (title, extra, name) => {
     expect(named(title, extra)).toBe(name);
+  });
+
+  test('a footer credit names the maker', () => {
+    expect(makersIn(['Solstice is a theme by Hollow Pine.', '© 2026 Hollow Pine Studio'])).toEqual(['Hollow Pine']);
+    expect(makersIn(['Lumen is made with care by Fieldnote Studio in Lisbon.'])).toEqual(['Fieldnote Studio']);
+    expect(makersIn(['Made with love by the team'])).toEqual([]);
   });
 });
 
