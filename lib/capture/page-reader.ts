@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import type { HTTPResponse, Page } from 'puppeteer-core';
 import { actionLabels, type ActionSeen } from './cta-label';
+import { switcherVersions, type LanguageVersion } from './language-links';
 import { NotAWebPageError, notAWebPage, SHOWS_SOMETHING, type PageSignals } from './refusal';
 import { EGRESS_REFUSED_HEADER } from '../net/egress-proxy';
 import type { Box } from '../render/framing';
@@ -32,7 +33,7 @@ export interface PageText {
   language: string | null;
   themeColor: string | null;
   iconUrls: string[];
-  alternates: Array<{ hreflang: string; href: string }>;
+  alternates: LanguageVersion[];
   /** Labels of the page's prominent buttons and call-to-action links, first screen first, without a neighbour's text. */
   actions: string[];
   /** What the browser read of each section of the page (lib/script/sections.ts scores them). */
@@ -679,12 +680,13 @@ async function setPinnedBarsHidden(page: Page, hidden: boolean): Promise<void> {
 /** What a page's head says of its language and versions: readable as soon as it has loaded. */
 export interface PageHead {
   language: string | null;
-  alternates: Array<{ hreflang: string; href: string }>;
+  /** Its hreflang versions, then the versions its language switcher links for languages hreflang does not declare. */
+  alternates: LanguageVersion[];
 }
 
-/** The page's declared language and its hreflang versions (absolute URLs). */
+/** The page's declared language and its language versions (absolute URLs): hreflang first, then its switcher's links. */
 export async function readHead(page: Page): Promise<PageHead> {
-  return page.evaluate(() => {
+  const seen = await page.evaluate(() => {
     const absolute = (href: string | null) => {
       try {
         return href ? new URL(href, location.href).href : null;
@@ -693,6 +695,7 @@ export async function readHead(page: Page): Promise<PageHead> {
       }
     };
     return {
+      url: location.href,
       language:
         document.documentElement.getAttribute('lang') ||
         document.querySelector('meta[http-equiv="content-language"]')?.getAttribute('content')?.trim() ||
@@ -700,8 +703,30 @@ export async function readHead(page: Page): Promise<PageHead> {
       alternates: [...document.querySelectorAll('link[rel="alternate"][hreflang]')]
         .map((l) => ({ hreflang: l.getAttribute('hreflang')!.toLowerCase(), href: absolute(l.getAttribute('href')) }))
         .filter((a): a is { hreflang: string; href: string } => !!a.href),
+      // Links a language switcher may hold (hidden in a closed menu too): short words, an icon's alt text, or a
+      // lang / hreflang attribute.
+      links: [...document.querySelectorAll('a[href]')]
+        .map((a) => ({
+          href: (a as HTMLAnchorElement).href,
+          text: (
+            a.textContent?.trim() ||
+            a.getAttribute('aria-label') ||
+            a.getAttribute('title') ||
+            a.querySelector('img[alt]')?.getAttribute('alt') ||
+            ''
+          )
+            .replace(/\s+/g, ' ')
+            .trim(),
+          lang: a.getAttribute('lang'),
+          hreflang: a.getAttribute('hreflang'),
+        }))
+        .filter((l) => l.lang || l.hreflang || (l.text.length > 0 && l.text.length <= 40))
+        .slice(0, 800),
     };
   });
+  const declared = new Set(seen.alternates.map((a) => a.hreflang.split('-')[0]));
+  const switcher = switcherVersions(seen.links, seen.url).filter((v) => !declared.has(v.hreflang.split('-')[0]));
+  return { language: seen.language, alternates: [...seen.alternates, ...switcher] };
 }
 
 let readabilitySource: string | undefined;

@@ -23,8 +23,8 @@ export interface CapturedText {
   brand_names?: string[];
   /** The lines of the page's footer that credit someone ("Solstice is a theme by Hollow Pine."): its maker, the vendor. */
   credits?: string[];
-  /** The page's hreflang versions, as it links them. */
-  alternates?: Array<{ hreflang: string; href: string }>;
+  /** The page's hreflang versions, as it links them, then those its language switcher links (`via: 'switcher'`). */
+  alternates?: Array<{ hreflang: string; href: string; via?: 'switcher' }>;
 }
 
 /**
