@@ -85,6 +85,26 @@ test('a page translated in part: a section left in English is said by the Englis
   expect(script.screens.map((s) => s.narration[0].language)).toEqual(['ar', 'en']);
 });
 
+test("a language's own page keeps the source's product name where it carries it, not its header's vendor", async () => {
+  const lumen = { ...plan, facts: { ...plan.facts, name: 'Lumen', domain: 'lumen.example' } };
+  const zh: CapturedVariant = {
+    variant: 'zh',
+    url: 'https://lumen.example/zh/',
+    language: 'zh-CN',
+    text: {
+      ...text('Lumen – 安静的网页阅读器 · Fieldnote Studio'),
+      headings: [{ level: 1, text: 'Lumen，安静的网页阅读器' }],
+      brand_names: ['Fieldnote Studio'],
+      credits: [],
+      hero_paragraphs: ['Lumen 把任何文章变成一页安静的文字，方便阅读、标注和保存。'],
+      sections: [],
+    },
+  };
+  const script = await writeScript('zh', lumen, [source, zh]);
+  expect(script.source).toBe('localized_page');
+  expect(script.title.onScreenText).toBe('Lumen');
+});
+
 describe('the product name', () => {
   const named = (title: string, extra: Partial<CapturedText> = {}) => productName({ ...text(title), ...extra }, 'example.com');
   test.each([
