@@ -22,7 +22,7 @@ describe('pages seen in the wild', () => {
   let h: Harness;
   let key: string;
   beforeAll(async () => {
-    h = await startHarness({ config: { rateLimits: limits, captureMaxShots: 4, capturePageTimeoutMs: 8000 } });
+    h = await startHarness({ config: { rateLimits: limits, captureMaxShots: 4, capturePageTimeoutMs: 15_000 } });
     ({ key } = await h.newCustomer('business'));
   }, 120_000);
   afterAll(async () => h?.stop());
