@@ -860,7 +860,10 @@ export async function readText(page: Page): Promise<PageText> {
             const style = getComputedStyle(child);
             if (style.display === 'none' || style.visibility === 'hidden') return;
             if (parseFloat(style.fontSize) < size * 0.9 || child.matches('small,sub,sup')) return;
-            const block = !style.display.startsWith('inline') && style.display !== 'contents';
+            // Items of a row flex container are blocks to CSS but sit side by side: one line ("icon, label").
+            const parent = child.parentElement ? getComputedStyle(child.parentElement) : null;
+            const inRow = !!parent && parent.display.includes('flex') && parent.flexDirection.startsWith('row');
+            const block = !inRow && !style.display.startsWith('inline') && style.display !== 'contents';
             if (block) pieces.push('\n');
             for (const n of child.childNodes) walk(n);
             if (block) pieces.push('\n');
