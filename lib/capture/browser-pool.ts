@@ -72,7 +72,8 @@ export const CHROMIUM_BASE_ARGS = [
 /**
  * A page's own dialogs answered at once, as a visitor closing them would: alert, confirm and prompt dismissed
  * (confirm answers false, prompt null), "leave this page?" (beforeunload) accepted. Unanswered, one alert() while
- * the page loads holds its load until the capture's timeout ("The page did not load in time").
+ * the page loads holds its load until the capture's timeout ("The page did not load in time"). The contract is
+ * silent: dismissing is the answer that agrees to nothing (no notification, no e-mail given).
  */
 export function answerDialog(dialog: Dialog): void {
   void (dialog.type() === 'beforeunload' ? dialog.accept() : dialog.dismiss()).catch(() => undefined);
