@@ -24,7 +24,8 @@ import {
   type Presentation,
   type Viewport,
 } from '../lib/capture/page-reader';
-import { refusalReason } from '../lib/capture/refusal';
+import { NotAWebPageError, refusalReason } from '../lib/capture/refusal';
+import { switcherVersionLanguage } from '../lib/capture/language-links';
 import { screenBudget, type CapturedBrand } from '../lib/script/analyze';
 import { sectionsToShoot } from '../lib/script/sections';
 import type { PageCapture, ScreenshotRef } from '../lib/db/models';
@@ -144,6 +145,7 @@ export type CaptureThis = Service<ServiceSettingSchema> & CaptureMethods & Captu
 
 /** Why Chromium could not load a page, in words a customer can act on. */
 function describeLoadError(err: unknown): string {
+  if (err instanceof NotAWebPageError) return err.message;
   const message = err instanceof Error ? err.message : String(err);
   if (/ERR_EGRESS_address-not-allowed/.test(message)) return 'The page (or a redirect) points to an address that is not public.';
   if (/ERR_EGRESS_unreachable/.test(message)) return 'The page server could not be reached.';
@@ -365,12 +367,24 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
       };
     },
 
-    /** A language's own version of the page (its hreflang alternate), desktop and phone as the source; null if none or it fails. */
+    /**
+     * A language's own version of the page (its hreflang alternate, else its language switcher's link), desktop and
+     * phone as the source; null if none, if it fails, or if a switcher's link proves not to be in that language.
+     */
     async captureLocalized(campaignId: string, language: string, sourceHead: PageHead, signal: AbortSignal) {
-      const alternate = sourceHead.alternates.find((a: { hreflang: string; href: string }) => a.hreflang.split('-')[0] === language);
+      const alternate = sourceHead.alternates.find((a) => a.hreflang.split('-')[0] === language);
       if (!alternate) return null;
       try {
         const capture = await this.captureVariant(campaignId, language, alternate.href, true, signal).capture;
+        if (alternate.via === 'switcher') {
+          const sourceLanguage = sourceHead.language?.toLowerCase().split('-')[0] ?? null;
+          const verdict = switcherVersionLanguage(capture.text, language, sourceLanguage);
+          if (!verdict) {
+            this.logger.info(`campaign ${campaignId}: ${alternate.href}, linked as ${language}, is not in that language: not used`);
+            return null;
+          }
+          capture.text.language = verdict;
+        }
         return { variant: language, url: alternate.href, ...capture };
       } catch (err) {
         if (!signal.aborted) this.logger.warn(`campaign ${campaignId}: localized page ${alternate.href} not captured: ${messageOf(err)}`);
@@ -431,6 +445,7 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
                 sections: v.text.sections ?? [],
                 hero_paragraphs: v.text.heroParagraphs ?? [],
                 brand_names: v.text.brandNames ?? [],
+                credits: v.text.credits ?? [],
               },
               brand: v.variant === 'source' ? brand : {},
               screenshots: v.refs,

@@ -4,7 +4,7 @@
  * Each page has an incognito context of its own in one browser, relaunched when it fails and after
  * `pagesPerBrowser` pages, so a leaking browser never lives long (recyclingContexts).
  */
-import type { Browser, BrowserContext, LaunchOptions, Page } from 'puppeteer-core';
+import type { Browser, BrowserContext, Dialog, LaunchOptions, Page } from 'puppeteer-core';
 import { Cluster } from 'puppeteer-cluster';
 import ConcurrencyImplementation, { type WorkerInstance } from 'puppeteer-cluster/dist/concurrency/ConcurrencyImplementation';
 import { chromiumProxyArgs } from '../net/egress-proxy';
@@ -68,6 +68,16 @@ export const CHROMIUM_BASE_ARGS = [
   '--disable-features=Translate,MediaRouter,OptimizationHints',
   '--lang=en-US',
 ];
+
+/**
+ * A page's own dialogs answered at once, as a visitor closing them would: alert, confirm and prompt dismissed
+ * (confirm answers false, prompt null), "leave this page?" (beforeunload) accepted. Unanswered, one alert() while
+ * the page loads holds its load until the capture's timeout ("The page did not load in time"). The contract is
+ * silent: dismissing is the answer that agrees to nothing (no notification, no e-mail given).
+ */
+export function answerDialog(dialog: Dialog): void {
+  void (dialog.type() === 'beforeunload' ? dialog.accept() : dialog.dismiss()).catch(() => undefined);
+}
 
 interface Launcher {
   launch(options: LaunchOptions): Promise<Browser>;
@@ -172,6 +182,8 @@ function recyclingContexts(pagesPerBrowser: number, pageDeadlineMs: number) {
           await context.close().catch(() => undefined);
           throw err;
         });
+        // Every page the pool opens (create's check and the collection alike).
+        page.on('dialog', answerDialog);
         return { page, context };
       } catch (err) {
         this.pageClosed();

@@ -6,7 +6,9 @@
  */
 import fs from 'node:fs';
 import type { HTTPResponse, Page } from 'puppeteer-core';
-import { SHOWS_SOMETHING, type PageSignals } from './refusal';
+import { actionLabels, type ActionSeen } from './cta-label';
+import { switcherVersions, type LanguageVersion } from './language-links';
+import { NotAWebPageError, notAWebPage, SHOWS_SOMETHING, type PageSignals } from './refusal';
 import { EGRESS_REFUSED_HEADER } from '../net/egress-proxy';
 import type { Box } from '../render/framing';
 import type { SectionFeatures } from '../script/sections';
@@ -31,7 +33,7 @@ export interface PageText {
   language: string | null;
   themeColor: string | null;
   iconUrls: string[];
-  alternates: Array<{ hreflang: string; href: string }>;
+  alternates: LanguageVersion[];
   /** Labels of the page's prominent buttons and call-to-action links, first screen first, without a neighbour's text. */
   actions: string[];
   /** What the browser read of each section of the page (lib/script/sections.ts scores them). */
@@ -40,6 +42,8 @@ export interface PageText {
   heroParagraphs?: string[];
   /** Names the page gives itself besides its title: application-name, the header logo's alt text. */
   brandNames?: string[];
+  /** The footer's lines that credit someone ("… by Hollow Pine."): who made the product (lib/script/analyze.ts makersIn). */
+  credits?: string[];
 }
 
 /** A section as the capture reads it: its features, and where its top is (in viewport heights from the page's top). */
@@ -73,18 +77,38 @@ export async function openPage(
     if (ALLOWED_SCHEMES.test(request.url())) request.continue().catch(() => undefined);
     else request.abort('blockedbyclient').catch(() => undefined);
   });
-  let response = await page.goto(url, { waitUntil: 'domcontentloaded', timeout: timeoutMs });
+  // The main frame's last document response: a file Chromium downloads instead of showing (a zip, a PDF sent as
+  // application/octet-stream) fails the navigation (net::ERR_ABORTED) with no response handed back, but was seen here.
+  let documentResponse: HTTPResponse | null = null;
+  page.on('response', (seen) => {
+    if (seen.request().isNavigationRequest() && seen.frame() === page.mainFrame()) documentResponse = seen;
+  });
+  const notAPage = (seen: HTTPResponse | null) => {
+    const status = seen?.status() ?? 0;
+    if (!seen || status < 200 || status >= 300 || seen.headers()[EGRESS_REFUSED_HEADER]) return;
+    const reason = notAWebPage(seen.headers()['content-type'], seen.url(), seen.headers()['content-disposition']);
+    if (reason) throw new NotAWebPageError(reason);
+  };
+  let response = await page.goto(url, { waitUntil: 'domcontentloaded', timeout: timeoutMs }).catch((err: unknown) => {
+    notAPage(documentResponse);
+    throw err;
+  });
   const refused = response?.headers()[EGRESS_REFUSED_HEADER];
   if (refused) throw new Error(`ERR_EGRESS_${refused}`);
+  notAPage(response);
   await page.waitForNetworkIdle({ idleTime: 300, timeout: Math.min(5000, timeoutMs) }).catch(() => undefined);
   // An entry page that sends its visitors on with <meta http-equiv="refresh"> (a tiny project site's index): the
   // page it names is the one to read, followed here (three hops at most) rather than raced by the reads below.
   for (let hop = 0; hop < 3; hop += 1) {
     const next = await metaRefreshTarget(page).catch(() => null);
     if (!next || next === page.url()) break;
-    response = await page.goto(next, { waitUntil: 'domcontentloaded', timeout: timeoutMs });
+    response = await page.goto(next, { waitUntil: 'domcontentloaded', timeout: timeoutMs }).catch((err: unknown) => {
+      notAPage(documentResponse);
+      throw err;
+    });
     const refusedNext = response?.headers()[EGRESS_REFUSED_HEADER];
     if (refusedNext) throw new Error(`ERR_EGRESS_${refusedNext}`);
+    notAPage(response);
     await page.waitForNetworkIdle({ idleTime: 300, timeout: Math.min(5000, timeoutMs) }).catch(() => undefined);
   }
   // A page drawn by its own scripts (a single-page app, a Markdown page rendered in the browser) can still be blank
@@ -656,12 +680,13 @@ async function setPinnedBarsHidden(page: Page, hidden: boolean): Promise<void> {
 /** What a page's head says of its language and versions: readable as soon as it has loaded. */
 export interface PageHead {
   language: string | null;
-  alternates: Array<{ hreflang: string; href: string }>;
+  /** Its hreflang versions, then the versions its language switcher links for languages hreflang does not declare. */
+  alternates: LanguageVersion[];
 }
 
-/** The page's declared language and its hreflang versions (absolute URLs). */
+/** The page's declared language and its language versions (absolute URLs): hreflang first, then its switcher's links. */
 export async function readHead(page: Page): Promise<PageHead> {
-  return page.evaluate(() => {
+  const seen = await page.evaluate(() => {
     const absolute = (href: string | null) => {
       try {
         return href ? new URL(href, location.href).href : null;
@@ -670,6 +695,7 @@ export async function readHead(page: Page): Promise<PageHead> {
       }
     };
     return {
+      url: location.href,
       language:
         document.documentElement.getAttribute('lang') ||
         document.querySelector('meta[http-equiv="content-language"]')?.getAttribute('content')?.trim() ||
@@ -677,8 +703,30 @@ export async function readHead(page: Page): Promise<PageHead> {
       alternates: [...document.querySelectorAll('link[rel="alternate"][hreflang]')]
         .map((l) => ({ hreflang: l.getAttribute('hreflang')!.toLowerCase(), href: absolute(l.getAttribute('href')) }))
         .filter((a): a is { hreflang: string; href: string } => !!a.href),
+      // Links a language switcher may hold (hidden in a closed menu too): short words, an icon's alt text, or a
+      // lang / hreflang attribute.
+      links: [...document.querySelectorAll('a[href]')]
+        .map((a) => ({
+          href: (a as HTMLAnchorElement).href,
+          text: (
+            a.textContent?.trim() ||
+            a.getAttribute('aria-label') ||
+            a.getAttribute('title') ||
+            a.querySelector('img[alt]')?.getAttribute('alt') ||
+            ''
+          )
+            .replace(/\s+/g, ' ')
+            .trim(),
+          lang: a.getAttribute('lang'),
+          hreflang: a.getAttribute('hreflang'),
+        }))
+        .filter((l) => l.lang || l.hreflang || (l.text.length > 0 && l.text.length <= 40))
+        .slice(0, 800),
     };
   });
+  const declared = new Set(seen.alternates.map((a) => a.hreflang.split('-')[0]));
+  const switcher = switcherVersions(seen.links, seen.url).filter((v) => !declared.has(v.hreflang.split('-')[0]));
+  return { language: seen.language, alternates: [...seen.alternates, ...switcher] };
 }
 
 let readabilitySource: string | undefined;
@@ -737,7 +785,7 @@ export async function readText(page: Page): Promise<PageText> {
         .trim(),
       themeColor: content('meta[name="theme-color"]'),
       iconUrls: [...new Set(icons)].slice(0, 8),
-      actions: callsToAction(),
+      actionsSeen: callsToAction(),
       heroParagraphs: heroProse(),
       brandNames: [
         ...[...document.querySelectorAll('header a[href], [class*="brand" i] a[href], a[class*="brand" i], a[class*="logo" i]')]
@@ -757,6 +805,11 @@ export async function readText(page: Page): Promise<PageText> {
             .trim(),
         ),
       ].filter((n): n is string => !!n && n.length <= 40),
+      credits: [...document.querySelectorAll('footer, [role="contentinfo"]')]
+        .flatMap((footer) => (footer as HTMLElement).innerText.split(/\n+|(?<=[.!?])\s+/))
+        .map((line) => line.replace(/\s+/g, ' ').trim())
+        .filter((line) => line.length <= 160 && /\bby\s/i.test(line))
+        .slice(0, 8),
     };
 
     /**
@@ -764,9 +817,10 @@ export async function readText(page: Page): Promise<PageText> {
      * last): links styled as buttons,
      * and buttons, outside navigation, forms, consent banners and carousels (whose "Previous" and "Next" are
      * controls, not calls), not skip links, not hidden off screen. A label is the element's own words: text in a
-     * smaller type inside it ("Powered by …") is a neighbour's note, not part of the call.
+     * smaller type inside it ("Powered by …") is a neighbour's note, not part of the call, and so is a line of its
+     * own under the label (actionLabel in lib/capture/cta-label.ts).
      */
-    function callsToAction(): string[] {
+    function callsToAction(): ActionSeen[] {
       // A link is a button when it is named so, or styled so: a filled background of its own and padding around its words.
       const styledAsButton = (el: Element) => {
         const style = getComputedStyle(el);
@@ -794,21 +848,33 @@ export async function readText(page: Page): Promise<PageText> {
           !/skip/i.test(`${el.id} ${typeof el.className === 'string' ? el.className : ''}`)
         );
       });
-      const label = (el: Element): string => {
+      // The element's words line by line: a <br>, or a block inside it (a sponsor line under the label), starts a line.
+      const lines = (el: Element): string[] => {
         const size = parseFloat(getComputedStyle(el).fontSize);
-        const words: string[] = [];
+        const pieces: string[] = [];
         const walk = (node: Node) => {
-          if (node.nodeType === Node.TEXT_NODE) words.push(node.textContent ?? '');
+          if (node.nodeType === Node.TEXT_NODE) pieces.push(node.textContent ?? '');
           else if (node.nodeType === Node.ELEMENT_NODE) {
             const child = node as HTMLElement;
+            if (child.tagName === 'BR') return void pieces.push('\n');
             const style = getComputedStyle(child);
             if (style.display === 'none' || style.visibility === 'hidden') return;
             if (parseFloat(style.fontSize) < size * 0.9 || child.matches('small,sub,sup')) return;
+            // Items of a row flex container are blocks to CSS but sit side by side: one line ("icon, label").
+            const parent = child.parentElement ? getComputedStyle(child.parentElement) : null;
+            const inRow = !!parent && parent.display.includes('flex') && parent.flexDirection.startsWith('row');
+            const block = !inRow && !style.display.startsWith('inline') && style.display !== 'contents';
+            if (block) pieces.push('\n');
             for (const n of child.childNodes) walk(n);
+            if (block) pieces.push('\n');
           }
         };
         for (const n of el.childNodes) walk(n);
-        return words.join(' ').replace(/\s+/g, ' ').trim();
+        return pieces
+          .join(' ')
+          .split('\n')
+          .map((line) => line.replace(/\s+/g, ' ').trim())
+          .filter(Boolean);
       };
       const inHeader = (el: Element) => !!el.closest('header') && el.getBoundingClientRect().top + window.scrollY < 120;
       const primary = (el: Element) => /primary|cta|main/i.test(typeof el.className === 'string' ? el.className : '');
@@ -818,7 +884,8 @@ export async function readText(page: Page): Promise<PageText> {
           a.getBoundingClientRect().top - b.getBoundingClientRect().top ||
           Number(primary(b)) - Number(primary(a)),
       );
-      return [...new Set(ordered.map(label).filter((t) => t.length >= 2 && t.length <= 40 && /[\p{L}\p{N}]/u.test(t)))].slice(0, 6);
+      // Their labels are made in Node (lib/capture/cta-label.ts), where the rule is tested.
+      return ordered.map((el) => ({ lines: lines(el), ariaLabel: el.getAttribute('aria-label') }));
     }
 
     /** The hero's paragraphs: after the page's h1, before its first section heading, notices and banners left out. */
@@ -851,7 +918,14 @@ export async function readText(page: Page): Promise<PageText> {
     .replace(/\s*\n\s*\n\s*/g, '\n\n')
     .trim()
     .slice(0, 20_000);
-  const { bodyText: _unused, ...rest } = meta;
+  const { bodyText: _unused, actionsSeen, ...rest } = meta;
   const sections = await readSections(page);
-  return { ...rest, mainText, sections, alternates: head.alternates, language: head.language ?? article?.lang ?? null };
+  return {
+    ...rest,
+    actions: actionLabels(actionsSeen),
+    mainText,
+    sections,
+    alternates: head.alternates,
+    language: head.language ?? article?.lang ?? null,
+  };
 }

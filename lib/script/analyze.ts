@@ -2,6 +2,7 @@
  * Processing: from what the capture pool stored, choose the scenes (hero first, then the most distinct
  * screens, a count sized to the target length) and pick the key facts a narrator would say.
  */
+import { withoutSponsorNote } from '../capture/cta-label';
 import { difference, fingerprint } from '../capture/images';
 import type { LanguageCode } from '../../config/catalog';
 import type { Box, ShotContent } from '../render/framing';
@@ -20,8 +21,10 @@ export interface CapturedText {
   sections?: Array<SectionFeatures & SectionPlace>;
   hero_paragraphs?: string[];
   brand_names?: string[];
-  /** The page's hreflang versions, as it links them. */
-  alternates?: Array<{ hreflang: string; href: string }>;
+  /** The lines of the page's footer that credit someone ("Solstice is a theme by Hollow Pine."): its maker, the vendor. */
+  credits?: string[];
+  /** The page's hreflang versions, as it links them, then those its language switcher links (`via: 'switcher'`). */
+  alternates?: Array<{ hreflang: string; href: string; via?: 'switcher' }>;
 }
 
 /**
@@ -234,10 +237,64 @@ export function inPageScript(text: string, language: string | null | undefined):
 
 const SEPARATORS = /\s+[—–|:·•-]\s+/;
 const plain = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+const wordsOf = (text: string) =>
+  text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
+
+/** Words in a title's later part that say it names who made the product: "<Product> – <Vendor> Theme", "… by <Studio>". */
+const MAKER_WORDS = /\b(theme|template|plugin|extension|add-?on|by|from)\b/i;
+
+/** The names a footer credits as maker: "Solstice is a theme by Hollow Pine." → Hollow Pine (capitalised words after "by"). */
+export function makersIn(credits: string[] | undefined): string[] {
+  const names: string[] = [];
+  for (const line of credits ?? []) {
+    for (const match of line.matchAll(/\bby\s+([\p{Lu}\p{N}][\p{L}\p{N}&'’.-]*(?:\s+[\p{Lu}\p{N}&][\p{L}\p{N}&'’.-]*){0,3})/gu)) {
+      names.push(match[1].replace(/[.'’-]+$/u, ''));
+    }
+  }
+  return names;
+}
+
+/** Whether `text` begins with the words of `name` ("Lumen, the calm reader" begins with "Lumen"; "Lumenous" does not). */
+function leadsWith(text: string, name: string): boolean {
+  const said = wordsOf(text);
+  const named = wordsOf(name);
+  return named.length > 0 && named.every((word, i) => said[i] === word);
+}
+
+/** A title's part that reads as a name: four words at most, none starting in lower case ("Solstice", not "Accounting that closes itself"). */
+function nameLike(part: string): boolean {
+  const words = part.split(/\s+/);
+  return words.length <= 4 && words.every((word) => !/^\p{Ll}/u.test(word));
+}
 
 /**
- * The product's name: what the site calls itself (og:site_name, application-name), else the header logo's name
- * where the title or headline carries it, else the part of the title that names the domain, else the title's
+ * The product's name when the page names it first and its vendor after: the title's first part, which the h1 or
+ * og:title also begins with, when the title's later part names a vendor (og:site_name, the header logo's name, a
+ * maker the footer credits) as its maker ("Theme", "by", or the footer's credit). Real pages: a theme page titled
+ * "<Product> – <Vendor> Theme" and a studio's landing page were introduced as "Meet <Vendor>." (The contract is
+ * silent on naming: the page's own title, og:title and heading agreeing are taken over its navigation and footer.)
+ */
+function productBeforeVendor(text: CapturedText, parts: string[], h1: string): string | undefined {
+  const first = parts[0];
+  if (parts.length < 2 || !nameLike(first)) return undefined;
+  if (!leadsWith(h1, first) && !leadsWith(text.open_graph.title ?? '', first)) return undefined;
+  const rest = plain(parts.slice(1).join(' '));
+  const makers = makersIn(text.credits);
+  const vendor = [text.open_graph.site_name, ...(text.brand_names ?? []), ...makers].find(
+    (v): v is string => !!v && plain(v).length >= 2 && rest.includes(plain(v)) && !plain(first).includes(plain(v)),
+  );
+  if (!vendor) return undefined;
+  const credited = makers.some((m) => plain(m) === plain(vendor));
+  return MAKER_WORDS.test(parts.slice(1).join(' ')) || credited ? first : undefined;
+}
+
+/**
+ * The product's name: the title's first part when the page names its product first and its vendor after
+ * (productBeforeVendor), else what the site calls itself (og:site_name, application-name), else the header logo's
+ * name where the title or headline carries it, else the part of the title that names the domain, else the title's
  * part that is not its tagline (the part that repeats the h1, or that reads as a sentence), else the domain.
  */
 export function productName(text: CapturedText, domain: string): string {
@@ -246,6 +303,8 @@ export function productName(text: CapturedText, domain: string): string {
     .map((p) => p.trim())
     .filter(Boolean);
   const h1 = text.headings.find((h) => h.level === 1)?.text ?? '';
+  const product = productBeforeVendor(text, parts, h1);
+  if (product) return product;
   const named = text.open_graph.site_name || text.brand_names?.find((n) => n && !/\s{2}/.test(n) && n.split(/\s+/).length <= 4);
   if (text.open_graph.site_name) return text.open_graph.site_name;
   if (named && (plain(text.title).includes(plain(named)) || plain(h1).includes(plain(named)))) return named;
@@ -291,7 +350,9 @@ export function keyFacts(text: CapturedText, pageUrl: string, language?: string 
         .filter((h) => h.level === 2 && !furnitureHeading(h.text) && h.text !== headline)
         .slice(0, 4)
         .map((h) => ({ title: h.text, detail: detailFor(h.text, text.main_text) }));
-  return { name, domain, headline, valueProposition, features, callToAction: text.actions?.[0] ?? null };
+  // A capture made before calls to action were read line by line may carry a sponsor's note: dropped here too.
+  const callToAction = text.actions?.[0] ? withoutSponsorNote(text.actions[0]) || null : null;
+  return { name, domain, headline, valueProposition, features, callToAction };
 }
 
 /**

@@ -160,6 +160,17 @@ async function modelNarration(
   return null;
 }
 
+/**
+ * The source page's product name, when this version of the page carries it in its title or headline: a product
+ * keeps its name across its page's languages, and a vendor's name in this version's header or footer (where no
+ * "by" credit tells it apart in that language) is no more the product's here than on the source page.
+ */
+function sameProduct(name: string, text: CapturedText): string | undefined {
+  const plain = (t: string) => t.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+  const h1 = text.headings.find((h) => h.level === 1)?.text ?? '';
+  return plain(name) && [text.title, h1].some((t) => plain(t).includes(plain(name))) ? name : undefined;
+}
+
 /** A screen scene's section on this page: the one at the source's position (same layout), else by rank. */
 function sceneFeature(plan: CampaignPlanDocument, facts: KeyFacts, feature: number | null): KeyFacts['features'][number] | undefined {
   if (feature === null) return undefined;
@@ -189,13 +200,17 @@ export async function writeScript(
   if (localized) {
     // The page's own version in this language: its own name, headline, sections and call to action.
     const facts = keyFacts(localized.text, localized.url, localized.language ?? language);
-    const own = { ...facts, features: facts.features.length ? facts.features : plan.facts.features };
+    const own = {
+      ...facts,
+      name: sameProduct(plan.facts.name, localized.text) ?? facts.name,
+      features: facts.features.length ? facts.features : plan.facts.features,
+    };
     const texts = screenTexts(plan, own, language);
     const written = await modelNarration(helpers, language, own, texts, localized, language);
     return {
       language,
       source: 'localized_page',
-      title: intro(facts.name),
+      title: intro(own.name),
       // A page translated in part: a section left in the source's language is said by that language's voice.
       screens: texts.map((t, n) => {
         const text = written?.[n] ?? t.narration;

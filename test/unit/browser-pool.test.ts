@@ -88,3 +88,24 @@ test('a crashed browser is relaunched for the next page; one that cannot start f
     await pool.stop();
   }
 }, 180_000);
+
+test("a page's own dialogs are answered: alert, confirm and prompt dismissed while it loads, 'leave this page?' accepted", async () => {
+  const pool = poolOf(10);
+  await pool.start();
+  try {
+    const html =
+      "<title>dialogs</title><script>alert('Welcome!'); window.answers = [confirm('Notify you?'), prompt('Your e-mail?')];" +
+      "addEventListener('beforeunload', (e) => { e.preventDefault(); e.returnValue = ''; });</script><p>Loaded after its dialogs.</p>";
+    const seen = await pool.run(async (page) => {
+      await page.goto(`data:text/html,${encodeURIComponent(html)}`, { waitUntil: 'domcontentloaded', timeout: 5000 });
+      const answers = await page.evaluate(() => (window as unknown as { answers: unknown[] }).answers);
+      // A click gives the page the user activation Chromium asks before it shows a beforeunload dialog.
+      await page.click('p');
+      await page.goto(`data:text/html,${encodeURIComponent('<title>next</title>')}`, { timeout: 5000 });
+      return { answers, next: await page.title() };
+    });
+    expect(seen).toEqual({ answers: [false, null], next: 'next' });
+  } finally {
+    await pool.stop();
+  }
+}, 60_000);

@@ -6,7 +6,7 @@
 import { SUPPORTED_LANGUAGES } from '../../config/catalog';
 import { ChatScriptModel } from '../../lib/script/model-writer';
 import { startOpenAIImitation, type OpenAIImitation } from '../support/openai-imitation';
-import { productName, type CampaignPlanDocument, type CapturedText } from '../../lib/script/analyze';
+import { makersIn, productName, type CampaignPlanDocument, type CapturedText } from '../../lib/script/analyze';
 import { PHRASES, phrase } from '../../lib/script/phrases';
 import { estimateSeconds } from '../../lib/script/reading-rate';
 import { narrationFrom, shortenNarration, writeScript, type CapturedVariant } from '../../lib/script/writer';
@@ -85,6 +85,26 @@ test('a page translated in part: a section left in English is said by the Englis
   expect(script.screens.map((s) => s.narration[0].language)).toEqual(['ar', 'en']);
 });
 
+test("a language's own page keeps the source's product name where it carries it, not its header's vendor", async () => {
+  const lumen = { ...plan, facts: { ...plan.facts, name: 'Lumen', domain: 'lumen.example' } };
+  const zh: CapturedVariant = {
+    variant: 'zh',
+    url: 'https://lumen.example/zh/',
+    language: 'zh-CN',
+    text: {
+      ...text('Lumen – 安静的网页阅读器 · Fieldnote Studio'),
+      headings: [{ level: 1, text: 'Lumen，安静的网页阅读器' }],
+      brand_names: ['Fieldnote Studio'],
+      credits: [],
+      hero_paragraphs: ['Lumen 把任何文章变成一页安静的文字，方便阅读、标注和保存。'],
+      sections: [],
+    },
+  };
+  const script = await writeScript('zh', lumen, [source, zh]);
+  expect(script.source).toBe('localized_page');
+  expect(script.title.onScreenText).toBe('Lumen');
+});
+
 describe('the product name', () => {
   const named = (title: string, extra: Partial<CapturedText> = {}) => productName({ ...text(title), ...extra }, 'example.com');
   test.each([
@@ -94,8 +114,38 @@ describe('the product name', () => {
     ['Acme Analytics — Dashboards your team will actually read', {}, 'Acme Analytics'],
     ['Accounting that closes itself — Ledger', { open_graph: { site_name: 'Northwind' } }, 'Northwind'],
     ['Slotwise', {}, 'Slotwise'],
+    // The page names its product first and its vendor after: the product, not the vendor of the header and footer.
+    [
+      'Solstice – Hollow Pine Theme',
+      {
+        open_graph: { site_name: 'Hollow Pine', title: 'Solstice – Hollow Pine Theme' },
+        brand_names: ['Hollow Pine'],
+        headings: [{ level: 1, text: 'Solstice' }],
+        credits: ['Solstice is a theme by Hollow Pine.'],
+      },
+      'Solstice',
+    ],
+    [
+      'Lumen – The calm reader for the web · Fieldnote Studio',
+      {
+        open_graph: { title: 'Lumen – The calm reader for the web' },
+        brand_names: ['Fieldnote Studio', 'Features', 'English'],
+        headings: [{ level: 1, text: 'Lumen, the calm reader for the web' }],
+        credits: ['Lumen is made with care by Fieldnote Studio in Lisbon.'],
+      },
+      'Lumen',
+    ],
+    // A page of a site ("Page – Site"), whose heading repeats the page's name: the site.
+    ['Introduction — Quarry Documentation', { brand_names: ['Quarry'], headings: [{ level: 1, text: 'Introduction' }] }, 'Quarry'],
+    ['Pricing – Acme', { open_graph: { site_name: 'Acme' }, headings: [{ level: 1, text: 'Pricing' }] }, 'Acme'],
   ] as Array<[string, Partial<CapturedText>, string]>)('%s → %s', (title, extra, name) => {
     expect(named(title, extra)).toBe(name);
+  });
+
+  test('a footer credit names the maker', () => {
+    expect(makersIn(['Solstice is a theme by Hollow Pine.', '© 2026 Hollow Pine Studio'])).toEqual(['Hollow Pine']);
+    expect(makersIn(['Lumen is made with care by Fieldnote Studio in Lisbon.'])).toEqual(['Fieldnote Studio']);
+    expect(makersIn(['Made with love by the team'])).toEqual([]);
   });
 });
 
