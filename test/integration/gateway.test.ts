@@ -69,6 +69,7 @@ describe('POST /api/v1/campaigns', () => {
       revision: 1,
       file_revision: null,
       error: null,
+      quality: null,
     });
   });
 
