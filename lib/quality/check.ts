@@ -12,7 +12,7 @@ import type { LanguageCode } from '../../config/catalog';
 import { isOneOf, SUPPORTED_LANGUAGES } from '../../config/catalog';
 import type { Storyboard } from '../campaign/storyboard';
 import { difference } from '../capture/images';
-import { frameAt } from '../render/contact-sheet';
+import { framesAt } from './frames';
 import { boilerplateKind, BOILERPLATE_WORDS } from './boilerplate';
 import { areaFingerprint, areaPng, areaStats, fingerprintBytes, loadFrame, type AreaStats, type FrameImage } from './frame-stats';
 import { judgeLanguage, nameOfLanguage } from './language';
@@ -60,6 +60,8 @@ export const SAME_SCREEN_CORRELATION = 0.9;
 /** Two screens sharing this share of their page words (Jaccard), each with at least SAME_WORDS_MIN_TOKENS, show the same screen. */
 export const SAME_WORDS_JACCARD = 0.6;
 export const SAME_WORDS_MIN_TOKENS = 8;
+/** Two screens sharing less than this share of their words are different screens, however alike their pictures. */
+export const DIFFERENT_WORDS_JACCARD = 0.3;
 /** A word whose box ends within this share of the area's width (at least 3 px) of a side touches it. */
 export const SIDE_TOUCH_SHARE = 0.012;
 /** Page text needs this many letters before its language is judged. */
@@ -290,13 +292,18 @@ export function samePicture(a: Uint8Array, b: Uint8Array): boolean {
   return ab / Math.sqrt(aa * bb) >= SAME_SCREEN_CORRELATION;
 }
 
-/** Whether two screen scenes show the same screen: by their pictures, or by most of their page words. */
+/**
+ * Whether two screen scenes show the same screen: by most of their page words, or by their pictures unless their
+ * words say otherwise (two sections of one template look alike at 32×32 whatever their text: the pictures decide
+ * where the words cannot — screens of images, or of few words).
+ */
 export function sameScreen(a: SceneObservation, b: SceneObservation): boolean {
-  if (a.fingerprint && b.fingerprint && samePicture(fingerprintBytes(a.fingerprint), fingerprintBytes(b.fingerprint))) return true;
   const [x, y] = [pageTokens(a.pageWords), pageTokens(b.pageWords)];
-  if (Math.min(x.size, y.size) < SAME_WORDS_MIN_TOKENS) return false;
-  const shared = [...x].filter((t) => y.has(t)).length;
-  return shared / new Set([...x, ...y]).size >= SAME_WORDS_JACCARD;
+  const judgeable = Math.min(x.size, y.size) >= SAME_WORDS_MIN_TOKENS;
+  const jaccard = judgeable ? [...x].filter((t) => y.has(t)).length / new Set([...x, ...y]).size : null;
+  if (jaccard !== null && jaccard >= SAME_WORDS_JACCARD) return true;
+  if (jaccard !== null && jaccard < DIFFERENT_WORDS_JACCARD) return false;
+  return !!a.fingerprint && !!b.fingerprint && samePicture(fingerprintBytes(a.fingerprint), fingerprintBytes(b.fingerprint));
 }
 
 /**
@@ -356,12 +363,8 @@ export async function checkVideo(input: {
 }): Promise<VideoCheck> {
   const { storyboard, workDir } = input;
   await fs.mkdir(workDir, { recursive: true });
-  const frames: string[] = [];
-  for (const [position, scene] of storyboard.scenes.entries()) {
-    frames.push(
-      await frameAt(input.videoPath, scene.startSeconds + scene.durationSeconds / 2, path.join(workDir, `quality-frame-${position}.png`)),
-    );
-  }
+  const midpoints = storyboard.scenes.map((scene) => scene.startSeconds + scene.durationSeconds / 2);
+  const frames = await framesAt(input.videoPath, midpoints, workDir);
   return checkFrames({ frames, storyboard, workDir, pageLanguage: input.pageLanguage });
 }
 

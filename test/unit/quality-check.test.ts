@@ -164,6 +164,23 @@ test('the same screen twice is flagged on the later scene: by its picture, and b
     { page: { ...EN_A, background: '#fde68a', accent: '#7c3aed' }, narration: 'Every branch gets its own preview.', headline: 'Previews' },
   ]);
   expect(codes(words)).toEqual([['scene_3', 'duplicate_screen']]);
+  // Two sections of one template (an accent bar, a heading, lines of text) look alike at 32×32: their words tell them apart.
+  const INSIGHTS = {
+    heading: 'Insights',
+    lines: [
+      'Every metric, live, for the whole team.',
+      'Alerts reach you where you work.',
+      'Dashboards build themselves.',
+      'Exports go out every morning.',
+    ],
+    accent: '#7c3aed',
+  };
+  const template = await check('same-template', [
+    A,
+    B,
+    { page: INSIGHTS, narration: 'Every metric, live, for the whole team.', headline: 'Insights' },
+  ]);
+  expect(template.flags).toEqual([]);
 }, 60_000);
 
 test('text running off the right side is cut: Latin and Japanese, with the capture’s text boxes and without', async () => {

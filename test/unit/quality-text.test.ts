@@ -144,6 +144,7 @@ describe('cut narration', () => {
 
   test('whole sentences, a text without a full stop ending on a word, and our phrases pass', () => {
     expect(cutNarrationEnd('Acme keeps your builds fast.', 'en')).toBeNull();
+    expect(cutNarrationEnd('This is the tool your team has been waiting for.', 'en')).toBeNull();
     expect(cutNarrationEnd('Acme keeps your builds fast', 'en')).toBeNull();
     expect(cutNarrationEnd('ビルドを速くします。', 'ja')).toBeNull();
     expect(cutNarrationEnd('يجعل البناء أسرع؟', 'ar')).toBeNull();
