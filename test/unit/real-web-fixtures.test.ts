@@ -90,7 +90,19 @@ function servedFiles(): string[] {
 const pages = REAL_WEB_PAGES.map((page) => [page.id, page] as const);
 
 test('truth lists every entry page once, one per site and language', () => {
-  expect(REAL_WEB_ENTRY_PATHS).toEqual(['/ledger/', '/ledger/ja/', '/quarry/', '/quarry/ja/', '/quarry/ar/', '/md/', '/tiny/', '/dark/', '/tally/', '/tally/ja/', '/tally/ko/']);
+  expect(REAL_WEB_ENTRY_PATHS).toEqual([
+    '/ledger/',
+    '/ledger/ja/',
+    '/quarry/',
+    '/quarry/ja/',
+    '/quarry/ar/',
+    '/md/',
+    '/tiny/',
+    '/dark/',
+    '/tally/',
+    '/tally/ja/',
+    '/tally/ko/',
+  ]);
   expect(new Set(REAL_WEB_PAGES.map((p) => p.id)).size).toBe(REAL_WEB_PAGES.length);
   expect(realWebPage('quarry', 'ar').dir).toBe('rtl');
   expect(() => realWebPage('ledger', 'ko')).toThrow();
