@@ -103,6 +103,8 @@ interface ViewportCapture {
 interface VariantInProgress {
   head: Promise<PageHead>;
   capture: Promise<VariantCapture>;
+  /** The sections its desktop chose to shoot (sectionsToShoot), by position; none should the desktop fail first. */
+  sections: Promise<number[]>;
 }
 interface VariantCapture {
   text: PageText;
@@ -117,12 +119,25 @@ type CapturedVariant = VariantCapture & { variant: string; url: string };
 type CaptureMethods = DbMethods<'capture'> &
   CancelableMethods & {
     collectCampaign(campaign: StageInput, signal: AbortSignal): Promise<CollectResult>;
-    captureLocalized(campaignId: string, language: string, sourceHead: PageHead, signal: AbortSignal): Promise<CapturedVariant | null>;
+    captureLocalized(
+      campaignId: string,
+      language: string,
+      sourceHead: PageHead,
+      sourceSections: Promise<number[]>,
+      signal: AbortSignal,
+    ): Promise<CapturedVariant | null>;
     storeLogo(campaign: StageInput): Promise<string | null>;
     storeMusic(campaign: StageInput): Promise<void>;
     recordCaptures(campaignId: string, variants: CapturedVariant[], brand: CapturedBrand): Promise<void>;
     loadChecked(page: Page, url: string, viewport: Viewport): Promise<LoadedPage>;
-    captureVariant(campaignId: string, variant: string, url: string, withMobile: boolean, signal: AbortSignal): VariantInProgress;
+    captureVariant(
+      campaignId: string,
+      variant: string,
+      url: string,
+      withMobile: boolean,
+      signal: AbortSignal,
+      sourceSections?: Promise<number[]>,
+    ): VariantInProgress;
     storeShots(campaignId: string, variant: string, viewports: Viewport[], captures: ViewportCapture[]): Promise<VariantCapture>;
     logo(url: string): Promise<Buffer>;
     music(url: string): Promise<Buffer>;
@@ -342,7 +357,7 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
       const localizedInProgress = Promise.all(
         campaign.languages
           .filter((language) => language !== sourceLanguage)
-          .map((language) => this.captureLocalized(campaign.id, language, sourceHead, signal)),
+          .map((language) => this.captureLocalized(campaign.id, language, sourceHead, sourceInProgress.sections, signal)),
       );
       // The localized pages first (they never fail the stage): should the source's phone shots fail, none of
       // this attempt's pages is still being written when the stage is retried.
@@ -369,13 +384,20 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
 
     /**
      * A language's own version of the page (its hreflang alternate, else its language switcher's link), desktop and
-     * phone as the source; null if none, if it fails, or if a switcher's link proves not to be in that language.
+     * phone as the source, with the sections the source's desktop chose (`sourceSections`); null if none, if it fails,
+     * or if a switcher's link proves not to be in that language.
      */
-    async captureLocalized(campaignId: string, language: string, sourceHead: PageHead, signal: AbortSignal) {
+    async captureLocalized(
+      campaignId: string,
+      language: string,
+      sourceHead: PageHead,
+      sourceSections: Promise<number[]>,
+      signal: AbortSignal,
+    ) {
       const alternate = sourceHead.alternates.find((a) => a.hreflang.split('-')[0] === language);
       if (!alternate) return null;
       try {
-        const capture = await this.captureVariant(campaignId, language, alternate.href, true, signal).capture;
+        const capture = await this.captureVariant(campaignId, language, alternate.href, true, signal, sourceSections).capture;
         if (alternate.via === 'switcher') {
           const sourceLanguage = sourceHead.language?.toLowerCase().split('-')[0] ?? null;
           const verdict = switcherVersionLanguage(capture.text, language, sourceLanguage);
@@ -492,17 +514,31 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
       return { finalUrl: opened.signals.finalUrl, status: opened.signals.status, title: opened.signals.title };
     },
 
-    captureVariant(campaignId: string, variant: string, url: string, withMobile: boolean, signal: AbortSignal): VariantInProgress {
+    captureVariant(
+      campaignId: string,
+      variant: string,
+      url: string,
+      withMobile: boolean,
+      signal: AbortSignal,
+      sourceSections?: Promise<number[]>,
+    ): VariantInProgress {
       const config = configOf(this.broker);
       const maxShots = config.captureMaxShots;
       // The sections a video can show (its hero and its best sections: lib/script/sections.ts), and one more should
-      // the script pass one over; furniture (sponsors, events, pricing…) never. The phone shoots its own best ones.
+      // the script pass one over; furniture (sponsors, events, pricing…) never. The phone shoots its own best ones
+      // beside the desktop's (below).
       const sectionCount = screenBudget(config.videoTargetSeconds);
       const viewports = withMobile ? [DESKTOP, MOBILE] : [DESKTOP];
       // The desktop's head (language, hreflang versions) as soon as the page has loaded: the localized pages it
       // links start then (collectCampaign), not seconds later once it is presented, read and shot (issue 14).
       let headRead!: (head: PageHead) => void;
       const headReadEarly = new Promise<PageHead>((resolve) => (headRead = resolve));
+      // The sections this page's desktop chose: its phone shoots them too, and so do the page's versions in other
+      // languages (`sourceSections`), so that each scene has the same section on every frame and in every language
+      // (a translation ranks its sections by its own words, a phone by its own layout: either may choose others).
+      let sectionsChosen!: (indices: number[]) => void;
+      const sections = new Promise<number[]>((resolve) => (sectionsChosen = resolve));
+      const matched = sourceSections ?? sections;
       // Both viewports at once, each in its own pool page; the text, final URL and presentation are the desktop's.
       const tasks = viewports.map((viewport) =>
         this.collectPool.run(async (page: Page) => {
@@ -519,12 +555,19 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
             const pageText = viewport === DESKTOP ? await readText(page) : undefined;
             // The phone ranks its sections by the same table: each scene of a 9:16 video shows its own section.
             const found = pageText?.sections ?? (await readSections(page));
-            const indices = sectionsToShoot(found, viewport === DESKTOP ? sectionCount : sectionCount + 1);
+            const own = sectionsToShoot(found, viewport === DESKTOP ? sectionCount : sectionCount + 1);
+            if (viewport === DESKTOP) sectionsChosen(own);
+            const wanted = viewport === DESKTOP && !sourceSections ? [] : await matched;
+            signal.throwIfAborted();
+            // The matched sections first (shootSections keeps the first maxShots - 1), each once.
+            const indices = [...new Set([...wanted.filter((index) => found.some((f) => f.index === index)), ...own])];
             const sectionShots: Shot[] = await shootSections(page, maxShots, { indices });
             return { loaded, presented, pageText, shots: sectionShots };
           } catch (err) {
             throw signal.aborted ? signal.reason : err;
           } finally {
+            // A desktop that failed before choosing leaves nothing to match: its phone shoots its own choice.
+            if (viewport === DESKTOP) sectionsChosen([]);
             signal.removeEventListener('abort', closePage);
           }
         }),
@@ -535,7 +578,7 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
       // A caller awaits one of the two first; should the other fail meanwhile, it is not an unhandled rejection.
       head.catch(() => undefined);
       capture.catch(() => undefined);
-      return { head, capture };
+      return { head, capture, sections };
     },
 
     async storeShots(campaignId: string, variant: string, viewports: Viewport[], captures: ViewportCapture[]): Promise<VariantCapture> {

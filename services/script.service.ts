@@ -61,6 +61,11 @@ function pageText(page: CapturedPage): CapturedVariant {
   return { variant: page.variant, url: page.final_url || page.url, language: page.language, text: page.text };
 }
 
+/** The heading of a page's section at a position among its sections (lib/script/sections.ts SectionFeatures.index). */
+function headingAt(page: CapturedPage, section: number): string | null {
+  return page.text.sections?.find((s) => s.index === section)?.heading ?? null;
+}
+
 type ScriptMethods = DbMethods<'script'> & {
   captures(campaignId: string): Promise<CapturedPage[]>;
   scenesBySection(facts: KeyFacts, source: CapturedPage, ownVersions: CapturedPage[], target: number): PlannedScene[];
@@ -222,26 +227,23 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
      */
     scenesBySection(facts: KeyFacts, source: CapturedPage, ownVersions: CapturedPage[], target: number): PlannedScene[] {
       const chosen = sectionScenes(facts, source.screenshots, target);
-      const screens = sectionScreens(
-        source.screenshots,
-        chosen.map((c, n) => ({ heading: c.heading, ordinal: n - 1, section: c.section })),
-      );
-      // A language's own page shares the source's layout: its scene shows the section at the same position,
-      // else its own section of that heading, else its section in the same place among those it shot.
-      const localized = ownVersions.map((version) => {
-        const own = keyFacts(version.text, version.final_url || version.url, version.language);
-        const roles = chosen.map((c, n) => ({
-          heading: c.feature === null ? null : (own.features.find((f) => f.section === c.section)?.title ?? null),
-          ordinal: n - 1,
-          section: c.section,
-        }));
-        return { language: version.variant, screens: sectionScreens(version.screenshots, roles) };
-      });
+      const roles = chosen.map((c, n) => ({ heading: c.heading, ordinal: n - 1, section: c.section }));
+      const screens = sectionScreens(source.screenshots, roles);
+      // A language's own page shows the same section, found by its position among the page's sections (its
+      // heading is in its own language); a page without that section leaves the scene to the source's screens
+      // and words (lib/script/writer.ts says the scene from the section these screens show).
+      const localized = ownVersions.map((version) => ({
+        language: version.variant,
+        screens: sectionScreens(
+          version.screenshots,
+          roles.map((role) => ({ ...role, heading: role.section === null ? null : (headingAt(version, role.section) ?? role.heading) })),
+        ),
+      }));
       return chosen.map((c, n) => ({
-        ...screens[n],
+        ...screens[n]!,
         feature: c.feature,
         section: c.section,
-        localized: Object.fromEntries(localized.map((l) => [l.language, l.screens[n]])),
+        localized: Object.fromEntries(localized.flatMap((l) => (l.screens[n] ? [[l.language, l.screens[n]]] : []))),
       }));
     },
 

@@ -541,12 +541,15 @@ export async function shootSections(page: Page, maxShots: number, choice: Sectio
       const pageBox = { left: 0, right: document.documentElement.clientWidth };
       const regions: Region[] = [];
       if (found.length) {
-        // The top of the page: from its headline (the hero's h1, when it is on the first screen) down to the fold or
-        // an empty panel below the headline, so the framing puts the headline, not the site's header bar, first.
+        // The top of the page: from its headline (the hero's h1, when it is on the first screen) down to the fold, an
+        // empty panel below the headline or a shot section, so the framing puts the headline, not the site's header bar, first.
         const h1 = [...document.querySelectorAll('h1')].find((h) => visible(h) && !h.closest(outside));
         const h1Top = h1 ? docRect(h1).top : Infinity;
         const heroTop = h1Top < window.innerHeight * 0.75 ? Math.max(0, h1Top - 16) : 0;
-        const panelBelow = innermostEmpty
+        // It ends, too, where a section shot on its own starts on the first screen (a phone's first screen often
+        // shows the next section's heading): that section is its own scene, and the hero's box kept to its own
+        // content is not scrolled down through the empty rest of a tall first section to reach it.
+        const panelBelow = [...innermostEmpty, ...chosen.flatMap((c) => c.parts)]
           .map((el) => docRect(el).top)
           .filter((top) => top > heroTop + 120 && top < window.innerHeight)
           .sort((a, b) => a - b)[0];

@@ -59,6 +59,11 @@ export interface SceneScreens {
   /** Where each capture's content is, so a frame is cropped around it (absent on plans made before section shots). */
   screenshotContent?: ShotContent | null;
   mobileScreenshotContent?: ShotContent | null;
+  /**
+   * The section these screens show, by its position among that page's sections (absent: the top of the page, or
+   * a plan made before it was recorded). On a language's own page, the scene's words are that section's.
+   */
+  section?: number | null;
 }
 
 /** A stored screenshot as the analysis reads it (lib/db/models.ts ScreenshotRef). */
@@ -92,35 +97,51 @@ export function hasSectionShots(screenshots: ScreenshotInfo[]): boolean {
   return screenshots.some((s) => s.viewport === 'desktop' && typeof s.heading === 'string');
 }
 
+/** What a scene shows of a page: the top of the page (`heading` and `section` null: the hero), else one section. */
+export interface SectionRole {
+  /** The section's heading on this page, when known (older captures are matched by it). */
+  heading: string | null;
+  /** The scene's place among the plan's section scenes (older captures without section positions only). */
+  ordinal: number;
+  /** The section's position among the page's sections (readSections' `index`), the same on every version of the page. */
+  section?: number | null;
+}
+
 /**
- * The screens that show each scene's part of a page captured section by section: the top of the page for a
- * scene without a section (`null`: the hero), else the section under that heading; a heading this version
- * does not have falls back to its section in the same position (`ordinal`), then to the top of the page.
+ * One viewport's shot of a scene's part of the page: the top of the page for the hero; else the shot of that
+ * section, by its position among the page's sections (the same on each language's version of the page, whose
+ * headings are in its own language), else by its heading. A capture that recorded no section positions (older
+ * ones, which shot the first sections in page order) is matched by the scene's place among them. Null when this
+ * viewport did not shoot that section: never another section's shot, nor the top of the page, in its place.
  */
-export function sectionScreens(
-  screenshots: ScreenshotInfo[],
-  roles: Array<{ heading: string | null; ordinal: number; section?: number | null }>,
-): SceneScreens[] {
-  const pick = (viewport: string, role: { heading: string | null; ordinal: number; section?: number | null }) => {
-    const shots = screenshots.filter((s) => s.viewport === viewport);
-    const top = shots.find((s) => s.heading === null) ?? shots[0];
-    if (role.heading === null && (role.section === null || role.section === undefined)) return top;
-    const sections = shots.filter((s) => typeof s.heading === 'string');
-    return (
-      (typeof role.section === 'number' ? sections.find((s) => s.section === role.section) : undefined) ??
-      sections.find((s) => s.heading === role.heading) ??
-      sections[role.ordinal] ??
-      top
-    );
-  };
+export function sectionShot(screenshots: ScreenshotInfo[], viewport: string, role: SectionRole): ScreenshotInfo | null {
+  const shots = screenshots.filter((s) => s.viewport === viewport);
+  const top = shots.find((s) => s.heading === null) ?? shots[0] ?? null;
+  if (role.heading === null && (role.section === null || role.section === undefined)) return top;
+  const sections = shots.filter((s) => typeof s.heading === 'string');
+  const positioned = sections.some((s) => typeof s.section === 'number');
+  if (positioned && typeof role.section === 'number') return sections.find((s) => s.section === role.section) ?? null;
+  return (
+    sections.find((s) => role.heading !== null && s.heading === role.heading) ?? (positioned ? undefined : sections[role.ordinal]) ?? null
+  );
+}
+
+/**
+ * The screens that show each scene's part of a page captured section by section (sectionShot): desktop and phone
+ * of the same section. Null for a scene whose section this page's desktop capture does not have; a phone capture
+ * without it leaves the desktop shot to be shown on every frame (never another part of the page on the phone).
+ */
+export function sectionScreens(screenshots: ScreenshotInfo[], roles: SectionRole[]): Array<SceneScreens | null> {
   return roles.map((role) => {
-    const desktop = pick('desktop', role);
-    const mobile = pick('mobile', role);
+    const desktop = sectionShot(screenshots, 'desktop', role);
+    if (!desktop) return null;
+    const mobile = sectionShot(screenshots, 'mobile', role);
     return {
       screenshotKey: desktop.key,
       mobileScreenshotKey: mobile?.key ?? null,
       screenshotContent: shotContent(desktop),
       mobileScreenshotContent: mobile ? shotContent(mobile) : null,
+      ...(typeof desktop.section === 'number' ? { section: desktop.section } : {}),
     };
   });
 }

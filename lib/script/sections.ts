@@ -259,7 +259,9 @@ export const SECTION_SIGNALS: SectionSignal[] = [
     name: 'empty',
     weight: -3,
     meaning: 'almost no text: a heading over nothing, or a picture alone',
-    measure: (s) => (s.textChars < 40 && s.largeMedia === 0 ? 1 : 0),
+    // Counted as prose is (a CJK or Thai character as two letters): a whole Japanese or Korean sentence of 24
+    // characters says as much as an English one of 40, and its section is no emptier than the English one.
+    measure: (s) => (s.textChars + (s.text.match(CJK)?.length ?? 0) < 40 && s.largeMedia === 0 ? 1 : 0),
   },
 ];
 

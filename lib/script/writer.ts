@@ -10,7 +10,16 @@ import type { ScriptModel } from './model-writer';
 import { endsWithSentenceTerminator, splitSentences } from '../text';
 import { phrase, phraseSet } from './phrases';
 import { estimateSeconds, wholeSentencesWithin } from './reading-rate';
-import { inPageScript, keyFacts, SECONDS_PER_SCREEN, type CampaignPlanDocument, type CapturedText, type KeyFacts } from './analyze';
+import {
+  inPageScript,
+  keyFacts,
+  SECONDS_PER_SCREEN,
+  type CampaignPlanDocument,
+  type CapturedText,
+  type KeyFacts,
+  type PlannedScene,
+} from './analyze';
+import { proseSentences } from './sections';
 
 export interface ScriptScene {
   onScreenText: string;
@@ -74,9 +83,10 @@ function screenTexts(
   plan: CampaignPlanDocument,
   facts: KeyFacts,
   language: LanguageCode,
+  featureOf: (scene: PlannedScene) => SceneFeature | undefined = (scene) => sceneFeature(plan, facts, scene.feature),
 ): Array<{ onScreen: string; narration: string; seconds: number; section: { heading: string; sentences: string[] } | null }> {
   return plan.scenes.map((scene) => {
-    const feature = sceneFeature(plan, facts, scene.feature);
+    const feature = featureOf(scene);
     if (!feature) {
       return {
         onScreen: facts.headline,
@@ -171,13 +181,37 @@ function sameProduct(name: string, text: CapturedText): string | undefined {
   return plain(name) && [text.title, h1].some((t) => plain(t).includes(plain(name))) ? name : undefined;
 }
 
+type SceneFeature = KeyFacts['features'][number];
+
 /** A screen scene's section on this page: the one at the source's position (same layout), else by rank. */
-function sceneFeature(plan: CampaignPlanDocument, facts: KeyFacts, feature: number | null): KeyFacts['features'][number] | undefined {
+function sceneFeature(plan: CampaignPlanDocument, facts: KeyFacts, feature: number | null): SceneFeature | undefined {
   if (feature === null) return undefined;
   const source = plan.facts.features[feature];
   return (
     (typeof source?.section === 'number' ? facts.features.find((f) => f.section === source.section) : undefined) ?? facts.features[feature]
   );
+}
+
+/**
+ * What a scene says on a language's own page: the section its screens show there (the plan's `localized`, matched
+ * to the source's section by its position among the page's sections), in that page's words. A scene the page's
+ * own screens do not show is said from the source page's section, as its screen is the source page's. Undefined
+ * for the hero and for plans made before sections were recorded (matched by rank, as then).
+ */
+export function shownSection(
+  plan: CampaignPlanDocument,
+  scene: PlannedScene,
+  language: string,
+  text: CapturedText,
+): SceneFeature | undefined {
+  if (scene.feature === null || typeof scene.section !== 'number') return undefined;
+  const shown = scene.localized?.[language];
+  if (!shown) return plan.facts.features[scene.feature];
+  const index = typeof shown.section === 'number' ? shown.section : scene.section;
+  const section = text.sections?.find((s) => s.index === index);
+  if (!section) return plan.facts.features[scene.feature];
+  const said = proseSentences(section);
+  return { title: section.heading, detail: said[0] ?? '', sentences: said.slice(0, 6), section: section.index };
 }
 
 export async function writeScript(
@@ -205,7 +239,14 @@ export async function writeScript(
       name: sameProduct(plan.facts.name, localized.text) ?? facts.name,
       features: facts.features.length ? facts.features : plan.facts.features,
     };
-    const texts = screenTexts(plan, own, language);
+    const texts = screenTexts(
+      plan,
+      own,
+      language,
+      localized === source
+        ? undefined
+        : (scene) => shownSection(plan, scene, language, localized.text) ?? sceneFeature(plan, own, scene.feature),
+    );
     const written = await modelNarration(helpers, language, own, texts, localized, language);
     return {
       language,

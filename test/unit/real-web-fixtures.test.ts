@@ -90,7 +90,19 @@ function servedFiles(): string[] {
 const pages = REAL_WEB_PAGES.map((page) => [page.id, page] as const);
 
 test('truth lists every entry page once, one per site and language', () => {
-  expect(REAL_WEB_ENTRY_PATHS).toEqual(['/ledger/', '/ledger/ja/', '/quarry/', '/quarry/ja/', '/quarry/ar/', '/md/', '/tiny/', '/dark/']);
+  expect(REAL_WEB_ENTRY_PATHS).toEqual([
+    '/ledger/',
+    '/ledger/ja/',
+    '/quarry/',
+    '/quarry/ja/',
+    '/quarry/ar/',
+    '/md/',
+    '/tiny/',
+    '/dark/',
+    '/tally/',
+    '/tally/ja/',
+    '/tally/ko/',
+  ]);
   expect(new Set(REAL_WEB_PAGES.map((p) => p.id)).size).toBe(REAL_WEB_PAGES.length);
   expect(realWebPage('quarry', 'ar').dir).toBe('rtl');
   expect(() => realWebPage('ledger', 'ko')).toThrow();
@@ -288,6 +300,19 @@ test('/tiny/: a meta refresh to home.html, which is the project page', async () 
   expect(home).toContain('<footer');
 });
 
+test('/tally/: three languages that point at each other, three plain sections a screen tall each', async () => {
+  for (const page of REAL_WEB_PAGES.filter((p) => p.site === 'tally')) {
+    const html = await text(page.path);
+    expect(hreflangs(html, site.origin)).toEqual(page.alternates);
+    expect(html.match(/<section>/g)).toHaveLength(3);
+    expect(html.match(/<h1>/g)).toHaveLength(1);
+    expect(html.match(/<p>/g)).toHaveLength(3);
+  }
+  const css = await text('/tally/tally.css');
+  expect(css).toMatch(/^section \{\s*min-height: 900px;\s*\}/m);
+  expect(css).toMatch(/@media \(max-width: 600px\) \{\s*section \{\s*min-height: 700px;/);
+});
+
 test('/dark/: a dark theme colour and a meetups list', async () => {
   const html = await text('/dark/');
   expect(html).toContain('<meta name="theme-color" content="#0b0b10" />');
@@ -298,7 +323,7 @@ test('/dark/: a dark theme colour and a meetups list', async () => {
 });
 
 test('folders redirect to their slash; unknown paths, directory escapes and the TypeScript are not served', async () => {
-  for (const p of ['/ledger', '/ledger/ja', '/quarry/ar', '/md', '/tiny', '/dark']) {
+  for (const p of ['/ledger', '/ledger/ja', '/quarry/ar', '/md', '/tiny', '/dark', '/tally', '/tally/ko']) {
     const res = await get(p);
     expect(res.status).toBe(301);
     expect(res.location).toBe(`${p}/`);

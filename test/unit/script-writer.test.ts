@@ -234,3 +234,99 @@ describe('the script model (SCRIPT_BASE_URL), against a local imitation of an Op
     },
   );
 });
+
+describe('a language with its own page says the section its own screens show', () => {
+  const section = (index: number, heading: string, sentence: string, topScreens: number) => ({
+    index,
+    heading,
+    paragraphs: [sentence],
+    text: sentence,
+    textChars: sentence.length,
+    linkChars: 0,
+    smallImages: 0,
+    largeMedia: 0,
+    listItems: 0,
+    times: 0,
+    formFields: 0,
+    quotes: 0,
+    disclosures: 0,
+    tokens: '',
+    fontPx: 16,
+    topScreens,
+  });
+  const english = [
+    section(0, 'Reconcile in minutes', 'Bank feeds match invoices automatically.', 1.05),
+    section(1, 'Close the month on time', 'Reports are ready the moment the last payment clears.', 2.07),
+  ];
+  const tally: CampaignPlanDocument = {
+    ...plan,
+    facts: {
+      ...plan.facts,
+      name: 'Tally',
+      domain: 'tally.example',
+      headline: 'Bookkeeping that keeps up with you',
+      valueProposition: 'Tally reconciles your accounts while you run your business.',
+      features: english.map((s) => ({ title: s.heading, detail: s.paragraphs[0], sentences: s.paragraphs, section: s.index, score: 2 })),
+    },
+    scenes: [
+      {
+        feature: null,
+        section: null,
+        screenshotKey: 'en-0',
+        mobileScreenshotKey: 'en-m0',
+        localized: { ja: { screenshotKey: 'ja-0', mobileScreenshotKey: 'ja-m0' } },
+      },
+      {
+        feature: 0,
+        section: 0,
+        screenshotKey: 'en-1',
+        mobileScreenshotKey: 'en-m1',
+        localized: { ja: { screenshotKey: 'ja-1', mobileScreenshotKey: null, section: 0 } },
+      },
+      // The ja page has no screen of this section: the scene shows the English page's, and says its words.
+      { feature: 1, section: 1, screenshotKey: 'en-2', mobileScreenshotKey: 'en-m2', localized: {} },
+    ],
+  };
+  const japanese = (topScreens: number): CapturedVariant => ({
+    variant: 'ja',
+    url: 'https://tally.example/ja/',
+    language: 'ja',
+    text: {
+      title: 'Tally — 事業のスピードについてくる帳簿',
+      description: null,
+      open_graph: {},
+      headings: [{ level: 1, text: '事業のスピードについてくる帳簿' }],
+      main_text: '事業のスピードについてくる帳簿',
+      hero_paragraphs: ['あなたが事業に集中している間に、Tally が口座の照合を済ませます。'],
+      // Where the ja page's own ranking chose none of them (on its first screen here), or chose them all.
+      sections: [
+        section(0, '数分で照合', '銀行の入出金データが請求書と自動で照合されます。', topScreens),
+        section(1, '月末の締めを期日どおりに', '最後の入金が確認された瞬間に、レポートが仕上がります。', topScreens),
+      ],
+    },
+  });
+  const englishPage: CapturedVariant = { ...source, url: 'https://tally.example/', text: { ...text('Tally'), sections: english } };
+
+  test.each([0.5, 1.5])('ja sections at %s screens from the top: the shown section’s heading and sentence, in Japanese', async (top) => {
+    const script = await writeScript('ja', tally, [englishPage, japanese(top)]);
+    expect(script.source).toBe('localized_page');
+    expect(script.screens.map((s) => [s.onScreenText, s.narration.map((n) => [n.text, n.language])])).toEqual([
+      ['事業のスピードについてくる帳簿', [['あなたが事業に集中している間に、Tally が口座の照合を済ませます。', 'ja']]],
+      ['数分で照合', [['銀行の入出金データが請求書と自動で照合されます。', 'ja']]],
+      // Never the ja page's other section over the English screen: the English section, said by the English voice.
+      ['Close the month on time', [['Reports are ready the moment the last payment clears.', 'en']]],
+    ]);
+  });
+
+  test('the shown section, by its position on the ja page, not the source section’s rank there', async () => {
+    const shown: CampaignPlanDocument = {
+      ...tally,
+      scenes: tally.scenes.map((scene, n) =>
+        n === 2 ? { ...scene, localized: { ja: { screenshotKey: 'ja-2', mobileScreenshotKey: 'ja-m2', section: 1 } } } : scene,
+      ),
+    };
+    const script = await writeScript('ja', shown, [englishPage, japanese(1.5)]);
+    expect(script.screens.slice(1).map((s) => s.onScreenText)).toEqual(['数分で照合', '月末の締めを期日どおりに']);
+    expect(script.screens.flatMap((s) => s.narration.map((n) => n.language))).toEqual(['ja', 'ja', 'ja']);
+  });
+});

@@ -95,3 +95,30 @@ test('each section shot records its heading and paragraphs with their text and b
   // The top of the page records none.
   expect(shots[0].focus).toBeUndefined();
 }, 60_000);
+
+test('the top of the page ends where a shot section starts on its first screen: a tall first section is not shot down to it', async () => {
+  // The plainest page on a phone (test/fixtures/real-web/tally): sections 700 px tall on an 844 px screen, so the first
+  // screen ends with the next section's heading; the hero's content is its headline, sentence and link, not the white
+  // below them down to that heading (the camera would scroll through it).
+  const phone = await browser.newPage();
+  try {
+    await phone.setViewport({ width: 390, height: 844 });
+    await phone.setContent(
+      `<!doctype html><html lang="ja"><head><meta charset="utf-8"><style>section { min-height: 700px; }</style></head><body>
+      <section><h1>事業のスピードについてくる帳簿</h1><p>あなたが事業に集中している間に、Tally が口座の照合を済ませます。</p><a href="#">無料で試してみる</a></section>
+      <section><h2>数分で照合</h2><p>銀行の入出金データが請求書と自動で照合されます。</p></section>
+      <section><h2>月末の締めを期日どおりに</h2><p>最後の入金が確認された瞬間に、レポートが仕上がります。</p></section></body></html>`,
+    );
+    const found = await readSections(phone);
+    expect(found[0].topScreens).toBeLessThan(1);
+    const [top, ...sections] = await shootSections(phone, 4, { indices: [0, 1] });
+    expect(sections.map((s) => s.section)).toEqual([0, 1]);
+    const sectionTop = await phone.evaluate(() => document.querySelectorAll('section')[1].getBoundingClientRect().top + window.scrollY);
+    expect(top.content.y + top.content.height).toBeLessThanOrEqual(sectionTop);
+    // Without that section shot, the first screen is the hero's, down to the fold as before.
+    const [alone] = await shootSections(phone, 4, { indices: [1] });
+    expect(alone.content.y + alone.content.height).toBeGreaterThan(sectionTop);
+  } finally {
+    await phone.close();
+  }
+}, 60_000);

@@ -5,7 +5,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { SUPPORTED_LANGUAGES } from '../../config/catalog';
-import { bestSections, countDates, furnitureHeading, scoreSection, SECTION_SIGNALS, type SectionFeatures } from '../../lib/script/sections';
+import {
+  bestSections,
+  countDates,
+  furnitureHeading,
+  scoreSection,
+  SECTION_SIGNALS,
+  SHOWN_ABOVE,
+  type SectionFeatures,
+} from '../../lib/script/sections';
 
 const section = (over: Partial<SectionFeatures>): SectionFeatures => ({
   index: 0,
@@ -144,6 +152,22 @@ describe('the signals table', () => {
       },
     );
     expect(scoreSection(eventsFeature).score).toBeGreaterThan(0);
+  });
+
+  test('a section of one whole sentence scores alike in English, Japanese and Korean: a CJK sentence is not “empty”', () => {
+    // The plainest translated page (test/fixtures/real-web/tally): one heading and one sentence per section. The
+    // Japanese and Korean sentences have fewer characters than the English one, and say as much.
+    const sections = [
+      prose('Reconcile in minutes', ['Bank feeds match invoices automatically.']),
+      prose('数分で照合', ['銀行の入出金データが請求書と自動で照合されます。']),
+      prose('몇 분 만에 대사 완료', ['은행 거래 내역이 청구서와 자동으로 맞춰집니다.']),
+    ];
+    const scores = sections.map((s) => scoreSection(s));
+    expect(scores.map((s) => s.signals)).toEqual([{ prose: 2 }, { prose: 2 }, { prose: 2 }]);
+    expect(scores.every((s) => s.score > SHOWN_ABOVE)).toBe(true);
+    // A heading over a few words is still empty, in any script.
+    expect(scoreSection(prose('数分で照合', ['詳しくはこちら'])).signals).toMatchObject({ empty: -3 });
+    expect(scoreSection(prose('Reconcile in minutes', ['Learn more'])).signals).toMatchObject({ empty: -3 });
   });
 
   test('bestSections: positive scores only, best first, ties to the earlier section, at most the count', () => {
