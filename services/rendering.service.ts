@@ -117,6 +117,7 @@ type RenderingMethods = DbMethods<'rendering'> &
       storyboard: Storyboard,
       signal: AbortSignal,
       failures: VideoReport[],
+      pageLanguage: string | null,
       edit?: EditRender,
     ): Promise<VideoReport>;
     renderAttempts(
@@ -126,6 +127,7 @@ type RenderingMethods = DbMethods<'rendering'> &
       failures: VideoReport[],
       files: string | number,
       quiet: boolean,
+      pageLanguage: string | null,
     ): Promise<RenderVideoResult>;
     repairRound(
       video: StageVideo,
@@ -180,7 +182,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
         await this.closeAbandonedAttempts({ campaign_id: campaignId });
         // Read afresh, not taken from the call's `input`: the videos' state changes while this stage runs, and the
         // broker's retry of a retryable failure sends the same params again, which would render the ready ones anew.
-        const { videos } = await call(ctx, 'campaigns.stageInput', { campaign_id: campaignId });
+        const { videos, page_language: pageLanguage = null } = await call(ctx, 'campaigns.stageInput', { campaign_id: campaignId });
         // The storyboards are the voiceover stage's: it is asked for them.
         const rows = await call(ctx, 'voice.storyboards', { campaign_id: campaignId });
         const storyboards = new Map<string, Storyboard>(rows.map((row) => [row.video_id, row.document]));
@@ -191,7 +193,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
         const cancel = this.watchCancel(campaignId);
         const failedReports: VideoReport[] = [];
         const outcomes = await Promise.allSettled(
-          pending.map((video) => this.renderOne(video, storyboards.get(video.id)!, cancel.signal, failedReports)),
+          pending.map((video) => this.renderOne(video, storyboards.get(video.id)!, cancel.signal, failedReports, pageLanguage)),
         ).finally(() => cancel.done());
         if (cancel.signal.aborted) throw cancel.signal.reason;
         const lostNodes = outcomes.find((o) => o.status === 'rejected' && RENDER_LOST_ON.has((o.reason as { type?: string }).type ?? ''));
@@ -250,10 +252,11 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
           captions_srt_key: null,
           script_source: null,
         };
+        const { page_language: pageLanguage = null } = await call(ctx, 'campaigns.stageInput', { campaign_id: campaignId });
         const cancel = this.watchCancel(campaignId);
         const failed: VideoReport[] = [];
         try {
-          return await this.renderOne(video, storyboard, cancel.signal, failed, { revision });
+          return await this.renderOne(video, storyboard, cancel.signal, failed, pageLanguage, { revision });
         } catch (err) {
           if (cancel.signal.aborted) throw cancel.signal.reason;
           if (failed.length) throw stageFailure('render_failed', `The video could not be rendered: ${messageOf(err)}`, false);
@@ -332,12 +335,19 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
      * reported ready with its `quality`. An edit's revision is checked, not repaired (the customer chose it). A repair
      * that cannot be made leaves the video as rendered, with its flags: a flag never fails a video.
      */
-    async renderOne(video: StageVideo, storyboard: Storyboard, signal: AbortSignal, failed: VideoReport[], edit?: EditRender) {
+    async renderOne(
+      video: StageVideo,
+      storyboard: Storyboard,
+      signal: AbortSignal,
+      failed: VideoReport[],
+      pageLanguage: string | null,
+      edit?: EditRender,
+    ) {
       // An edit's video is the actor's to settle from the answer; a campaign's is reported as it goes.
       const report = (made: Omit<VideoReport, 'campaign_id' | 'video_id' | 'at'>) =>
         edit ? { campaign_id: video.campaign_id, video_id: video.id, at: Date.now(), ...made } : this.reportVideo(video, made);
       let board = storyboard;
-      let result = await this.renderAttempts(video, board, signal, failed, edit?.revision ?? 1, edit !== undefined);
+      let result = await this.renderAttempts(video, board, signal, failed, edit?.revision ?? 1, edit !== undefined, pageLanguage);
       const repaired: QualityRepair[] = [];
       let repairedBoard: Storyboard | null = null;
       for (let round = 1; !edit && round <= MAX_REPAIR_ROUNDS && result.quality_flags.length; round += 1) {
@@ -348,11 +358,13 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
           return null;
         });
         if (!repair) break;
-        const mended = await this.renderAttempts(video, repair.storyboard, signal, [], `1-repair${round}`, true).catch((err: unknown) => {
-          if (signal.aborted) throw signal.reason;
-          this.logger.warn(`video ${video.id}: repaired render ${round} failed, the video stays as rendered: ${messageOf(err)}`);
-          return null;
-        });
+        const mended = await this.renderAttempts(video, repair.storyboard, signal, [], `1-repair${round}`, true, pageLanguage).catch(
+          (err: unknown) => {
+            if (signal.aborted) throw signal.reason;
+            this.logger.warn(`video ${video.id}: repaired render ${round} failed, the video stays as rendered: ${messageOf(err)}`);
+            return null;
+          },
+        );
         if (!mended) break;
         board = repair.storyboard;
         repairedBoard = board;
@@ -379,7 +391,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
      * One render of a storyboard, retrying on other nodes, its files under `files` (the revision, or a repair round's
      * tag); its final report if it fails for good goes into `failed`. `quiet`: an edit's, whose video is not reported.
      */
-    async renderAttempts(video, storyboard, signal, failed, files, quiet) {
+    async renderAttempts(video, storyboard, signal, failed, files, quiet, pageLanguage) {
       const report = (made: Omit<VideoReport, 'campaign_id' | 'video_id' | 'at'>) => (quiet ? undefined : this.reportVideo(video, made));
       const { models } = this.db;
       const tally: RenderTally = { avoid: [], failures: 0, lost: 0 };
@@ -402,6 +414,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
               thumbnail_key: storageKeys.thumbnail(video.campaign_id, video.id, files),
               captions_srt_key: storageKeys.captionsSrt(video.campaign_id, video.id, files),
               storyboard,
+              page_language: pageLanguage,
             },
             { renderAvoidNodes: tally.avoid },
             signal,

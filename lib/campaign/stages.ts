@@ -61,6 +61,8 @@ export interface StageInput {
   platforms: string[];
   /** The creative options given at create (the voice stage writes them into each storyboard). */
   options: CampaignOptions | null;
+  /** The language the page's own text is in, once the script is written (the render node's check knows it is no fault). */
+  page_language?: string | null;
   videos: Array<{
     id: string;
     campaign_id: string;

@@ -172,6 +172,7 @@ export const orchestratorMethods = {
       languages: campaign.languages,
       platforms: campaign.platforms,
       options: campaign.options ?? null,
+      page_language: campaign.page_language ?? null,
       videos: (campaign.videos ?? []).map((video) => ({
         id: video.id,
         campaign_id: video.campaign_id,
