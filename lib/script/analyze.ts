@@ -4,7 +4,7 @@
  */
 import { withoutSponsorNote } from '../capture/cta-label';
 import { difference, fingerprint } from '../capture/images';
-import type { LanguageCode } from '../../config/catalog';
+import { isOneOf, SUPPORTED_LANGUAGES, type LanguageCode } from '../../config/catalog';
 import type { Box, ShotContent } from '../render/framing';
 import { LANGUAGE_SCRIPT, letterCounts } from '../text';
 import { bestSections, furnitureHeading, proseSentences, type SectionFeatures, type SectionPlace } from './sections';
@@ -221,6 +221,21 @@ export interface CampaignPlanDocument {
   sourceLanguage: string;
   /** logoKey: the campaign's own logo (create's brand.logo_url) as stored by the capture stage, or null */
   brand: { themeColor: string | null; palette: string[]; iconUrls: string[]; logoKey?: string | null };
+}
+
+/** Codes pages declare for a language that are not its ISO 639-1 code (country codes, withdrawn codes). */
+const DECLARED_LANGUAGE_ALIASES: Record<string, LanguageCode> = { kr: 'ko', jp: 'ja', cn: 'zh', ua: 'uk', se: 'sv', in: 'id', vn: 'vi' };
+
+/**
+ * The supported language a page's declared code means ('ja-JP' → ja, the common misspelling 'kr' → ko), or null for a
+ * language the product has no phrases or voices for ('he'): the scripts then measure and voice the page's text as
+ * English rather than fail the campaign, and a video whose words are not in its language says so (its warning, and
+ * the video's own check's wrong_language flag).
+ */
+export function supportedPageLanguage(declared: string | null | undefined): LanguageCode | null {
+  const code = (declared ?? '').trim().toLowerCase().split(/[-_]/)[0];
+  const meant = DECLARED_LANGUAGE_ALIASES[code] ?? code;
+  return isOneOf(SUPPORTED_LANGUAGES, meant) ? meant : null;
 }
 
 export const SECONDS_PER_SCREEN = 6;

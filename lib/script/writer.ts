@@ -14,6 +14,7 @@ import {
   inPageScript,
   keyFacts,
   SECONDS_PER_SCREEN,
+  supportedPageLanguage,
   type CampaignPlanDocument,
   type CapturedText,
   type KeyFacts,
@@ -222,7 +223,7 @@ export async function writeScript(
 ): Promise<ScriptDocument> {
   const { translator } = helpers;
   const source = variants.find((v) => v.variant === 'source')!;
-  const sourceLanguage = (plan.sourceLanguage || 'en') as LanguageCode;
+  const sourceLanguage = supportedPageLanguage(plan.sourceLanguage) ?? 'en';
   const localized = variants.find((v) => v.variant === language) ?? (sourceLanguage === language ? source : undefined);
   const domain = plan.facts.domain;
   const say = (text: string, lang: LanguageCode): NarrationSegment => ({ text: tidy(text), language: lang });

@@ -6,7 +6,7 @@
 import { SUPPORTED_LANGUAGES } from '../../config/catalog';
 import { ChatScriptModel } from '../../lib/script/model-writer';
 import { startOpenAIImitation, type OpenAIImitation } from '../support/openai-imitation';
-import { makersIn, productName, type CampaignPlanDocument, type CapturedText } from '../../lib/script/analyze';
+import { makersIn, productName, supportedPageLanguage, type CampaignPlanDocument, type CapturedText } from '../../lib/script/analyze';
 import { PHRASES, phrase } from '../../lib/script/phrases';
 import { estimateSeconds } from '../../lib/script/reading-rate';
 import { narrationFrom, shortenNarration, writeScript, type CapturedVariant } from '../../lib/script/writer';
@@ -328,5 +328,31 @@ describe('a language with its own page says the section its own screens show', (
     const script = await writeScript('ja', shown, [englishPage, japanese(1.5)]);
     expect(script.screens.slice(1).map((s) => s.onScreenText)).toEqual(['数分で照合', '月末の締めを期日どおりに']);
     expect(script.screens.flatMap((s) => s.narration.map((n) => n.language))).toEqual(['ja', 'ja', 'ja']);
+  });
+});
+
+describe('a page that declares a language the product does not speak, or a wrong code for one', () => {
+  test("Hebrew ('he'): the script is written, its page words voiced as the fallback English, not a failed campaign", async () => {
+    const hebrew: CapturedVariant = { ...source, language: 'he' };
+    const script = await writeScript('en', { ...plan, sourceLanguage: 'he' }, [hebrew]);
+    expect(script.title.narration[0].text).toBe(phrase('en', 'intro', { name: LONG_NAME }));
+    expect(script.screens.length).toBeGreaterThan(0);
+    expect(script.screens.flatMap((s) => s.narration).every((segment) => segment.language === 'en')).toBe(true);
+  });
+
+  test("'kr' is read as Korean: a Korean video of that page is narrated from the page itself", async () => {
+    const korean: CapturedVariant = { ...source, language: 'kr' };
+    const script = await writeScript('ko', { ...plan, sourceLanguage: 'kr' }, [korean]);
+    expect(script.source).toBe('localized_page');
+  });
+
+  test.each([
+    ['he', null],
+    ['kr', 'ko'],
+    ['ja-JP', 'ja'],
+    ['zh_Hans', 'zh'],
+    ['', null],
+  ])('%s means %s', (declared, meant) => {
+    expect(supportedPageLanguage(declared)).toBe(meant);
   });
 });
