@@ -255,6 +255,7 @@ export async function makePresentable(page: Page, maxScrollPx = 30_000): Promise
       await Promise.race([Promise.all(pending.map(settled)), new Promise((resolve) => setTimeout(resolve, waitMs))]);
     }, 5000)
     .catch(() => undefined);
+  await fitToPhoneWidth(page);
   const hiddenOverlays = await page.evaluate(() => {
     const viewportArea = window.innerWidth * window.innerHeight;
     let hidden = 0;
@@ -282,6 +283,43 @@ export async function makePresentable(page: Page, maxScrollPx = 30_000): Promise
     return { loaded: all.filter((img) => img.complete && img.naturalWidth > 0).length, total: all.length };
   });
   return { consentDismissed, hiddenOverlays, imagesLoaded: images.loaded, imagesTotal: images.total };
+}
+
+/**
+ * On a phone's screen, a page laid out for desktops only (a table, a `nowrap` block of a fixed width, a stylesheet that
+ * did not load) runs off the right edge: every line of it is cut in the video, and the phone browser zooms the whole
+ * page out to show it, which moves every section away from where the shots look for it. The parts wider than the
+ * screen that the page does not clip itself are fitted to it, their text wrapped, as a reader mode would; the page
+ * is then as wide as the phone. Pages that fit, and any desktop viewport, are left as they are.
+ */
+async function fitToPhoneWidth(page: Page): Promise<number> {
+  return page
+    .evaluate(() => {
+      const width = document.documentElement.clientWidth;
+      if (width > 600 || document.documentElement.scrollWidth <= width + 1) return 0;
+      const clipped = (el: Element) => {
+        for (let up = el.parentElement; up && up !== document.body; up = up.parentElement) {
+          const { overflowX } = getComputedStyle(up);
+          if (overflowX !== 'visible') return true;
+        }
+        return false;
+      };
+      let fitted = 0;
+      for (const el of document.querySelectorAll<HTMLElement>('body *')) {
+        const rect = el.getBoundingClientRect();
+        if (rect.right <= width + 1 || rect.width === 0 || getComputedStyle(el).position === 'fixed' || clipped(el)) continue;
+        const style = getComputedStyle(el);
+        el.style.setProperty('max-width', '100%', 'important');
+        el.style.setProperty('min-width', '0', 'important');
+        if (parseFloat(style.width) > width) el.style.setProperty('width', 'auto', 'important');
+        if (/nowrap|pre$/.test(style.whiteSpace)) el.style.setProperty('white-space', 'normal', 'important');
+        el.style.setProperty('overflow-wrap', 'anywhere', 'important');
+        fitted += 1;
+      }
+      document.documentElement.style.setProperty('overflow-x', 'hidden', 'important');
+      return fitted;
+    })
+    .catch(() => 0);
 }
 
 /** One screenshot of the page and what it shows. */
