@@ -44,3 +44,33 @@ test('warning text is escaped like all page-derived text', () => {
   expect(html).not.toContain('<img');
   expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
 });
+
+test("each video's own check is shown under it: its flags in words with the scene, what was mended, or that it passed", () => {
+  const checked = '2026-11-28T09:00:00.000Z';
+  const flagged = {
+    ...video('a', 'en', 'localized_page'),
+    status: 'ready',
+    quality: {
+      checked_at: checked,
+      passed: false,
+      flags: [{ code: 'cut_text', scene_id: 'scene_3', message: 'Scene 4: the page’s text is cut at the right edge (“<b>installatio”).' }],
+      repaired: [{ code: 'repeated_narration', scene_id: 'scene_2', action: 'renarrated' }],
+    },
+  };
+  const clean = {
+    ...video('b', 'ja', 'localized_page'),
+    status: 'ready',
+    quality: { checked_at: checked, passed: true, flags: [], repaired: [] },
+  };
+  const unchecked = { ...video('c', 'en', 'localized_page'), platform: 'youtube', status: 'ready' };
+  const html = campaignPage(presentCampaign({ ...campaign, platforms: ['tiktok', 'youtube'] }, [flagged, clean, unchecked]));
+  const [a, c, b] = html.split('<figure class="video card"').slice(1);
+  expect(a).toContain(
+    '<li data-flag="cut_text" data-scene="scene_3"><strong>Text cut at the edge:</strong> Scene 4: the page’s text is cut',
+  );
+  expect(a).toContain('&lt;b&gt;installatio');
+  expect(a).toContain('<span data-repair="renarrated">Sentence said twice: given other words from the page.</span>');
+  expect(b).toContain('quality-passed');
+  expect(b).not.toContain('data-flag=');
+  expect(c).not.toContain('class="quality"');
+});
