@@ -62,12 +62,15 @@ export const SAME_WORDS_JACCARD = 0.6;
 export const SAME_WORDS_MIN_TOKENS = 8;
 /** Two screens sharing less than this share of their words are different screens, however alike their pictures. */
 export const DIFFERENT_WORDS_JACCARD = 0.3;
+/** Tokens each screen needs before few shared words tell them apart. */
+export const DIFFERENT_WORDS_MIN_TOKENS = 3;
 /** A word whose box ends within this share of the area's width (at least 3 px) of a side touches it. */
 export const SIDE_TOUCH_SHARE = 0.012;
 /** Page text needs this many letters before its language is judged. */
 const MIN_PAGE_LETTERS_FOR_LANGUAGE = 30;
 
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]/u;
+const HANGUL = /\p{Script=Hangul}/u;
 
 /** How much text `words` (folded) hold: a word counts once, two characters of an unspaced script once. */
 export function textAmount(words: string[]): number {
@@ -85,7 +88,8 @@ export function pageTokens(words: string[]): Set<string> {
   const tokens = new Set<string>();
   for (const word of words) {
     if (UNSPACED.test(word)) for (let i = 0; i + 1 < word.length; i += 1) tokens.add(word.slice(i, i + 2));
-    else if ([...word].length >= 3) tokens.add(word);
+    // Hangul words are short (a syllable block is a whole sound): two blocks are a word worth comparing.
+    else if ([...word].length >= (HANGUL.test(word) ? 2 : 3)) tokens.add(word);
   }
   return tokens;
 }
@@ -299,10 +303,12 @@ export function samePicture(a: Uint8Array, b: Uint8Array): boolean {
  */
 export function sameScreen(a: SceneObservation, b: SceneObservation): boolean {
   const [x, y] = [pageTokens(a.pageWords), pageTokens(b.pageWords)];
-  const judgeable = Math.min(x.size, y.size) >= SAME_WORDS_MIN_TOKENS;
-  const jaccard = judgeable ? [...x].filter((t) => y.has(t)).length / new Set([...x, ...y]).size : null;
-  if (jaccard !== null && jaccard >= SAME_WORDS_JACCARD) return true;
-  if (jaccard !== null && jaccard < DIFFERENT_WORDS_JACCARD) return false;
+  const fewest = Math.min(x.size, y.size);
+  const jaccard = fewest ? [...x].filter((t) => y.has(t)).length / new Set([...x, ...y]).size : 0;
+  if (fewest >= SAME_WORDS_MIN_TOKENS && jaccard >= SAME_WORDS_JACCARD) return true;
+  // A few words each are enough to tell two screens apart (one template, a heading and a sentence each): only
+  // saying they are the same needs many.
+  if (fewest >= DIFFERENT_WORDS_MIN_TOKENS && jaccard < DIFFERENT_WORDS_JACCARD) return false;
   return !!a.fingerprint && !!b.fingerprint && samePicture(fingerprintBytes(a.fingerprint), fingerprintBytes(b.fingerprint));
 }
 
@@ -315,8 +321,10 @@ export function sameScreen(a: SceneObservation, b: SceneObservation): boolean {
  */
 export function cutWord(r: SceneReading): { side: 'left' | 'right'; text: string } | null {
   if (!r.ocrWords) return null;
-  const tolerance = Math.max(3, SIDE_TOUCH_SHARE * r.areaWidth);
   const recorded = new Set(r.recordedWords);
+  // Without the capture's words to compare with, only a word the side itself cuts through counts: a page's own text
+  // may stand a few pixels from its edge (a full-width hero's heading at its 8 px margin) without being cut.
+  const tolerance = recorded.size ? Math.max(3, SIDE_TOUCH_SHARE * r.areaWidth) : 1;
   const texts = r.view.focus.map((item) => fold(item.text)).filter(Boolean);
   for (const word of r.ocrWords) {
     const side = word.left <= tolerance ? 'left' : word.left + word.width >= r.areaWidth - tolerance ? 'right' : null;

@@ -4,7 +4,8 @@
  * rules are unit-tested without rendering (test/unit/quality-repair.test.ts).
  * - A scene whose screen is at fault (blank, the same as another, text cut at a side, page text in another
  *   language) is replaced by the next-best section not yet shown (the candidates' order), its heading and its
- *   first sentences; else dropped when the video keeps at least two screen scenes; else left flagged.
+ *   first sentences; else, for a blank or a repeated screen, dropped when the video keeps at least two screen
+ *   scenes; else left flagged (a scene whose text is cut still shows its section).
  * - A repeated sentence is replaced by the section's next sentence not yet said, else removed when the scene keeps
  *   some narration. A cut narration is cut back to its last whole sentence. Furniture (boilerplate) in a narration
  *   is replaced by the section's first sentence that is not; a furniture headline by the section's heading.
@@ -42,6 +43,8 @@ export interface RepairPlan {
 const SCREEN_CODES: QualityFlagCode[] = ['blank_scene', 'duplicate_screen', 'cut_text'];
 /** A video keeps at least this many screen scenes (decisions §13). */
 export const MIN_SCREEN_SCENES = 2;
+/** The flags for which a scene with no section left to replace it is dropped rather than left flagged. */
+const DROPPED_FOR: QualityFlagCode[] = ['blank_scene', 'duplicate_screen'];
 /** A replacement's narration: sentences up to this multiple of the replaced narration's length (at least one). */
 const NARRATION_BUDGET = 1.2;
 
@@ -130,7 +133,10 @@ export function planRepair(
         repaired.push(...flags.map((f) => ({ code: f.code, scene_id: sceneId, action: 'replaced' as const })));
         continue;
       }
-      if (working.filter((w) => w.edit.kind === 'screen').length > MIN_SCREEN_SCENES) {
+      // Dropped only when the scene shows nothing worth keeping (an empty screen, a screen already shown): a scene whose
+      // text is cut at a side, or in another language, still shows its section, so it stays, flagged.
+      const worthless = flags.some((f) => DROPPED_FOR.includes(f.code));
+      if (worthless && working.filter((w) => w.edit.kind === 'screen').length > MIN_SCREEN_SCENES) {
         working.splice(index, 1);
         repaired.push(...flags.map((f) => ({ code: f.code, scene_id: sceneId, action: 'dropped' as const })));
         continue;

@@ -104,6 +104,7 @@ describe('videos of the plainest multi-language page: each language shows and sa
       await dump('captures.json', 'SELECT variant, text, screenshots FROM page_captures WHERE campaign_id = $1');
       await dump('plan.json', 'SELECT plan FROM campaign_plans WHERE campaign_id = $1');
       await dump('scripts.json', 'SELECT language, script FROM campaign_scripts WHERE campaign_id = $1');
+      await dump('quality.json', 'SELECT language, platform, quality FROM videos WHERE campaign_id = $1');
       fs.writeFileSync(path.join(tmp, 'storyboards.json'), JSON.stringify(rows, null, 2));
       for (const row of rows) fs.copyFileSync(file(row.file_key), path.join(tmp, `${row.language}-${row.platform}.mp4`));
     }

@@ -216,3 +216,8 @@ test('fresh ids never reuse one the video has, and flags of scenes it does not h
   expect(plan.scenes.map((s) => s.id)).toEqual(['scene_0', 'scene_1', 'scene_6', 'scene_3', 'scene_5']);
   expect(plan.unrepaired).toEqual([flag('blank_scene', 'scene_9')]);
 });
+
+test('no section left: a scene whose text is cut at a side still shows its section, so it stays, flagged (not dropped)', () => {
+  const plan = planRepair(video(), checkOf(flag('cut_text', 'scene_3')), CANDIDATES.slice(0, 3), screenId);
+  expect(plan).toBeNull();
+});
