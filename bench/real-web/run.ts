@@ -13,9 +13,9 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from '../../test/support/redis-server';
 import { startStaticSite } from './static-site';
 import { outcomeOf, summary, type CampaignBody, type SiteEntry, type SiteOutcome } from './summary';
 
@@ -88,16 +88,6 @@ function readSet(options: Options): SiteEntry[] {
   const unknown = options.sites.filter((name) => !all.some((s) => s.name === name));
   if (unknown.length) throw new UsageError(`not in ${file}: ${unknown.join(', ')}`);
   return all.filter((s) => options.sites?.includes(s.name));
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-    probe.on('error', reject);
-  });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
