@@ -36,7 +36,7 @@ export interface SceneObservation {
   scene_id: string;
   kind: 'title' | 'screen' | 'closing';
   /** page area pixel stats of the midpoint frame (the whole frame for the title and closing cards) */
-  stats: { mean: number; stdev: number; edgeDensity: number; distinctColours?: number };
+  stats: { mean: number; stdev: number; edgeDensity: number; distinctColours?: number; busyShare?: number };
   /** the page text visible in the frame (known from the screenshot's focus boxes ∩ the crop, else OCR), folded */
   pageWords: string[];
   ocrUsed: boolean;
@@ -54,6 +54,12 @@ export const MIN_PAGE_WORDS = 3;
 /** A page area this flat is a picture that did not load (or a field of one colour). */
 export const FLAT_STDEV = 6;
 export const FLAT_EDGE_DENSITY = 0.003;
+/**
+ * A page area with something in fewer than this share of its cells is near-empty (a dark frame with a thin strip of
+ * picture); one busy across more of it (a wall of logos, a photograph, a large wordmark) is not blank however few
+ * words it holds.
+ */
+export const SPARSE_BUSY_SHARE = 0.35;
 /** Two page areas whose fingerprints differ by less than this show the same screen (video frames: a little above lib/capture/images.ts's 3 for screenshots). */
 export const SAME_SCREEN_DIFFERENCE = 5;
 export const SAME_SCREEN_CORRELATION = 0.9;
@@ -141,6 +147,7 @@ export async function observeScene(image: FrameImage, view: PageView, position: 
       stdev: round(stats.stdev),
       edgeDensity: round(stats.edgeDensity, 4),
       distinctColours: stats.distinctColours,
+      busyShare: round(stats.busyShare),
     },
     pageWords: [],
     ocrUsed: false,
@@ -203,7 +210,8 @@ export function judgeVideo(storyboard: Storyboard, readings: SceneReading[], pag
   const screens = readings.map((r, position) => ({ r, position })).filter(({ r }) => r.view.kind === 'screen' && r.view.area);
   for (const { r, position } of screens) {
     const ocrAmount = r.ocrWords ? textAmount(r.ocrWords.map((w) => fold(w.text))) : 0;
-    const blank = r.flat ? ocrAmount < MIN_PAGE_WORDS : textAmount(r.observation.pageWords) < MIN_PAGE_WORDS;
+    const sparse = (r.observation.stats.busyShare ?? 0) < SPARSE_BUSY_SHARE;
+    const blank = r.flat ? ocrAmount < MIN_PAGE_WORDS : sparse && textAmount(r.observation.pageWords) < MIN_PAGE_WORDS;
     if (blank) flag(position, 'blank_scene', `${n(position)} shows an almost empty screen (a picture that did not load?)`);
     const cut = cutWord(r);
     if (cut) flag(position, 'cut_text', `${n(position)} shows page text cut off at the ${cut.side} side of the picture (“${cut.text}”)`);

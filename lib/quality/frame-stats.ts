@@ -18,12 +18,22 @@ export interface AreaStats {
   edgeDensity: number;
   /** Colours in use (each channel in 16 levels) that cover at least 0.1 % of the area. */
   distinctColours: number;
+  /**
+   * Share of the area's BUSY_GRID × BUSY_GRID cells that hold something (their grey levels vary by more than
+   * BUSY_CELL_STDEV): a page whose picture did not load is busy in a strip at most, a wall of logos or a photograph
+   * nearly everywhere — whatever its number of words.
+   */
+  busyShare: number;
 }
 
 /** The area is measured at this width at most (its aspect kept): the numbers describe the picture, not its resolution. */
 const STATS_WIDTH = 360;
 /** A grey step this large between neighbours is an edge (type on a page is far above it; JPEG-like noise far below). */
 const EDGE_STEP = 48;
+/** The area is cut into this many rows and columns of cells to see where it holds something. */
+const BUSY_GRID = 6;
+/** A cell whose grey levels vary more than this holds something (a flat field or a soft gradient does not). */
+const BUSY_CELL_STDEV = 8;
 
 export type FrameImage = Awaited<ReturnType<typeof loadImage>>;
 
@@ -67,7 +77,29 @@ export function areaStats(image: FrameImage, area: Box): AreaStats {
     }
   }
   const distinctColours = [...colours.values()].filter((count) => count >= n * 0.001).length;
-  return { mean, stdev: Math.sqrt(squares / n), edgeDensity: edges / n, distinctColours };
+  return { mean, stdev: Math.sqrt(squares / n), edgeDensity: edges / n, distinctColours, busyShare: busyShare(levels, width, height) };
+}
+
+/** The share of grid cells of a grey picture (`width` × `height` levels) whose levels vary by more than BUSY_CELL_STDEV. */
+function busyShare(levels: Float64Array, width: number, height: number): number {
+  let busy = 0;
+  for (let row = 0; row < BUSY_GRID; row += 1) {
+    for (let column = 0; column < BUSY_GRID; column += 1) {
+      const [x0, x1] = [Math.floor((column * width) / BUSY_GRID), Math.floor(((column + 1) * width) / BUSY_GRID)];
+      const [y0, y1] = [Math.floor((row * height) / BUSY_GRID), Math.floor(((row + 1) * height) / BUSY_GRID)];
+      let [sum, squares, count] = [0, 0, 0];
+      for (let y = y0; y < y1; y += 1) {
+        for (let x = x0; x < x1; x += 1) {
+          const level = levels[y * width + x];
+          sum += level;
+          squares += level * level;
+          count += 1;
+        }
+      }
+      if (count > 0 && Math.sqrt(Math.max(0, squares / count - (sum / count) ** 2)) > BUSY_CELL_STDEV) busy += 1;
+    }
+  }
+  return busy / (BUSY_GRID * BUSY_GRID);
 }
 
 /** `area` of `image` as a PNG, enlarged `scale` times (tesseract reads small type better enlarged). */

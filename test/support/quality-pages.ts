@@ -30,6 +30,8 @@ export interface PageSpec {
   emptyStrip?: boolean;
   /** A different accent block drawn at the top (tells two otherwise alike pages apart by pixels). */
   accent?: string;
+  /** A wall of coloured logo shapes over the whole page, drawn before the text (a partners' or clients' hero). */
+  logoWall?: boolean;
 }
 
 const [WIDTH, HEIGHT, RATIO] = [780, 900, 2];
@@ -51,6 +53,7 @@ export function drawPage(file: string, spec: PageSpec): ShotContent {
     ctx.fillStyle = strip;
     ctx.fillRect(content.x, 420, content.width, 16);
   } else {
+    if (spec.logoWall) drawLogoWall(ctx, content);
     if (spec.accent) {
       ctx.fillStyle = spec.accent;
       ctx.fillRect(content.x, content.y, content.width, 60);
@@ -71,6 +74,39 @@ export function drawPage(file: string, spec: PageSpec): ShotContent {
   }
   fs.writeFileSync(file, canvas.toBuffer('image/png'));
   return { width: WIDTH, height: HEIGHT, pixelRatio: RATIO, textPx: 16, content, ...(spec.focus === false ? {} : { focus }) };
+}
+
+const LOGO_COLOURS = ['#ef4444', '#0ea5e9', '#22c55e', '#a855f7', '#f59e0b', '#111827'];
+
+/** Rows of logo-like shapes (discs, bars, rings) across `area`, kept clear of its sides. */
+function drawLogoWall(
+  ctx: ReturnType<ReturnType<typeof createCanvas>['getContext']>,
+  area: { x: number; y: number; width: number; height: number },
+): void {
+  const [columns, rows] = [4, 6];
+  const [cellWidth, cellHeight] = [area.width / columns, area.height / rows];
+  for (let row = 0; row < rows; row += 1) {
+    for (let column = 0; column < columns; column += 1) {
+      const [cx, cy] = [area.x + (column + 0.5) * cellWidth, area.y + (row + 0.5) * cellHeight];
+      ctx.fillStyle = LOGO_COLOURS[(row * columns + column) % LOGO_COLOURS.length];
+      ctx.strokeStyle = ctx.fillStyle;
+      ctx.lineWidth = 10;
+      switch ((row + column) % 3) {
+        case 0:
+          ctx.beginPath();
+          ctx.arc(cx, cy, cellHeight * 0.3, 0, Math.PI * 2);
+          ctx.fill();
+          break;
+        case 1:
+          ctx.fillRect(cx - cellWidth * 0.3, cy - cellHeight * 0.12, cellWidth * 0.6, cellHeight * 0.24);
+          break;
+        default:
+          ctx.beginPath();
+          ctx.arc(cx, cy, cellHeight * 0.25, 0, Math.PI * 2);
+          ctx.stroke();
+      }
+    }
+  }
 }
 
 /** A scene of a test storyboard: screen scenes show `page`, every scene lasts `seconds`. */
