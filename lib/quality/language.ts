@@ -37,6 +37,19 @@ const FUNCTION_WORDS: Partial<Record<LanguageCode, string[]>> = {
   vi: 'và của cho với là các những một được trong không bạn chúng tôi này'.split(' '),
 };
 
+/**
+ * Simplified Chinese characters that Japanese does not write (it writes 這, 説, 時, 発, 実, 電, 話… instead): a few
+ * of them in a run of Han tell Chinese from Japanese kanji.
+ */
+const SIMPLIFIED_ONLY = new Set([...'们这个么说没对为时还过吗呢让请从给现发经进动实样问种开关见长门东车书应该电话网页码务员业产团队际']);
+/** Simplified-only characters a Han-only text needs to be called Chinese in a Japanese video. */
+const MIN_SIMPLIFIED_ONLY = 2;
+
+/** How many characters of `text` are SIMPLIFIED_ONLY. */
+function simplifiedOnly(text: string): number {
+  return [...text].filter((c) => SIMPLIFIED_ONLY.has(c)).length;
+}
+
 /** The language a script points to, when a text is mostly in it. */
 const SCRIPT_LANGUAGE: Partial<Record<ScriptName, LanguageCode>> = {
   han: 'zh',
@@ -112,8 +125,10 @@ export function judgeLanguage(text: string, language: LanguageCode, opts: { name
     .sort((a, b) => b[1] - a[1])[0][0] as ScriptName;
   const seemsByScript = dominant === 'latin' ? latinLanguageOf(clean) : (SCRIPT_LANGUAGE[dominant] ?? null);
   if (own / counts.total < (opts.minShare ?? MIN_OWN_SCRIPT_SHARE)) return { foreign: true, seems: seemsByScript };
-  // Han alone: Chinese and Japanese share it. A long Japanese sentence without any kana is Chinese; Chinese with kana is Japanese.
-  if (language === 'ja' && counts.han >= 15 && counts.kana === 0) return { foreign: true, seems: 'zh' };
+  // Han alone: Chinese and Japanese share it. A long run of Han without any kana, written with Simplified Chinese's own
+  // characters, is Chinese (Japanese labels such as 東京都 神奈川県 都道府県別 are Han alone too); Chinese with kana is Japanese.
+  if (language === 'ja' && counts.han >= 15 && counts.kana === 0 && simplifiedOnly(clean) >= MIN_SIMPLIFIED_ONLY)
+    return { foreign: true, seems: 'zh' };
   if (language === 'zh' && counts.kana >= 3 && counts.kana / counts.total > 0.1) return { foreign: true, seems: 'ja' };
   if (!script) {
     const seems = latinLanguageOf(clean, language);

@@ -30,6 +30,9 @@ describe('wrong language', () => {
   test('a long run of Han without kana in a Japanese video reads as Chinese; Japanese with kanji does not', () => {
     expect(judgeLanguage('我们的平台帮助团队更快地构建和发布网站与应用程序。', 'ja')).toEqual({ foreign: true, seems: 'zh' });
     expect(judgeLanguage('私たちのプラットフォームでチームはより速くサイトを公開できます。', 'ja').foreign).toBe(false);
+    // A Japanese page's labels are Han alone, in Japanese forms: not Chinese.
+    expect(judgeLanguage('都道府県別陽性者数 東京都 神奈川県 埼玉県 千葉県 大阪府 愛知県 北海道 福岡県 兵庫県', 'ja').foreign).toBe(false);
+    expect(judgeLanguage('検査実施人数 陽性患者数 入院中 軽症中等症 重症 死亡 退院', 'ja', { minShare: 0.3 }).foreign).toBe(false);
   });
 
   test('names and short texts are never judged; every language’s own phrases pass', () => {
