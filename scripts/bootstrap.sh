@@ -34,7 +34,7 @@ BOOTSTRAP_APT_PACKAGES=(
   # the engines' peak memory (bench/voice)
   open-jtalk open-jtalk-mecab-naist-jdic festival festvox-us-slt-hts flite pocketsphinx pocketsphinx-en-us sox time
   # speech from Debian's contrib/non-free (_bs_apt_nonfree adds those components): SVOX Pico (es, fr, de, it) and
-  # RHVoice with its English, Russian and Brazilian Portuguese voices (config/voices.ts; README, Voices)
+  # RHVoice with its English, Russian and Brazilian Portuguese voices (config/voices.ts; docs/voices.md)
   libttspico-utils rhvoice rhvoice-english rhvoice-russian rhvoice-brazilian-portuguese
   # OCR of rendered frames: the render node's own check of each video (lib/quality) and the visual tests
   tesseract-ocr tesseract-ocr-eng tesseract-ocr-jpn tesseract-ocr-kor tesseract-ocr-ara tesseract-ocr-chi-sim tesseract-ocr-rus

@@ -296,7 +296,7 @@ export async function writeScript(
 
   // No version of the page in this language, no translator and no model: the page's own words, framed by phrases
   // in the target language, each spoken by its own language's voice. script_source says so, and the video carries
-  // a warning (see the README, "Languages without their own page").
+  // a warning (see docs/video.md, "Languages without their own page").
   return {
     language,
     source: 'source_text',

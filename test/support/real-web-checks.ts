@@ -129,7 +129,7 @@ export function describeRealWebChecks(campaigns: RealWebCampaign[]): void {
               frames: [],
             };
             const file = path.join(h.config.dataDir, 'files', row.file_key);
-            // REAL_WEB_SHEETS=<dir> keeps a contact sheet of every video (the README's come from such a run).
+            // REAL_WEB_SHEETS=<dir> keeps a contact sheet of every video (docs/video.md's come from such a run).
             if (process.env.REAL_WEB_SHEETS) {
               fs.mkdirSync(process.env.REAL_WEB_SHEETS, { recursive: true });
               await contactSheet(
