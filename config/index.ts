@@ -130,9 +130,9 @@ export interface AppConfig {
    * to finish before the node leaves anyway. Moleculer's context tracking waits for it (broker-options.ts).
    */
   drainTimeoutMs: number;
-  /** STORAGE_URL: object storage every node reads and writes directly (issue 16 item 4); unset: the local directory or the `files` service. */
+  /** STORAGE_URL: object storage every node reads and writes directly; unset: the local directory or the `files` service. */
   storage?: S3StorageSettings;
-  /** Moleculer tracing (issue 16 item 8): where spans go; `none` turns tracing off. */
+  /** Moleculer tracing: where spans go; `none` turns tracing off. */
   tracing: TracingSettings;
   /** Renders of one video that may fail (on different nodes where there are several) before the video fails. */
   renderAttempts: number;
