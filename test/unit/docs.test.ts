@@ -2,7 +2,8 @@
  * The documentation keeps to the code and stays readable from outside the team: the settings table in
  * docs/operating.md is what scripts/docs-settings.ts writes from config/index.ts, and no doc, comment or test names
  * an internal work item (a reader outside the team cannot look one up: say what a thing is and why instead;
- * "decisions §N" names a section of the published product decisions and is fine).
+ * "decisions §N" names a section of the published product decisions and is fine), and every relative link and
+ * #anchor in README.md and docs/*.md resolves.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -86,5 +87,76 @@ describe('no internal work-item numbers', () => {
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
     }
+  });
+});
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens; repeats get -1, -2, … */
+export function anchorsOf(markdown: string): Set<string> {
+  const anchors = new Set<string>();
+  const seen = new Map<string, number>();
+  for (const line of withoutCode(markdown, false)) {
+    const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+    if (!heading) continue;
+    const base = heading[1]
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
+    const count = seen.get(base) ?? 0;
+    seen.set(base, count + 1);
+    anchors.add(count ? `${base}-${count}` : base);
+  }
+  return anchors;
+}
+
+/** The lines outside fenced code blocks; inline code blanked unless kept (a link shown as code is not a link). */
+function withoutCode(markdown: string, blankInline = true): string[] {
+  let fenced = false;
+  return markdown.split('\n').map((line) => {
+    if (/^\s*(```|~~~)/.test(line)) {
+      fenced = !fenced;
+      return '';
+    }
+    return fenced ? '' : blankInline ? line.replace(/`[^`]*`/g, '``') : line;
+  });
+}
+
+/** Every relative link and image of a Markdown file that does not resolve: a missing file, or a missing #anchor in one of ours. */
+export function brokenLinks(file: string): string[] {
+  const broken: string[] = [];
+  const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+  withoutCode(text).forEach((line, i) => {
+    for (const [, target] of line.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
+      if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // http:, https:, mailto:
+      const [linkPath, anchor] = target.split('#', 2);
+      const resolved = linkPath ? path.join(path.dirname(path.join(ROOT, file)), decodeURI(linkPath)) : path.join(ROOT, file);
+      if (!fs.existsSync(resolved)) broken.push(`${file}:${i + 1}: ${target} (no such file)`);
+      else if (anchor && resolved.endsWith('.md') && !anchorsOf(fs.readFileSync(resolved, 'utf8')).has(anchor))
+        broken.push(`${file}:${i + 1}: ${target} (no heading #${anchor} in ${path.relative(ROOT, resolved)})`);
+    }
+  });
+  return broken;
+}
+
+describe('links', () => {
+  const docs = [
+    'README.md',
+    ...fs
+      .readdirSync(path.join(ROOT, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
+
+  test('every relative link and #anchor in README.md and docs/*.md resolves', () => {
+    expect(docs).toEqual(expect.arrayContaining(['docs/api.md', 'docs/operating.md', 'docs/architecture.md']));
+    expect(docs.flatMap(brokenLinks)).toEqual([]);
+  });
+
+  test("anchors are GitHub's: punctuation dropped, repeats numbered, code blocks ignored", () => {
+    expect([...anchorsOf("# The video's own check\n## Settings\n```\n# not a heading\n```\n## Settings\n### `GET /x` (§13)")]).toEqual([
+      'the-videos-own-check',
+      'settings',
+      'settings-1',
+      'get-x-13',
+    ]);
   });
 });
