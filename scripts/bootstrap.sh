@@ -44,6 +44,8 @@ BOOTSTRAP_APT_PACKAGES=(
   build-essential pkg-config python3
   libcairo2-dev libpango1.0-dev libjpeg-dev libgif-dev librsvg2-dev libpixman-1-dev
   libsqlite3-dev sqlite3
+  # the README's API tour, run as it is by test/integration/docs-examples.test.ts
+  curl jq
 )
 # For node-gyp, while npm builds the addons: sqlite3 against the system library (its binding.gyp's `sqlite`
 # variable), and every build on all cores (make -j).
