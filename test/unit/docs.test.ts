@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import ts from 'typescript';
 import { OPERATING_DOC, readSettings, settingsTable, withTable } from '../../scripts/docs-settings';
 
 describe('the settings table', () => {
@@ -159,4 +160,65 @@ describe('links', () => {
       'get-x-13',
     ]);
   });
+});
+
+/** What the TypeScript examples take as given: the reader's base URL, key and secret, a request in a handler. */
+const EXAMPLE_PRELUDE = `
+declare const BASE: string;
+declare const KEY: string;
+declare const WEBHOOK_SECRET: string;
+declare const req: import('node:http').IncomingMessage;
+declare const rawBody: Buffer;
+declare const id: string;
+declare const campaignId: string;
+declare const videoId: string;
+declare const client: ReturnType<typeof import('@campaign-video/client').createCampaignClient>;
+`;
+
+/** Each ```ts block of a Markdown file as a module: its imports on top, the rest in an async function. */
+export function typescriptExamples(file: string): Array<{ where: string; source: string }> {
+  const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+  return [...text.matchAll(/^(\s*)```ts\n([\s\S]*?)^\1```$/gm)].map((m) => {
+    const lines = m[2].split('\n').map((l) => l.slice(m[1].length));
+    const imports = lines.filter((l) => l.startsWith('import '));
+    const body = lines.filter((l) => !l.startsWith('import '));
+    return {
+      where: `${file}:${text.slice(0, m.index).split('\n').length}`,
+      source: `${imports.join('\n')}\n${EXAMPLE_PRELUDE}\nexport async function example(): Promise<void> {\n${body.join('\n')}\n}\n`,
+    };
+  });
+}
+
+describe('examples', () => {
+  test('the TypeScript examples of README.md and docs/api.md type-check against the typed client', () => {
+    const examples = ['README.md', 'docs/api.md'].flatMap(typescriptExamples);
+    expect(examples.length).toBeGreaterThanOrEqual(5);
+    const files = new Map(examples.map((e, i) => [path.join(ROOT, `docs-example-${i}.ts`), e]));
+    const options: ts.CompilerOptions = {
+      target: ts.ScriptTarget.ES2023,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      strict: true,
+      esModuleInterop: true,
+      skipLibCheck: true,
+      noEmit: true,
+      types: ['node'],
+      paths: { '@campaign-video/client': [path.join(ROOT, 'clients/typescript/src/index.ts')] },
+    };
+    const host = ts.createCompilerHost(options);
+    const real = ts.createCompilerHost(options);
+    host.fileExists = (name) => files.has(name) || real.fileExists(name);
+    host.readFile = (name) => files.get(name)?.source ?? real.readFile(name);
+    host.getSourceFile = (name, language, ...rest) =>
+      files.has(name) ? ts.createSourceFile(name, files.get(name)!.source, language) : real.getSourceFile(name, language, ...rest);
+    const program = ts.createProgram([...files.keys()], options, host);
+    const problems = ts
+      .getPreEmitDiagnostics(program)
+      .filter((d) => d.file && files.has(d.file.fileName))
+      .map((d) => {
+        const { line } = d.file!.getLineAndCharacterOfPosition(d.start ?? 0);
+        return `${files.get(d.file!.fileName)!.where} (line ${line + 1} of the example as compiled): ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`;
+      });
+    expect(problems).toEqual([]);
+  }, 60_000);
 });
