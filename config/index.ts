@@ -24,6 +24,7 @@ export interface DnsSettings {
   servers?: string[];
   /** One query's timeout per server and try (c-ares). */
   queryTimeoutMs: number;
+  /** Tries per server (c-ares). */
   tries: number;
   /** A whole lookup fails after this, however many servers and tries remain. */
   lookupDeadlineMs: number;
@@ -33,6 +34,7 @@ export interface DnsSettings {
   maxTtlMs: number;
   /** How long "no such name" and timeouts are remembered. */
   negativeTtlMs: number;
+  /** Read before DNS, as glibc does. */
   hostsFile: string;
 }
 
@@ -81,8 +83,11 @@ function parseHttpServer(env: NodeJS.ProcessEnv): HttpServerSettings {
 }
 
 export interface AppConfig {
+  /** PORT: the API's port (`0` picks a free one and logs it). */
   port: number;
+  /** PUBLIC_BASE_URL: the origin used in absolute links (signed downloads, `Location`). */
   publicBaseUrl: string;
+  /** DATA_DIR: the SQLite file and the stored files in embedded mode, and the generated signing key. */
   dataDir: string;
   /** A directory every node mounts: nodes then read and write files there instead of through the `files` service. */
   sharedFilesDir?: string;
@@ -90,6 +95,7 @@ export interface AppConfig {
   databaseUrl?: string;
   /** PostgreSQL schema to use (tests give each run its own). */
   databaseSchema?: string;
+  /** TRANSPORTER: Moleculer's transporter between nodes, e.g. `redis://127.0.0.1:6379`; unset: a single process. */
   transporter?: string;
   /** Redis for rate limits; unset means the in-process limiter. */
   redisUrl?: string;
@@ -97,9 +103,11 @@ export interface AppConfig {
   redisPrefix: string;
   /** Services this node runs; undefined means all. */
   services?: string[];
+  /** ALLOW_PRIVATE_NETWORK: lets pages and webhooks target loopback (127/8, ::1; development, tests), never other private ranges. */
   allowPrivateNetwork: boolean;
   /** How customers' host names are resolved (page check, browser egress, webhooks): lib/net/dns-resolver.ts. */
   dns: DnsSettings;
+  /** WEBHOOK_RETRY_DELAYS: the waits before webhook attempts 2 and 3. */
   webhookRetryDelaysMs: number[];
   /** How often the dispatcher looks for due webhook deliveries (new ones are also sent at once). */
   webhookPollMs: number;
@@ -107,7 +115,9 @@ export interface AppConfig {
   campaignLeaseMs: number;
   /** How often the actor looks for campaigns past their deadline or without a live lease. */
   campaignSweepMs: number;
+  /** RENDER_QUALITY: `full`, or `draft` (half each side, a faster encoder preset) for development and tests. */
   renderQuality: RenderQuality;
+  /** RENDER_CONCURRENCY: renders at once on this node; by default one per two cores (1 on 2 cores, `defaultRenderSlots`). */
   renderConcurrency: number;
   /** The render's process tree (editly, ffmpeg) is killed above this, and the render retried elsewhere. */
   renderMemoryLimitBytes: number;
@@ -120,15 +130,18 @@ export interface AppConfig {
    * to finish before the node leaves anyway. Moleculer's context tracking waits for it (broker-options.ts).
    */
   drainTimeoutMs: number;
-  /** STORAGE_URL: object storage every node reads and writes directly (issue 16 item 4); unset: the local directory or the `files` service. */
+  /** STORAGE_URL: object storage every node reads and writes directly; unset: the local directory or the `files` service. */
   storage?: S3StorageSettings;
-  /** Moleculer tracing (issue 16 item 8): where spans go; `none` turns tracing off. */
+  /** Moleculer tracing: where spans go; `none` turns tracing off. */
   tracing: TracingSettings;
   /** Renders of one video that may fail (on different nodes where there are several) before the video fails. */
   renderAttempts: number;
+  /** FILE_URL_TTL: the lifetime of signed download links. */
   fileUrlTtlMs: number;
+  /** SIGNING_KEY: the download-link signing key (at least 32 characters), the same on every `api` and `campaigns` node; unset: generated into `DATA_DIR/signing.key`. */
   signingKey?: string;
-  /** Peers whose X-Forwarded-For is believed (IPs or CIDRs). */
+  /** TRUSTED_PROXIES: peers whose X-Forwarded-For is believed (IPs or CIDRs, or proxy-addr's `loopback`, `linklocal`,
+   * `uniquelocal`); the client is the nearest untrusted hop from the right (lib/http/client-ip.ts). */
   trustedProxies: string[];
   /** The gateway's HTTP server: header, request and keep-alive timeouts, connections per client address. */
   http: HttpServerSettings;
@@ -150,6 +163,7 @@ export interface AppConfig {
   capturePageTimeoutMs: number;
   /** Screens shot per viewport, first screen included. */
   captureMaxShots: number;
+  /** CHROMIUM_PATH: the browser the capture pools run. */
   chromiumPath: string;
   /** Seconds a video should last; scenes are chosen to fit (15–30 by decision, default 25). */
   videoTargetSeconds: number;
@@ -161,12 +175,17 @@ export interface AppConfig {
   /** Speech: the best offline engine per language by default (config/voices.ts), espeak-ng only, or an
    * OpenAI-compatible /v1/audio/speech endpoint. */
   speech: {
+    /** TTS_PROVIDER: `offline` (the default: the best engine per language), `espeak` (espeak-ng for every language) or `openai`. */
     provider: 'offline' | 'espeak' | 'openai';
-    /** offline: engine per language (TTS_VOICES over DEFAULT_VOICE_ENGINES); languages not listed use espeak-ng */
+    /** TTS_VOICES: offline: `lang=engine` pairs over DEFAULT_VOICE_ENGINES (config/voices.ts), e.g. `en=festival`; engines
+     * `open-jtalk` (ja), `festival`, `flite` (en), `pico` (en, es, fr, de, it), `rhvoice` (en, ru, pt), `espeak` (any);
+     * languages not listed use espeak-ng */
     voices: Partial<Record<LanguageCode, VoiceEngineName>>;
     /** offline: Open JTalk's .htsvoice candidates, the first that exists wins (OPEN_JTALK_VOICE), and its dictionary */
     openJTalkVoices: string[];
+    /** offline: Open JTalk's MeCab dictionary (OPEN_JTALK_DICTIONARY). */
     openJTalkDictionary: string;
+    /** TTS_BASE_URL, TTS_API_KEY, TTS_MODEL, TTS_VOICE: the endpoint, key, model and voice of TTS_PROVIDER=openai (`/v1/audio/speech`). */
     baseUrl?: string;
     apiKey?: string;
     model?: string;
@@ -176,9 +195,10 @@ export interface AppConfig {
   campaignMaxDurationMs: number;
   idempotencyTtlMs: number;
   maxBodyBytes: number;
-  /** Seconds between heartbeats, and without one before a node counts as gone (its work is then redone elsewhere). */
+  /** HEARTBEAT_INTERVAL, HEARTBEAT_TIMEOUT: seconds between heartbeats, and without one before a node counts as gone (its work is then redone elsewhere). */
   heartbeatIntervalSeconds: number;
   heartbeatTimeoutSeconds: number;
+  /** LOG_LEVEL, NODE_ID, NAMESPACE: Moleculer's log level, this node's id (unset: generated) and the cluster's namespace. */
   logLevel: string;
   nodeID?: string;
   namespace: string;
@@ -190,7 +210,8 @@ const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000,
 /**
  * STORAGE_URL=s3://<bucket>[/<key prefix>][?endpoint=<url>&region=<region>&force_path_style=true]: an S3-compatible
  * store (AWS S3, MinIO, Cloudflare R2, …). Without `endpoint`, AWS's for the region. Credentials: AWS_ACCESS_KEY_ID
- * and AWS_SECRET_ACCESS_KEY, else the AWS SDK's own chain (instance roles, profiles).
+ * and AWS_SECRET_ACCESS_KEY, else the AWS SDK's own chain (instance roles, profiles). Region: `region=`, else AWS_REGION, else
+ * us-east-1.
  */
 export interface S3StorageSettings {
   bucket: string;

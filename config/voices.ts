@@ -15,7 +15,7 @@ export type VoiceEngineName = (typeof VOICE_ENGINES)[number];
  * - en: RHVoice's "clb": the lowest word error rate through PocketSphinx (below festival's slt HTS voice).
  * - es, fr, de, it: SVOX Pico, a human-sounding voice for each (espeak-ng's are formant voices).
  * - ru, pt: RHVoice (Aleksandr, Letícia-F123), HTS voices trained on recordings of one speaker each.
- * ko and hi stay on espeak-ng: nothing installable here speaks them better (README, Voices).
+ * ko and hi stay on espeak-ng: nothing installable here speaks them better (docs/voices.md).
  */
 export const DEFAULT_VOICE_ENGINES: Partial<Record<LanguageCode, VoiceEngineName>> = {
   ja: 'open-jtalk',
@@ -87,7 +87,7 @@ export function parseVoiceEngines(text: string | undefined): Partial<Record<Lang
 
 /**
  * The voices a campaign may ask for (create's `voice`, per language; decisions §11), the one list of them: the create
- * schema's enum per language, the OpenAPI document, the voice stage and the README's Voices table (a test compares it)
+ * schema's enum per language, the OpenAPI document, the voice stage and the table in docs/voices.md (a test compares it)
  * all derive from it. Every language has espeak-ng's voice and its female variant; the languages of the engines above
  * have theirs too. A voice whose engine a node lacks is spoken by that language's espeak-ng voice, and the storyboard
  * and report name the voice really used.
@@ -104,7 +104,7 @@ export interface VoiceOption {
   engineVoice?: string;
   /** what it sounds like; "the default" is appended to the language's default voice (DEFAULT_VOICE_ENGINES) */
   description: string;
-  /** the licence of the voice's data (SPDX where there is an identifier); the engines' own are in the README */
+  /** the licence of the voice's data (SPDX where there is an identifier); the engines' own are in docs/voices.md */
   licence: string;
   /** the credit the licence asks for, where it asks for one */
   attribution?: string;

@@ -1,5 +1,5 @@
 /**
- * Issue 12, part 4: each ready video's poster frame (`thumbnail_url`) and SubRip captions (`captions_srt_url`),
+ * Each ready video's poster frame (`thumbnail_url`) and SubRip captions (`captions_srt_url`),
  * both made by the renderer beside the video and recorded by the campaign actor with it. Videos rendered
  * before this migration have neither (their links stay null) until they are rendered again.
  */

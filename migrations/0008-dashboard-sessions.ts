@@ -1,5 +1,5 @@
 /**
- * Issue 13, the dashboard: users sign in with a password (argon2id, only the encoded hash stored) and get a
+ * The dashboard: users sign in with a password (argon2id, only the encoded hash stored) and get a
  * server-side session whose token is stored only as its SHA-256. Both tables are the accounts service's.
  */
 import { DataTypes, type QueryInterface } from 'sequelize';

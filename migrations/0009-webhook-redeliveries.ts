@@ -1,5 +1,5 @@
 /**
- * Issue 15, part 6: self-serve redelivery (decisions §11). Each customer request to send a campaign's terminal
+ * Self-serve redelivery (decisions §11). Each customer request to send a campaign's terminal
  * event again is a row here, owned by the webhook dispatcher: the rows of the last 24 h are the campaign's daily
  * allowance, and each one is one more attempt of its delivery: `attempt` names the attempt that served it (null
  * until then).

@@ -1,5 +1,5 @@
 /**
- * Issue 15, part 5: a campaign's creative options (captions, quality, brand colour) and its integrator's metadata
+ * A campaign's creative options (captions, quality, brand colour) and its integrator's metadata
  * (decisions §11), as given at create; null when none were.
  */
 import type { QueryInterface } from 'sequelize';

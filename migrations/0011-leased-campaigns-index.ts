@@ -1,5 +1,5 @@
 /**
- * Issue 25: the campaign actor's sweep looks, every CAMPAIGN_SWEEP_INTERVAL, for campaigns that still name a lease
+ * The campaign actor's sweep looks, every CAMPAIGN_SWEEP_INTERVAL, for campaigns that still name a lease
  * owner past its expiry (an actor that died). A partial index on the leased campaigns (a handful at any time) keeps
  * it from scanning every campaign ever made.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 26, item 4: the language the page's own text is in, recorded by the campaign actor after scripting when a
+ * The language the page's own text is in, recorded by the campaign actor after scripting when a
  * language had neither its own page nor a translation (script_source source_text), so that video's warning can name
  * the language its scenes are narrated in. Null otherwise, and for campaigns made before this migration (their
  * warning then says "the page's own language").

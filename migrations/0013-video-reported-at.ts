@@ -1,5 +1,5 @@
 /**
- * Issue 28, item 1: the rendering stage reports each video's state as an event (lib/campaign/stages.ts VIDEO_REPORTED),
+ * The rendering stage reports each video's state as an event (lib/campaign/stages.ts VIDEO_REPORTED),
  * not a call, and events may arrive out of order (a 'rendering' after the 'ready' that followed it, each taken by a
  * different instance of the campaign actor). Each report carries when it was made; the actor applies a report only
  * if it is newer than the last one applied (this column, epoch milliseconds). Null: no report applied yet.

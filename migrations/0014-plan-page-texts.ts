@@ -1,5 +1,5 @@
 /**
- * Issue 28, item 1: the scripting stage reads the page's text from its own table instead of asking the capture
+ * The scripting stage reads the page's text from its own table instead of asking the capture
  * stage again (capture.pages was read twice per campaign, by processing and by scripting). Processing keeps the
  * text of each captured version of the page beside the plan it made from them. Null for plans made before this
  * migration: their scripting asks the capture stage, as it did.

@@ -1,5 +1,5 @@
 /**
- * Issue 29, item 4: a campaign made by POST /campaigns/{id}/retry names the failed campaign it retries, whose finished
+ * A campaign made by POST /campaigns/{id}/retry names the failed campaign it retries, whose finished
  * stages' outputs it reuses (captures, plan, scripts, storyboards). Null for every other campaign.
  */
 import type { QueryInterface } from 'sequelize';

@@ -1,5 +1,5 @@
 /**
- * Issue 29, item 2: editing a video (decisions §12). A video keeps its document's revision (1 for the first render, +1
+ * Editing a video (decisions §12). A video keeps its document's revision (1 for the first render, +1
  * per accepted edit) and the revision its files are of (while an edit renders, the previous one keeps being served).
  * `video_edits` (the campaign actor's) holds each accepted edit: the document asked for, where it is (speaking,
  * rendering, ready, failed) and the lease of the node running it, so an edit interrupted by a node's death resumes.

@@ -1,5 +1,5 @@
 /**
- * Issue 30, item 5: owners and admins invite people by email. There is no mail server, so the inviter is shown a
+ * Owners and admins invite people by email. There is no mail server, so the inviter is shown a
  * one-time link; only the SHA-256 of its token is stored, it expires, and it is used once (used_at). The accounts
  * service's table.
  */

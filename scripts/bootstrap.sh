@@ -34,7 +34,7 @@ BOOTSTRAP_APT_PACKAGES=(
   # the engines' peak memory (bench/voice)
   open-jtalk open-jtalk-mecab-naist-jdic festival festvox-us-slt-hts flite pocketsphinx pocketsphinx-en-us sox time
   # speech from Debian's contrib/non-free (_bs_apt_nonfree adds those components): SVOX Pico (es, fr, de, it) and
-  # RHVoice with its English, Russian and Brazilian Portuguese voices (config/voices.ts; README, Voices)
+  # RHVoice with its English, Russian and Brazilian Portuguese voices (config/voices.ts; docs/voices.md)
   libttspico-utils rhvoice rhvoice-english rhvoice-russian rhvoice-brazilian-portuguese
   # OCR of rendered frames: the render node's own check of each video (lib/quality) and the visual tests
   tesseract-ocr tesseract-ocr-eng tesseract-ocr-jpn tesseract-ocr-kor tesseract-ocr-ara tesseract-ocr-chi-sim tesseract-ocr-rus
@@ -44,6 +44,8 @@ BOOTSTRAP_APT_PACKAGES=(
   build-essential pkg-config python3
   libcairo2-dev libpango1.0-dev libjpeg-dev libgif-dev librsvg2-dev libpixman-1-dev
   libsqlite3-dev sqlite3
+  # the README's API tour, run as it is by test/integration/docs-examples.test.ts
+  curl jq
 )
 # For node-gyp, while npm builds the addons: sqlite3 against the system library (its binding.gyp's `sqlite`
 # variable), and every build on all cores (make -j).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 16 item 3: the cluster of docker-compose.yml, built and run on this Docker host, takes a campaign to review
+# The cluster of docker-compose.yml, built and run on this Docker host, takes a campaign to review
 # while one render node is killed mid-render.
 #
 #   sudo bash scripts/cluster-check.sh          (KEEP=1 leaves the cluster up; log: $LOG)

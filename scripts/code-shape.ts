@@ -1,5 +1,5 @@
 /**
- * The code's shape in figures (issue 28's "done when"): the largest service files, the longest functions in
+ * The code's shape in figures: the largest service files, the longest functions in
  * services/ and mixins/, lib/'s top-level entries, import circles (madge, type imports included) and type casts
  * (`x as T` and `<T>x`, not `as const`, counted by the TypeScript parser, so comments never count).
  *   npx tsx scripts/code-shape.ts

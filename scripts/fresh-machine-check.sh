@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Issue 16 item 2: the README's two commands on a Debian 12 root filesystem that has neither node nor npm.
+# The README's two commands on a Debian 12 root filesystem that has neither node nor npm.
 # Makes that root with debootstrap (minbase bookworm, from Debian's mirror; kept in $ROOTFS and imported once as the
 # image $IMAGE), then runs, in a container of it with its own network (so it installs its own PostgreSQL and
 # Redis), a clean copy of the committed tree (git archive HEAD): `bash scripts/demo.sh` with DEMO_KEEP_RUNNING=0 (the demo
 # ends after its campaign instead of keeping the dashboard up), then `bash scripts/test.sh`. Too slow for every CI
-# run (about 35 minutes on 2 cores); run it before resolving issue 16 and keep the last lines of its log.
-# The first command's own time is what a newcomer waits for (issue 25: at most 5 minutes, npm ci at most 2): the
+# run (about 35 minutes on 2 cores); run it before a release and keep the last lines of its log.
+# The first command's own time is what a newcomer waits for (at most 5 minutes, npm ci at most 2): the
 # bootstrap's timed steps ([bootstrap] … done in N s) are kept in the log, and FRESH_CHECK_TESTS=0 stops after it.
 #
 #   sudo bash scripts/fresh-machine-check.sh            (log: $LOG, default /var/tmp/fresh-machine-check.log)

@@ -151,7 +151,7 @@ const CampaignsService: ServiceSchema<ServiceSettingSchema, CampaignsMethods, Ca
       },
       async handler(ctx: Context<CampaignByIdParams, CampaignMeta>): Promise<CampaignView> {
         const { id, orgId } = this.ownedCampaignId(ctx);
-        // The read path (issue 15 item 8): one statement, plain rows (lib/db/reads.ts).
+        // The read path: one statement, plain rows (lib/db/reads.ts).
         const found = await findCampaignWithVideos(this.db.sequelize, id, orgId);
         if (!found) throw notFound();
         return this.present(found.campaign, found.videos);

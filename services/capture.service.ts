@@ -530,7 +530,7 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
       const sectionCount = screenBudget(config.videoTargetSeconds);
       const viewports = withMobile ? [DESKTOP, MOBILE] : [DESKTOP];
       // The desktop's head (language, hreflang versions) as soon as the page has loaded: the localized pages it
-      // links start then (collectCampaign), not seconds later once it is presented, read and shot (issue 14).
+      // links start then (collectCampaign), not seconds later once it is presented, read and shot.
       let headRead!: (head: PageHead) => void;
       const headReadEarly = new Promise<PageHead>((resolve) => (headRead = resolve));
       // The sections this page's desktop chose: its phone shoots them too, and so do the page's versions in other

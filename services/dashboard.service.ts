@@ -1,5 +1,5 @@
 /**
- * The dashboard (issue 13): server-rendered pages for an organization's users under /dashboard on the gateway.
+ * The dashboard: server-rendered pages for an organization's users under /dashboard on the gateway.
  * Every page acts through the owners' actions with the signed-in user's organization as `meta.auth`, exactly as
  * an API key's call would (campaigns.create, get, publish, browse, usage, timeline; accounts.* for keys and the
  * webhook secret), so validation, quota, scope and plan rate are the API's own. Each action declares its access

@@ -138,7 +138,7 @@ const RendererService: ServiceSchema<ServiceSettingSchema, RendererMethods, Rend
   },
 
   /**
-   * Drain (issue 16): before this runs, the broker has withdrawn this node's services from the cluster (no new
+   * Drain: before this runs, the broker has withdrawn this node's services from the cluster (no new
    * render comes; one that still arrives is refused, and the stage sends it elsewhere) and Moleculer's context
    * tracking has waited up to DRAIN_TIMEOUT for the renders in flight, which answered over the transporter, still
    * connected. What is still running now is aborted and rendered elsewhere, as when a node dies.

@@ -8,7 +8,7 @@
  * An attempt names its render node as soon as the render is sent there. When the node running this stage dies
  * (its attempts can no longer hear an answer), the next run of the stage for that campaign — the actor that
  * takes the campaign over — closes them as `lost` first (closeAbandoned); for a campaign that ended meanwhile
- * (canceled, timed out), the campaign actor's sweep asks for the same (issue 25).
+ * (canceled, timed out), the campaign actor's sweep asks for the same.
  */
 import { Errors, type Context, type Service, type ServiceSchema, type ServiceSettingSchema } from 'moleculer';
 import { configOf } from '../config';

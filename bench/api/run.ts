@@ -23,7 +23,7 @@ const WARMUP_SECONDS = 2;
 const connections = positiveInteger('BENCH_CONNECTIONS', 20);
 const duration = positiveInteger('BENCH_DURATION', 10);
 
-/** The fixed arrival rate whose p99 the fast read path is held to (issue 15 item 8), and the targets. */
+/** The fixed arrival rate whose p99 the fast read path is held to, and the targets. */
 const FIXED_RATE = positiveInteger('BENCH_RATE', 500);
 const TARGET_P99_MS = 20;
 const TARGET_SHARE_OF_FLOOR = 0.5;

@@ -36,7 +36,7 @@ const CONFIG: ConfigOverrides = {
   ...(process.env.CAPTURE_CONCURRENCY ? { captureConcurrency: Number(process.env.CAPTURE_CONCURRENCY) } : {}),
 };
 
-/** The targets of issue 14 ("a campaign in a minute"), printed beside the figures of the same run. */
+/** The targets ("a campaign in a minute"), printed beside the figures of the same run. */
 const TARGETS: Array<{ measure: string; setup: Setup['id']; seconds: number; of: (r: Result) => number }> = [
   { measure: 'submit → review, full quality', setup: 'single', seconds: 60, of: (r) => r.totalSeconds },
   { measure: 'submit → review, draft quality', setup: 'draft', seconds: 30, of: (r) => r.totalSeconds },

@@ -1,5 +1,5 @@
 /**
- * bench/internal-calls (issue 28 item 1): how many actions one campaign calls inside the cluster, and how many of
+ * bench/internal-calls: how many actions one campaign calls inside the cluster, and how many of
  * them go back to the campaign actor. One campaign of 3 languages × 2 platforms (draft renders: the count does not
  * depend on the quality) runs over the Redis transporter with TRACING_EXPORTER=event; every action executed for it
  * leaves a span whose trace id is the campaign's id (lib/campaign/stages.ts campaignTrace), and a collector on the

@@ -1,5 +1,5 @@
 /**
- * bench/redis-soak (issue 25 item 1): "30 Redis restarts under load, every node alive, every campaign finished."
+ * bench/redis-soak: "30 Redis restarts under load, every node alive, every campaign finished."
  *
  * A private redis-server on a free loopback port (never the shared one) carries the transporter and the rate
  * limits of a cluster:

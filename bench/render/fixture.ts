@@ -109,7 +109,7 @@ const BRAND = {
 const SCREENSHOT_SIZE = '1440x900';
 const SCREENSHOT_CONTENT = { width: 1440, height: 900, pixelRatio: 1, content: { x: 120, y: 90, width: 1200, height: 640 } };
 /**
- * The third screen is a phone capture of a tall section (issue 27): taller than the page's zone in both frames, so
+ * The third screen is a phone capture of a tall section: taller than the page's zone in both frames, so
  * it scrolls (lib/render/camera.ts); at 1280×720 the first screen's 640 px section scrolls too.
  */
 const TALL_SIZE = '780x1688';

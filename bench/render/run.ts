@@ -29,7 +29,7 @@ const { renderVideo } = process.env.BENCH_DIST
   : sourceRenderer;
 /** BENCH_CASES=ja (or en): one frame only. */
 const CASES = ALL_CASES.filter(({ language }) => !process.env.BENCH_CASES || process.env.BENCH_CASES.split(',').includes(language));
-/** The targets, printed beside the figures: issue 27 (ratio ≤ 1.2×, the floor doing the same scroll and highlight), issue 14 (memory). */
+/** The targets, printed beside the figures: ratio ≤ 1.2× (the floor doing the same scroll and highlight), peak memory ≤ 600 MiB. */
 const TARGET_RATIO = 1.2;
 const TARGET_PEAK_MIB = 600;
 const VARIANTS: Array<{ name: string; encoding: RenderEncoding }> = [

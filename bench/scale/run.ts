@@ -1,5 +1,5 @@
 /**
- * bench/scale (issue 16 item 6): does a second render node double the cluster's rendering? On one machine two
+ * bench/scale: does a second render node double the cluster's rendering? On one machine two
  * nodes would share its cores, so each render node is pinned to a core of its own with `taskset` (its whole tree:
  * editly, ffmpeg inherit the affinity), one slot each (RENDER_CONCURRENCY=1):
  *   - 1 node on core 0, against 2 nodes on cores 0 and 1;

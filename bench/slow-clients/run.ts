@@ -1,5 +1,5 @@
 /**
- * Slow clients against normal ones (issue 25 item 5): GET /api/v1/campaigns/{id} p50/p99 of normal clients at a fixed
+ * Slow clients against normal ones: GET /api/v1/campaigns/{id} p50/p99 of normal clients at a fixed
  * rate, alone, then while 200 slowloris connections and 50 slow-body POSTs hold the gateway, then alone again, in one
  * run, on the one-node default deployment with the product's default HTTP_* settings. Target: p99 under attack ≤ 2×
  * p99 without (the lower of the two runs without: the stricter floor).

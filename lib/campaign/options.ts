@@ -1,5 +1,5 @@
 /**
- * The optional creative fields of a create (decisions §11, issue 15 item 5), defined once: the JSON Schemas of the
+ * The optional creative fields of a create (decisions §11), defined once: the JSON Schemas of the
  * create body and of GET derive from these, the campaign actor stores them, the voice stage writes them into each
  * storyboard, and the renderer follows the storyboard. The voices a campaign may ask for are config/voices.ts's.
  */

@@ -26,7 +26,7 @@ export interface StageCall extends StageParams {
 /**
  * The call options of every call made for a campaign's pipeline outside a handler's own context (the actor's stage
  * calls, a stage's calls to other actors, the renders): the campaign id is the request id, which Moleculer's tracing
- * takes as the trace id, so one campaign's spans share a trace across every node (issue 16 item 8).
+ * takes as the trace id, so one campaign's spans share a trace across every node.
  */
 export function campaignTrace(campaignId: string): { requestID: string } {
   return { requestID: campaignId };
@@ -126,7 +126,7 @@ export const VIDEO_REPORT_SCHEMA = {
 } as const;
 
 /**
- * A stage owner's `adopt` (POST /campaigns/{id}/retry, issue 29 item 4): copy what it stored for the failed campaign
+ * A stage owner's `adopt` (POST /campaigns/{id}/retry): copy what it stored for the failed campaign
  * `from_campaign_id` to its retry `campaign_id`, which starts in state `starts_in`; `videos` maps each failed video's id
  * to the retry's video of the same language and platform. Stored files are referred to, not copied (a campaign's
  * files are never deleted). Answers how many rows it copied.

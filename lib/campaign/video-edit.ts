@@ -1,5 +1,5 @@
 /**
- * Editing a video (decisions §12, issue 29 item 2): what a PUT of the video document may change, checked against the
+ * Editing a video (decisions §12): what a PUT of the video document may change, checked against the
  * document as it is (readEdit), and which scenes keep their audio (keepsAudio). Pure: the campaign actor reads the
  * document and records the edit (services/campaigns/edits.ts), the voice stage speaks what changed (voice.respeak), the
  * rendering stage renders the one video (rendering.renderEdit).

@@ -117,7 +117,7 @@ async function withDeadline<T>(work: Promise<T>, ms: number, what: string, aband
  * One Chromium for the pool's pages, each page in an incognito context of its own, the browser relaunched after
  * `pagesPerBrowser` pages and when it fails. puppeteer-cluster's built-in equivalent (CONCURRENCY_CONTEXT) gives
  * a context and its page 5 s, a constant: on a node busy rendering that is not enough, and after ten such misses
- * its worker throws where nobody can catch it (puppeteer-cluster issues 304, 502, 529). Here the allowance is
+ * its worker throws where nobody can catch it (puppeteer-cluster's GitHub issues: https://github.com/thomasdondorf/puppeteer-cluster/issues/304, /502, /529). Here the allowance is
  * `pageDeadlineMs`, and the browser is relaunched only once the pages still open on it are done.
  */
 function recyclingContexts(pagesPerBrowser: number, pageDeadlineMs: number) {

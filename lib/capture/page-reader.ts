@@ -469,7 +469,7 @@ export async function readSections(page: Page): Promise<PageSection[]> {
 export interface SectionChoice {
   /** The sections to shoot, by position among the page's sections (readSections' `index`); by default the first ones. */
   indices?: number[];
-  /** sections at most after the top of the page, when `indices` is not given (issue 14: each shot costs a
+  /** sections at most after the top of the page, when `indices` is not given (each shot costs a
    * scroll, two painted frames and a PNG encode, and most pages have more sections than a video shows) */
   sections?: number;
 }

@@ -1,5 +1,5 @@
 /**
- * Pages we refuse to capture (decisions.md §1, issue 3): access denied, bot challenges, sign-in walls,
+ * Pages we refuse to capture (decisions.md §1): access denied, bot challenges, sign-in walls,
  * empty pages. Each rule names what it saw, so the 422 tells the customer why.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The dashboard's scene editor (issue 29 item 3), the part that needs no browser script: the whole edit lives in the
+ * The dashboard's scene editor, the part that needs no browser script: the whole edit lives in the
  * form, so moving, removing or adding a scene is a form post that comes back as the same form changed, with nothing
  * saved, and Preview or Render sends the form's state to campaigns.editVideo, the API's own edit. Pure: the form read
  * into an editor state, the state's operations, the edit it asks for, and what the page shows of it.

@@ -1,5 +1,5 @@
 /**
- * The dashboard's one-time flash (issue 30 item 6): what a form's answer has to say on the page it redirects to (a
+ * The dashboard's one-time flash: what a form's answer has to say on the page it redirects to (a
  * notice, an error in words, the fields to keep, or a secret shown once: a new API key, an invitation's link), kept on
  * the server for one read, so every POST can answer 303 and a reload or back-navigation never repeats nor reveals it.
  *

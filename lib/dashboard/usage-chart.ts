@@ -1,5 +1,5 @@
 /**
- * The usage page's chart of the last months (issue 30 item 3): campaigns counted against the quota per month as bars,
+ * The usage page's chart of the last months: campaigns counted against the quota per month as bars,
  * drawn by the server as SVG (no chart library, no script: the CSP allows none inline, and the page works without
  * JavaScript). Pure: the months in, the shapes' coordinates and the words for screen readers out; the template
  * (lib/dashboard/views/usage.eta) writes them as elements, escaped. The same numbers are in the table beside it.

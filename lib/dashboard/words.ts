@@ -1,5 +1,5 @@
 /**
- * The dashboard's words for the product's own names (issue 30 item 8): campaign and video states, the timeline's
+ * The dashboard's words for the product's own names: campaign and video states, the timeline's
  * steps, platforms, languages, where a script came from, the create options, webhook events and render outcomes, said
  * as a customer says them. One table per vocabulary, each keyed by the source list it words (CAMPAIGN_STATES,
  * STAGE_ACTIONS, PLATFORM_NAMES, SUPPORTED_LANGUAGES, CAPTION_MODES, …), so a new state or platform without its words

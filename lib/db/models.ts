@@ -47,7 +47,7 @@ export class UserSession extends Model<InferAttributes<UserSession>, InferCreati
   declare updated_at: CreationOptional<Date>;
 }
 
-/** An invitation to join an organization (issue 30): only the SHA-256 of its one-time link's token is stored. */
+/** An invitation to join an organization: only the SHA-256 of its one-time link's token is stored. */
 export class UserInvite extends Model<InferAttributes<UserInvite>, InferCreationAttributes<UserInvite>> {
   declare id: CreationOptional<string>;
   declare org_id: string;

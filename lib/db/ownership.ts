@@ -1,5 +1,5 @@
 /**
- * Which service writes which table, once (the README's owners table is checked against it:
+ * Which service writes which table, once (docs/architecture.md's owners table is checked against it:
  * test/unit/model-ownership.test.ts). DbMixin hands a service only these models (mixins/db.mixin.ts): the models it
  * owns whole, and read-only views of those it is allowed to read, so "one writer per table" is held by code, not
  * by convention. Raw SQL through `sequelize` is outside this (the quota's counter, the operators' report queries):

@@ -1,5 +1,5 @@
 /**
- * The read path's queries (issue 15 item 8): every API request authenticates its key, and GET of a campaign is what
+ * The read path's queries: every API request authenticates its key, and GET of a campaign is what
  * integrators poll. Each is one SQL statement answered as plain rows; building Sequelize models and grouping an
  * include's join cost more CPU than the database (bench/api/README.md has the profile). Each stays with the owner of
  * its tables: the key query is the accounts service's, the campaign query the campaign actor's. The SQL is plain

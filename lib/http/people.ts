@@ -1,5 +1,5 @@
 /**
- * Who may manage an organization's people (issue 30 item 5), written once: owners and admins invite, set roles and
+ * Who may manage an organization's people, written once: owners and admins invite, set roles and
  * remove; only an owner makes or unmakes an owner; nobody removes or demotes the last owner. Pure, so the accounts
  * service enforces and the dashboard shows the same rules (a button it would refuse is not offered).
  */

@@ -1,5 +1,5 @@
 /**
- * Dashboard sign-in (issue 13): passwords as argon2id (@node-rs/argon2, OWASP's parameters), session tokens
+ * Dashboard sign-in: passwords as argon2id (@node-rs/argon2, OWASP's parameters), session tokens
  * (32 random bytes, only their SHA-256 stored) and the CSRF synchronizer token bound to a session.
  */
 import crypto from 'node:crypto';

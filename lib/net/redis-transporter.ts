@@ -11,7 +11,7 @@
  * reconnect, and a SUBSCRIBE sent during the subscriber's handshake (ioredis lets it through while the connection
  * is still `connect`) puts the connection in subscriber mode before its own ready check (INFO) has run; the
  * check is then refused, the connection dropped, and the SUBSCRIBE rejected. Moleculer does not handle that
- * rejection, and an unhandled rejection ends a Node 22 process (issue 25: a node died on a Redis restart under load).
+ * rejection, and an unhandled rejection ends a Node 22 process (a node died on a Redis restart under load).
  *
  * And nothing a node answers is dropped for being sent while the connection is down (see prepublish()): Moleculer
  * silently skips a RESPONSE then, and its caller waits for its timeout (a render's: minutes). Packets go through the

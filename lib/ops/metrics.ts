@@ -31,7 +31,7 @@ export interface RenderNodeSlots {
   slots: number;
   busy: number;
   free: number;
-  /** Stopping: finishing its renders in flight, taking no new one (issue 16 drain). */
+  /** Stopping: finishing its renders in flight, taking no new one. */
   draining: boolean;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Reports (decisions §11, issue 15 item 4). A report is not a second copy of the facts: the usage report is
+ * Reports (decisions §11). A report is not a second copy of the facts: the usage report is
  * counted from campaigns and videos, and a campaign's report is assembled, when asked, from what each owner
  * recorded — the transitions (campaigns), the scripts (script), the storyboards as spoken (voice) and the
  * render attempts (rendering). Its id is the campaign's under a prefix of its own, so there is nothing to keep in

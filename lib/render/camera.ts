@@ -4,7 +4,7 @@
  * and speed, the ffmpeg expression that draws it, and the choice of the narrated element are unit-tested
  * without rendering (test/unit/clip-graph.test.ts); lib/render/clip-graph.ts draws it.
  *
- * The rules (README, "A camera that moves"):
+ * The rules (docs/video.md, "A camera that moves"):
  * - The scroll waits SCROLL_LEAD of the clip (the viewer reads the heading), then eases in and out (smoothstep)
  *   and stops SCROLL_LEAD before the clip's end (the last lines are read at rest, the fade leaves from a still
  *   picture).

@@ -201,7 +201,7 @@ function zoomExpression(zoom: 'in' | 'out', amount: number, frames: number): str
  * The filters putting a scrolling section into the still (inputs 0: the still, 1: the strip, both at the frame's
  * own size), as `[v0]`: the strip's window of the moment (crop with a time expression, on exact rows) laid over
  * the held still where the page's picture lies. A scrolled page does not also zoom: the scroll is its motion, and
- * without the zoom nothing per frame works on more than the window's pixels (issue 27's render budget). `fps`
+ * without the zoom nothing per frame works on more than the window's pixels (the moving camera's render budget, bench/render/README.md). `fps`
  * sets the stream's frame rate, which zoompan sets otherwise: without it ffmpeg's output would repeat frames.
  */
 function scrollGraph(still: RawStill, scroll: ClipScroll, frames: number, timeline: string, fps: number): string[] {

@@ -24,7 +24,7 @@ const READ_AHEAD = 1;
 /**
  * Frame buffers a closed pipe gave back, for the next clip's pipe: without them each clip allocated its own
  * (its read-ahead tail is 13 frames, 40 MB at 1080×1920) while the last clip's waited for the garbage
- * collector, and the render's peak memory held both (issue 14: 600 → 571 MiB, with the clip graph's one thread). Kept up to `FRAME_POOL_MAX`.
+ * collector, and the render's peak memory held both (600 → 571 MiB, with the clip graph's one thread). Kept up to `FRAME_POOL_MAX`.
  */
 const framePool = new Map<number, Buffer[]>();
 const FRAME_POOL_MAX = 24;

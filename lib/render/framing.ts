@@ -3,7 +3,7 @@
  * layers: the capture records where the content of each shot is (its text and media, read from the DOM), and the
  * renderer crops around that box, never through its lines. Pure geometry, unit-tested without rendering.
  *
- * How a screen scene shows its page (README):
+ * How a screen scene shows its page (docs/video.md, "Rendering"):
  * - The page's picture is the content box (plus a few CSS pixels of the page around it), at its full width: a line
  *   of the page is never cut at its ends. The rest of the frame is the backdrop (the screenshot, blurred).
  * - It lies between the bottom of the headline band and the top of the caption box (lib/render/overlay-layout.ts

@@ -42,7 +42,7 @@ export interface SectionFeatures {
 export interface SectionSignal {
   name: string;
   weight: number;
-  /** What it means, for the README's table and for a reader of a score. */
+  /** What it means, for the table in docs/video.md and for a reader of a score. */
   meaning: string;
   measure(section: SectionFeatures): number;
 }

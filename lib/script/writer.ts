@@ -110,7 +110,7 @@ function screenTexts(
  * A scene's narration told to take `share` (0–1) of the time it took to say: the voice stage's re-fit when the
  * real voice runs slower than the script assumed. Whole sentences from the start while they fit; else the first
  * single sentence that fits; else its first sentence whole, and the scene runs longer. Never a sentence cut
- * short, and never the heading instead of what the section says (issue 26).
+ * short, and never the heading instead of what the section says.
  */
 export function shortenNarration(scene: ScriptScene, share: number): ScriptScene['narration'] {
   return scene.narration
@@ -296,7 +296,7 @@ export async function writeScript(
 
   // No version of the page in this language, no translator and no model: the page's own words, framed by phrases
   // in the target language, each spoken by its own language's voice. script_source says so, and the video carries
-  // a warning (see the README, "Languages without their own page").
+  // a warning (see docs/video.md, "Languages without their own page").
   return {
     language,
     source: 'source_text',

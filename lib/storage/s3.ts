@@ -1,5 +1,5 @@
 /**
- * FileStorage on an S3-compatible object store (STORAGE_URL, issue 16 item 4): every node reads and writes the
+ * FileStorage on an S3-compatible object store (STORAGE_URL): every node reads and writes the
  * bucket itself, so no byte of a video passes through another Moleculer node; the API streams downloads from it
  * (with the Range a player asks for), behind the same signed links as ever. An object appears whole when its PUT
  * ends, which gives the all-or-nothing writes the interface promises. Production points at AWS S3, MinIO, Cloudflare

@@ -28,7 +28,7 @@ export async function normalizeAudio(input: string | string[], output: string, o
   } else {
     // The runs are brought to one level by a gain each, from their measured loudness, before the one levelling
     // pass of the whole: a loudnorm pass per run (it works at 192 kHz, a short run looped to 3.2 s) was most of
-    // a multi-voice scene's time (issue 14).
+    // a multi-voice scene's time.
     const gains = await levellingGains(inputs, counts);
     const each = counts.map((_, i) => `[${i}:a]aresample=${RATE},aformat=channel_layouts=mono,volume=${gains[i].toFixed(2)}dB[l${i}]`);
     const joined = `${counts.map((_, i) => `[l${i}]`).join('')}concat=n=${counts.length}:v=0:a=1[joined]`;
@@ -222,7 +222,7 @@ async function probeDuration(file: string): Promise<number> {
 export async function concatAudio(inputs: string[], output: string): Promise<void> {
   if (!inputs.length) throw new Error('concatAudio: no inputs');
   // The scenes normalizeAudio wrote are all 48 kHz mono 16-bit PCM: their samples are joined as they are, with
-  // no ffmpeg run (one a language, at the end of the voiceover stage: issue 14). Anything else goes to ffmpeg.
+  // no ffmpeg run (one a language, at the end of the voiceover stage). Anything else goes to ffmpeg.
   const formats = await Promise.all(inputs.map((file) => pcmWav(file).catch(() => null)));
   if (formats.every((f) => f && f.sampleRate === RATE && f.channels === 1 && f.bits === 16)) {
     const parts = await Promise.all(

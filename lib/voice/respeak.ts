@@ -1,5 +1,5 @@
 /**
- * An edit's narration (decisions §12, issue 29 item 2): the edited video's storyboard from the one it was edited from.
+ * An edit's narration (decisions §12): the edited video's storyboard from the one it was edited from.
  * A scene whose words and voice did not change keeps its audio file and its measured length (keepsAudio); only the
  * others are spoken, each under the edit's own key. The narration track and the captions are then made again from
  * every scene's audio, as the voice stage does for a language's first narration. The storage keys depend only on the

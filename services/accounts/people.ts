@@ -1,5 +1,5 @@
 /**
- * An organization's people (issue 30 item 5), a module of the accounts service (mixed into services/accounts.service.ts,
+ * An organization's people, a module of the accounts service (mixed into services/accounts.service.ts,
  * which owns the tables): owners and admins invite by email — there is no mail server, so the inviter is shown a
  * one-time link, expiring (INVITE_TTL_MS) and used once, only its token's SHA-256 stored — set roles and remove people
  * (the rules in lib/http/people.ts: the last owner stays); every user changes their own password with the current one,

@@ -1,5 +1,5 @@
 /**
- * Editing a video (decisions §12, issue 29 item 2): PUT /campaigns/{id}/videos/{video_id}/document. The actor checks
+ * Editing a video (decisions §12): PUT /campaigns/{id}/videos/{video_id}/document. The actor checks
  * the edit against the document as it is (lib/campaign/video-edit.ts), records it with the video now `rendering` at the
  * new revision, and runs it: the voice stage speaks only the scenes that changed (voice.respeak), the rendering stage
  * renders that one video (rendering.renderEdit, with a campaign render's balancing, retries and cancel), and the actor

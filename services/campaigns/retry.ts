@@ -1,5 +1,5 @@
 /**
- * Retry a failed campaign (issue 29 item 4): POST /campaigns/{id}/retry makes a new campaign (its own id, `retry_of`
+ * Retry a failed campaign: POST /campaigns/{id}/retry makes a new campaign (its own id, `retry_of`
  * the failed one, one quota unit like any create) that starts in the state its original failed in, with what the
  * original's finished stages stored copied by their owners (capture.adopt, script.adopt, voice.adopt): a render that
  * failed is rendered again without loading the page again. A module of the `campaigns` service (mixed into

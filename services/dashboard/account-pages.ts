@@ -1,5 +1,5 @@
 /**
- * The account side of the dashboard (issue 30 items 3, 5, 6): the usage page (this month against the plan, by status,
+ * The account side of the dashboard: the usage page (this month against the plan, by status,
  * language and platform, the last 12 months as a chart; campaigns.usageReport and usageHistory, the caller's
  * organization only), the organization's people (accounts.people, invite, revokeInvite, setRole, removeUser), an
  * invitation's page at a public path (accounts.inviteInfo, acceptInvite: the invited person chooses a password and is

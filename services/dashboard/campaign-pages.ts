@@ -1,5 +1,5 @@
 /**
- * The dashboard's campaign side beyond the list and the campaign page (issue 30 items 1–4, 7): the New campaign form
+ * The dashboard's campaign side beyond the list and the campaign page: the New campaign form
  * built from the API's create schema (lib/dashboard/create-form.ts) and sent to campaigns.create itself; a voice's
  * sample to play in that form (voice.sample makes it once and keeps it in the file store); the list's live figures;
  * Cancel, asked on a page of its own first (so it works without JavaScript), through campaigns.cancel; the campaign's

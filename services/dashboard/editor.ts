@@ -1,5 +1,5 @@
 /**
- * The dashboard's scene editor (issue 29 item 3): a page per video of a campaign in review, built from the video's
+ * The dashboard's scene editor: a page per video of a campaign in review, built from the video's
  * document (campaigns.videoDocument, as the API's GET reads it), and its form, which either changes the form (a move,
  * a removal, a new scene: shown again, nothing saved; lib/dashboard/editor.ts) or sends the edit to
  * campaigns.editVideo, the API's PUT itself — the same validation, limits, 409 and 429, their messages shown in words

@@ -25,7 +25,7 @@ const DOWNLOAD_NAME = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 
 /**
  * One `bytes=` range (RFC 9110 §14.1.2). undefined: answer with the whole file, which the RFC allows for
- * a missing, malformed or multi-range header; 'unsatisfiable': 416. Not range-parser (issue 16 item 7 asked for it):
+ * a missing, malformed or multi-range header; 'unsatisfiable': 416. Not range-parser (kept libraries are preferred elsewhere, not here):
  * version 1.3 answers 416 (-1) to a suffix longer than the file, where the RFC serves the whole file, and to an
  * invalid `bytes=9-3`, which the RFC lets a server ignore; downloads.test.ts pins both.
  */

@@ -1,5 +1,5 @@
 /**
- * Slow clients, bounded at the gateway's HTTP server (issue 25 item 5). The timeouts are Node's own
+ * Slow clients, bounded at the gateway's HTTP server. The timeouts are Node's own
  * (`headersTimeout` against slowloris, `requestTimeout` against a trickled body, `keepAliveTimeout` for idle
  * connections), checked often enough to fire near their setting, and their 408 is written in the documented error
  * body. The per-address cap is ours: Node's `maxConnections` counts the whole server, and a count on the

@@ -1,5 +1,5 @@
 /**
- * Voice samples for the dashboard's voice picker (issue 30 item 1), a module of the voice stage (mixed into
+ * Voice samples for the dashboard's voice picker, a module of the voice stage (mixed into
  * services/voice.service.ts): one sentence per voice, spoken the first time any node is asked, then kept in the file
  * store and only looked up (lib/voice/samples.ts).
  */

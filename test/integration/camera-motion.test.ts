@@ -1,5 +1,5 @@
 /**
- * Issue 27, part 4, through the real renderer (lib/render/render-video.ts, draft quality, one render for every
+ * The moving camera, through the real renderer (lib/render/render-video.ts, draft quality, one render for every
  * assertion): a section much taller than the page's zone scrolls (consecutive frames differ by a vertical shift,
  * found by row correlation, upwards and consistent, none before the scroll starts); the paragraph the narration
  * reads is marked (the highlight's outline, found by its colour in a frame, encloses that paragraph's words as

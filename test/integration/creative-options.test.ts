@@ -1,5 +1,5 @@
 /**
- * Creative options on create (decisions §11, issue 15 item 5) through the real pipeline (PostgreSQL, Chromium, the
+ * Creative options on create (decisions §11) through the real pipeline (PostgreSQL, Chromium, the
  * voices, editly): captions as files only, draft quality and a brand colour reach the video as rendered; metadata
  * is echoed by GET, the list and the webhook; bad values are 400 naming the field.
  */
@@ -46,7 +46,7 @@ test('captions file_only, draft quality and a brand colour shape the video; meta
     key: customer.key,
     body: {
       url: h.pageUrl,
-      // fr: no page of its own and no translator, so its video is narrated in English and says so (issue 26 item 4).
+      // fr: no page of its own and no translator, so its video is narrated in English and says so.
       languages: ['en', 'fr'],
       platforms: ['tiktok'],
       webhook_url: hook.url,

@@ -1,5 +1,5 @@
 /**
- * The dashboard's account side in Chromium (issue 30 items 3, 5, 6, 9), on the product with PostgreSQL and Redis:
+ * The dashboard's account side in Chromium, on the product with PostgreSQL and Redis:
  * sign-in's words and focus; post/redirect/get with a one-time flash, so a reload or back-navigation after "Create key"
  * makes nothing and shows nothing; an invitation's one-time link, through which a member joins, sees what a member sees
  * and cannot manage keys or people, and which refuses once used; the last owner kept; a password change ending the

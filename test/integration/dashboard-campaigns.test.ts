@@ -1,5 +1,5 @@
 /**
- * The dashboard's campaign side in Chromium (issue 30 items 1–4, 7, 8 and the campaign pages' part of 9), on the
+ * The dashboard's campaign side in Chromium (its words, and the campaign pages' accessibility checks), on the
  * product with PostgreSQL, the voices and a renderer: a campaign created from the New campaign form with every option
  * has them (the API's GET says so), a voice's sample plays and is made once; the list's status and progress move
  * without a reload; the campaign page, its report and its webhook deliveries in plain words, Redeliver with its

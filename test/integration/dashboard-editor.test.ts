@@ -1,5 +1,5 @@
 /**
- * The dashboard's scene editor in Chromium (issue 29 item 3), on the product with PostgreSQL, the voices and editly:
+ * The dashboard's scene editor in Chromium, on the product with PostgreSQL, the voices and editly:
  * without JavaScript, the form's buttons move, add and remove scenes with nothing saved, and Preview with an empty
  * narration shows the API's 400 in words, the form kept; with JavaScript, a user edits a narration, previews, sees the
  * draft render while revision 1 plays, then edits again and renders, and the page plays the new revision's file (the

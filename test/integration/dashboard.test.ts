@@ -1,5 +1,5 @@
 /**
- * The dashboard in a real browser (issue 13): puppeteer-core drives Debian's Chromium against the product on
+ * The dashboard in a real browser: puppeteer-core drives Debian's Chromium against the product on
  * PostgreSQL with a renderer on the worker. Sign in, make a key and use it, create a campaign from the form, watch
  * it reach review, play a video, publish, sign out; then the refusals: CSRF, a member's rights, another
  * organization's campaign, a title that is markup. A screenshot of the campaign page goes to docs/ (the keys page's is

@@ -1,5 +1,5 @@
 /**
- * The database down (issue 25 item 4): with a PostgreSQL of the test's own stopped (`pg_ctl stop -m fast`, as a
+ * The database down: with a PostgreSQL of the test's own stopped (`pg_ctl stop -m fast`, as a
  * restart begins), every /api/v1 endpoint answers 503 `internal` with Retry-After (the key check included), /readyz
  * says the database is what is down, quickly, and the dashboard shows a page saying so; once PostgreSQL is back the
  * same requests answer 200 again (the pool recovers), and the campaign that was running is not failed for it.

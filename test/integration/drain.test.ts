@@ -1,5 +1,5 @@
 /**
- * Issue 16, item 5: a render node drained by SIGTERM, over Redis, with two render nodes started as operators start
+ * A render node drained by SIGTERM, over Redis, with two render nodes started as operators start
  * them. The node that holds a render in flight gets SIGTERM: it takes nothing new (the other node gets the rest,
  * and the operators' view says draining), its render finishes there and is not redone, then it leaves the cluster;
  * the campaign completes.

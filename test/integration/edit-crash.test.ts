@@ -1,5 +1,5 @@
 /**
- * Issue 29 item 5, crash safety of a video edit (decisions §12): an edit accepted and then interrupted by its actor's
+ * Crash safety of a video edit (decisions §12): an edit accepted and then interrupted by its actor's
  * SIGKILL completes after restart, once, and the customer hears of it once. Each node is a process of its own, started
  * as an operator starts one (SERVICES=… npm start): orchestrators (every service but the renderer) and two render nodes,
  * over real Redis and PostgreSQL, with the real voices and editly. The lease is short (CAMPAIGN_LEASE 4 s, a sweep every

@@ -1,5 +1,5 @@
 /**
- * What a black-box fuzz and fault campaign found (issue 10), held at the gateway with real PostgreSQL,
+ * What a black-box fuzz and fault campaign found, held at the gateway with real PostgreSQL,
  * SQLite, Redis and Chromium: each test here failed on the code before its fix.
  */
 import http from 'node:http';

@@ -1,5 +1,5 @@
 /**
- * Issue 25 item 2: the node running a campaign's rendering stage is SIGKILLed while a render node renders one of its
+ * The node running a campaign's rendering stage is SIGKILLed while a render node renders one of its
  * videos. The render attempt it had open can never hear its answer; the actor that takes the campaign over closes it
  * as `lost` (naming the render node it was sent to) before rendering again, so that when the campaign reaches review
  * every attempt has a final outcome, in the database and in the customer's report. Real PostgreSQL, Redis, Chromium,

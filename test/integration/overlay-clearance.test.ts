@@ -1,5 +1,5 @@
 /**
- * Issue 26, item 5, through the real renderer (lib/render/render-video.ts: the screens composed by ffmpeg, editly
+ * Overlays that never cover the page, through the real renderer (lib/render/render-video.ts: the screens composed by ffmpeg, editly
  * in its child process, draft quality): a synthetic page full of known words, rendered with a headline band and
  * burned captions; frames at the start and the end of the Ken Burns zoom are read with tesseract. No word of the
  * page picture may touch the band's or the caption box's rectangle, both measured on the frame's pixels (the band

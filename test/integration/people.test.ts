@@ -1,5 +1,5 @@
 /**
- * An organization's people (issue 30 item 5), through the accounts service on real PostgreSQL: an invitation's
+ * An organization's people, through the accounts service on real PostgreSQL: an invitation's
  * one-time link (only its hash stored, expiring, used once), roles and their rules (the last owner stays; only an owner
  * makes an owner; a member manages nobody), removal ending the person's sessions, and a password change that needs the
  * current password and ends every other session.

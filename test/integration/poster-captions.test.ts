@@ -1,5 +1,5 @@
 /**
- * Issue 12, part 4, end to end: a real campaign (fixture site, Chromium, espeak-ng, editly, draft quality) to
+ * Posters and SubRip captions, end to end: a real campaign (fixture site, Chromium, espeak-ng, editly, draft quality) to
  * `review`; each ready video's `thumbnail_url` downloads a JPEG of the video's frame that is a frame of its hero
  * scene (the first screen after the title card, fully shown), and `captions_srt_url` downloads SubRip whose cues
  * are the WebVTT's; both are signed like `file_url`, listed in the webhook's videos and in the OpenAPI document.

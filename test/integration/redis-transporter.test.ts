@@ -46,7 +46,7 @@ test('a publish the Redis client rejects is logged, not left unhandled', async (
 });
 
 /**
- * Issue 25: after a reconnect, Moleculer subscribes again; a SUBSCRIBE that reaches the subscriber during its
+ * After a reconnect, Moleculer subscribes again; a SUBSCRIBE that reaches the subscriber during its
  * handshake (before its ready check, INFO, has run) puts it in subscriber mode, the INFO is refused, the
  * connection is dropped, and the SUBSCRIBE rejected, which Moleculer left unhandled (a Node 22 process ends
  * on it). The subscriber's ready check is held here so that the SUBSCRIBE comes first, as under load.
@@ -109,7 +109,7 @@ test('a subscribe made during the subscriber handshake waits for it to be ready,
 });
 
 /**
- * Issue 25 (found by bench/redis-soak): Moleculer silently drops a RESPONSE sent while its node's transporter is
+ * Found by bench/redis-soak: Moleculer silently drops a RESPONSE sent while its node's transporter is
  * down, and the caller waits for its timeout (a render's: minutes). Ours holds the answer until the connection is
  * back. The outage is the transporter's own flag here (what its connection's close sets), so the order is certain.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 25 (found by bench/redis-soak): a render node's answer can be lost in transit (Redis pub/sub keeps nothing
+ * Found by bench/redis-soak: a render node's answer can be lost in transit (Redis pub/sub keeps nothing
  * for a subscriber that is reconnecting). The rendering stage then waited for the call's timeout, minutes, with the
  * node idle. Now it asks the node about the render every 10 s, and once the node no longer renders the video and no
  * answer came, the attempt ends `lost` and the video is sent again. The answer is dropped here on the real render

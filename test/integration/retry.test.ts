@@ -1,5 +1,5 @@
 /**
- * Retry a failed campaign (issue 29 item 4): POST /api/v1/campaigns/{id}/retry makes a new campaign that starts where
+ * Retry a failed campaign: POST /api/v1/campaigns/{id}/retry makes a new campaign that starts where
  * the failed one failed, reusing what its finished stages stored. A campaign whose render failed is rendered again
  * and reaches review without the page being loaded again (the fixture site counts every request). Real PostgreSQL,
  * Chromium, voices and editly on the harness.

@@ -1,5 +1,5 @@
 /**
- * Issue 16, item 1: a node started as operators start one (`TRANSPORTER=redis://… SERVICES=renderer npm start`,
+ * A node started as operators start one (`TRANSPORTER=redis://… SERVICES=renderer npm start`,
  * i.e. scripts/runner.ts under moleculer-runner, in its own process) uses the project's transporter, whatever the
  * environment variable is named. Counted with Redis's CLIENT LIST on a private redis-server restarted twice: every
  * node holds exactly its subscriber and its publisher afterwards, and no connection is left over anywhere.

@@ -1,5 +1,5 @@
 /**
- * Object storage (issue 16 item 4) against a real S3-protocol server (s3rver, from npm, in this process): the
+ * Object storage against a real S3-protocol server (s3rver, from npm, in this process): the
  * FileStorage contract on a bucket (whole writes, stat, ranges, streamed files, prefix removal, missing files as
  * ENOENT), then a campaign run to review with STORAGE_URL set and capture on a node of its own: every file is an
  * object in the bucket, none is on a node's disk, and the API streams the video (and a Range of it) from the bucket.

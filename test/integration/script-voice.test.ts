@@ -54,7 +54,7 @@ describe('scripts and voice from the fixture site', () => {
       res.body.videos.map((v: { language: string; script_source: string }) => [v.language, v.script_source]),
     );
     expect(sources).toEqual({ en: 'localized_page', ja: 'localized_page', ko: 'localized_page', fr: 'source_text' });
-    // fr has no page of its own and no translator is configured: both its videos are made, and say so (issue 26 item 4).
+    // fr has no page of its own and no translator is configured: both its videos are made, and say so.
     const frWarning = {
       code: 'narration_not_in_language',
       message:
@@ -89,7 +89,7 @@ describe('scripts and voice from the fixture site', () => {
     ).toMatch(/[\uac00-\ud7af]/);
     expect(scripts.fr.title.narration[0]).toMatchObject({ language: 'fr' });
     expect(scripts.fr.closing.narration[0]).toMatchObject({ language: 'fr' });
-    // The hero says the page's own prose under its headline (issue 26), not its meta description ("…turns your product…").
+    // The hero says the page's own prose under its headline, not its meta description ("…turns your product…").
     expect(scripts.fr.screens[0].narration[0]).toMatchObject({
       language: 'en',
       text: expect.stringMatching(/^Acme Analytics connects your product/),

@@ -1,5 +1,5 @@
 /**
- * Slow clients at the gateway (issue 25 item 5), on raw sockets against the real product: a slowloris connection and
+ * Slow clients at the gateway, on raw sockets against the real product: a slowloris connection and
  * a trickled body are answered 408 in the documented body and closed by their timeouts, and one address holds at
  * most HTTP_MAX_CONNECTIONS_PER_IP connections (trusted proxies exempt). Short timeouts are set through config here.
  */

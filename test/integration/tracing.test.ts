@@ -1,5 +1,5 @@
 /**
- * Tracing (issue 16 item 8) over the real Redis transporter: TRACING_EXPORTER=event makes each node emit its finished
+ * Tracing over the real Redis transporter: TRACING_EXPORTER=event makes each node emit its finished
  * spans as `$tracing.spans`; a collector on the worker gathers them. One campaign, run from create to review with
  * capture on a node of its own, leaves spans of its stages on both nodes, all with the campaign id as trace id.
  */

@@ -1,5 +1,5 @@
 /**
- * The video document (decisions §12, issue 29 item 1): a campaign through the real pipeline (PostgreSQL, Chromium, the
+ * The video document (decisions §12): a campaign through the real pipeline (PostgreSQL, Chromium, the
  * voices, editly) to review, then GET /api/v1/campaigns/{id}/videos/{video_id}/document: valid against the schema the
  * API publishes, its scenes saying what the captions file says, its screens among the campaign's screenshots, each
  * screenshot's signed link a PNG (and a tampered one 403); scoped like GET (404 foreign, 403 without campaigns:read);

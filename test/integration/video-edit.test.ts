@@ -1,5 +1,5 @@
 /**
- * Editing a video (decisions §12, issue 29 item 2), as an integrator does it with the typed client, on real PostgreSQL,
+ * Editing a video (decisions §12), as an integrator does it with the typed client, on real PostgreSQL,
  * Chromium, the voices, editly and ffmpeg: read the document, change one scene's narration and headline and remove
  * another, PUT it; the video renders at revision 2 while revision 1 keeps being served; one speech engine run (the
  * other scenes keep their audio); `video.updated` arrives signed; the new captions say the new words, the removed

@@ -1,5 +1,5 @@
 /**
- * Issue 27, part 2: captions `words` through the real path — festival says a sentence and reports when each word
+ * Captions `words` through the real path — festival says a sentence and reports when each word
  * is said (lib/voice/festival-process.ts), the caption words are timed from it (lib/voice/word-timing.ts), the word
  * cues go into WebVTT with cue-internal timestamps (lib/voice/captions.ts), and the real renderer (screens composed by
  * ffmpeg, editly in its child process, draft quality) reads them back and burns them in. At each word's start,

@@ -1,7 +1,7 @@
 /**
  * Accessibility of a page as axe-core (a kept library, Deque's rules engine) judges it, in the real browser: the
  * page's serious and critical violations, each with its rule, impact and the elements it names. The dashboard's
- * browser tests call it on every page at 1280 px and 390 px (issue 30 item 9).
+ * browser tests call it on every page at 1280 px and 390 px.
  */
 import fs from 'node:fs';
 import type { Page } from 'puppeteer-core';

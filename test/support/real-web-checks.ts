@@ -1,5 +1,5 @@
 /**
- * The checks of issue 26 on pages that imitate the real web (test/fixtures/real-web, truth in its truth.ts): a real
+ * The real-web checks on pages that imitate the real web (test/fixtures/real-web, truth in its truth.ts): a real
  * campaign per page, at full quality, and every video judged as its customer would judge it.
  * - every screen scene shows and narrates a product section of the page, never furniture; the title card carries the
  *   product's name and the closing card the page's own call to action (never a control's or a neighbour's label);
@@ -129,7 +129,7 @@ export function describeRealWebChecks(campaigns: RealWebCampaign[]): void {
               frames: [],
             };
             const file = path.join(h.config.dataDir, 'files', row.file_key);
-            // REAL_WEB_SHEETS=<dir> keeps a contact sheet of every video (the README's come from such a run).
+            // REAL_WEB_SHEETS=<dir> keeps a contact sheet of every video (docs/video.md's come from such a run).
             if (process.env.REAL_WEB_SHEETS) {
               fs.mkdirSync(process.env.REAL_WEB_SHEETS, { recursive: true });
               await contactSheet(

@@ -1,6 +1,6 @@
 /**
- * The checks of the videos as a customer watches them (issue 12), one fixture site per test file so that Jest's
- * workers run the sites' campaigns side by side (test/integration/visual-*.test.ts). Originally issue 12: real campaigns on both fixture sites, en/ja/ko ×
+ * The checks of the videos as a customer watches them, one fixture site per test file so that Jest's
+ * workers run the sites' campaigns side by side (test/integration/visual-*.test.ts). Originally: real campaigns on both fixture sites, en/ja/ko ×
  * tiktok/youtube/linkedin at full quality, a frame read by tesseract at each screen scene's start, before its camera moves.
  * - the page area of a ja/ko frame is in that language (each language's video shows its own page);
  * - the scene's heading is on screen in its scene, in the page area (the screen is under the words);

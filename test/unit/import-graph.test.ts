@@ -1,6 +1,6 @@
 /**
- * The shape of the code (README, Architecture): imports point down, services → mixins → lib → config, and no module
- * imports one that imports it back, directly or through others (issue 28 found 16 such circles, each a factory beside
+ * The shape of the code (docs/architecture.md): imports point down, services → mixins → lib → config, and no module
+ * imports one that imports it back, directly or through others (a count in Nov 2026 found 16 such circles, each a factory beside
  * the interface its implementations import). Read by madge from the TypeScript sources, type-only imports included.
  */
 import path from 'node:path';

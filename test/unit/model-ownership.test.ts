@@ -1,6 +1,6 @@
 /**
  * One writer per table, held by code: DbMixin hands each service only the models of its MODEL_ACCESS entry
- * (lib/db/ownership.ts), read-only where it only reads, and the README's owners table says the same.
+ * (lib/db/ownership.ts), read-only where it only reads, and docs/architecture.md's owners table says the same.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -42,9 +42,9 @@ test("a read-only view finds through its model: the operators' campaign reads wo
   await expect(ops.models.Campaign.findAll({ where: { status: 'review' } })).resolves.toEqual([]);
 });
 
-test("the README's owners table names the same writer, and the same reader, for every table", () => {
-  const readme = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('| table | its one writer |'));
+test("docs/architecture.md's owners table names the same writer, and the same reader, for every table", () => {
+  const doc = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'architecture.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('| table | its one writer |'));
   const lines = section.split('\n').slice(2);
   const rows = lines.slice(
     0,

@@ -1,6 +1,6 @@
 /**
  * The extractive script writer (lib/script/writer.ts): the opening and closing lines read whole in every supported
- * language for names of any length (issue 26: "<Product> Documentationを。"), and a scene says whole sentences of
+ * language for names of any length ("<Product> Documentationを。"), and a scene says whole sentences of
  * the page, never one cut short.
  */
 import { SUPPORTED_LANGUAGES } from '../../config/catalog';

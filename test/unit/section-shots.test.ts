@@ -1,5 +1,5 @@
 /**
- * lib/capture/page-reader.ts on a real Chromium (issue 14): shootSections takes only the sections a video can
+ * lib/capture/page-reader.ts on a real Chromium: shootSections takes only the sections a video can
  * show (the count asked for, page furniture never), and readHead gives the page's language and hreflang
  * versions as soon as it has loaded, as absolute URLs.
  */

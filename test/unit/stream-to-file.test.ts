@@ -1,5 +1,5 @@
 /**
- * streamToFile's stall guard (issue 25, found by bench/redis-soak): a stream from another node stops for good when its
+ * streamToFile's stall guard (found by bench/redis-soak): a stream from another node stops for good when its
  * chunks are lost in a Redis restart; with `idleMs` it is given up as REQUEST_TIMEOUT (which the file storage and the
  * renderer treat as the cluster unreachable, and try again), and no partial file is left.
  */

@@ -3,7 +3,7 @@
  * product routes those languages to them by default, each voice really speaks (a WAV of the engine's own rate,
  * as long as the text needs, mostly voiced, never clipped), every option is its own voice, text an engine cannot
  * read goes to espeak-ng, and a node without the engines speaks those languages with espeak-ng after one warning.
- * The README's Voices table is VOICE_OPTIONS. Needs scripts/bootstrap.sh (Debian contrib/non-free packages).
+ * The voices table in docs/voices.md is VOICE_OPTIONS. Needs scripts/bootstrap.sh (Debian contrib/non-free packages).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -190,9 +190,9 @@ test('text past pico2wave’s 32,767-byte limit is cut between sentences into pa
   for (const part of long) expect(Buffer.byteLength(part)).toBeLessThanOrEqual(300);
 });
 
-test('the README’s Voices table lists every voice option with its language, engine, licence and attribution', () => {
-  const readme = readFileSync(path.join(__dirname, '../../README.md'), 'utf8');
+test('the table in docs/voices.md lists every voice option with its language, engine, licence and attribution', () => {
+  const doc = readFileSync(path.join(__dirname, '../../docs/voices.md'), 'utf8');
   for (const v of VOICE_OPTIONS) {
-    expect(readme).toContain(`| \`${v.id}\` | ${v.language} | ${v.engine} | ${v.licence} | ${v.attribution ?? '—'} |`);
+    expect(doc).toContain(`| \`${v.id}\` | ${v.language} | ${v.engine} | ${v.licence} | ${v.attribution ?? '—'} |`);
   }
 });

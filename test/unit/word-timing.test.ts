@@ -1,5 +1,5 @@
 /**
- * Issue 27, part 2 (captions `words`): the caption words of each script, the engines' own word times (festival's
+ * Word-by-word captions (`captions: "words"`): the caption words of each script, the engines' own word times (festival's
  * Token/Word relation, Open JTalk's label trace: real engines) mapped onto them, the measured alignment checked
  * against those own times, and the word cues in WebVTT (cue-internal timestamps, read back) and SubRip (a cue a
  * word, karaoke style).
