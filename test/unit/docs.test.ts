@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
+import { API_DOC, endpointsTable, readEndpoints, withEndpointsTable } from '../../scripts/docs-endpoints';
 import { OPERATING_DOC, readSettings, settingsTable, withTable } from '../../scripts/docs-settings';
 
 describe('the settings table', () => {
@@ -25,6 +26,31 @@ describe('the settings table', () => {
     for (const s of settings) expect(s.meaning.length).toBeGreaterThan(10);
     const table = settingsTable(settings);
     for (const name of read) expect(table).toContain(`\`${name}\``);
+  });
+});
+
+describe('the endpoint table', () => {
+  test('docs/api.md holds the table written from the OpenAPI document (run npm run -s docs:endpoints after changing an operation)', () => {
+    const doc = fs.readFileSync(API_DOC, 'utf8');
+    expect(doc).toBe(withEndpointsTable(doc, endpointsTable()));
+  });
+
+  test('every operation under /api/v1 is a row with its scope and summary', () => {
+    const endpoints = readEndpoints();
+    expect(endpoints.map((e) => `${e.method} ${e.path}`)).toEqual(
+      expect.arrayContaining([
+        'POST /api/v1/campaigns',
+        'GET /api/v1/campaigns/{id}',
+        'PUT /api/v1/campaigns/{id}/videos/{video_id}/document',
+      ]),
+    );
+    const table = endpointsTable(endpoints);
+    for (const e of endpoints) {
+      expect(e.summary.length).toBeGreaterThan(5);
+      expect(table).toContain(
+        `| \`${e.method} ${e.path}\` | ${e.scope ? `\`${e.scope}\`` : 'any key'} | ${e.summary.replace(/\|/g, '\\|')} |`,
+      );
+    }
   });
 });
 
