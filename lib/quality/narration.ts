@@ -6,6 +6,7 @@
  */
 import type { LanguageCode } from '../../config/catalog';
 import { endsWithSentenceTerminator, normalizeText, splitSentences } from '../text';
+import { phraseSet } from '../script/phrases';
 
 /** Sentences shorter than this (folded) are not counted as repeated: "Yes." twice is no defect. */
 export const MIN_REPEATED_LENGTH = 8;
@@ -167,4 +168,15 @@ export function cutNarrationEnd(narration: string, language: LanguageCode): stri
   const last = (text.split(' ').at(-1) ?? '').toLocaleLowerCase(language).replace(/[\p{P}\p{S}]+$/u, '');
   if (CONNECTORS[language].includes(last)) return text.split(' ').slice(-3).join(' ');
   return null;
+}
+
+/**
+ * A section's heading said as a sentence, when it can be one: the language's full stop (the phrase table's) added,
+ * not ending inside a phrase (cutNarrationEnd); null otherwise. Only the section's own words, no claim added: what a
+ * scene says when every sentence of its section was said before (the writer, and the repair of a repeated sentence).
+ */
+export function headingSentence(heading: string, language: LanguageCode): string | null {
+  const text = normalizeText(heading);
+  if (!/[\p{L}\p{N}]/u.test(text) || cutNarrationEnd(text, language)) return null;
+  return endWhole(text, language, phraseSet(language).fullStop) || null;
 }

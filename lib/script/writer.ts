@@ -8,7 +8,7 @@ import type { NarrationSegment, ScriptSource } from '../campaign/storyboard';
 import type { Translator } from './translate';
 import type { ScriptModel } from './model-writer';
 import { endsWithSentenceTerminator, splitSentences } from '../text';
-import { cutNarrationEnd, endWhole, saysAgain } from '../quality/narration';
+import { endWhole, headingSentence, saysAgain } from '../quality/narration';
 import { MIN_SCREEN_SCENES } from '../quality/repair';
 import { phrase, phraseSet } from './phrases';
 import { estimateSeconds, wholeSentencesWithin } from './reading-rate';
@@ -80,16 +80,6 @@ export class VideoWords {
   add(text: string, language: LanguageCode): void {
     for (const sentence of splitSentences(text, language)) this.said.push({ text: sentence, language });
   }
-}
-
-/**
- * A section's heading said as a sentence, when it can be one: in the video's language (the phrase table's full
- * stop), not ending inside a phrase (cutNarrationEnd); null otherwise. Only the section's own words, no claim added.
- */
-export function headingSentence(heading: string, language: LanguageCode): string | null {
-  const text = tidy(heading);
-  if (!/[\p{L}\p{N}]/u.test(text) || cutNarrationEnd(text, language)) return null;
-  return endWhole(text, language, phraseSet(language).fullStop) || null;
 }
 
 /**
