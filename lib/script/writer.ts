@@ -139,15 +139,17 @@ function screenTexts(
   facts: KeyFacts,
   featureOf: (scene: PlannedScene) => SceneFeature | undefined = (scene) => sceneFeature(plan, facts, scene.feature),
 ): ScreenText[] {
-  return plan.scenes.map((scene) => {
+  return plan.scenes.map((scene, n) => {
     const feature = featureOf(scene);
     if (!feature) {
+      // A later screen with no section (a page read screen by screen, past its sections) says the promise too: it
+      // may have nothing new to say, and is then left out like any other; the first screen, the hero, never is.
       return {
         onScreen: facts.headline,
         said: [facts.valueProposition],
         heading: facts.headline,
         seconds: HERO_NARRATION_SECONDS,
-        hero: true,
+        hero: n === 0,
         section: null,
       };
     }

@@ -147,6 +147,16 @@ test('near-duplicates: one sentence inside the other, or most content words shar
   expect(saysAgain('Yes.', 'Yes.', 'en')).toBe(false);
 });
 
+test('a page read screen by screen, past its sections: a later screen with only the promise to say is left out', async () => {
+  const { plan, variant } = page('en', 'Status is a secure messaging app, crypto wallet, and Web3 browser.', []);
+  const screensOnly = { ...plan, scenes: [0, 1, 2].map((n) => ({ feature: null, screenshotKey: `k${n}`, mobileScreenshotKey: null })) };
+  const script = await writeScript('en', screensOnly, [variant]);
+  // The hero says the promise, the next screen its headline as a sentence, the third has nothing new: left out.
+  expect(screens(script)).toEqual(['Status is a secure messaging app, crypto wallet, and Web3 browser.', 'Fernbrook.']);
+  expect(plannedFor(screensOnly, script).scenes.map((s) => s.screenshotKey)).toEqual(['k0', 'k1']);
+  expect(repeatedSentences(narrations(script), 'en')).toEqual([]);
+});
+
 test("the title's line is not said again by the hero", async () => {
   const { plan, variant } = page('en', 'Meet Fernbrook. It waters each zone of your garden on its own schedule.', [
     { heading: 'Schedules that follow the weather', sentences: ['It reads the local forecast every morning.'] },
