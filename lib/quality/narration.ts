@@ -2,7 +2,8 @@
  * What a listener notices in a video's narration (decisions §13): the same sentence said twice
  * (repeated_narration), and a narration that stops inside a phrase (cut_narration) — no sentence terminator, and
  * its last word a connector ("and", "with", "の") or a word cut short ("multi-"). In every supported language; a
- * narration that simply lacks a full stop (Thai has none) is not cut.
+ * narration that simply lacks a full stop (Thai has none) is not cut. The same definitions serve the writer, which
+ * keeps both from being written (lib/script/writer.ts: saysAgain, endWhole, headingSentence), and the repair.
  */
 import type { LanguageCode } from '../../config/catalog';
 import { endsWithSentenceTerminator, normalizeText, splitSentences } from '../text';
