@@ -15,7 +15,7 @@ import { toWebVtt, videoCues } from '../lib/voice/captions';
 import type { StoryboardRow } from '../lib/db/models';
 import { stageFailure } from '../lib/errors';
 import { CLOSING_SECONDS, TITLE_SECONDS, type CampaignPlanDocument } from '../lib/script/analyze';
-import { HERO_NARRATION_SECONDS, SCREEN_NARRATION_SECONDS, shortenNarration, type ScriptScene } from '../lib/script/writer';
+import { HERO_NARRATION_SECONDS, plannedFor, SCREEN_NARRATION_SECONDS, shortenNarration, type ScriptScene } from '../lib/script/writer';
 import {
   ADOPT_SCHEMA,
   STAGE_CALL_SCHEMA,
@@ -261,6 +261,8 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
       workDir: string,
     ) {
       const script = row.script;
+      // The plan's scenes this script says (a scene with nothing new to say may have been left out).
+      const shown = plannedFor(plan, script);
       const files = said.map((s) => s.file);
       const spoken: SpokenScene[] = said.map((s) => s.spoken);
       const languageStoryboards: Array<{ videoId: string; document: Storyboard }> = [];
@@ -271,7 +273,7 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
 
       let start = 0;
       const scenes: StoryboardScene[] = spoken.map((s, index) => {
-        const screen = s.kind === 'screen' ? plan.scenes[index - 1] : undefined;
+        const screen = s.kind === 'screen' ? shown.scenes[index - 1] : undefined;
         // Starts add up the rounded durations, so scenes meet exactly (no 1 ms overlaps or gaps).
         const durationSeconds = round(s.durationSeconds);
         const scene: StoryboardScene = {
@@ -312,7 +314,7 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
             videoId: video.id,
             language,
             platform: video.platform as PlatformName,
-            plan,
+            plan: shown,
             scriptSource: row.script_source as Storyboard['scriptSource'],
             scenes,
             narrationKey,

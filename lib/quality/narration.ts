@@ -2,10 +2,12 @@
  * What a listener notices in a video's narration (decisions §13): the same sentence said twice
  * (repeated_narration), and a narration that stops inside a phrase (cut_narration) — no sentence terminator, and
  * its last word a connector ("and", "with", "の") or a word cut short ("multi-"). In every supported language; a
- * narration that simply lacks a full stop (Thai has none) is not cut.
+ * narration that simply lacks a full stop (Thai has none) is not cut. The same definitions serve the writer, which
+ * keeps both from being written (lib/script/writer.ts: saysAgain, endWhole, headingSentence), and the repair.
  */
 import type { LanguageCode } from '../../config/catalog';
 import { endsWithSentenceTerminator, normalizeText, splitSentences } from '../text';
+import { phraseSet } from '../script/phrases';
 
 /** Sentences shorter than this (folded) are not counted as repeated: "Yes." twice is no defect. */
 export const MIN_REPEATED_LENGTH = 8;
@@ -38,6 +40,48 @@ export function repeatedSentences(narrations: string[], language: LanguageCode):
     if (repeated) found.push({ scene, ...repeated });
   });
   return found;
+}
+
+/**
+ * What a sentence says, for telling near-duplicates apart: its words less the language's connectors (spaced
+ * scripts), or its folded letters in pairs (Japanese, Chinese and Thai, written without spaces between words).
+ */
+function contentUnits(sentence: string, language: LanguageCode): Set<string> {
+  if (language === 'ja' || language === 'zh' || language === 'th') {
+    const letters = [...foldSentence(sentence)];
+    return new Set(letters.slice(1).map((letter, i) => letters[i] + letter));
+  }
+  const connectors = CONNECTORS[language];
+  return new Set(
+    sentence
+      .toLocaleLowerCase()
+      .split(/[^\p{L}\p{N}\p{M}]+/u)
+      .filter((word) => word && !connectors.includes(word)),
+  );
+}
+
+/** Of two sentences' content units, the share of the smaller's a near-duplicate shares at least, and of the larger's. */
+const NEAR_SHARED_OF_SMALLER = 0.75;
+const NEAR_SHARED_OF_LARGER = 0.5;
+/** A near-duplicate by shared content needs this many content units in the smaller sentence (words, or letter pairs). */
+const NEAR_MIN_UNITS = 3;
+
+/**
+ * Whether `sentence` says again what `before` said, as a listener hears it: the same sentence folded (what
+ * repeatedSentences flags), one contained in the other ("Deliver great service fast." and "Deliver great service
+ * fast, with AI."), or most of their content words shared. Sentences shorter than MIN_REPEATED_LENGTH folded never
+ * count, as in the check.
+ */
+export function saysAgain(sentence: string, before: string, language: LanguageCode): boolean {
+  const [a, b] = [foldSentence(sentence), foldSentence(before)];
+  if ([...a].length < MIN_REPEATED_LENGTH || [...b].length < MIN_REPEATED_LENGTH) return false;
+  if (a === b) return true;
+  const [units, others] = [contentUnits(sentence, language), contentUnits(before, language)];
+  const [shorter, shorterUnits] = a.length <= b.length ? [a, units] : [b, others];
+  if ((a.length <= b.length ? b : a).includes(shorter) && shorterUnits.size >= 2) return true;
+  const shared = [...units].filter((unit) => others.has(unit)).length;
+  const [small, large] = units.size <= others.size ? [units.size, others.size] : [others.size, units.size];
+  return small >= NEAR_MIN_UNITS && shared >= small * NEAR_SHARED_OF_SMALLER && shared >= large * NEAR_SHARED_OF_LARGER;
 }
 
 /** Words after which a sentence cannot end, by language (lower case). */
@@ -76,7 +120,41 @@ const TRAILING_PARTICLES: Partial<Record<LanguageCode, RegExp>> = {
 };
 
 /** Punctuation a sentence cannot end on: a comma, a colon, a dash, an open bracket or quote. */
-const DANGLING = /[,，、:;：；\-–—([{（「『“‘«]$/u;
+const DANGLING_MARKS = ',，、:;：；\\-–—([{（「『“‘«،؛';
+const DANGLING = new RegExp(`[${DANGLING_MARKS}]$`, 'u');
+/** Dangling punctuation and spaces at the end of a text, to take off. */
+const DANGLING_RUN = new RegExp(`[\\s${DANGLING_MARKS}]+$`, 'u');
+
+/** An ellipsis at the end of a text: the text was cut there (a meta description cut to length), not ended. */
+const TRAILING_ELLIPSIS = /\s*(?:…|\.\.\.)$/u;
+
+/**
+ * `text` ended at its last sentence or clause boundary, never inside a phrase (cutNarrationEnd's definitions): a
+ * text that ends whole is returned as it is; else a trailing ellipsis, dangling punctuation, connectors and
+ * particles are taken off its end, and the language's `fullStop` added. '' when nothing whole is left.
+ */
+export function endWhole(text: string, language: LanguageCode, fullStop: string): string {
+  let out = normalizeText(text);
+  const cut = TRAILING_ELLIPSIS.test(out);
+  if (!out || (!cut && !cutNarrationEnd(out, language))) return out && !cut && !endsWithSentenceTerminator(out) ? out + fullStop : out;
+  out = out.replace(TRAILING_ELLIPSIS, '');
+  const particle = TRAILING_PARTICLES[language];
+  if (particle && (particle.test(out) || cut)) {
+    // Unspaced scripts: back to the last clause mark (a particle's phrase has no word boundary to end at).
+    const clause = Math.max(...[...'、，,；;'].map((mark) => out.lastIndexOf(mark)));
+    out = clause > 0 && particle.test(out) ? out.slice(0, clause) : out;
+  }
+  for (let guard = 0; guard < 20 && out; guard += 1) {
+    const before = out.replace(DANGLING_RUN, '');
+    const words = before.split(' ');
+    const last = (words.at(-1) ?? '').toLocaleLowerCase(language).replace(/[\p{P}\p{S}]+$/u, '');
+    out = CONNECTORS[language].includes(last) ? words.slice(0, -1).join(' ') : before;
+    if (particle?.test(out)) return '';
+    if (out === before) break;
+  }
+  if (!/[\p{L}\p{N}]/u.test(out)) return '';
+  return endsWithSentenceTerminator(out) ? out : out + fullStop;
+}
 
 /**
  * Why `narration` ends inside a phrase, or null when it ends whole: a terminator ends it whole; else its last
@@ -91,4 +169,15 @@ export function cutNarrationEnd(narration: string, language: LanguageCode): stri
   const last = (text.split(' ').at(-1) ?? '').toLocaleLowerCase(language).replace(/[\p{P}\p{S}]+$/u, '');
   if (CONNECTORS[language].includes(last)) return text.split(' ').slice(-3).join(' ');
   return null;
+}
+
+/**
+ * A section's heading said as a sentence, when it can be one: the language's full stop (the phrase table's) added,
+ * not ending inside a phrase (cutNarrationEnd); null otherwise. Only the section's own words, no claim added: what a
+ * scene says when every sentence of its section was said before (the writer, and the repair of a repeated sentence).
+ */
+export function headingSentence(heading: string, language: LanguageCode): string | null {
+  const text = normalizeText(heading);
+  if (!/[\p{L}\p{N}]/u.test(text) || cutNarrationEnd(text, language)) return null;
+  return endWhole(text, language, phraseSet(language).fullStop) || null;
 }

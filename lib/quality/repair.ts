@@ -7,7 +7,8 @@
  *   first sentences; else, for a blank or a repeated screen, dropped when the video keeps at least two screen
  *   scenes; else left flagged (a scene whose text is cut still shows its section).
  * - A repeated sentence is replaced by the section's next sentence not yet said, else removed when the scene keeps
- *   some narration. A cut narration is cut back to its last whole sentence. Furniture (boilerplate) in a narration
+ *   some narration; a scene left with nothing new says its section's heading as a sentence, else is dropped when the
+ *   video keeps at least two screen scenes. A cut narration is cut back to its last whole sentence. Furniture (boilerplate) in a narration
  *   is replaced by the section's first sentence that is not; a furniture headline by the section's heading.
  * - Narration or headline not in the video's language: the section's own sentences (in the video's language) instead.
  * Unchanged scenes keep their ids; new scenes get ids the video does not use.
@@ -19,7 +20,7 @@ import { endsWithSentenceTerminator, splitSentences } from '../text';
 import { boilerplateKind } from './boilerplate';
 import type { VideoCheck } from './check';
 import { judgeLanguage } from './language';
-import { foldSentence } from './narration';
+import { foldSentence, headingSentence } from './narration';
 import { sceneIdOf } from './page-view';
 import type { QualityFlag, QualityFlagCode, QualityRepair } from './report';
 
@@ -147,14 +148,29 @@ export function planRepair(
     // The words alone: each flag mended in the scene's narration or headline, or left.
     const section = sectionOf(scene.key);
     const texts = section?.texts ?? [];
-    for (const flag of flags) {
+    for (const [at, flag] of flags.entries()) {
       const before = JSON.stringify(scene.edit);
       if (flag.code === 'wrong_language' && section) {
         const narration = narrationFrom(texts, Math.max(join(own.narration.map((s) => s.text)).length, 1) * NARRATION_BUDGET);
         if (isForeign(scene.edit.narration) && narration) scene.edit.narration = narration;
         if (isForeign(scene.edit.headline) && section.heading && !isForeign(section.heading)) scene.edit.headline = section.heading;
       } else if (flag.code === 'repeated_narration') {
-        scene.edit.narration = withoutRepeats(scene, working, sentences, texts, usable, join) ?? scene.edit.narration;
+        const mended = withoutRepeats(scene, working, sentences, texts, usable, join);
+        if (mended !== null) scene.edit.narration = mended;
+        else {
+          // Nothing of the section left to say: its heading as a sentence, when the video has not said that either;
+          // else the scene is dropped while the video keeps two screen scenes; else it stays, flagged.
+          const heading = headingSentence(section?.heading ?? scene.edit.headline, language);
+          if (scene.edit.kind === 'screen' && heading && usable(heading) && !boilerplateKind(heading)) scene.edit.narration = heading;
+          else if (scene.edit.kind === 'screen' && working.filter((w) => w.edit.kind === 'screen').length > MIN_SCREEN_SCENES) {
+            // A dropped scene's flags are all mended by dropping it, those left before this one too.
+            working.splice(index, 1);
+            const left = unrepaired.filter((f) => f.scene_id === sceneId);
+            unrepaired.splice(0, unrepaired.length, ...unrepaired.filter((f) => f.scene_id !== sceneId));
+            repaired.push(...[...left, ...flags.slice(at)].map((f) => ({ code: f.code, scene_id: sceneId, action: 'dropped' as const })));
+            break;
+          }
+        }
       } else if (flag.code === 'cut_narration') {
         const kept = wholePrefix(sentences(scene.edit.narration));
         if (kept.length) scene.edit.narration = join(kept);

@@ -4,8 +4,9 @@
  * Sentences and break positions come from lib/text.ts; rates and full stops from the phrase tables.
  */
 import type { LanguageCode } from '../../config/catalog';
-import { BREAK_COST, cjkBreaks, endsWithSentenceTerminator, graphemes, normalizeText, sentenceRanges, thaiWordBoundaries } from '../text';
+import { BREAK_COST, cjkBreaks, graphemes, normalizeText, sentenceRanges, thaiWordBoundaries } from '../text';
 import { phraseSet } from './phrases';
+import { endWhole } from '../quality/narration';
 
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 
@@ -29,19 +30,23 @@ export function estimateSeconds(text: string, language: LanguageCode): number {
 // Small float slack so that a text estimated at exactly the budget still fits.
 const EPSILON = 1e-9;
 
-const TRAILING_CLAUSE_PUNCTUATION = /[\s,;:、，；：\-–—،؛]+$/u;
-
-/** Closes a sentence that was cut short: drops a dangling comma or dash and adds the language's full stop. */
+/**
+ * Closes a sentence that was cut short where a listener hears it end (lib/quality/narration.ts endWhole, with the
+ * check's cutNarrationEnd definitions): no dangling comma or dash, no trailing connector or particle, and the
+ * language's full stop.
+ */
 function closeSentence(fragment: string, language: LanguageCode): string {
-  const trimmed = fragment.replace(TRAILING_CLAUSE_PUNCTUATION, '');
-  if (!trimmed) return '';
-  return endsWithSentenceTerminator(trimmed) ? trimmed : trimmed + phraseSet(language).fullStop;
+  return endWhole(fragment, language, phraseSet(language).fullStop);
 }
+
+/** The dearest break that still ends a word (BREAK_COST): a cut inside a compound or a word is never made. */
+const WHOLE_WORD_COST = BREAK_COST.thaiWord;
 
 /**
  * Longest-reasonable prefix of one sentence (no sentence boundary inside) within `budget` units. Each allowed
  * cut is scored by how much it drops relative to the longest fitting cut plus its break cost, so a comma or
- * a clause mark a little earlier beats a cut right after "and" or inside a Japanese phrase.
+ * a clause mark a little earlier beats a cut right after "and" or inside a Japanese phrase; a cut that would end
+ * on a connector or a particle (the check's cut_narration) is never taken: '' when no other fits.
  */
 function cutSentence(sentence: string, language: LanguageCode, budget: number): string {
   const candidates: Array<{ end: number; units: number; cost: number }> = [];
@@ -64,17 +69,20 @@ function cutSentence(sentence: string, language: LanguageCode, budget: number): 
   }
   const most = Math.max(0, ...candidates.map((c) => c.units));
   if (most === 0) return '';
-  let best = candidates[0];
+  let best = '';
   let bestScore = Infinity;
   for (const c of candidates) {
     if (c.units === 0) continue;
     const score = 1 - c.units / most + c.cost;
-    if (score <= bestScore) {
-      best = c;
+    // Only a cut at a word or phrase boundary that ends whole as it is: one that would end on a connector or a
+    // particle, or inside a word, is no cut at all.
+    const closed = score <= bestScore && c.cost <= WHOLE_WORD_COST ? closeSentence(sentence.slice(0, c.end), language) : '';
+    if (closed && countUnits(closed, language) === c.units) {
+      best = closed;
       bestScore = score;
     }
   }
-  return closeSentence(sentence.slice(0, best.end), language);
+  return best;
 }
 
 /**

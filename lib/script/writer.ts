@@ -8,6 +8,8 @@ import type { NarrationSegment, ScriptSource } from '../campaign/storyboard';
 import type { Translator } from './translate';
 import type { ScriptModel } from './model-writer';
 import { endsWithSentenceTerminator, splitSentences } from '../text';
+import { endWhole, headingSentence, saysAgain } from '../quality/narration';
+import { MIN_SCREEN_SCENES } from '../quality/repair';
 import { phrase, phraseSet } from './phrases';
 import { estimateSeconds, wholeSentencesWithin } from './reading-rate';
 import {
@@ -25,6 +27,11 @@ import { proseSentences } from './sections';
 export interface ScriptScene {
   onScreenText: string;
   narration: NarrationSegment[];
+  /**
+   * A screen scene's place in the plan (plan.scenes), when the script left a scene out (it had nothing to say that
+   * the video had not said); absent: the n-th screen is the plan's n-th scene.
+   */
+  planScene?: number;
 }
 
 export interface ScriptDocument {
@@ -52,16 +59,50 @@ export const HERO_NARRATION_SECONDS = SCREEN_NARRATION_SECONDS + 2;
 export const WHOLE_SENTENCE_STRETCH = 1.6;
 
 /**
- * What a scene says: whole sentences of the page only, never a sentence cut short. The first sentences of the
- * section's prose that fit the time; when the first alone does not, the first later sentence that does; when
- * none does, the shortest that fits the stretched time (the scene runs longer); else the heading, which is at
- * least the section's own words.
+ * What a video has said so far, sentence by sentence (title, screens, closing), in each sentence's language: a
+ * candidate that says again what it said (lib/quality/narration.ts saysAgain: the check's folding, or a
+ * near-duplicate) is not said again (decisions §13 repeated_narration, prevented where the words are written).
  */
-export function narrationFrom(said: string[], heading: string, language: LanguageCode, seconds: number): string {
+export class VideoWords {
+  private readonly said: Array<{ text: string; language: LanguageCode }> = [];
+
+  /** Whether `sentence` says something the video has not said yet. */
+  fresh(sentence: string, language: LanguageCode): boolean {
+    return !this.said.some((before) => saysAgain(sentence, before.text, language) || saysAgain(sentence, before.text, before.language));
+  }
+
+  /** Whether every sentence of `text` is fresh, and none says again what an earlier one of it said. */
+  freshText(text: string, language: LanguageCode): boolean {
+    const parts = splitSentences(text, language);
+    return parts.every((part, n) => this.fresh(part, language) && !parts.slice(0, n).some((before) => saysAgain(part, before, language)));
+  }
+
+  add(text: string, language: LanguageCode): void {
+    for (const sentence of splitSentences(text, language)) this.said.push({ text: sentence, language });
+  }
+}
+
+/**
+ * What a scene says: whole sentences of the page only, never a sentence cut short, and none the video said
+ * already (`words`). The first fresh sentences of the section's prose that fit the time; when the first alone does
+ * not, the first later sentence that does; when none does, the shortest that fits the stretched time (the scene
+ * runs longer); else the heading said as a sentence, which is at least the section's own words; null when even the
+ * heading says again what the video said (the scene has nothing new to say).
+ */
+export function narrationFrom(
+  said: string[],
+  heading: string,
+  language: LanguageCode,
+  seconds: number,
+  words: VideoWords = new VideoWords(),
+): string | null {
+  const fullStop = phraseSet(language).fullStop;
   const all = said.flatMap((text) => splitSentences(text, language)).filter((s) => tidy(s) && tidy(s) !== tidy(heading));
   // Sentences that end as sentences do before list items and captions ("Five-minute sync, no pipelines to maintain").
-  const complete = all.filter((s) => endsWithSentenceTerminator(s));
-  const sentences = complete.length ? complete : all;
+  const complete = all.filter((s) => endsWithSentenceTerminator(s) && !/(…|\.\.\.)$/u.test(s));
+  // A list item or a text cut short is said only when the section has no whole sentence, ended at a boundary.
+  const candidates = complete.length ? complete : all.map((s) => endWhole(s, language, fullStop)).filter(Boolean);
+  const sentences = candidates.filter((s, n) => words.fresh(s, language) && !candidates.slice(0, n).some((b) => saysAgain(s, b, language)));
   let text = '';
   for (const sentence of sentences) {
     const next = text ? `${text}${phraseSet(language).sentenceSeparator}${sentence}` : sentence;
@@ -73,37 +114,109 @@ export function narrationFrom(said: string[], heading: string, language: Languag
   if (fitting) return fitting;
   const shortest = [...sentences].sort((a, b) => estimateSeconds(a, language) - estimateSeconds(b, language))[0];
   if (shortest && estimateSeconds(shortest, language) <= seconds * WHOLE_SENTENCE_STRETCH) return shortest;
-  return heading;
+  const fromHeading = headingSentence(heading, language);
+  return fromHeading && words.freshText(fromHeading, language) ? fromHeading : null;
+}
+
+/** What a screen scene may say, before the video's other scenes are known: its section's sentences and heading. */
+interface ScreenText {
+  onScreen: string;
+  /** The texts its narration is chosen from (the hero: the page's promise; else the section's sentences). */
+  said: string[];
+  /** The heading said as a sentence when no sentence is left (the hero: its headline). */
+  heading: string;
+  seconds: number;
+  hero: boolean;
+  section: { heading: string; sentences: string[] } | null;
 }
 
 /**
- * What each screen shows and says, in the facts' own language: the hero its headline and the page's promise
+ * What each screen shows and may say, in the facts' own language: the hero its headline and the page's promise
  * (its hero prose), each further screen its section's heading and the section's best sentences.
  */
 function screenTexts(
   plan: CampaignPlanDocument,
   facts: KeyFacts,
-  language: LanguageCode,
   featureOf: (scene: PlannedScene) => SceneFeature | undefined = (scene) => sceneFeature(plan, facts, scene.feature),
-): Array<{ onScreen: string; narration: string; seconds: number; section: { heading: string; sentences: string[] } | null }> {
-  return plan.scenes.map((scene) => {
+): ScreenText[] {
+  return plan.scenes.map((scene, n) => {
     const feature = featureOf(scene);
     if (!feature) {
+      // A later screen with no section (a page read screen by screen, past its sections) says the promise too: it
+      // may have nothing new to say, and is then left out like any other; the first screen, the hero, never is.
       return {
         onScreen: facts.headline,
-        narration: narrationFrom([facts.valueProposition], facts.headline, language, HERO_NARRATION_SECONDS),
+        said: [facts.valueProposition],
+        heading: facts.headline,
         seconds: HERO_NARRATION_SECONDS,
+        hero: n === 0,
         section: null,
       };
     }
     const said = feature.sentences?.length ? feature.sentences : [feature.detail];
     return {
       onScreen: feature.title,
-      narration: narrationFrom(said, feature.title, language, SCREEN_NARRATION_SECONDS),
+      said,
+      heading: feature.title,
       seconds: SCREEN_NARRATION_SECONDS,
+      hero: false,
       section: { heading: feature.title, sentences: said.filter(Boolean) },
     };
   });
+}
+
+/**
+ * Each screen's narration in play order, none saying again what the video said before it (`words`, which the title
+ * and closing lines are in): `preferred[n]` (a model's or a translator's words) when it says nothing said before;
+ * else, when `extractive` (the sections' sentences are in `language`), the section's next unused sentences or its
+ * heading (narrationFrom); else the heading as a sentence (`headings[n]`: a translated heading); else null: the
+ * scene is left out (leaveOut), as it is when `preferred[n]` is null. The hero, the page's promise, is never left out.
+ */
+function sayOnce(
+  texts: ScreenText[],
+  language: LanguageCode,
+  words: VideoWords,
+  { preferred, extractive = true, headings }: { preferred?: Array<string | null>; extractive?: boolean; headings?: string[] } = {},
+): Array<string | null> {
+  return texts.map((t, n) => {
+    const own = preferred?.[n];
+    let text: string | null = null;
+    if (own && words.freshText(own, language)) text = own;
+    else if (own === null && !t.hero) text = null;
+    else if (extractive) text = narrationFrom(t.said, t.heading, language, t.seconds, words);
+    else {
+      const fromHeading = headings?.[n] ? headingSentence(headings[n], language) : null;
+      text = fromHeading && words.freshText(fromHeading, language) ? fromHeading : null;
+    }
+    if (text === null && t.hero) text = own || (narrationFrom(t.said, t.heading, language, t.seconds) ?? tidy(t.heading));
+    if (text !== null) words.add(text, language);
+    return text;
+  });
+}
+
+/**
+ * The screens a script keeps: those with something new to say (`said[n]` not null), while the video keeps at least
+ * MIN_SCREEN_SCENES screens; a scene that must stay to keep them says what it has (`fallback`), and the video's
+ * check then flags it. Each kept scene records its place in the plan.
+ */
+function leaveOut(
+  said: Array<string | null>,
+  fallback: (n: number) => string,
+  scene: (n: number, text: string) => ScriptScene,
+): ScriptScene[] {
+  let droppable = Math.max(0, said.length - MIN_SCREEN_SCENES);
+  const dropped = said.map((text) => text === null && droppable-- > 0);
+  return said.flatMap((text, n) => {
+    if (dropped[n]) return [];
+    const out = scene(n, text ?? fallback(n));
+    return [dropped.some(Boolean) ? { ...out, planScene: n } : out];
+  });
+}
+
+/** The plan as a script's screens show it: the plan's scenes the script kept, in its order (ScriptScene.planScene). */
+export function plannedFor(plan: CampaignPlanDocument, script: Pick<ScriptDocument, 'screens'>): CampaignPlanDocument {
+  if (!script.screens.some((s) => typeof s.planScene === 'number')) return plan;
+  return { ...plan, scenes: script.screens.map((s, n) => plan.scenes[s.planScene ?? n]) };
 }
 
 /**
@@ -232,6 +345,17 @@ export async function writeScript(
   const closingNarration = [say(phrase(language, 'callToAction', { domain }), language)];
   const ctaLabel = phrase(language, 'ctaLabel', {});
 
+  // Everything the video says is compared with everything it said before: the opening and closing lines too.
+  const wordsOf = (name: string) => {
+    const words = new VideoWords();
+    words.add(phrase(language, 'intro', { name }), language);
+    words.add(phrase(language, 'callToAction', { domain }), language);
+    return words;
+  };
+  // A scene left in with nothing new to say (the video keeps two screens) says its section's first words.
+  const anyway = (t: ScreenText, lang: LanguageCode) =>
+    narrationFrom(t.said, t.heading, lang, t.seconds) ?? (endWhole(t.said[0] ?? '', lang, phraseSet(lang).fullStop) || tidy(t.heading));
+
   if (localized) {
     // The page's own version in this language: its own name, headline, sections and call to action.
     const facts = keyFacts(localized.text, localized.url, localized.language ?? language);
@@ -243,26 +367,31 @@ export async function writeScript(
     const texts = screenTexts(
       plan,
       own,
-      language,
       localized === source
         ? undefined
         : (scene) => shownSection(plan, scene, language, localized.text) ?? sceneFeature(plan, own, scene.feature),
     );
     const written = await modelNarration(helpers, language, own, texts, localized, language);
+    // A model's scene that says again what was said says its section's own next sentences instead (same language).
+    const said = sayOnce(texts, language, wordsOf(own.name), { preferred: written ?? undefined });
     return {
       language,
       source: 'localized_page',
       title: intro(own.name),
       // A page translated in part: a section left in the source's language is said by that language's voice.
-      screens: texts.map((t, n) => {
-        const text = written?.[n] ?? t.narration;
-        return { onScreenText: t.onScreen, narration: [say(text, inPageScript(text, language) ? language : sourceLanguage)] };
-      }),
+      screens: leaveOut(
+        said,
+        (n) => written?.[n] ?? anyway(texts[n], language),
+        (n, text) => ({
+          onScreenText: texts[n].onScreen,
+          narration: [say(text, inPageScript(text, language) ? language : sourceLanguage)],
+        }),
+      ),
       closing: { onScreenText: facts.callToAction ?? ctaLabel, ctaLabel: facts.callToAction ?? ctaLabel, narration: closingNarration },
     };
   }
 
-  const texts = screenTexts(plan, plan.facts, sourceLanguage);
+  const texts = screenTexts(plan, plan.facts);
   // A model writes this language's narration from the source page's facts (checked: only the page's facts, in
   // this language); the on-screen headings are translated when a translator is configured.
   const written = await modelNarration(helpers, language, plan.facts, texts, source, sourceLanguage);
@@ -274,22 +403,45 @@ export async function writeScript(
           language,
         )
       : texts.map((t) => t.onScreen);
+    // A scene whose words were said before says its heading, when the heading is in this language.
+    const said = sayOnce(texts, language, wordsOf(plan.facts.name), {
+      preferred: written,
+      extractive: false,
+      headings: translator || sourceLanguage === language ? headings : [],
+    });
     return {
       language,
       source: 'translated',
       title: intro(plan.facts.name),
-      screens: texts.map((_, n) => ({ onScreenText: headings[n], narration: [say(written[n], language)] })),
+      screens: leaveOut(
+        said,
+        (n) => written[n],
+        (n, text) => ({ onScreenText: headings[n], narration: [say(text, language)] }),
+      ),
       closing: { onScreenText: ctaLabel, ctaLabel, narration: closingNarration },
     };
   }
+  // The page's own sentences, none said twice in the page's language, before any translation.
+  const chosen = sayOnce(texts, sourceLanguage, wordsOf(plan.facts.name));
+  const sourceText = chosen.map((text, n) => text ?? anyway(texts[n], sourceLanguage));
   if (translator) {
-    const flat = texts.flatMap((t) => [t.onScreen, t.narration]);
+    const flat = texts.flatMap((t, n) => [t.onScreen, sourceText[n]]);
     const translated = await translator.translate(flat, sourceLanguage, language);
+    // Two sentences may come back as one: said once, the other scene its translated heading (or left out).
+    const said = sayOnce(texts, language, wordsOf(plan.facts.name), {
+      preferred: texts.map((_, i) => (chosen[i] === null ? null : translated[i * 2 + 1])),
+      extractive: false,
+      headings: texts.map((_, i) => translated[i * 2]),
+    });
     return {
       language,
       source: 'translated',
       title: intro(plan.facts.name),
-      screens: texts.map((t, i) => ({ onScreenText: translated[i * 2], narration: [say(translated[i * 2 + 1], language)] })),
+      screens: leaveOut(
+        said,
+        (n) => translated[n * 2 + 1],
+        (n, text) => ({ onScreenText: translated[n * 2], narration: [say(text, language)] }),
+      ),
       closing: { onScreenText: ctaLabel, ctaLabel, narration: closingNarration },
     };
   }
@@ -301,7 +453,11 @@ export async function writeScript(
     language,
     source: 'source_text',
     title: intro(plan.facts.name),
-    screens: texts.map((t) => ({ onScreenText: t.onScreen, narration: [say(t.narration, sourceLanguage)] })),
+    screens: leaveOut(
+      chosen,
+      (n) => sourceText[n],
+      (n, text) => ({ onScreenText: texts[n].onScreen, narration: [say(text, sourceLanguage)] }),
+    ),
     closing: { onScreenText: ctaLabel, ctaLabel, narration: closingNarration },
   };
 }

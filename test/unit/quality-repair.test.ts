@@ -131,13 +131,34 @@ test('a repeated sentence is replaced by the section’s next sentence not yet s
   const spent = CANDIDATES.map((c) => (c.key === 's2.png' ? { ...c, texts: c.texts.slice(0, 1) } : c));
   const removed = planRepair(repeated, checkOf(flag('repeated_narration', 'scene_2')), spent, screenId)!;
   expect(removed.scenes[2].narration).toBe('Roll out to a tenth of your users first.');
-  // A scene that says nothing but the repeat, its section with nothing else to say: left flagged.
+});
+
+test('a scene that says nothing but the repeat, its section with nothing else to say: its heading as a sentence, else dropped while two screens remain, else left flagged', () => {
   const only = video([
     ['Compile your whole project in seconds.', 'Fast builds', 's1.png'],
     ['Compile your whole project in seconds.', 'Safe deploys', 's2.png'],
   ]);
   const nothing = CANDIDATES.map((c) => (c.key === 's2.png' ? { ...c, texts: ['Compile your whole project in seconds.'] } : c));
-  expect(planRepair(only, checkOf(flag('repeated_narration', 'scene_2')), nothing, screenId)).toBeNull();
+  const heading = planRepair(only, checkOf(flag('repeated_narration', 'scene_2')), nothing, screenId)!;
+  expect(heading.scenes[2]).toMatchObject({ id: 'scene_2', narration: 'Safe deploys.', headline: 'Safe deploys', screen: 'screen_s2' });
+  expect(heading.repaired).toEqual([{ code: 'repeated_narration', scene_id: 'scene_2', action: 'renarrated' }]);
+  // The heading said already too (the title's line here): dropped when the video keeps two screen scenes.
+  const named = (narration: string): Array<[string, string, string]> => [
+    ['Compile your whole project in seconds.', 'Fast builds', 's1.png'],
+    [narration, 'Meet Acme', 's2.png'],
+    ['Every metric, live, for the whole team.', 'Insights', 's3.png'],
+  ];
+  const spent = CANDIDATES.map((c) => (c.key === 's2.png' ? { ...c, heading: 'Meet Acme', texts: [] } : c));
+  const three = planRepair(
+    video(named('Compile your whole project in seconds.')),
+    checkOf(flag('repeated_narration', 'scene_2')),
+    spent,
+    screenId,
+  )!;
+  expect(three.scenes.map((s) => s.id)).toEqual(['scene_0', 'scene_1', 'scene_3', 'scene_4']);
+  expect(three.repaired).toEqual([{ code: 'repeated_narration', scene_id: 'scene_2', action: 'dropped' }]);
+  const two = video(named('Compile your whole project in seconds.').slice(0, 2));
+  expect(planRepair(two, checkOf(flag('repeated_narration', 'scene_2')), spent, screenId)).toBeNull();
 });
 
 test('a cut narration is cut back to its last whole sentence; one without any takes the section’s first sentence', () => {

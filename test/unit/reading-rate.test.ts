@@ -3,6 +3,7 @@ import { SUPPORTED_LANGUAGES, type LanguageCode } from '../../config/catalog';
 import { PHRASES, phrase, type PhraseKey } from '../../lib/script/phrases';
 import { countUnits, estimateSeconds, fitToSeconds } from '../../lib/script/reading-rate';
 import { shortenNarration } from '../../lib/script/writer';
+import { cutNarrationEnd } from '../../lib/quality/narration';
 
 const filled = (lang: LanguageCode, key: PhraseKey) => phrase(lang, key, { name: 'Acme', domain: 'acme.io' });
 
@@ -88,6 +89,10 @@ describe('fitToSeconds', () => {
     }
   });
 
+  test('never ends on a connector, even closed with a full stop (the check hears a cut phrase)', () => {
+    expect(fitToSeconds('Sync every bank and card feed into one ledger.', 'en', 4 / 2.5)).toBe('Sync every bank.');
+  });
+
   test('prefers ending at a comma to ending on a dangling word', () => {
     const text = 'Upload your footage, pick a style, and Acme turns it into a polished video in minutes.';
     expect(fitToSeconds(text, 'en', 3)).toBe('Upload your footage, pick a style.');
@@ -96,11 +101,14 @@ describe('fitToSeconds', () => {
   test('Japanese: cuts after 。 when possible, otherwise after 、 or at a phrase boundary, never inside a Latin word', () => {
     const long = '撮影した映像をアップロードしてスタイルを選ぶだけで、数分後には字幕付きの洗練された動画が完成します。';
     const text = `${long}今すぐお試しください。`;
-    // 25 letters up to 、: a budget of 26 cuts there rather than inside 数分.
-    expect(fitToSeconds(text, 'ja', 26 / 7)).toBe('撮影した映像をアップロードしてスタイルを選ぶだけで。');
-    // 16: no 、 in reach, so the phrase boundary before スタイル (15), not ス|タイル (16) or アップ|ロード.
-    expect(fitToSeconds(text, 'ja', 16 / 7)).toBe('撮影した映像をアップロードして。');
-    expect(fitToSeconds(text, 'ja', 12 / 7)).toBe('撮影した映像を。');
+    // Up to 、 (25 letters), before スタイル (15) or after を (7), the cut would end on a particle (で, て, を): a
+    // listener hears a phrase cut off (the check's cut_narration), so nothing is cut rather than a fragment said.
+    for (const letters of [26, 16, 12]) {
+      const cut = fitToSeconds(text, 'ja', letters / 7);
+      expect(cut).toMatch(/^撮影した.*。$/u);
+      expect(cut).not.toMatch(/(?:[をはがにでとのてし]|アップ|ス)。$/u);
+      expect(cutNarrationEnd(cut.slice(0, -1), 'ja')).toBeNull();
+    }
     const withDomain = '今すぐacme.ioにアクセスして、無料で始めてみてください。';
     for (let seconds = 0.2; seconds < 3.5; seconds += 0.1) {
       const cut = fitToSeconds(withDomain, 'ja', seconds);
@@ -148,8 +156,10 @@ describe('shortenNarration (the voice stage re-fit when the real voice runs slow
   test('one sentence too long for the voice: said whole (the scene runs longer), never cut, never swapped for the headline', () => {
     const [segment] = shortenNarration(hero, 0.6);
     expect(segment).toEqual(hero.narration[0]);
-    // What a cut would say: a fragment ending in a particle (no verb), closed with 。
-    expect(fitToSeconds(hero.narration[0].text, 'ja', estimateSeconds(hero.narration[0].text, 'ja') * 0.6)).toMatch(/[をはがにでとの]。$/);
+    // A cut of it would end on a particle (no verb): the reading-rate cut gives nothing rather than that fragment.
+    expect(fitToSeconds(hero.narration[0].text, 'ja', estimateSeconds(hero.narration[0].text, 'ja') * 0.6)).not.toMatch(
+      /[をはがにでとの]。$/,
+    );
   });
 
   test('a later sentence that fits is said rather than a first one that does not', () => {

@@ -161,7 +161,7 @@ describe('scene narration', () => {
     const said = narrationFrom([long, 'It reconciles them overnight.'], 'Heading', 'en', 6.5);
     expect(said).toBe('It reconciles them overnight.');
     // Nothing fits even stretched: the heading, not a fragment.
-    expect(narrationFrom([long], 'Connect every bank', 'en', 3)).toBe('Connect every bank');
+    expect(narrationFrom([long], 'Connect every bank', 'en', 3)).toBe('Connect every bank.');
   });
 
   test('list items without a full stop are said only when the section has no whole sentence', () => {
@@ -173,7 +173,7 @@ describe('scene narration', () => {
   test('Japanese: whole sentences only', () => {
     const ja = ['すべての取引は、届いた瞬間に照合されます。', '月末の締めは、確認するだけの作業になります。'];
     const said = narrationFrom(ja, '数時間で締める', 'ja', 6.5);
-    expect(endsWithSentenceTerminator(said)).toBe(true);
+    expect(endsWithSentenceTerminator(said!)).toBe(true);
     expect(ja.join('')).toContain(said);
   });
 
