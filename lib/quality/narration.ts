@@ -171,13 +171,24 @@ export function cutNarrationEnd(narration: string, language: LanguageCode): stri
   return null;
 }
 
+/** Headings of fewer words (unspaced scripts: characters) than these are a label ("Testimonials"), not something to say. */
+const MIN_HEADING_WORDS = 2;
+const MIN_HEADING_UNSPACED_CHARACTERS = 4;
+
+/** A one-word heading ("Services", "Fernbrook"): said alone it is a label read out, not narration. */
+function isLoneLabel(text: string): boolean {
+  if (/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]/u.test(text))
+    return [...text.replace(/[^\p{L}\p{N}]/gu, '')].length < MIN_HEADING_UNSPACED_CHARACTERS;
+  return text.split(/\s+/u).filter((word) => /[\p{L}\p{N}]/u.test(word)).length < MIN_HEADING_WORDS;
+}
+
 /**
  * A section's heading said as a sentence, when it can be one: the language's full stop (the phrase table's) added,
- * not ending inside a phrase (cutNarrationEnd); null otherwise. Only the section's own words, no claim added: what a
+ * not ending inside a phrase (cutNarrationEnd), not a lone label; null otherwise. Only the section's own words, no claim added: what a
  * scene says when every sentence of its section was said before (the writer, and the repair of a repeated sentence).
  */
 export function headingSentence(heading: string, language: LanguageCode): string | null {
   const text = normalizeText(heading);
-  if (!/[\p{L}\p{N}]/u.test(text) || cutNarrationEnd(text, language)) return null;
+  if (!/[\p{L}\p{N}]/u.test(text) || cutNarrationEnd(text, language) || isLoneLabel(text)) return null;
   return endWhole(text, language, phraseSet(language).fullStop) || null;
 }

@@ -10,7 +10,7 @@ import type { CampaignPlanDocument, CapturedText } from '../../lib/script/analyz
 import { phrase } from '../../lib/script/phrases';
 import type { Translator } from '../../lib/script/translate';
 import { narrationFrom, plannedFor, writeScript, type CapturedVariant, type ScriptDocument } from '../../lib/script/writer';
-import { cutNarrationEnd, endWhole, repeatedSentences, saysAgain } from '../../lib/quality/narration';
+import { cutNarrationEnd, endWhole, headingSentence, repeatedSentences, saysAgain } from '../../lib/quality/narration';
 
 interface Section {
   heading: string;
@@ -135,6 +135,14 @@ describe('English: a tagline said in the hero, a later section and the call-to-a
   });
 });
 
+test('a one-word heading is a label, never said alone as a scene’s narration', () => {
+  expect(headingSentence('Testimonials', 'en')).toBeNull();
+  expect(headingSentence('Fernbrook', 'en')).toBeNull();
+  expect(headingSentence('ガイド', 'ja')).toBeNull();
+  expect(headingSentence('Schedules that follow the weather', 'en')).toBe('Schedules that follow the weather.');
+  expect(headingSentence('はじめかた', 'ja')).toBe('はじめかた。');
+});
+
 test('near-duplicates: one sentence inside the other, or most content words shared; not two sentences about one product', () => {
   const tagline = 'Deliver great service experiences fast.';
   expect(
@@ -149,10 +157,14 @@ test('near-duplicates: one sentence inside the other, or most content words shar
 
 test('a page read screen by screen, past its sections: a later screen with only the promise to say is left out', async () => {
   const { plan, variant } = page('en', 'Status is a secure messaging app, crypto wallet, and Web3 browser.', []);
-  const screensOnly = { ...plan, scenes: [0, 1, 2].map((n) => ({ feature: null, screenshotKey: `k${n}`, mobileScreenshotKey: null })) };
+  const screensOnly = {
+    ...plan,
+    facts: { ...plan.facts, headline: 'Private messages for everyone' },
+    scenes: [0, 1, 2].map((n) => ({ feature: null, screenshotKey: `k${n}`, mobileScreenshotKey: null })),
+  };
   const script = await writeScript('en', screensOnly, [variant]);
   // The hero says the promise, the next screen its headline as a sentence, the third has nothing new: left out.
-  expect(screens(script)).toEqual(['Status is a secure messaging app, crypto wallet, and Web3 browser.', 'Fernbrook.']);
+  expect(screens(script)).toEqual(['Status is a secure messaging app, crypto wallet, and Web3 browser.', 'Private messages for everyone.']);
   expect(plannedFor(screensOnly, script).scenes.map((s) => s.screenshotKey)).toEqual(['k0', 'k1']);
   expect(repeatedSentences(narrations(script), 'en')).toEqual([]);
 });
