@@ -43,6 +43,7 @@ export const readActions: CampaignsActionSchemas = {
         "The caller's organization's campaigns, each as GET shows it, in keyset pages: pass the previous page's next_cursor (and the same filters) for the next page. Campaigns created meanwhile never shift or repeat a page.",
       successStatus: 200,
       response: CampaignListSchema,
+      responses: { 404: "not_found: batch_id names an unknown batch, or another organization's." },
     },
     async handler(ctx: Context<ListQueryParams, CampaignMeta>): Promise<CampaignListView> {
       const auth = ctx.meta.auth;
