@@ -8,7 +8,8 @@
  */
 import { createBatch, createCampaignClient, getBatch, listBatches, verifyWebhook } from '../../clients/typescript/src';
 import { webhookReceivers } from '../fixtures/webhook-receiver';
-import { startHarness, type Harness } from '../support/harness';
+import pg from 'pg';
+import { startHarness, TEST_DATABASE_URL, type Harness } from '../support/harness';
 import { waitFor } from '../support/wait';
 
 // Generous: these tests are about batches, not the per-IP limiter.
@@ -194,6 +195,50 @@ describe('the API, pipeline paused', () => {
       batches: [{ batch_id: mine.batch_id, counts: { collecting: 3 } }],
     });
     expect(last.body.batches[0].campaigns).toHaveLength(3);
+  });
+
+  test('the last two campaigns of a batch settling at the same moment complete it exactly once (each locks the batch row)', async () => {
+    const customer = await h.newCustomer('business');
+    const res = await h.request('POST', '/api/v1/batches', {
+      key: customer.key,
+      body: { items: [{ url: h.pageUrl }, { url: h.pageUrl }], webhook_url: 'https://127.0.0.1:9/hook' },
+    });
+    expect(res.status).toBe(201);
+    const batchId: string = res.body.batch_id;
+    const ids: string[] = res.body.campaigns.map((c: { campaign_id: string }) => c.campaign_id);
+    // As if both had rendered (the pipeline is paused): each now moves to review in its own transition.
+    await h.sql("UPDATE campaigns SET status = 'rendering' WHERE batch_id = $1", [batchId]);
+    // Both transitions are held after they have moved their campaign and before they look at the batch: each writes
+    // its campaign_events row in between, which this table lock stalls until both wait on it.
+    const holder = new pg.Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${h.config.databaseSchema}` });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE campaign_events IN EXCLUSIVE MODE');
+      const moves = ids.map((id) => h.call('campaigns.transition', { campaign_id: id, to: 'review' }));
+      // Polled on a connection of its own: the holder's transaction would keep seeing its first snapshot of the activity.
+      const waiting = await waitFor(
+        async () =>
+          (
+            await h.sql<{ n: string }>(
+              "SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO \"campaign_events\"%'",
+            )
+          )[0].n,
+        (n) => Number(n) === 2,
+        30_000,
+        50,
+      );
+      expect(Number(waiting)).toBe(2);
+      await holder.query('COMMIT');
+      await Promise.all(moves);
+    } finally {
+      await holder.end();
+    }
+    const read = await h.request('GET', `/api/v1/batches/${batchId}`, { key: customer.key });
+    expect(read.body).toMatchObject({ counts: { review: 2, rendering: 0 }, completed_at: expect.any(String) });
+    const events = await h.sql<{ body: string }>("SELECT body FROM campaign_webhook_events WHERE event_type = 'batch.completed'");
+    const ofBatch = events.map((e) => JSON.parse(e.body)).filter((body) => body.batch_id === batchId);
+    expect(ofBatch).toEqual([expect.objectContaining({ counts: expect.objectContaining({ review: 2 }) })]);
   });
 });
 
