@@ -48,7 +48,7 @@ export const quotaExceeded = (details: { used: number; limit: number; resets_at:
   new MoleculerClientError(
     details.requested === undefined
       ? `Monthly video quota reached (${details.used} of ${details.limit} campaigns used this month). Overage is never billed.`
-      : `Monthly video quota too low for this batch: it asks for ${details.requested} campaigns and ${details.limit - details.used} of ${details.limit} are left this month; nothing was created. Overage is never billed.`,
+      : `Monthly video quota too low for this batch: it asks for ${details.requested} campaigns and ${Math.max(0, details.limit - details.used)} of ${details.limit} are left this month; nothing was created. Overage is never billed.`,
     429,
     'rate_limited',
     { details },

@@ -242,6 +242,31 @@ describe('the API, pipeline paused', () => {
   });
 });
 
+describe('on the embedded SQLite', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startHarness({ dialect: 'sqlite', config: { pipelinePaused: true, rateLimits: limits } });
+  }, 120_000);
+  afterAll(async () => {
+    await h?.stop();
+  });
+
+  test('a batch is made, read, listed and filtered on the same migrations', async () => {
+    const { key } = await h.newCustomer('business');
+    const res = await h.request('POST', '/api/v1/batches', { key, body: { items: [{ url: h.pageUrl }, { url: h.site.url('/?two') }] } });
+    expect(res.status).toBe(201);
+    const ids = res.body.campaigns.map((c: { campaign_id: string }) => c.campaign_id);
+    expect((await h.request('POST', '/api/v1/campaigns', { key, body: { url: h.pageUrl } })).status).toBe(201);
+    const read = await h.request('GET', `/api/v1/batches/${res.body.batch_id}`, { key });
+    expect(read.body).toMatchObject({ counts: { collecting: 2 }, campaigns: ids.map((id: string) => ({ campaign_id: id })) });
+    const filtered = await h.request('GET', `/api/v1/campaigns?batch_id=${res.body.batch_id}`, { key });
+    expect(filtered.body.campaigns.map((c: { campaign_id: string }) => c.campaign_id).sort()).toEqual([...ids].sort());
+    const listed = await h.request('GET', '/api/v1/batches', { key });
+    expect(listed.body).toMatchObject({ has_more: false, batches: [{ batch_id: res.body.batch_id }] });
+  });
+});
+
 describe('the whole pipeline', () => {
   let h: Harness;
   let customer: { orgId: string; key: string };
