@@ -288,12 +288,14 @@ describe('the whole pipeline', () => {
 
   test('three fixture pages reach review, and the batch webhook_url gets one signed batch.completed with their outcomes', async () => {
     const hook = await receivers.start();
+    const itemHook = await receivers.start();
     const client = createCampaignClient({ baseUrl: h.baseUrl, apiKey: customer.key });
     const pages = [h.pageUrl, h.site.url('/?b'), h.site.url('/?c')];
     const created = await createBatch(
       client,
       {
-        items: pages.map((url) => ({ url })),
+        // The first item has a webhook_url of its own: its campaign's events go there, as a create's would.
+        items: pages.map((url, i) => (i === 0 ? { url, webhook_url: itemHook.url } : { url })),
         defaults: { languages: ['en'], platforms: ['tiktok'], quality: 'draft' },
         webhook_url: hook.url,
       },
@@ -329,6 +331,13 @@ describe('the whole pipeline', () => {
       campaigns: ids.map((id) => ({ campaign_id: id, status: 'review' })),
       timestamp: expect.any(String),
     });
+    const own = await waitFor(
+      async () => itemHook.received.map((r) => verifyWebhook({ headers: r.headers, rawBody: r.body }, secret)),
+      (events) => events.length >= 1,
+      30_000,
+      100,
+    );
+    expect(own).toEqual([expect.objectContaining({ event: 'campaign.completed', campaign_id: ids[0], status: 'review' })]);
     const listed = await listBatches(client, { limit: 5 });
     expect(listed.data!.batches[0]).toMatchObject({ batch_id: batchId, completed_at: settled.data!.completed_at });
 
