@@ -11,15 +11,17 @@ export interface PlanLimits {
   /** Campaign creations per minute, per organization. */
   ratePerMinute: number;
   maxApiKeys: number;
+  /** Items (campaigns) in one POST /api/v1/batches (decisions §14). */
+  batchItems: number;
 }
 
 export const PLANS: Record<PlanName, PlanLimits> = {
-  free: { apiAccess: false, campaignsPerMonth: 0, languagesPerCampaign: 0, ratePerMinute: 0, maxApiKeys: 0 },
-  starter: { apiAccess: false, campaignsPerMonth: 0, languagesPerCampaign: 0, ratePerMinute: 0, maxApiKeys: 0 },
-  growth: { apiAccess: true, campaignsPerMonth: 40, languagesPerCampaign: 5, ratePerMinute: 10, maxApiKeys: 2 },
-  business: { apiAccess: true, campaignsPerMonth: 150, languagesPerCampaign: 8, ratePerMinute: 90, maxApiKeys: 20 },
+  free: { apiAccess: false, campaignsPerMonth: 0, languagesPerCampaign: 0, ratePerMinute: 0, maxApiKeys: 0, batchItems: 0 },
+  starter: { apiAccess: false, campaignsPerMonth: 0, languagesPerCampaign: 0, ratePerMinute: 0, maxApiKeys: 0, batchItems: 0 },
+  growth: { apiAccess: true, campaignsPerMonth: 40, languagesPerCampaign: 5, ratePerMinute: 10, maxApiKeys: 2, batchItems: 20 },
+  business: { apiAccess: true, campaignsPerMonth: 150, languagesPerCampaign: 8, ratePerMinute: 90, maxApiKeys: 20, batchItems: 100 },
   /** Enterprise limits are set per organization; these are the starting values. */
-  enterprise: { apiAccess: true, campaignsPerMonth: 500, languagesPerCampaign: 8, ratePerMinute: 120, maxApiKeys: 50 },
+  enterprise: { apiAccess: true, campaignsPerMonth: 500, languagesPerCampaign: 8, ratePerMinute: 120, maxApiKeys: 50, batchItems: 100 },
 };
 
 /** Per-organization overrides (enterprise contracts); null keeps the plan's value. */
@@ -32,6 +34,9 @@ export interface LimitOverrides {
 
 /** No plan may request more languages than the product supports per campaign. */
 export const MAX_LANGUAGES_PER_CAMPAIGN = 8;
+
+/** The most items any plan allows in one batch: the request schema's bound (each plan's own is checked by the actor). */
+export const MAX_BATCH_ITEMS = Math.max(...Object.values(PLANS).map((plan) => plan.batchItems));
 
 export function isPlanName(value: string): value is PlanName {
   return isOneOf(PLAN_NAMES, value);
@@ -46,5 +51,6 @@ export function effectiveLimits(plan: PlanName, overrides: LimitOverrides = {}):
     languagesPerCampaign: Math.min(MAX_LANGUAGES_PER_CAMPAIGN, pick(overrides.languagesPerCampaign, base.languagesPerCampaign)),
     ratePerMinute: pick(overrides.ratePerMinute, base.ratePerMinute),
     maxApiKeys: pick(overrides.maxApiKeys, base.maxApiKeys),
+    batchItems: base.batchItems,
   };
 }

@@ -44,9 +44,11 @@ export const unauthorized = (message = 'A valid API key is required (Authorizati
 export const forbidden = (message: string) => new MoleculerClientError(message, 403, 'forbidden');
 export const notFound = (message = 'Campaign not found.') => new MoleculerClientError(message, 404, 'not_found');
 export const conflict = (message: string) => new MoleculerClientError(message, 409, 'conflict');
-export const quotaExceeded = (details: { used: number; limit: number; resets_at: string }) =>
+export const quotaExceeded = (details: { used: number; limit: number; resets_at: string; requested?: number }) =>
   new MoleculerClientError(
-    `Monthly video quota reached (${details.used} of ${details.limit} campaigns used this month). Overage is never billed.`,
+    details.requested === undefined
+      ? `Monthly video quota reached (${details.used} of ${details.limit} campaigns used this month). Overage is never billed.`
+      : `Monthly video quota too low for this batch: it asks for ${details.requested} campaigns and ${Math.max(0, details.limit - details.used)} of ${details.limit} are left this month; nothing was created. Overage is never billed.`,
     429,
     'rate_limited',
     { details },

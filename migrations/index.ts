@@ -17,6 +17,7 @@ import * as campaignRetryOf from './0015-campaign-retry-of';
 import * as videoEdits from './0016-video-edits';
 import * as userInvites from './0017-user-invites';
 import * as videoQuality from './0018-video-quality';
+import * as batches from './0019-batches';
 
 export const MIGRATIONS = [
   { name: '0001-initial', ...initial },
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   { name: '0016-video-edits', ...videoEdits },
   { name: '0017-user-invites', ...userInvites },
   { name: '0018-video-quality', ...videoQuality },
+  { name: '0019-batches', ...batches },
 ];

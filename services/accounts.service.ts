@@ -499,6 +499,7 @@ const AccountsService: ServiceSchema<AccountsSettings, AccountsMethods, Accounts
             languagesPerCampaign: limits.languagesPerCampaign,
             ratePerMinute: limits.ratePerMinute,
             apiAccess: limits.apiAccess,
+            batchItems: limits.batchItems,
           },
         };
       },

@@ -1,10 +1,10 @@
 /**
  * The campaign actor. Its public API is here: create (quota, idempotency, the page checked, one transaction), get,
- * publish, cancel, webhook redelivery, and the gateway's download lookup. Two modules beside it complete the actor,
+ * publish, cancel, webhook redelivery, and the gateway's download lookup. Modules beside it complete the actor,
  * mixed in so that the campaign tables keep one writer: services/campaigns/orchestrator.ts owns the state machine
  * (lib/campaign/states.ts: the lease, each state's stage, the reaper, transitions and the outbox) and
- * services/campaigns/reads.ts the reads for the dashboard and the reports. services/campaigns/types.ts names what
- * its actions take and answer.
+ * services/campaigns/reads.ts the reads for the dashboard and the reports, and services/campaigns/batches.ts the
+ * batches (decisions §14). services/campaigns/types.ts names what its actions take and answer.
  */
 import crypto from 'node:crypto';
 import { Op, UniqueConstraintError, type Attributes, type FindOptions, type Transaction } from 'sequelize';
@@ -40,18 +40,22 @@ import { orchestratorActions, orchestratorEvents, orchestratorMethods, startSwee
 import { readActions } from './campaigns/reads';
 import { retryActions, retryMethods } from './campaigns/retry';
 import { editActions, editMethods } from './campaigns/edits';
+import { batchActions, batchMethods } from './campaigns/batches';
 import type {
   CampaignApiMethods,
   CampaignByIdParams,
   CampaignMeta,
+  CampaignRows,
   CampaignsLocalVars,
   CampaignsMethods,
   CampaignsThis,
   CampaignView,
   CreateCampaignParams,
+  CreateBatchResult,
   CreateCampaignResult,
   DownloadTargetParams,
   DownloadTargetResult,
+  IdempotencyOf,
   NewCampaign,
   NormalizedCampaign,
   VideoDocumentByIdParams,
@@ -77,6 +81,7 @@ const CampaignsService: ServiceSchema<ServiceSettingSchema, CampaignsMethods, Ca
     ...readActions,
     ...retryActions,
     ...editActions,
+    ...batchActions,
 
     create: {
       rest: 'POST /campaigns',
@@ -93,16 +98,9 @@ const CampaignsService: ServiceSchema<ServiceSettingSchema, CampaignsMethods, Ca
       async handler(ctx: Context<CreateCampaignParams, CampaignMeta>): Promise<CreateCampaignResult> {
         const auth = ctx.meta.auth;
         if (!auth) throw unauthorized();
-        const idempotencyKey = ctx.meta.idempotencyKey;
-        if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-          throw invalidInput('Idempotency-Key must be 1–255 visible ASCII characters');
-        }
-        const requestHash = crypto.createHash('sha256').update(canonicalJson(ctx.params)).digest('hex');
-        if (idempotencyKey) {
-          const previous = await this.db.models.IdempotencyRecord.findOne({ where: { org_id: auth.orgId, key: idempotencyKey } });
-          if (previous && Date.now() - new Date(previous.created_at).getTime() < configOf(this.broker).idempotencyTtlMs) {
-            return this.replayOrConflict(auth.orgId, idempotencyKey, requestHash, ctx.meta);
-          }
+        const idempotency = this.idempotencyOf(ctx.meta, ctx.params);
+        if (idempotency && (await this.answeredBefore(auth.orgId, idempotency.key))) {
+          return this.replayOrConflict(auth.orgId, idempotency.key, idempotency.requestHash, ctx.meta);
         }
 
         const campaign = await this.normalize(ctx.params, auth);
@@ -123,11 +121,11 @@ const CampaignsService: ServiceSchema<ServiceSettingSchema, CampaignsMethods, Ca
             campaign,
             body,
             now,
-            idempotency: idempotencyKey ? { key: idempotencyKey, requestHash } : null,
+            idempotency,
           });
         } catch (err) {
-          if (idempotencyKey && err instanceof UniqueConstraintError) {
-            return this.replayOrConflict(auth.orgId, idempotencyKey, requestHash, ctx.meta);
+          if (idempotency && err instanceof UniqueConstraintError) {
+            return this.replayOrConflict(auth.orgId, idempotency.key, idempotency.requestHash, ctx.meta);
           }
           throw err;
         }
@@ -322,6 +320,7 @@ const CampaignsService: ServiceSchema<ServiceSettingSchema, CampaignsMethods, Ca
     ...orchestratorMethods,
     ...retryMethods,
     ...editMethods,
+    ...batchMethods,
 
     async normalize(params: CreateCampaignParams, auth: AuthContext): Promise<NormalizedCampaign> {
       const config = configOf(this.broker);
@@ -387,84 +386,132 @@ const CampaignsService: ServiceSchema<ServiceSettingSchema, CampaignsMethods, Ca
 
     /** The campaign, its videos, its first event, its quota unit and its idempotency record, in one transaction. */
     async insertCampaign({ auth, params, campaign, body, now, idempotency }: NewCampaign) {
-      const { models, sequelize } = this.db;
-      const config = configOf(this.broker);
-      const campaignId = body.campaign_id;
-      const period = quotaPeriod(now);
+      const { sequelize } = this.db;
       await sequelize.transaction(async (transaction: Transaction) => {
-        if (idempotency) {
-          // First, so that a concurrent twin waits here on the key and then replays our answer.
-          // Only an expired record may be replaced; a live one (even a twin committed a moment ago) must win.
-          await models.IdempotencyRecord.destroy({
-            where: {
-              org_id: auth.orgId,
-              key: idempotency.key,
-              created_at: { [Op.lt]: new Date(now.getTime() - config.idempotencyTtlMs) },
-            },
-            transaction,
-          });
-          await models.IdempotencyRecord.create(
-            {
-              org_id: auth.orgId,
-              key: idempotency.key,
-              request_hash: idempotency.requestHash,
-              status_code: 201,
-              response_body: body,
-              created_at: now,
-            },
-            { transaction },
-          );
-        }
-        await reserveQuota(sequelize, transaction, auth.orgId, period, auth.limits.campaignsPerMonth);
-        await models.Campaign.create(
-          {
-            id: campaignId,
-            org_id: auth.orgId,
-            job_id: body.job_id,
-            status: 'collecting',
-            url: campaign.url,
-            title: campaign.title,
-            languages: campaign.languages,
-            platforms: campaign.platforms,
-            webhook_url: campaign.webhook_url,
-            options: optionsOf({
-              ...params,
-              ...(campaign.logo_url ? { brand: { ...params.brand, logo_url: campaign.logo_url } } : {}),
-              ...(campaign.music_url ? { music: { ...params.music, url: campaign.music_url } } : {}),
-            }),
-            metadata: params.metadata && Object.keys(params.metadata).length ? params.metadata : null,
-            progress: PROGRESS_ON_ENTRY.collecting,
-            quota_period: period,
-            status_changed_at: now,
-            deadline_at: new Date(now.getTime() + config.campaignMaxDurationMs),
-          },
-          { transaction },
-        );
-        await models.Video.bulkCreate(
-          campaign.languages.flatMap((language: string) =>
-            campaign.platforms.map((platform: string) => ({
-              campaign_id: campaignId,
-              language,
-              platform,
-              status: 'queued',
-            })),
-          ),
-          { transaction },
-        );
-        await models.CampaignEvent.create(
-          { campaign_id: campaignId, from_status: null, to_status: 'collecting', detail: 'created', created_at: now },
-          { transaction },
-        );
+        if (idempotency) await this.recordIdempotency(transaction, auth.orgId, idempotency, body, now);
+        await reserveQuota(sequelize, transaction, auth.orgId, quotaPeriod(now), auth.limits.campaignsPerMonth);
+        await this.writeCampaign(transaction, {
+          orgId: auth.orgId,
+          params,
+          campaign,
+          campaignId: body.campaign_id,
+          jobId: body.job_id,
+          now,
+        });
       });
     },
 
-    async replayOrConflict(orgId: string, key: string, requestHash: string, meta: CampaignMeta) {
+    /**
+     * The request's answer under its Idempotency-Key (a create's or a batch's), first in its transaction, so that a
+     * concurrent twin waits here on the key and then replays our answer. Only an expired record may be replaced; a
+     * live one (even a twin committed a moment ago) must win.
+     */
+    async recordIdempotency(transaction: Transaction, orgId: string, idempotency: IdempotencyOf, body: object, now: Date) {
+      const { models } = this.db;
+      await models.IdempotencyRecord.destroy({
+        where: {
+          org_id: orgId,
+          key: idempotency.key,
+          created_at: { [Op.lt]: new Date(now.getTime() - configOf(this.broker).idempotencyTtlMs) },
+        },
+        transaction,
+      });
+      await models.IdempotencyRecord.create(
+        {
+          org_id: orgId,
+          key: idempotency.key,
+          request_hash: idempotency.requestHash,
+          status_code: 201,
+          response_body: body as Record<string, unknown>,
+          created_at: now,
+        },
+        { transaction },
+      );
+    },
+
+    /** A new campaign's rows (the campaign, its videos, its first event) in the caller's transaction: a create's, or a batch's. */
+    async writeCampaign(transaction: Transaction, { orgId, params, campaign, campaignId, jobId, now, batch }: CampaignRows) {
+      const { models } = this.db;
+      const config = configOf(this.broker);
+      await models.Campaign.create(
+        {
+          id: campaignId,
+          org_id: orgId,
+          job_id: jobId,
+          status: 'collecting',
+          url: campaign.url,
+          title: campaign.title,
+          languages: campaign.languages,
+          platforms: campaign.platforms,
+          webhook_url: campaign.webhook_url,
+          options: optionsOf({
+            ...params,
+            ...(campaign.logo_url ? { brand: { ...params.brand, logo_url: campaign.logo_url } } : {}),
+            ...(campaign.music_url ? { music: { ...params.music, url: campaign.music_url } } : {}),
+          }),
+          metadata: params.metadata && Object.keys(params.metadata).length ? params.metadata : null,
+          progress: PROGRESS_ON_ENTRY.collecting,
+          quota_period: quotaPeriod(now),
+          status_changed_at: now,
+          deadline_at: new Date(now.getTime() + config.campaignMaxDurationMs),
+          ...(batch ? { batch_id: batch.id, batch_index: batch.index } : {}),
+        },
+        { transaction },
+      );
+      await models.Video.bulkCreate(
+        campaign.languages.flatMap((language: string) =>
+          campaign.platforms.map((platform: string) => ({
+            campaign_id: campaignId,
+            language,
+            platform,
+            status: 'queued',
+          })),
+        ),
+        { transaction },
+      );
+      await models.CampaignEvent.create(
+        {
+          campaign_id: campaignId,
+          from_status: null,
+          to_status: 'collecting',
+          detail: batch ? 'created in a batch' : 'created',
+          created_at: now,
+        },
+        { transaction },
+      );
+    },
+
+    /**
+     * The request's Idempotency-Key (checked: 400 when malformed) with its body's hash, or null without one. A batch's
+     * body is hashed under its own name, so a key first used for a create never replays as a batch, nor the reverse.
+     */
+    idempotencyOf(meta: CampaignMeta, params: object, request: 'create' | 'batch' = 'create'): IdempotencyOf | null {
+      const key = meta.idempotencyKey;
+      if (key === undefined) return null;
+      if (!IDEMPOTENCY_KEY.test(key)) throw invalidInput('Idempotency-Key must be 1–255 visible ASCII characters');
+      const hashed = request === 'create' ? params : { batch: params };
+      return { key, requestHash: crypto.createHash('sha256').update(canonicalJson(hashed)).digest('hex') };
+    },
+
+    /** Whether the organization's key has a live answer (younger than the idempotency TTL) to replay or refuse. */
+    async answeredBefore(orgId: string, key: string) {
+      const previous = await this.db.models.IdempotencyRecord.findOne({ where: { org_id: orgId, key } });
+      return !!previous && Date.now() - new Date(previous.created_at).getTime() < configOf(this.broker).idempotencyTtlMs;
+    },
+
+    async replayOrConflict<T extends CreateCampaignResult | CreateBatchResult>(
+      orgId: string,
+      key: string,
+      requestHash: string,
+      meta: CampaignMeta,
+    ): Promise<T> {
       const record = await this.db.models.IdempotencyRecord.findOne({ where: { org_id: orgId, key } });
       if (!record) throw conflict('A request with this Idempotency-Key is being processed; re-check, then retry.');
       if (record.request_hash !== requestHash) throw conflict('This Idempotency-Key was already used with a different request body.');
-      const body = record.response_body as CreateCampaignResult;
+      const body = record.response_body as T;
       meta.$statusCode = record.status_code;
-      meta.$location = `/api/v1/campaigns/${body.campaign_id}`;
+      // The key's first answer, a create's or a batch's (a key and its body name one request, whichever it was).
+      meta.$location = 'batch_id' in body ? `/api/v1/batches/${body.batch_id}` : `/api/v1/campaigns/${body.campaign_id}`;
       return body;
     },
 

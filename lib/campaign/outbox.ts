@@ -6,6 +6,7 @@
  */
 import type { Transaction } from 'sequelize';
 import type { Campaign } from '../db/models';
+import { countByStatus, isSettled } from './states';
 import type { ModelsOf } from '../db/ownership';
 import { presentCampaign, type VideoLinks } from './view';
 import { newEventId, type WebhookEventType } from '../net/webhooks';
@@ -83,6 +84,55 @@ export async function writeVideoUpdatedEvent(
       campaign_id: campaign.id,
       org_id: campaign.org_id,
       url: campaign.webhook_url,
+      body,
+      created_at: at,
+    },
+    { transaction },
+  );
+  return eventId;
+}
+
+/**
+ * decisions §14: the batch's `batch.completed`, once each of its campaigns is settled (review, published or failed),
+ * written in the transaction that settles the last one, like a campaign's terminal event. The batch row is locked
+ * first: two of its campaigns settling at once take turns here, so the later sees the earlier's outcome and exactly
+ * one of them finds the batch complete; `completed_at` makes it once. The event is recorded under the campaign that
+ * completed the batch (the outbox's rows each name a campaign). Null when the batch is not complete yet, was already,
+ * or has no webhook_url.
+ */
+export async function writeBatchCompletedEvent(
+  models: Pick<ModelsOf<'campaigns'>, 'Batch' | 'Campaign' | 'CampaignWebhookEvent'>,
+  transaction: Transaction,
+  campaign: Campaign,
+  at: Date,
+): Promise<string | null> {
+  if (!campaign.batch_id || !isSettled(campaign.status)) return null;
+  const batch = await models.Batch.findByPk(campaign.batch_id, { transaction, lock: true });
+  if (!batch || batch.completed_at) return null;
+  const campaigns = await models.Campaign.findAll({
+    where: { batch_id: batch.id },
+    attributes: ['id', 'status'],
+    order: [['batch_index', 'ASC']],
+    transaction,
+  });
+  if (!campaigns.every((c) => isSettled(c.status))) return null;
+  await models.Batch.update({ completed_at: at }, { where: { id: batch.id }, transaction });
+  if (!batch.webhook_url) return null;
+  const body = JSON.stringify({
+    event: 'batch.completed',
+    batch_id: batch.id,
+    counts: countByStatus(campaigns.map((c) => c.status)),
+    campaigns: campaigns.map((c) => ({ campaign_id: c.id, status: c.status })),
+    timestamp: at.toISOString(),
+  });
+  const eventId = newEventId();
+  await models.CampaignWebhookEvent.create(
+    {
+      event_id: eventId,
+      event_type: 'batch.completed',
+      campaign_id: campaign.id,
+      org_id: batch.org_id,
+      url: batch.webhook_url,
       body,
       created_at: at,
     },

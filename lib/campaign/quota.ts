@@ -20,25 +20,29 @@ export function periodResetsAt(period: string): string {
   return new Date(Date.UTC(year, month, 1)).toISOString();
 }
 
-/** Takes one campaign from this month's quota inside `transaction`, or throws the 429 with details. */
+/**
+ * Takes `count` campaigns (one, or a batch's items: all or none) from this month's quota inside `transaction`, or
+ * throws the 429 with details (a batch's also name the count it asked for).
+ */
 export async function reserveQuota(
   sequelize: Sequelize,
   transaction: Transaction,
   orgId: string,
   period: string,
   limit: number,
+  count = 1,
 ): Promise<number> {
   await sequelize.query('INSERT INTO usage_counters (org_id, period, used) VALUES (:orgId, :period, 0) ON CONFLICT DO NOTHING', {
     replacements: { orgId, period },
     transaction,
   });
   const rows = await sequelize.query<{ used: number }>(
-    'UPDATE usage_counters SET used = used + 1 WHERE org_id = :orgId AND period = :period AND used < :limit RETURNING used',
-    { replacements: { orgId, period, limit }, transaction, type: QueryTypes.SELECT },
+    'UPDATE usage_counters SET used = used + :count WHERE org_id = :orgId AND period = :period AND used + :count <= :limit RETURNING used',
+    { replacements: { orgId, period, limit, count }, transaction, type: QueryTypes.SELECT },
   );
   if (rows.length === 1) return Number(rows[0].used);
   const used = await usedInPeriod(sequelize, orgId, period, transaction);
-  throw quotaExceeded({ used, limit, resets_at: periodResetsAt(period) });
+  throw quotaExceeded({ used, limit, resets_at: periodResetsAt(period), ...(count > 1 ? { requested: count } : {}) });
 }
 
 /** Failed campaigns are refunded (decisions.md §6). */

@@ -66,6 +66,20 @@ export const STAGE_ACTIONS = {
   rendering: 'rendering.renderCampaign',
 } as const satisfies Record<GeneratingState, ActionName>;
 
+/** decisions §14: a batch is complete once each of its campaigns is in one of these (generation has ended for it). */
+export const SETTLED_STATES: readonly CampaignState[] = ['review', 'published', 'failed'];
+
+export function isSettled(state: string): boolean {
+  return isOneOf(SETTLED_STATES, state);
+}
+
+/** Campaigns counted by status, every status present (0 when none): a batch's `counts`. */
+export function countByStatus(statuses: readonly string[]): Record<CampaignState, number> {
+  const counts = Object.fromEntries(CAMPAIGN_STATES.map((state) => [state, 0])) as Record<CampaignState, number>;
+  for (const status of statuses) if (isOneOf(CAMPAIGN_STATES, status)) counts[status] += 1;
+  return counts;
+}
+
 export function canTransition(from: string, to: string): boolean {
   return TRANSITIONS.some((t) => t.from === from && t.to === to);
 }

@@ -23,6 +23,8 @@ export interface CampaignRow {
   page_language?: string | null;
   /** The failed campaign this one retries; null or absent otherwise. */
   retry_of?: string | null;
+  /** The batch that made it (decisions §14); null or absent otherwise. */
+  batch_id?: string | null;
 }
 export interface VideoRow {
   id: string;
@@ -140,6 +142,7 @@ export function presentCampaign(campaign: CampaignRow, videos: VideoRow[], links
   const reportId = reportIdOf(campaign);
   if (reportId) body.report_id = reportId;
   if (campaign.retry_of) body.retry_of = campaign.retry_of;
+  if (campaign.batch_id) body.batch_id = campaign.batch_id;
   return body;
 }
 
@@ -149,17 +152,19 @@ export function defaultTitle(url: URL): string {
 }
 
 /**
- * The list's cursor (decisions §11): opaque to customers; here the id of the page's last campaign, in base64url
- * so that nobody builds one by hand. Undefined when the text is not one of ours.
+ * The list's cursor (decisions §11): opaque to customers; here the id of the page's last campaign (or batch, for the
+ * batch list), in base64url so that nobody builds one by hand. Each list has its own prefix, so one list's cursor is
+ * not taken by the other. Undefined when the text is not one of ours.
  */
-const CURSOR_PREFIX = 'c1:';
+const CURSOR_PREFIX = { campaigns: 'c1:', batches: 'b1:' } as const;
+type ListName = keyof typeof CURSOR_PREFIX;
 
-export function encodeListCursor(campaignId: string): string {
-  return Buffer.from(`${CURSOR_PREFIX}${campaignId}`, 'utf8').toString('base64url');
+export function encodeListCursor(id: string, list: ListName = 'campaigns'): string {
+  return Buffer.from(`${CURSOR_PREFIX[list]}${id}`, 'utf8').toString('base64url');
 }
 
-export function decodeListCursor(cursor: string): string | undefined {
+export function decodeListCursor(cursor: string, list: ListName = 'campaigns'): string | undefined {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  const id = text.startsWith(CURSOR_PREFIX) ? text.slice(CURSOR_PREFIX.length) : '';
+  const id = text.startsWith(CURSOR_PREFIX[list]) ? text.slice(CURSOR_PREFIX[list].length) : '';
   return UUID_TEXT.test(id) ? id : undefined;
 }

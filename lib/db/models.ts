@@ -101,6 +101,9 @@ export class Campaign extends Model<InferAttributes<Campaign>, InferCreationAttr
   declare page_language: CreationOptional<string | null>;
   /** The failed campaign this one retries (POST /campaigns/{id}/retry); null otherwise. */
   declare retry_of: CreationOptional<string | null>;
+  /** The batch that made it (POST /batches, decisions §14) and its item's index there; null otherwise. */
+  declare batch_id: CreationOptional<string | null>;
+  declare batch_index: CreationOptional<number | null>;
   declare progress: CreationOptional<number>;
   declare error_code: CreationOptional<string | null>;
   declare error_message: CreationOptional<string | null>;
@@ -112,6 +115,18 @@ export class Campaign extends Model<InferAttributes<Campaign>, InferCreationAttr
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
   declare videos?: Video[];
+}
+
+/** A batch of campaigns made by one POST /api/v1/batches (decisions §14). */
+export class Batch extends Model<InferAttributes<Batch>, InferCreationAttributes<Batch>> {
+  declare id: string;
+  declare org_id: string;
+  declare webhook_url: string | null;
+  declare item_count: number;
+  /** Set when every campaign was settled (review, published or failed) and batch.completed written. */
+  declare completed_at: CreationOptional<Date | null>;
+  declare created_at: CreationOptional<Date>;
+  declare updated_at: CreationOptional<Date>;
 }
 
 export class Video extends Model<InferAttributes<Video>, InferCreationAttributes<Video>> {
@@ -328,6 +343,7 @@ export interface Models {
   ApiKey: typeof ApiKey;
   WebhookSecret: typeof WebhookSecret;
   Campaign: typeof Campaign;
+  Batch: typeof Batch;
   Video: typeof Video;
   CampaignEvent: typeof CampaignEvent;
   UsageCounter: typeof UsageCounter;
@@ -359,6 +375,7 @@ export function defineModels(sequelize: Sequelize): Models {
     ApiKey: fresh(ApiKey),
     WebhookSecret: fresh(WebhookSecret),
     Campaign: fresh(Campaign),
+    Batch: fresh(Batch),
     Video: fresh(Video),
     CampaignEvent: fresh(CampaignEvent),
     UsageCounter: fresh(UsageCounter),
@@ -470,6 +487,8 @@ export function defineModels(sequelize: Sequelize): Models {
       metadata: DataTypes.JSON,
       page_language: DataTypes.STRING(16),
       retry_of: DataTypes.UUID,
+      batch_id: DataTypes.UUID,
+      batch_index: DataTypes.INTEGER,
       progress: DataTypes.INTEGER,
       error_code: DataTypes.STRING(40),
       error_message: DataTypes.TEXT,
@@ -482,6 +501,18 @@ export function defineModels(sequelize: Sequelize): Models {
       updated_at: DataTypes.DATE,
     },
     { sequelize, tableName: 'campaigns', modelName: 'Campaign', ...common },
+  );
+  models.Batch.init(
+    {
+      id: { type: DataTypes.UUID, primaryKey: true },
+      org_id: DataTypes.UUID,
+      webhook_url: DataTypes.STRING(2048),
+      item_count: DataTypes.INTEGER,
+      completed_at: DataTypes.DATE,
+      created_at: DataTypes.DATE,
+      updated_at: DataTypes.DATE,
+    },
+    { sequelize, tableName: 'batches', modelName: 'Batch', ...common },
   );
   models.Video.init(
     {

@@ -14,7 +14,7 @@ type ModelName = keyof Models;
 export const MODEL_ACCESS = {
   accounts: { owns: ['Organization', 'User', 'UserSession', 'UserInvite', 'ApiKey', 'WebhookSecret'], reads: [] },
   campaigns: {
-    owns: ['Campaign', 'Video', 'VideoEdit', 'CampaignEvent', 'CampaignWebhookEvent', 'UsageCounter', 'IdempotencyRecord'],
+    owns: ['Campaign', 'Batch', 'Video', 'VideoEdit', 'CampaignEvent', 'CampaignWebhookEvent', 'UsageCounter', 'IdempotencyRecord'],
     reads: [],
   },
   capture: { owns: ['PageCapture'], reads: [] },

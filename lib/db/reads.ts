@@ -50,6 +50,7 @@ const CAMPAIGN_COLUMNS = [
   'metadata',
   'page_language',
   'retry_of',
+  'batch_id',
 ] as const;
 const VIDEO_COLUMNS = [
   'id',

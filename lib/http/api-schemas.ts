@@ -11,7 +11,7 @@ import {
   SUPPORTED_LANGUAGES,
 } from '../../config/catalog';
 import { VOICE_OPTIONS_BY_ID, voiceIdsFor } from '../../config/voices';
-import { PLAN_NAMES, PLANS } from '../../config/plans';
+import { MAX_BATCH_ITEMS, PLAN_NAMES, PLANS } from '../../config/plans';
 import { CAMPAIGN_STATES, GENERATING_STATES, VIDEO_STATES } from '../campaign/states';
 import { VIDEO_WARNING_CODES } from '../campaign/view';
 import { API_ERROR_CODES, CAMPAIGN_FAILURE_CODES } from '../errors';
@@ -369,6 +369,11 @@ export const CampaignSchema = {
       format: 'uuid',
       description: 'Present on a campaign made by POST /api/v1/campaigns/{id}/retry: the failed campaign it retries.',
     },
+    batch_id: {
+      type: 'string',
+      format: 'uuid',
+      description: 'Present on a campaign made by POST /api/v1/batches: its batch (GET /api/v1/batches/{id}).',
+    },
   },
 } as const;
 
@@ -400,6 +405,11 @@ export const ListCampaignsQuery = {
       type: 'string',
       format: 'date-time',
       description: 'Only campaigns created strictly before this ISO 8601 date-time with its offset.',
+    },
+    batch_id: {
+      type: 'string',
+      maxLength: 64,
+      description: "Only the campaigns of this batch (POST /api/v1/batches); an unknown or another organization's batch answers 404.",
     },
   },
 } as const;
@@ -436,8 +446,13 @@ export const ErrorBodySchema = {
         message: { type: 'string' },
         details: {
           type: 'object',
-          description: 'On a quota 429: { used, limit, resets_at }.',
-          properties: { used: { type: 'integer' }, limit: { type: 'integer' }, resets_at: { type: 'string', format: 'date-time' } },
+          description: 'On a quota 429: { used, limit, resets_at }, and for a batch requested (the campaigns it asked for).',
+          properties: {
+            used: { type: 'integer' },
+            limit: { type: 'integer' },
+            resets_at: { type: 'string', format: 'date-time' },
+            requested: { type: 'integer', description: 'A batch: its items, one campaign of the quota each, all or none.' },
+          },
         },
       },
     },
@@ -605,6 +620,7 @@ export const CampaignReportSchema = {
 /** The body POSTed to a campaign's webhook_url for `event` (contract §6; `error` for campaign.failed, decisions §11). */
 export function webhookBodySchema(event: (typeof WEBHOOK_EVENT_TYPES)[number]) {
   if (event === 'video.updated') return VideoUpdatedBodySchema;
+  if (event === 'batch.completed') return BatchCompletedBodySchema;
   const failed = event === 'campaign.failed';
   return {
     type: 'object',
@@ -874,5 +890,179 @@ export const VideoDocumentResponse = {
   properties: {
     success: { const: true },
     document: { $ref: '#/components/schemas/UniversalVideoJson' },
+  },
+} as const;
+
+/**
+ * decisions §14: POST /api/v1/batches. An item names its page and may set its own title, languages, platforms, metadata
+ * and webhook_url; `defaults` holds any create field but url, merged under each item's own. Each merged item is then
+ * checked as a create is (its errors name items[i].field).
+ */
+const { url: _defaultsUrl, ...defaultProperties } = CreateCampaignBody.properties;
+const itemFields = CreateCampaignBody.properties;
+export const BatchItemSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['url'],
+  properties: {
+    url: itemFields.url,
+    title: itemFields.title,
+    languages: itemFields.languages,
+    platforms: itemFields.platforms,
+    metadata: itemFields.metadata,
+    webhook_url: {
+      ...itemFields.webhook_url,
+      description: "Public https URL that receives this campaign's own campaign.completed or campaign.failed.",
+    },
+  },
+} as const;
+
+/** "Growth 20, Business 100, Enterprise 100": each API plan's items per batch, from the plan table. */
+function batchCapsInWords(): string {
+  return PLAN_NAMES.filter((plan) => PLANS[plan].apiAccess)
+    .map((plan) => `${plan[0].toUpperCase()}${plan.slice(1)} ${PLANS[plan].batchItems}`)
+    .join(', ');
+}
+
+export const CreateBatchBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['items'],
+  properties: {
+    items: {
+      type: 'array',
+      minItems: 1,
+      maxItems: MAX_BATCH_ITEMS,
+      items: BatchItemSchema,
+      description: `One campaign per item, in this order. Items per batch by plan (${batchCapsInWords()}).`,
+    },
+    defaults: {
+      type: 'object',
+      additionalProperties: false,
+      properties: defaultProperties,
+      description: "Any create field but url, applied to every item; an item's own fields win.",
+    },
+    webhook_url: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 2048,
+      description: 'Public https URL that receives batch.completed once every campaign of the batch is in review, published or failed.',
+    },
+  },
+} as const;
+
+export const CreatedBatch = {
+  type: 'object',
+  required: ['success', 'batch_id', 'campaigns'],
+  properties: {
+    success: { const: true },
+    batch_id: { type: 'string', format: 'uuid' },
+    campaigns: {
+      type: 'array',
+      description: 'One per item, in the order of items.',
+      items: {
+        type: 'object',
+        required: ['index', 'campaign_id', 'url'],
+        properties: {
+          index: { type: 'integer', minimum: 0, description: "The item's position in items." },
+          campaign_id: { type: 'string', format: 'uuid' },
+          url: { type: 'string', description: 'The page URL as normalized.' },
+        },
+      },
+    },
+  },
+} as const;
+
+export const BatchIdParams = {
+  type: 'object',
+  required: ['id'],
+  // Like a campaign id: anything malformed answers 404 not_found, as an unknown one does.
+  properties: { id: { type: 'string', description: 'The batch_id (a UUID; anything else answers 404).' } },
+} as const;
+
+/** A batch's campaigns counted by status: every status, 0 when none. */
+const BatchCountsSchema = {
+  type: 'object',
+  required: [...CAMPAIGN_STATES],
+  additionalProperties: false,
+  properties: Object.fromEntries(CAMPAIGN_STATES.map((state) => [state, { type: 'integer', minimum: 0 }])),
+  description: "The batch's campaigns by status.",
+} as const;
+
+export const BatchSchema = {
+  type: 'object',
+  required: ['success', 'batch_id', 'created_at', 'completed_at', 'counts', 'campaigns'],
+  properties: {
+    success: { const: true },
+    batch_id: { type: 'string', format: 'uuid' },
+    created_at: { type: 'string', format: 'date-time' },
+    completed_at: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'When every campaign was in review, published or failed (batch.completed was sent then); null before.',
+    },
+    counts: BatchCountsSchema,
+    campaigns: {
+      type: 'array',
+      description: 'In the order of the items; GET /api/v1/campaigns/{id} (or the list with batch_id) for the rest of each.',
+      items: {
+        type: 'object',
+        required: ['campaign_id', 'url', 'status'],
+        properties: {
+          campaign_id: { type: 'string', format: 'uuid' },
+          url: { type: 'string' },
+          status: { type: 'string', enum: CAMPAIGN_STATES },
+        },
+      },
+    },
+  },
+} as const;
+
+export const ListBatchesQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    limit: ListCampaignsQuery.properties.limit,
+    cursor: ListCampaignsQuery.properties.cursor,
+  },
+} as const;
+
+const { success: _listedBatchSuccess, ...listedBatchProperties } = BatchSchema.properties;
+export const BatchListSchema = {
+  type: 'object',
+  required: ['success', 'batches', 'has_more', 'next_cursor'],
+  properties: {
+    success: { const: true },
+    batches: {
+      type: 'array',
+      items: { type: 'object', required: BatchSchema.required.filter((name) => name !== 'success'), properties: listedBatchProperties },
+      description: 'Newest first (created_at, then batch_id, descending).',
+    },
+    has_more: { type: 'boolean', description: 'Whether older batches exist beyond this page.' },
+    next_cursor: { type: ['string', 'null'], description: 'Pass as cursor for the next page; null on the last page.' },
+  },
+} as const;
+
+/** The body POSTed to a batch's webhook_url (decisions §14) once each of its campaigns is in review, published or failed. */
+export const BatchCompletedBodySchema = {
+  type: 'object',
+  required: ['event', 'batch_id', 'counts', 'campaigns', 'timestamp'],
+  properties: {
+    event: { const: 'batch.completed' },
+    batch_id: { type: 'string', format: 'uuid' },
+    counts: BatchCountsSchema,
+    campaigns: {
+      type: 'array',
+      description: 'In the order of the items.',
+      items: {
+        type: 'object',
+        required: ['campaign_id', 'status'],
+        properties: {
+          campaign_id: { type: 'string', format: 'uuid' },
+          status: { type: 'string', enum: ['review', 'published', 'failed'] },
+        },
+      },
+    },
+    timestamp: { type: 'string', format: 'date-time', description: "When the batch's last campaign settled (ISO 8601, UTC)." },
   },
 } as const;

@@ -50,5 +50,5 @@ export interface AuthContext {
   keyId: string;
   scopes: ApiScope[];
   plan: string;
-  limits: { campaignsPerMonth: number; languagesPerCampaign: number; ratePerMinute: number; apiAccess: boolean };
+  limits: { campaignsPerMonth: number; languagesPerCampaign: number; ratePerMinute: number; apiAccess: boolean; batchItems: number };
 }

@@ -47,6 +47,7 @@ export function authOfSession(session: SessionInfo): AuthContext {
       languagesPerCampaign: session.limits.languagesPerCampaign,
       ratePerMinute: session.limits.ratePerMinute,
       apiAccess: session.limits.apiAccess,
+      batchItems: session.limits.batchItems,
     },
   };
 }

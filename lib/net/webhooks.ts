@@ -11,8 +11,11 @@ import { AddressBlockedError, assertAllowedHostLiteral, guardedLookup, type Guar
 
 /** A campaign's terminal events (contract §6): one per campaign, the one redelivery sends again. */
 export const CAMPAIGN_EVENT_TYPES = ['campaign.completed', 'campaign.failed'] as const;
-/** Every event we send: the campaign's, and an edited video's re-render finished or failed (decisions §12, an extension). */
-export const WEBHOOK_EVENT_TYPES = [...CAMPAIGN_EVENT_TYPES, 'video.updated'] as const;
+/**
+ * Every event we send: the campaign's, an edited video's re-render finished or failed (decisions §12), and a batch
+ * whose campaigns all settled (decisions §14), both extensions.
+ */
+export const WEBHOOK_EVENT_TYPES = [...CAMPAIGN_EVENT_TYPES, 'video.updated', 'batch.completed'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** Self-serve redelivery (decisions §11): at most this many requests per campaign in any 24 hours, then 429. */

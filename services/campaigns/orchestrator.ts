@@ -9,7 +9,7 @@
 import { Op, type Transaction } from 'sequelize';
 import type { Context } from 'moleculer';
 import { configOf } from '../../config';
-import { writeTerminalEvent } from '../../lib/campaign/outbox';
+import { writeBatchCompletedEvent, writeTerminalEvent } from '../../lib/campaign/outbox';
 import {
   canTransition,
   GENERATING_STATES,
@@ -222,9 +222,11 @@ export const orchestratorMethods = {
         { transaction },
       );
       Object.assign(campaign, changes);
-      if (await writeTerminalEvent(models, transaction, campaign, (video) => this.links(video), now)) {
-        transaction.afterCommit(() => this.broker.emit('webhooks.enqueued', { campaign_id: campaign.id }));
-      }
+      const written = [
+        await writeTerminalEvent(models, transaction, campaign, (video) => this.links(video), now),
+        await writeBatchCompletedEvent(models, transaction, campaign, now),
+      ];
+      if (written.some(Boolean)) transaction.afterCommit(() => this.broker.emit('webhooks.enqueued', { campaign_id: campaign.id }));
       return campaign;
     };
     return outer ? work(outer) : sequelize.transaction(work);

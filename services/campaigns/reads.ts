@@ -43,6 +43,7 @@ export const readActions: CampaignsActionSchemas = {
         "The caller's organization's campaigns, each as GET shows it, in keyset pages: pass the previous page's next_cursor (and the same filters) for the next page. Campaigns created meanwhile never shift or repeat a page.",
       successStatus: 200,
       response: CampaignListSchema,
+      responses: { 404: "not_found: batch_id names an unknown batch, or another organization's." },
     },
     async handler(ctx: Context<ListQueryParams, CampaignMeta>): Promise<CampaignListView> {
       const auth = ctx.meta.auth;
@@ -53,6 +54,11 @@ export const readActions: CampaignsActionSchemas = {
       if (ctx.params.status) conditions.push({ status: ctx.params.status });
       if (ctx.params.created_after) conditions.push({ created_at: { [Op.gt]: new Date(ctx.params.created_after) } });
       if (ctx.params.created_before) conditions.push({ created_at: { [Op.lt]: new Date(ctx.params.created_before) } });
+      // decisions §14: one batch's campaigns; an unknown or another organization's batch is 404, as GET of it is.
+      if (ctx.params.batch_id !== undefined) {
+        const batch = await this.ownedBatch(auth, ctx.params.batch_id);
+        conditions.push({ batch_id: batch.id });
+      }
       if (ctx.params.cursor !== undefined) {
         const after = decodeListCursor(ctx.params.cursor);
         // The position is the cursor campaign's own row, read by the database: no timestamp precision is lost.

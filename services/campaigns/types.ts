@@ -9,7 +9,8 @@ import type { StageParams, StageInput, VideoReport } from '../../lib/campaign/st
 import type { CampaignState, GeneratingState } from '../../lib/campaign/states';
 import type { CampaignListView, CampaignRow, CampaignView, VideoRow, VideoView } from '../../lib/campaign/view';
 import type { VideoEditInput } from '../../lib/campaign/video-edit';
-import type { Campaign, Video } from '../../lib/db/models';
+import type { Batch, Campaign, Video } from '../../lib/db/models';
+import type { operations } from '../../clients/typescript/src/schema';
 import type { AuthContext } from '../../lib/http/auth';
 import type { FileKind, FileLinks, LinkableVideo } from '../../lib/storage/file-links';
 import type { UsageReport } from '../../lib/ops/reports';
@@ -80,6 +81,7 @@ export interface ListQueryParams {
   status?: string;
   created_after?: string;
   created_before?: string;
+  batch_id?: string;
 }
 /** campaigns.browse (the dashboard): one numbered page of the caller's campaigns, newest first. */
 export interface ListCampaignsParams {
@@ -218,7 +220,48 @@ export interface NewCampaign {
   body: CreateCampaignResult;
   now: Date;
   /** The Idempotency-Key and the request's hash, recorded with the answer; null without a key. */
-  idempotency: { key: string; requestHash: string } | null;
+  idempotency: IdempotencyOf | null;
+}
+
+/** A request's Idempotency-Key and the hash of its body. */
+export interface IdempotencyOf {
+  key: string;
+  requestHash: string;
+}
+
+/** What writeCampaign writes: one new campaign of a create or of a batch (then its batch and item index). */
+export interface CampaignRows {
+  orgId: string;
+  params: CreateCampaignParams;
+  campaign: NormalizedCampaign;
+  campaignId: string;
+  jobId: string;
+  now: Date;
+  batch?: { id: string; index: number };
+}
+
+/** campaigns.createBatch (POST /api/v1/batches, decisions §14): the body as validated. */
+export interface CreateBatchParams {
+  items: Array<Pick<CreateCampaignParams, 'url' | 'title' | 'languages' | 'platforms' | 'metadata' | 'webhook_url'>>;
+  defaults?: Omit<CreateCampaignParams, 'url'>;
+  webhook_url?: string;
+}
+export type CreateBatchResult = operations['campaigns_createBatch']['responses'][201]['content']['application/json'];
+export type BatchView = operations['campaigns_getBatch']['responses'][200]['content']['application/json'];
+export type BatchListView = operations['campaigns_listBatches']['responses'][200]['content']['application/json'];
+export interface ListBatchesParams {
+  limit?: number;
+  cursor?: string;
+}
+
+/** The batch module's methods (services/campaigns/batches.ts). */
+export interface BatchMethods {
+  batchItemsOf(
+    params: CreateBatchParams,
+    auth: AuthContext,
+  ): Promise<Array<{ params: CreateCampaignParams; campaign: NormalizedCampaign }>>;
+  ownedBatch(auth: AuthContext | undefined, id: string): Promise<Batch>;
+  presentBatches(batches: Batch[]): Promise<Array<Omit<BatchView, 'success'>>>;
 }
 
 /** The public API's methods (services/campaigns.service.ts). */
@@ -226,7 +269,16 @@ export interface CampaignApiMethods {
   normalize(params: CreateCampaignParams, auth: AuthContext): Promise<NormalizedCampaign>;
   checkPage(ctx: Context<CreateCampaignParams, CampaignMeta>, campaign: NormalizedCampaign): Promise<void>;
   insertCampaign(campaign: NewCampaign): Promise<void>;
-  replayOrConflict(orgId: string, key: string, requestHash: string, meta: CampaignMeta): Promise<CreateCampaignResult>;
+  writeCampaign(transaction: Transaction, rows: CampaignRows): Promise<void>;
+  recordIdempotency(transaction: Transaction, orgId: string, idempotency: IdempotencyOf, body: object, now: Date): Promise<void>;
+  idempotencyOf(meta: CampaignMeta, params: object, request?: 'create' | 'batch'): IdempotencyOf | null;
+  answeredBefore(orgId: string, key: string): Promise<boolean>;
+  replayOrConflict<T extends CreateCampaignResult | CreateBatchResult>(
+    orgId: string,
+    key: string,
+    requestHash: string,
+    meta: CampaignMeta,
+  ): Promise<T>;
   findOwned(ctx: Context<CampaignByIdParams, CampaignMeta>, options?: Omit<FindOptions<Attributes<Campaign>>, 'where'>): Promise<Campaign>;
   present(campaign: CampaignRow, videos: VideoRow[]): CampaignView;
   ownedCampaignId(ctx: Context<CampaignByIdParams, CampaignMeta>): { id: string; orgId: string };
@@ -246,7 +298,12 @@ export interface OrchestratorMethods {
   resumeWaiting(): Promise<void>;
 }
 
-export type CampaignsMethods = DbMethods<'campaigns'> & CampaignApiMethods & OrchestratorMethods & RetryMethods & EditMethods;
+export type CampaignsMethods = DbMethods<'campaigns'> &
+  CampaignApiMethods &
+  OrchestratorMethods &
+  RetryMethods &
+  EditMethods &
+  BatchMethods;
 
 /** What the actor keeps on `this`: the reaper's timer, the stop flag, and the campaigns this node is advancing. */
 export interface CampaignsLocalVars {

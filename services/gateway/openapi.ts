@@ -92,6 +92,7 @@ function downloadPaths(): Record<string, Record<string, unknown>> {
 
 const DOCUMENT_TAGS = [
   { name: 'Campaigns', description: 'Create, read, list, publish and cancel campaigns.' },
+  { name: 'Batches', description: 'Create many campaigns in one request, and follow them together.' },
   { name: 'Reports', description: "Usage by month, and each finished campaign's report (scope reports:read)." },
   { name: 'Webhooks', description: "The events sent to a campaign's webhook_url, and asking for one again." },
   { name: 'Downloads', description: 'The signed links of a ready video: no API key, the signature is the credential.' },
@@ -155,6 +156,11 @@ function webhookOperations(): Record<string, unknown> {
       'video.updated',
       "An edited video's re-render ended (an extension of the contract's events)",
       "After PUT …/videos/{video_id}/document: the video is ready at the new revision (file_revision equals revision), or its re-render failed and the previous revision stays in place, the video's error saying why. Its own event id per edit.",
+    ),
+    'batch.completed': operation(
+      'batch.completed',
+      "Every campaign of a batch settled (an extension of the contract's events)",
+      "Sent to the batch's webhook_url (POST /api/v1/batches) once each of its campaigns is in review, published or failed: the counts by status and each campaign's status. The items' own webhook_urls get their campaign events as usual.",
     ),
   };
 }

@@ -185,7 +185,7 @@ describe('on PostgreSQL', () => {
     const list = res.body.paths['/api/v1/campaigns'].get;
     expect(list['x-required-scope']).toBe('campaigns:read');
     const parameters = Object.fromEntries(list.parameters.map((p: { name: string; in: string; schema: unknown }) => [p.name, p]));
-    expect(Object.keys(parameters).sort()).toEqual(['created_after', 'created_before', 'cursor', 'limit', 'status']);
+    expect(Object.keys(parameters).sort()).toEqual(['batch_id', 'created_after', 'created_before', 'cursor', 'limit', 'status']);
     expect(parameters.limit).toMatchObject({ in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100 } });
     expect(parameters.created_after.schema).toEqual({ type: 'string', format: 'date-time' });
     const schema = list.responses['200'].content['application/json'].schema;
@@ -193,7 +193,8 @@ describe('on PostgreSQL', () => {
     expect(schema.properties.campaigns.items.properties).not.toHaveProperty('success');
     expect(schema.properties.campaigns.items.properties).toHaveProperty('error');
     expect(Object.keys(list.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '429']));
-    expect(list.responses).not.toHaveProperty('404');
+    // Only a batch_id is looked up (decisions §14): no campaign id is in the path.
+    expect(list.responses['404'].description).toContain('batch_id');
   });
 });
 

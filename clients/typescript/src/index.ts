@@ -27,10 +27,17 @@ export type CampaignFailedEvent = NonNullable<webhooks['campaign.failed']['post'
 export type CampaignEvent = CampaignCompletedEvent | CampaignFailedEvent;
 /** An edited video's re-render ended (PUT …/videos/{video_id}/document): ready at the new revision, or failed with the previous kept. */
 export type VideoUpdatedEvent = NonNullable<webhooks['video.updated']['post']['requestBody']>['content']['application/json'];
+/** A batch's campaigns all settled (review, published or failed): sent to the batch's webhook_url. */
+export type BatchCompletedEvent = NonNullable<webhooks['batch.completed']['post']['requestBody']>['content']['application/json'];
 /** Every event a webhook_url receives; `event` tells which. */
-export type WebhookEvent = CampaignEvent | VideoUpdatedEvent;
+export type WebhookEvent = CampaignEvent | VideoUpdatedEvent | BatchCompletedEvent;
 /** A video as a Universal Video JSON document (GET and PUT /api/v1/campaigns/{id}/videos/{video_id}/document). */
 export type VideoDocument = Json<paths['/api/v1/campaigns/{id}/videos/{video_id}/document']['get']['responses'][200]>['document'];
+/** POST /api/v1/batches: its body, its answer; a batch as GET shows it, and the list's page. */
+export type BatchRequest = NonNullable<paths['/api/v1/batches']['post']['requestBody']>['content']['application/json'];
+export type CreatedBatch = Json<paths['/api/v1/batches']['post']['responses'][201]>;
+export type Batch = Json<paths['/api/v1/batches/{id}']['get']['responses'][200]>;
+export type BatchList = Json<paths['/api/v1/batches']['get']['responses'][200]>;
 export type EditedVideo = Json<paths['/api/v1/campaigns/{id}/videos/{video_id}/document']['put']['responses'][202]>;
 
 export interface CampaignClientOptions extends Omit<ClientOptions, 'baseUrl' | 'headers'> {
@@ -43,6 +50,23 @@ export interface CampaignClientOptions extends Omit<ClientOptions, 'baseUrl' | '
 /** A client whose GET/POST take the documented paths: `client.GET('/api/v1/campaigns/{id}', { params: { path: { id } } })`. */
 export function createCampaignClient({ baseUrl, apiKey, ...options }: CampaignClientOptions): Client<paths> {
   return createClient<paths>({ ...options, baseUrl: baseUrl.replace(/\/+$/, ''), headers: { Authorization: `Bearer ${apiKey}` } });
+}
+
+type CampaignClient = Client<paths>;
+
+/** POST /api/v1/batches: one campaign per item (`idempotencyKey`: the same key and body within 24 h answer as the first). */
+export function createBatch(client: CampaignClient, body: BatchRequest, { idempotencyKey }: { idempotencyKey?: string } = {}) {
+  return client.POST('/api/v1/batches', { body, params: idempotencyKey ? { header: { 'Idempotency-Key': idempotencyKey } } : {} });
+}
+
+/** GET /api/v1/batches/{id}: the batch's campaigns with their statuses, and the counts by status. */
+export function getBatch(client: CampaignClient, id: string) {
+  return client.GET('/api/v1/batches/{id}', { params: { path: { id } } });
+}
+
+/** GET /api/v1/batches: one page, newest first; pass the previous page's next_cursor as `cursor`. */
+export function listBatches(client: CampaignClient, query: { limit?: number; cursor?: string } = {}) {
+  return client.GET('/api/v1/batches', { params: { query } });
 }
 
 export interface WebhookDelivery {

@@ -72,6 +72,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List batches, newest first
+         * @description The caller's organization's batches, each as GET shows it, in keyset pages like the campaign list: pass the previous page's next_cursor for the next page.
+         */
+        get: operations["campaigns_listBatches"];
+        put?: never;
+        /**
+         * Create a batch of campaigns
+         * @description One campaign per item, each with the batch's defaults under its own fields, checked as a create is: any invalid item refuses the whole batch (400 naming items[i].field) and nothing is created. One campaign of the monthly quota per item, all or none (429 with details.requested). Pages are not loaded before the answer: an item whose page cannot be captured becomes a failed campaign (capture_failed, refunded). The batch's webhook_url receives batch.completed once every campaign is in review, published or failed. Idempotency-Key as for a create; the plan's rate counts the batch as one request.
+         */
+        post: operations["campaigns_createBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/batches/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a batch: its campaigns and their counts by status
+         * @description The batch's campaigns in the order of its items, each with its status, and the counts by status. completed_at is set once every campaign is in review, published or failed.
+         */
+        get: operations["campaigns_getBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/campaigns/{id}": {
         parameters: {
             query?: never;
@@ -374,6 +418,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "batch.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Every campaign of a batch settled (an extension of the contract's events)
+         * @description Sent to the batch's webhook_url (POST /api/v1/batches) once each of its campaigns is in review, published or failed: the counts by status and each campaign's status. The items' own webhook_urls get their campaign events as usual. Sent at most 3 times automatically (same event id, fresh timestamp and signature); answer 2xx within a few seconds — a redirect is a failure. Handlers must be idempotent.
+         */
+        post: operations["webhook_batch_completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -384,12 +448,14 @@ export interface components {
                 /** @enum {string} */
                 code: "invalid_input" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "rate_limited" | "internal" | "timeout";
                 message: string;
-                /** @description On a quota 429: { used, limit, resets_at }. */
+                /** @description On a quota 429: { used, limit, resets_at }, and for a batch requested (the campaigns it asked for). */
                 details?: {
                     used?: number;
                     limit?: number;
                     /** Format: date-time */
                     resets_at?: string;
+                    /** @description A batch: its items, one campaign of the quota each, all or none. */
+                    requested?: number;
                 };
             };
         };
@@ -529,6 +595,8 @@ export interface operations {
                 created_after?: string;
                 /** @description Only campaigns created strictly before this ISO 8601 date-time with its offset. */
                 created_before?: string;
+                /** @description Only the campaigns of this batch (POST /api/v1/batches); an unknown or another organization's batch answers 404. */
+                batch_id?: string;
             };
             header?: never;
             path?: never;
@@ -773,6 +841,11 @@ export interface operations {
                              * @description Present on a campaign made by POST /api/v1/campaigns/{id}/retry: the failed campaign it retries.
                              */
                             retry_of?: string;
+                            /**
+                             * Format: uuid
+                             * @description Present on a campaign made by POST /api/v1/batches: its batch (GET /api/v1/batches/{id}).
+                             */
+                            batch_id?: string;
                         }[];
                         /** @description Whether older campaigns match beyond this page. */
                         has_more: boolean;
@@ -801,6 +874,15 @@ export interface operations {
             };
             /** @description forbidden: the key lacks the required scope, or the plan has no API access. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: batch_id names an unknown batch, or another organization's. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1602,6 +1684,615 @@ export interface operations {
             };
         };
     };
+    campaigns_listBatches: {
+        parameters: {
+            query?: {
+                /** @description Campaigns per page, 1–100 (default 20). */
+                limit?: number;
+                /** @description Opaque: the previous page's next_cursor. Keep the other parameters as they were for that page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description The limit that applied. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Reset time, Unix milliseconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The key's scopes, comma-separated. */
+                    "X-Service-Api-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @description Newest first (created_at, then batch_id, descending). */
+                        batches: {
+                            /** Format: uuid */
+                            batch_id: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description When every campaign was in review, published or failed (batch.completed was sent then); null before.
+                             */
+                            completed_at: string | null;
+                            /** @description The batch's campaigns by status. */
+                            counts: {
+                                collecting: number;
+                                processing: number;
+                                scripting: number;
+                                voiceover: number;
+                                rendering: number;
+                                review: number;
+                                published: number;
+                                failed: number;
+                            };
+                            /** @description In the order of the items; GET /api/v1/campaigns/{id} (or the list with batch_id) for the rest of each. */
+                            campaigns: {
+                                /** Format: uuid */
+                                campaign_id: string;
+                                url: string;
+                                /** @enum {string} */
+                                status: "collecting" | "processing" | "scripting" | "voiceover" | "rendering" | "review" | "published" | "failed";
+                            }[];
+                        }[];
+                        /** @description Whether older batches exist beyond this page. */
+                        has_more: boolean;
+                        /** @description Pass as cursor for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_input: the request is malformed or a field is invalid; the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the key lacks the required scope, or the plan has no API access. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: a request limit (body { error: "Too many requests" }, Retry-After header) or the monthly quota (standard error body with details). */
+            429: {
+                headers: {
+                    /** @description The limit that applied. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Reset time, Unix milliseconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait: the request limiter, or an allowance whose details carry retry_after_seconds. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["LimiterBody"];
+                };
+            };
+            /** @description internal: failure on our side; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal: a dependency is unreachable (the database, the rate-limit infrastructure) or a service is briefly unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait (5). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    campaigns_createBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key and body within 24 h returns the first response again; same key with another body gives 409. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description One campaign per item, in this order. Items per batch by plan (Growth 20, Business 100, Enterprise 100). */
+                    items: {
+                        /**
+                         * @description Public page to read. Without a scheme, https:// is assumed. http and https only; the host must resolve to public addresses.
+                         * @example https://www.acme.io/pricing
+                         */
+                        url: string;
+                        /** @description Campaign title: 1–200 characters (Unicode code points) once leading and trailing white space is removed; one line, no control characters. Defaults to the page host name without www. */
+                        title?: string;
+                        /**
+                         * @description Target language codes, case-insensitive, duplicates removed. Supported: en, ja, ko, zh, es, fr, de, pt, it, nl, pl, ru, tr, ar, hi, id, vi, th, sv, uk. The count is capped by plan (Growth 5, Business 8, Enterprise 8).
+                         * @default [
+                         *       "en",
+                         *       "ja",
+                         *       "ko"
+                         *     ]
+                         */
+                        languages?: string[];
+                        /**
+                         * @description Target platforms (extension). One video per language and platform.
+                         * @default [
+                         *       "tiktok"
+                         *     ]
+                         */
+                        platforms?: ("tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin")[];
+                        /** @description Your own string pairs (at most 20, keys and values ≤ 500 characters), never interpreted; echoed in GET, the list and the webhooks. */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        /** @description Public https URL that receives this campaign's own campaign.completed or campaign.failed. */
+                        webhook_url?: string;
+                    }[];
+                    /** @description Any create field but url, applied to every item; an item's own fields win. */
+                    defaults?: {
+                        /**
+                         * @description Target language codes, case-insensitive, duplicates removed. Supported: en, ja, ko, zh, es, fr, de, pt, it, nl, pl, ru, tr, ar, hi, id, vi, th, sv, uk. The count is capped by plan (Growth 5, Business 8, Enterprise 8).
+                         * @default [
+                         *       "en",
+                         *       "ja",
+                         *       "ko"
+                         *     ]
+                         */
+                        languages?: string[];
+                        /** @description Campaign title: 1–200 characters (Unicode code points) once leading and trailing white space is removed; one line, no control characters. Defaults to the page host name without www. */
+                        title?: string;
+                        /** @description Public https URL that receives campaign.completed or campaign.failed. */
+                        webhook_url?: string;
+                        /**
+                         * @description Target platforms (extension). One video per language and platform.
+                         * @default [
+                         *       "tiktok"
+                         *     ]
+                         */
+                        platforms?: ("tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin")[];
+                        /** @description The voice per language (lower-case codes among the campaign's languages). A language not listed gets the default voice; a voice whose engine a node lacks is spoken by the language's espeak-ng voice (the report names the voice used). */
+                        voice?: {
+                            /**
+                             * @description en-rhvoice-clb: US English, female (RHVoice, clb); the default; en-rhvoice-slt: US English, female (RHVoice, slt); en-rhvoice-bdl: US English, male (RHVoice, bdl); en-rhvoice-alan: Scottish English, male (RHVoice, alan); en-festival-slt: US English, female (festival, CMU slt HTS); en-flite-slt: US English, female (flite, CMU slt), lighter and more synthetic; en-pico-us: US English, female (SVOX Pico); en-pico-gb: British English, female (SVOX Pico); en-espeak-gb: British English, male (espeak-ng); en-espeak: espeak-ng's en voice, male; en-espeak-female: espeak-ng's en voice, female variant
+                             * @enum {string}
+                             */
+                            en?: "en-rhvoice-clb" | "en-rhvoice-slt" | "en-rhvoice-bdl" | "en-rhvoice-alan" | "en-festival-slt" | "en-flite-slt" | "en-pico-us" | "en-pico-gb" | "en-espeak-gb" | "en-espeak" | "en-espeak-female";
+                            /**
+                             * @description ja-openjtalk-mei: Japanese, female (Open JTalk, Mei); the default; ja-espeak: espeak-ng's ja voice, male; ja-espeak-female: espeak-ng's ja voice, female variant
+                             * @enum {string}
+                             */
+                            ja?: "ja-openjtalk-mei" | "ja-espeak" | "ja-espeak-female";
+                            /**
+                             * @description ko-espeak: espeak-ng's ko voice, male; the default; ko-espeak-female: espeak-ng's ko voice, female variant
+                             * @enum {string}
+                             */
+                            ko?: "ko-espeak" | "ko-espeak-female";
+                            /**
+                             * @description zh-espeak: espeak-ng's zh voice, male; the default; zh-espeak-female: espeak-ng's zh voice, female variant
+                             * @enum {string}
+                             */
+                            zh?: "zh-espeak" | "zh-espeak-female";
+                            /**
+                             * @description es-pico: SVOX Pico's es-ES voice, female; the default; es-espeak: espeak-ng's es voice, male; es-espeak-female: espeak-ng's es voice, female variant
+                             * @enum {string}
+                             */
+                            es?: "es-pico" | "es-espeak" | "es-espeak-female";
+                            /**
+                             * @description fr-pico: SVOX Pico's fr-FR voice, female; the default; fr-espeak: espeak-ng's fr voice, male; fr-espeak-female: espeak-ng's fr voice, female variant
+                             * @enum {string}
+                             */
+                            fr?: "fr-pico" | "fr-espeak" | "fr-espeak-female";
+                            /**
+                             * @description de-pico: SVOX Pico's de-DE voice, female; the default; de-espeak: espeak-ng's de voice, male; de-espeak-female: espeak-ng's de voice, female variant
+                             * @enum {string}
+                             */
+                            de?: "de-pico" | "de-espeak" | "de-espeak-female";
+                            /**
+                             * @description pt-rhvoice-leticia: Brazilian Portuguese, female (RHVoice, Letícia-F123); the default; pt-espeak: espeak-ng's pt voice, male; pt-espeak-female: espeak-ng's pt voice, female variant
+                             * @enum {string}
+                             */
+                            pt?: "pt-rhvoice-leticia" | "pt-espeak" | "pt-espeak-female";
+                            /**
+                             * @description it-pico: SVOX Pico's it-IT voice, female; the default; it-espeak: espeak-ng's it voice, male; it-espeak-female: espeak-ng's it voice, female variant
+                             * @enum {string}
+                             */
+                            it?: "it-pico" | "it-espeak" | "it-espeak-female";
+                            /**
+                             * @description nl-espeak: espeak-ng's nl voice, male; the default; nl-espeak-female: espeak-ng's nl voice, female variant
+                             * @enum {string}
+                             */
+                            nl?: "nl-espeak" | "nl-espeak-female";
+                            /**
+                             * @description pl-espeak: espeak-ng's pl voice, male; the default; pl-espeak-female: espeak-ng's pl voice, female variant
+                             * @enum {string}
+                             */
+                            pl?: "pl-espeak" | "pl-espeak-female";
+                            /**
+                             * @description ru-rhvoice-aleksandr: Russian, male (RHVoice, Aleksandr); the default; ru-rhvoice-aleksandr-hq: Russian, male (RHVoice, Aleksandr-hq: the same speaker, newer training); ru-rhvoice-anna: Russian, female (RHVoice, Anna); ru-rhvoice-elena: Russian, female (RHVoice, Elena); ru-rhvoice-irina: Russian, female (RHVoice, Irina); ru-espeak: espeak-ng's ru voice, male; ru-espeak-female: espeak-ng's ru voice, female variant
+                             * @enum {string}
+                             */
+                            ru?: "ru-rhvoice-aleksandr" | "ru-rhvoice-aleksandr-hq" | "ru-rhvoice-anna" | "ru-rhvoice-elena" | "ru-rhvoice-irina" | "ru-espeak" | "ru-espeak-female";
+                            /**
+                             * @description tr-espeak: espeak-ng's tr voice, male; the default; tr-espeak-female: espeak-ng's tr voice, female variant
+                             * @enum {string}
+                             */
+                            tr?: "tr-espeak" | "tr-espeak-female";
+                            /**
+                             * @description ar-espeak: espeak-ng's ar voice, male; the default; ar-espeak-female: espeak-ng's ar voice, female variant
+                             * @enum {string}
+                             */
+                            ar?: "ar-espeak" | "ar-espeak-female";
+                            /**
+                             * @description hi-espeak: espeak-ng's hi voice, male; the default; hi-espeak-female: espeak-ng's hi voice, female variant
+                             * @enum {string}
+                             */
+                            hi?: "hi-espeak" | "hi-espeak-female";
+                            /**
+                             * @description id-espeak: espeak-ng's id voice, male; the default; id-espeak-female: espeak-ng's id voice, female variant
+                             * @enum {string}
+                             */
+                            id?: "id-espeak" | "id-espeak-female";
+                            /**
+                             * @description vi-espeak: espeak-ng's vi voice, male; the default; vi-espeak-female: espeak-ng's vi voice, female variant
+                             * @enum {string}
+                             */
+                            vi?: "vi-espeak" | "vi-espeak-female";
+                            /**
+                             * @description th-espeak: espeak-ng's th voice, male; the default; th-espeak-female: espeak-ng's th voice, female variant
+                             * @enum {string}
+                             */
+                            th?: "th-espeak" | "th-espeak-female";
+                            /**
+                             * @description sv-espeak: espeak-ng's sv voice, male; the default; sv-espeak-female: espeak-ng's sv voice, female variant
+                             * @enum {string}
+                             */
+                            sv?: "sv-espeak" | "sv-espeak-female";
+                            /**
+                             * @description uk-espeak: espeak-ng's uk voice, male; the default; uk-espeak-female: espeak-ng's uk voice, female variant
+                             * @enum {string}
+                             */
+                            uk?: "uk-espeak" | "uk-espeak-female";
+                        };
+                        /**
+                         * @description burned (default): captions drawn on the video, and as files; file_only: the WebVTT and SubRip files only; words: short-form style, the word being said highlighted as it is spoken (word-level WebVTT timestamps and SubRip cues).
+                         * @enum {string}
+                         */
+                        captions?: "burned" | "file_only" | "words";
+                        /**
+                         * @description full (default): the platform's frame; draft: half the pixels, faster encoding, for a cheap preview.
+                         * @enum {string}
+                         */
+                        quality?: "full" | "draft";
+                        brand?: {
+                            /** @description #rrggbb: the title and closing cards' colour, instead of the one read from the page. */
+                            primary_color?: string;
+                            /** @description Public http(s) URL of your logo (PNG, JPEG, GIF or SVG, at most 5 MB), drawn on the title and closing cards. Checked against private networks like every URL; fetched when the campaign is created (an unreadable image answers 422) and again when its page is collected. */
+                            logo_url?: string;
+                        };
+                        /** @description Music under the voice; without it, the videos have the narration alone. */
+                        music?: {
+                            /** @description Public http(s) URL of a music track (MP3, AAC, WAV or OGG, at most 20 MB, at least 1 s), played under the narration: looped or cut to each video, faded in and out, ducked while the voice speaks. Checked against private networks like every URL; fetched when the campaign is created (a file that is not audio answers 422) and again when its page is collected. */
+                            url: string;
+                            /**
+                             * @description The music between sentences as a fraction of the narration's amplitude: 1 as loud as the voice, 0.4 (default) 8 dB below it, 0.1 20 dB below. While the voice speaks the music is ducked some 15 dB further. The mix is mastered to −14 LUFS, true peak ≤ −1 dBTP.
+                             * @default 0.4
+                             */
+                            volume?: number;
+                        };
+                        /** @description Your own string pairs (at most 20, keys and values ≤ 500 characters), never interpreted; echoed in GET, the list and the webhooks. */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                    };
+                    /** @description Public https URL that receives batch.completed once every campaign of the batch is in review, published or failed. */
+                    webhook_url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    /** @description The limit that applied. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Reset time, Unix milliseconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The key's scopes, comma-separated. */
+                    "X-Service-Api-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** Format: uuid */
+                        batch_id: string;
+                        /** @description One per item, in the order of items. */
+                        campaigns: {
+                            /** @description The item's position in items. */
+                            index: number;
+                            /** Format: uuid */
+                            campaign_id: string;
+                            /** @description The page URL as normalized. */
+                            url: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description invalid_input: the request is malformed or a field is invalid; the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the key lacks the required scope, or the plan has no API access. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description conflict: Idempotency-Key reused with a different body, or the request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_input: body larger than 64 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_input: a Content-Encoding other than gzip, deflate, br, zstd, or a charset other than UTF-8. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_input: an item's host name did not resolve in time (the message names items[i].url). A page that cannot be captured does not refuse the batch: its campaign fails with capture_failed. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: a request limit (body { error: "Too many requests" }, Retry-After header) or the monthly quota (standard error body with details). */
+            429: {
+                headers: {
+                    /** @description The limit that applied. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Reset time, Unix milliseconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait: the request limiter, or an allowance whose details carry retry_after_seconds. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["LimiterBody"];
+                };
+            };
+            /** @description internal: failure on our side; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal: a dependency is unreachable (the database, the rate-limit infrastructure) or a service is briefly unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait (5). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    campaigns_getBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description The limit that applied. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Reset time, Unix milliseconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The key's scopes, comma-separated. */
+                    "X-Service-Api-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** Format: uuid */
+                        batch_id: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @description When every campaign was in review, published or failed (batch.completed was sent then); null before.
+                         */
+                        completed_at: string | null;
+                        /** @description The batch's campaigns by status. */
+                        counts: {
+                            collecting: number;
+                            processing: number;
+                            scripting: number;
+                            voiceover: number;
+                            rendering: number;
+                            review: number;
+                            published: number;
+                            failed: number;
+                        };
+                        /** @description In the order of the items; GET /api/v1/campaigns/{id} (or the list with batch_id) for the rest of each. */
+                        campaigns: {
+                            /** Format: uuid */
+                            campaign_id: string;
+                            url: string;
+                            /** @enum {string} */
+                            status: "collecting" | "processing" | "scripting" | "voiceover" | "rendering" | "review" | "published" | "failed";
+                        }[];
+                    };
+                };
+            };
+            /** @description invalid_input: the request is malformed or a field is invalid; the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the key lacks the required scope, or the plan has no API access. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: unknown id, or another organization's. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: a request limit (body { error: "Too many requests" }, Retry-After header) or the monthly quota (standard error body with details). */
+            429: {
+                headers: {
+                    /** @description The limit that applied. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Reset time, Unix milliseconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait: the request limiter, or an allowance whose details carry retry_after_seconds. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["LimiterBody"];
+                };
+            };
+            /** @description internal: failure on our side; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal: a dependency is unreachable (the database, the rate-limit infrastructure) or a service is briefly unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait (5). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     campaigns_get: {
         parameters: {
             query?: never;
@@ -1848,6 +2539,11 @@ export interface operations {
                          * @description Present on a campaign made by POST /api/v1/campaigns/{id}/retry: the failed campaign it retries.
                          */
                         retry_of?: string;
+                        /**
+                         * Format: uuid
+                         * @description Present on a campaign made by POST /api/v1/batches: its batch (GET /api/v1/batches/{id}).
+                         */
+                        batch_id?: string;
                     };
                 };
             };
@@ -2172,6 +2868,11 @@ export interface operations {
                          * @description Present on a campaign made by POST /api/v1/campaigns/{id}/retry: the failed campaign it retries.
                          */
                         retry_of?: string;
+                        /**
+                         * Format: uuid
+                         * @description Present on a campaign made by POST /api/v1/batches: its batch (GET /api/v1/batches/{id}).
+                         */
+                        batch_id?: string;
                     };
                 };
             };
@@ -2505,6 +3206,11 @@ export interface operations {
                          * @description Present on a campaign made by POST /api/v1/campaigns/{id}/retry: the failed campaign it retries.
                          */
                         retry_of?: string;
+                        /**
+                         * Format: uuid
+                         * @description Present on a campaign made by POST /api/v1/batches: its batch (GET /api/v1/batches/{id}).
+                         */
+                        batch_id?: string;
                     };
                 };
             };
@@ -2625,7 +3331,7 @@ export interface operations {
                         /** @description The X-Service-Event-Id of the first delivery, sent again unchanged. */
                         event_id: string;
                         /** @enum {string} */
-                        event: "campaign.completed" | "campaign.failed" | "video.updated";
+                        event: "campaign.completed" | "campaign.failed" | "video.updated" | "batch.completed";
                         /**
                          * @description Queued: it is sent at once, signed with a fresh timestamp.
                          * @constant
@@ -4167,6 +4873,77 @@ export interface operations {
                     /**
                      * Format: date-time
                      * @description When the re-render finished (ISO 8601, UTC).
+                     */
+                    timestamp: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received: no further attempt is made. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_batch_completed: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Unique per event, the same on every attempt and redelivery: deduplicate on it.
+                 * @example evt_0b4f2c4e-8d1a-4c55-9a77-3f1e2d5c6b7a
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; reject ones too far from now.
+                 * @example 1764000000
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256, keyed with the organization's webhook secret, of `{timestamp}.{event id}.{raw body}`.
+                 * @example 5d41402abc4b2a76b9719d911017c592…
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description Always HMAC-SHA256.
+                 * @example HMAC-SHA256
+                 */
+                "X-Service-Signature-Alg": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "batch.completed";
+                    /** Format: uuid */
+                    batch_id: string;
+                    /** @description The batch's campaigns by status. */
+                    counts: {
+                        collecting: number;
+                        processing: number;
+                        scripting: number;
+                        voiceover: number;
+                        rendering: number;
+                        review: number;
+                        published: number;
+                        failed: number;
+                    };
+                    /** @description In the order of the items. */
+                    campaigns: {
+                        /** Format: uuid */
+                        campaign_id: string;
+                        /** @enum {string} */
+                        status: "review" | "published" | "failed";
+                    }[];
+                    /**
+                     * Format: date-time
+                     * @description When the batch's last campaign settled (ISO 8601, UTC).
                      */
                     timestamp: string;
                 };
