@@ -17,9 +17,22 @@ if (!input) {
 }
 const root = path.resolve(__dirname, '..');
 const report = JSON.parse(fs.readFileSync(input, 'utf8')) as JestReport;
+/**
+ * A test file's key as test/support/sequencer.js looks it up: its path from the checkout's root. The report may come
+ * from another checkout (a clean clone elsewhere): the path is taken from its `test/` folder, not from this root, or
+ * every key would miss and the order fall back to the files' names.
+ */
+function testPath(name: string): string {
+  const from = name.lastIndexOf(`${path.sep}test${path.sep}`);
+  if (from < 0) throw new Error(`${name}: not under a test/ folder`);
+  return name
+    .slice(from + 1)
+    .split(path.sep)
+    .join('/');
+}
 const durations = Object.fromEntries(
   report.testResults
-    .map((r) => [path.relative(root, r.name), Math.round((r.endTime - r.startTime) / 100) / 10] as const)
+    .map((r) => [testPath(r.name), Math.round((r.endTime - r.startTime) / 100) / 10] as const)
     .sort(([a], [b]) => a.localeCompare(b)),
 );
 const out = path.join(root, 'test', 'durations.json');

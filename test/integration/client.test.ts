@@ -10,7 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { createCampaignClient, verifyWebhook, type Campaign } from '../../clients/typescript/src';
 import { webhookReceivers } from '../fixtures/webhook-receiver';
-import { startHarness, type Harness } from '../support/harness';
+import { CHECK_NOT_THE_SUBJECT, startHarness, type Harness } from '../support/harness';
 
 const ROOT = path.join(__dirname, '..', '..');
 const limits = { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000, redisTimeoutMs: 10_000 };
@@ -20,7 +20,10 @@ let customer: { orgId: string; key: string };
 const receivers = webhookReceivers();
 
 beforeAll(async () => {
-  h = await startHarness({ render: 'worker', config: { rateLimits: limits, videoTargetSeconds: 10, captureMaxShots: 2 } });
+  h = await startHarness({
+    render: 'worker',
+    config: { ...CHECK_NOT_THE_SUBJECT, rateLimits: limits, videoTargetSeconds: 10, captureMaxShots: 2 },
+  });
   customer = await h.newCustomer('business');
 }, 120_000);
 afterAll(async () => {

@@ -16,7 +16,7 @@ import type { Storyboard } from '../../lib/campaign/storyboard';
 import { storageFor } from '../../lib/storage/storage';
 import { levelOver, speechAndPauses, WINDOW_SECONDS, windowLevels } from '../support/audio-levels';
 import { runCampaign } from '../support/campaign-run';
-import { startHarness, type Harness } from '../support/harness';
+import { CHECK_NOT_THE_SUBJECT, startHarness, type Harness } from '../support/harness';
 
 const limits = { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000, redisTimeoutMs: 10_000 };
 const run = promisify(execFile);
@@ -27,7 +27,10 @@ let dir: string;
 
 beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'music-it-'));
-  h = await startHarness({ render: 'worker', config: { rateLimits: limits, videoTargetSeconds: 10, captureMaxShots: 2 } });
+  h = await startHarness({
+    render: 'worker',
+    config: { ...CHECK_NOT_THE_SUBJECT, rateLimits: limits, videoTargetSeconds: 10, captureMaxShots: 2 },
+  });
   customer = await h.newCustomer('business');
 }, 120_000);
 afterAll(async () => {

@@ -12,7 +12,7 @@ import { parseWebVtt } from '../../lib/voice/captions';
 import { TRANSITION_SECONDS } from '../../lib/render/plan';
 import type { Storyboard } from '../../lib/campaign/storyboard';
 import { startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver';
-import { startHarness, type Harness } from '../support/harness';
+import { CHECK_NOT_THE_SUBJECT, startHarness, type Harness } from '../support/harness';
 import { parseSrtStrict } from '../support/srt';
 import { waitFor } from '../support/wait';
 
@@ -78,7 +78,7 @@ function stddev(pixels: Buffer): number {
 beforeAll(async () => {
   h = await startHarness({
     render: 'worker',
-    config: { rateLimits: limits, videoTargetSeconds: 20, captureMaxShots: 3, renderConcurrency: 2 },
+    config: { ...CHECK_NOT_THE_SUBJECT, rateLimits: limits, videoTargetSeconds: 20, captureMaxShots: 3, renderConcurrency: 2 },
   });
   ({ key } = await h.newCustomer('business'));
   hook = await startWebhookReceiver();

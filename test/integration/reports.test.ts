@@ -6,7 +6,7 @@
  */
 import crypto from 'node:crypto';
 import { GENERATING_STATES } from '../../lib/campaign/states';
-import { startHarness, type Harness } from '../support/harness';
+import { CHECK_NOT_THE_SUBJECT, startHarness, type Harness } from '../support/harness';
 import { waitFor } from '../support/wait';
 
 const limits = { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000, redisTimeoutMs: 10_000 };
@@ -17,7 +17,10 @@ let campaignId: string;
 let campaign: { report_id: string; videos: Array<{ id: string; duration_seconds: number; script_source: string }>; created_at: string };
 
 beforeAll(async () => {
-  h = await startHarness({ render: 'worker', config: { rateLimits: limits, videoTargetSeconds: 10, captureMaxShots: 2 } });
+  h = await startHarness({
+    render: 'worker',
+    config: { ...CHECK_NOT_THE_SUBJECT, rateLimits: limits, videoTargetSeconds: 10, captureMaxShots: 2 },
+  });
   customer = await h.newCustomer('business');
   const created = await h.request('POST', '/api/v1/campaigns', {
     key: customer.key,

@@ -6,7 +6,7 @@
  */
 import { runCampaign, untilSettled } from '../support/campaign-run';
 import { dashboardSession, postForm } from '../support/dashboard-session';
-import { startHarness, type Harness } from '../support/harness';
+import { CHECK_NOT_THE_SUBJECT, startHarness, type Harness } from '../support/harness';
 
 const limits = { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000, redisTimeoutMs: 10_000 };
 
@@ -36,7 +36,10 @@ async function failInRendering(id: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  h = await startHarness({ render: 'worker', config: { rateLimits: limits, videoTargetSeconds: 10, captureMaxShots: 2 } });
+  h = await startHarness({
+    render: 'worker',
+    config: { ...CHECK_NOT_THE_SUBJECT, rateLimits: limits, videoTargetSeconds: 10, captureMaxShots: 2 },
+  });
   customer = await h.newCustomer('business');
   const run = await runCampaign(h, customer.key, { languages: ['en'], platforms: ['tiktok'], quality: 'draft' });
   expect(run.campaign.status).toBe('review');

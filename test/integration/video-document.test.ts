@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { runCampaign } from '../support/campaign-run';
-import { startHarness, type Harness } from '../support/harness';
+import { CHECK_NOT_THE_SUBJECT, startHarness, type Harness } from '../support/harness';
 
 const limits = { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000, redisTimeoutMs: 10_000 };
 
@@ -23,7 +23,10 @@ const local = (url: string) => url.replace(h.config.publicBaseUrl, h.baseUrl);
 const documentPath = (id: string, videoId: string) => `/api/v1/campaigns/${id}/videos/${videoId}/document`;
 
 beforeAll(async () => {
-  h = await startHarness({ render: 'worker', config: { rateLimits: limits, videoTargetSeconds: 10, captureMaxShots: 2 } });
+  h = await startHarness({
+    render: 'worker',
+    config: { ...CHECK_NOT_THE_SUBJECT, rateLimits: limits, videoTargetSeconds: 10, captureMaxShots: 2 },
+  });
   customer = await h.newCustomer('business');
   const run = await runCampaign(h, customer.key, { languages: ['en'], platforms: ['tiktok'], quality: 'draft' });
   campaignId = run.id;

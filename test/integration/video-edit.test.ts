@@ -17,7 +17,7 @@ import { createCampaignClient, verifyWebhook, type VideoDocument } from '../../c
 import type { SpeechProvider } from '../../lib/voice/speech';
 import { webhookReceivers } from '../fixtures/webhook-receiver';
 import { untilSettled } from '../support/campaign-run';
-import { startHarness, type Harness } from '../support/harness';
+import { CHECK_NOT_THE_SUBJECT, startHarness, type Harness } from '../support/harness';
 import { readWords } from '../support/ocr';
 import { waitFor } from '../support/wait';
 
@@ -39,7 +39,10 @@ const documentPath = (id: string, video: string) => `/api/v1/campaigns/${id}/vid
 const local = (url: string) => url.replace(h.config.publicBaseUrl, h.baseUrl);
 
 beforeAll(async () => {
-  h = await startHarness({ render: 'worker', config: { rateLimits: limits, videoTargetSeconds: 20, captureMaxShots: 4 } });
+  h = await startHarness({
+    render: 'worker',
+    config: { ...CHECK_NOT_THE_SUBJECT, rateLimits: limits, videoTargetSeconds: 20, captureMaxShots: 4 },
+  });
   customer = await h.newCustomer('business');
   ({ secret } = await h.call<{ secret: string }>('accounts.webhookSecret', { org_id: customer.orgId }));
   hook = await receivers.start();

@@ -32,6 +32,14 @@ import { startFixtureSite, type FixtureSite } from '../fixtures/site/server';
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
 
+/**
+ * Config for a test whose subject is not the video's own check (decisions §13): the render node does not look at the
+ * videos (QUALITY_CHECK=off), so a render is not followed by frame reading and OCR the test never asks about, and no
+ * repair round can render a video again. The check stays on, through the real pipeline, in the quality suites, the
+ * visual suites, the renderer's end-to-end test and the dashboard's tests (their pages and pictures show it).
+ */
+export const CHECK_NOT_THE_SUBJECT = { qualityCheck: false } as const;
+
 export interface HarnessOptions {
   dialect?: 'postgres' | 'sqlite';
   /** 'fake' (default): Moleculer's in-process Fake transporter; 'redis': the real Redis transporter. */
