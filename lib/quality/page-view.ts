@@ -67,7 +67,8 @@ export function pageViews(storyboard: Storyboard, video: { width: number; height
     const shot = clip.imageContent;
     // No record of the screenshot's size (an older storyboard): the whole zone, the page's place within it unknown.
     if (!shot) return { ...base, area: toVideo({ x: 0, y: zone.top, width: plan.width, height: zone.bottom - zone.top }), shown: null };
-    const framing = frameShot(shot, plan, KEN_BURNS_ZOOM, { top: zone.top / plan.height, bottom: zone.bottom / plan.height });
+    const safe = { top: zone.top / plan.height, bottom: zone.bottom / plan.height };
+    const framing = frameShot(shot, plan, KEN_BURNS_ZOOM, safe, clip.reframed ? 'far' : 'near');
     const scroll = cutsContent(shot, framing) ? scrollPlanFor(clip, shot, framing, plan, 1) : null;
     if (scroll) {
       // Scrolled, without zoom: the window its cut picture filled, the rows of the moment under it.

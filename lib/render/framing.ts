@@ -129,6 +129,35 @@ export function zoneThroughZoom(frame: { height: number }, safe: SafeZone, zoomA
 }
 
 /**
+ * How far a crop's top or bottom edge may move to leave a gap between the capture's text boxes, as a share of the
+ * crop's height: `near` for every render (small moves: the section's framing barely changes), `far` for a scene the
+ * video's own check found cut there (the repair's reframe, decisions §13).
+ */
+export const EDGE_REACH = { near: 0.2, far: 0.5 } as const;
+export type EdgeReach = keyof typeof EDGE_REACH;
+
+/** Whether a crop edge at image row `y` slices `box` (a pixel of rounding allowed). */
+export function slices(box: Box, y: number): boolean {
+  return box.y < y - 1 && box.y + box.height > y + 1;
+}
+
+/**
+ * The row nearest `y` (moving only `towards` one way, at most `limit` rows) where a crop edge slices none of
+ * `boxes` (the capture's text boxes; a box taller than `cropHeight` is exempt: no crop holds it whole); `y` itself
+ * when it slices none; null when no such row is within reach.
+ */
+export function snapEdge(y: number, boxes: Box[], cropHeight: number, towards: 'up' | 'down' | 'either', limit: number): number | null {
+  const lines = boxes.filter((box) => box.height <= cropHeight && box.height > 0);
+  const clear = (row: number) => !lines.some((box) => slices(box, row));
+  if (clear(y)) return y;
+  const candidates = lines
+    .flatMap((box) => [box.y, box.y + box.height])
+    .filter((row) => (towards === 'up' ? row < y : towards === 'down' ? row > y : true) && Math.abs(row - y) <= limit && clear(row))
+    .sort((a, b) => Math.abs(a - y) - Math.abs(b - y));
+  return candidates[0] ?? null;
+}
+
+/**
  * Where to crop `shot` for a frame of `frame`'s size and how to place it (the rules are in this file's header):
  * the content's full width inside the frame through a centred zoom of `zoomAmount` (editly's Ken Burns:
  * 1 → 1 + zoomAmount) with SIDE_MARGIN either side, the whole region inside `safe` through the zoom.
@@ -138,6 +167,7 @@ export function frameShot(
   frame: { width: number; height: number },
   zoomAmount = KEN_BURNS_ZOOM,
   safe = safeZoneFor(frame),
+  reach: EdgeReach = 'near',
 ): Framing {
   const content = contentWithin(shot);
   const zoom = 1 + zoomAmount;
@@ -166,6 +196,16 @@ export function frameShot(
   }
   // Taller than the zone: from its top, cut at the zone's bottom.
   region.height = Math.max(1, Math.min(region.height, zoneHeight / scale));
+  // Its top and bottom edges in gaps between the capture's text boxes: no line of the page sliced by either.
+  const boxes = shot.focus?.map((item) => item.box) ?? [];
+  const limit = EDGE_REACH[reach] * region.height;
+  const snappedTop = snapEdge(region.y, boxes, region.height, 'down', limit);
+  if (snappedTop !== null && snappedTop > region.y) {
+    region.height -= snappedTop - region.y;
+    region.y = snappedTop;
+  }
+  const bottom = snapEdge(region.y + region.height, boxes, region.height, 'up', limit);
+  if (bottom !== null) region.height = Math.max(1, bottom - region.y);
   return {
     region,
     scale,
