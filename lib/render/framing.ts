@@ -103,6 +103,12 @@ export interface Framing {
   scale: number;
   /** Where the region's top left corner lands in the frame (frame pixels); the rest of the frame is the backdrop. */
   at: { x: number; y: number };
+  /**
+   * The image row where the section's whole picture ends (its content, the page's pad, the edge moved to a gap
+   * between text boxes): a region ending above it cuts the section (cutsContent), a scroll goes down to it
+   * (uncutFraming). Absent on framings made by hand: the content's bottom and pad.
+   */
+  sectionBottom?: number;
 }
 
 const clamp = (value: number, min: number, max: number) => Math.min(Math.max(value, min), Math.max(min, max));
@@ -135,6 +141,30 @@ export function zoneThroughZoom(frame: { height: number }, safe: SafeZone, zoomA
  */
 export const EDGE_REACH = { near: 0.2, far: 0.5 } as const;
 export type EdgeReach = keyof typeof EDGE_REACH;
+
+/** A line of the page's body type in image pixels (its measured size × 1.5); null when the capture did not measure it. */
+export function bodyLineRows(shot: Pick<ShotContent, 'textPx' | 'pixelRatio'>): number | null {
+  return shot.textPx ? shot.textPx * 1.5 * shot.pixelRatio : null;
+}
+
+/**
+ * The lines of a recorded text box (a paragraph is one box), estimated: as many as the body's line height
+ * (`lineRows`) fits in it, evenly; one when it is not taller than a line and a half, or the line height is unknown.
+ */
+export function lineBands(box: Box, lineRows: number | null): Box[] {
+  const lines = lineRows && box.height > 1.5 * lineRows ? Math.max(1, Math.round(box.height / lineRows)) : 1;
+  const pitch = box.height / lines;
+  return Array.from({ length: lines }, (_, i) => ({ ...box, y: box.y + i * pitch, height: pitch }));
+}
+
+/**
+ * What a crop's edges must not slice: the capture's text boxes; for the repair's reach (`far`) their lines as
+ * lineBands estimates them, so that an edge may also stop between two lines of one paragraph.
+ */
+export function edgeBoxes(shot: ShotContent, reach: EdgeReach): Box[] {
+  const boxes = shot.focus?.map((item) => item.box) ?? [];
+  return reach === 'far' ? boxes.flatMap((box) => lineBands(box, bodyLineRows(shot))) : boxes;
+}
 
 /** Whether a crop edge at image row `y` slices `box` (a pixel of rounding allowed). */
 export function slices(box: Box, y: number): boolean {
@@ -194,19 +224,23 @@ export function frameShot(
     const legible = shot.textPx * shot.pixelRatio * whole >= MIN_TEXT_SHARE * Math.min(frame.width, frame.height);
     if (legible && whole >= WHOLE_MIN_SHARE * byWidth) scale = whole;
   }
-  // Taller than the zone: from its top, cut at the zone's bottom.
-  region.height = Math.max(1, Math.min(region.height, zoneHeight / scale));
-  // Its top and bottom edges in gaps between the capture's text boxes: no line of the page sliced by either.
-  const boxes = shot.focus?.map((item) => item.box) ?? [];
-  const limit = EDGE_REACH[reach] * region.height;
-  const snappedTop = snapEdge(region.y, boxes, region.height, 'down', limit);
+  // Its top and bottom edges in gaps between the capture's text boxes: no line of the page sliced by either (the
+  // section's own bottom too: a content box that ends across a line, where the screenshot ended).
+  const boxes = edgeBoxes(shot, reach);
+  const crop = zoneHeight / scale;
+  const limit = EDGE_REACH[reach] * Math.min(crop, region.height);
+  const snappedTop = snapEdge(region.y, boxes, crop, 'down', limit);
   if (snappedTop !== null && snappedTop > region.y) {
     region.height -= snappedTop - region.y;
     region.y = snappedTop;
   }
-  const bottom = snapEdge(region.y + region.height, boxes, region.height, 'up', limit);
-  if (bottom !== null) region.height = Math.max(1, bottom - region.y);
+  const sectionBottom = snapEdge(region.y + region.height, boxes, crop, 'up', limit) ?? region.y + region.height;
+  region.height = Math.max(1, sectionBottom - region.y);
+  // Taller than the zone: from its top, cut at the zone's bottom (in a gap too).
+  if (region.height > crop)
+    region.height = Math.max(1, (snapEdge(region.y + crop, boxes, crop, 'up', limit) ?? region.y + crop) - region.y);
   return {
+    sectionBottom,
     region,
     scale,
     at: {
@@ -257,7 +291,7 @@ export function gapSearchRows(shot: ShotContent, framing: Framing): number {
  */
 export function uncutFraming(shot: ShotContent, framing: Framing): Framing {
   const content = contentWithin(shot);
-  const bottom = Math.min(shot.height, content.y + content.height + PAGE_PAD_CSS * shot.pixelRatio);
+  const bottom = framing.sectionBottom ?? Math.min(shot.height, content.y + content.height + PAGE_PAD_CSS * shot.pixelRatio);
   return { ...framing, region: { ...framing.region, height: Math.max(framing.region.height, bottom - framing.region.y) } };
 }
 
@@ -284,7 +318,8 @@ export function boxInFrame(box: Box, framing: Framing): Box {
 /** Whether the region ends above the content's bottom: the section is cut there. */
 export function cutsContent(shot: ShotContent, framing: Framing): boolean {
   const content = contentWithin(shot);
-  return framing.region.y + framing.region.height < content.y + content.height - 0.5;
+  const bottom = framing.sectionBottom ?? content.y + content.height;
+  return framing.region.y + framing.region.height < Math.min(bottom, content.y + content.height) - 0.5;
 }
 
 /** The page's body type as drawn in the frame at the zoom's farthest point (frame pixels), when the capture measured it. */

@@ -12,6 +12,7 @@ import {
   boxWithin,
   cutsContent,
   EDGE_REACH,
+  edgeBoxes,
   endRegionAt,
   frameShot,
   gapSearchRows,
@@ -183,7 +184,7 @@ export function scrollPlanFor(
  * are whole. `perRow`: still pixels per image row.
  */
 export function restInGaps(move: ScrollMove, shot: ShotContent, framing: Framing, perRow: number, reach: EdgeReach): ScrollMove {
-  const boxes = shot.focus?.map((item) => item.box) ?? [];
+  const boxes = edgeBoxes(shot, reach);
   if (!boxes.length) return move;
   const window = framing.region.height;
   const limit = EDGE_REACH[reach] * window;
