@@ -417,10 +417,10 @@ export function cutLine(view: PageView, inkAt?: (side: 'top' | 'bottom', box: Bo
   if (!view.shown || !view.focus.length) return null;
   const windows = view.moving ? view.rests : [view.shown];
   for (const window of windows) {
-    for (const { box, text } of view.focus) {
+    for (const { box, text, lines: measured } of view.focus) {
       if (box.x + box.width <= window.x || box.x >= window.x + window.width) continue;
       const body = view.lineRows;
-      const bands = lineBands(box, body);
+      const bands = lineBands(box, body, measured);
       const lines = bands.length;
       const pitch = bands[0].height;
       if (pitch > window.height || (lines === 1 && body && box.height > DISPLAY_LINE_FACTOR * body && box.height > window.height / 2))

@@ -34,6 +34,14 @@ export interface Box {
   height: number;
 }
 
+/** One of the capture's text boxes: a heading or a paragraph-level block, its text, and how many lines it shows. */
+export interface TextBox {
+  box: Box;
+  text: string;
+  /** Its lines of text, as the browser laid them out (absent on older captures: estimated, lib/render/framing.ts lineBands). */
+  lines?: number;
+}
+
 /** A screenshot's size (image pixels), its pixel ratio, and where its content is. */
 export interface ShotContent {
   width: number;
@@ -47,7 +55,7 @@ export interface ShotContent {
    * The section's heading and its paragraph-level blocks with their text, in image pixels, as the capture found them
    * (absent on older captures): the renderer marks the one the narration speaks of (lib/render/camera.ts).
    */
-  focus?: Array<{ box: Box; text: string }>;
+  focus?: TextBox[];
 }
 
 /** The rows of the frame left to the page's picture by our layers, as shares of the frame's height. */
@@ -148,22 +156,30 @@ export function bodyLineRows(shot: Pick<ShotContent, 'textPx' | 'pixelRatio'>): 
 }
 
 /**
- * The lines of a recorded text box (a paragraph is one box), estimated: as many as the body's line height
- * (`lineRows`) fits in it, evenly; one when it is not taller than a line and a half, or the line height is unknown.
+ * The lines of a recorded text box (a paragraph is one box), evenly: as many as the capture counted (`measured`), else
+ * estimated, as many as the body's line height (`lineRows`) fits in it — one when it is not taller than a line and
+ * a half, or the line height is unknown.
  */
-export function lineBands(box: Box, lineRows: number | null): Box[] {
-  const lines = lineRows && box.height > 1.5 * lineRows ? Math.max(1, Math.round(box.height / lineRows)) : 1;
+export function lineBands(box: Box, lineRows: number | null, measured?: number): Box[] {
+  const lines =
+    measured && measured >= 1
+      ? Math.round(measured)
+      : lineRows && box.height > 1.5 * lineRows
+        ? Math.max(1, Math.round(box.height / lineRows))
+        : 1;
   const pitch = box.height / lines;
   return Array.from({ length: lines }, (_, i) => ({ ...box, y: box.y + i * pitch, height: pitch }));
 }
 
 /**
- * What a crop's edges must not slice: the capture's text boxes; for the repair's reach (`far`) their lines as
- * lineBands estimates them, so that an edge may also stop between two lines of one paragraph.
+ * What a crop's edges must not slice: the lines of the capture's text boxes where it counted them (an edge may stop
+ * between two lines of one paragraph), else the whole box; for the repair's reach (`far`) the lines of every box,
+ * estimated where not counted (lineBands).
  */
 export function edgeBoxes(shot: ShotContent, reach: EdgeReach): Box[] {
-  const boxes = shot.focus?.map((item) => item.box) ?? [];
-  return reach === 'far' ? boxes.flatMap((box) => lineBands(box, bodyLineRows(shot))) : boxes;
+  return (shot.focus ?? []).flatMap((item) =>
+    item.lines || reach === 'far' ? lineBands(item.box, bodyLineRows(shot), item.lines) : [item.box],
+  );
 }
 
 /** Whether a crop edge at image row `y` slices `box` (a pixel of rounding allowed). */

@@ -73,6 +73,18 @@ describe('frameShot: the crop’s top and bottom in gaps between the text boxes'
   });
 });
 
+describe('the lines the capture counted in a paragraph’s box', () => {
+  it('let the everyday framing stop between two lines of one paragraph, exactly where the browser laid them out', () => {
+    // One <p> of 9 lines 44.4 rows apart from row 300 (a line height no estimate from the body's type would give).
+    const paragraph = [...lines(55, 4), { box: { x: 40, y: 300, width: 1400, height: 400 }, text: 'a long paragraph', lines: 9 }];
+    const framed = frameShot(shotOf(paragraph), YOUTUBE);
+    const bottom = framed.region.y + framed.region.height;
+    expect(Math.abs((bottom - 300) / (400 / 9) - Math.round((bottom - 300) / (400 / 9)))).toBeLessThan(1e-6);
+    expect(bottom).toBeGreaterThan(300);
+    expect(bottom).toBeLessThanOrEqual(frameShot(shotOf(undefined), YOUTUBE).region.height);
+  });
+});
+
 describe('restInGaps: a scroll rests with whole lines at its edges', () => {
   it('moves the end of a scroll so that the window’s top and bottom slice no line, never making it longer', () => {
     const focus = lines(10, 60);
