@@ -402,7 +402,7 @@ function lineWords(text: string, line: number, lines: number): string {
     at += [...part].length + (spaced ? 1 : 0);
     return Math.min(lines - 1, Math.floor((middle / total) * lines)) === line;
   });
-  return clip(on.join(spaced ? ' ' : ''), 40);
+  return clip(on.join(spaced ? ' ' : '') || text, 40);
 }
 
 /**

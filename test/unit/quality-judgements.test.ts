@@ -3,8 +3,9 @@
  * pixels from its edge is not cut text, and two sections built on one template (a heading and a sentence each, alike
  * in pixels) are not the same screen when their few words differ — in Korean too, whose words are short.
  */
-import { cutOcrLine, cutWord, sameScreen, type SceneObservation, type SceneReading } from '../../lib/quality/check';
+import { cutLine, cutOcrLine, cutWord, sameScreen, type SceneObservation, type SceneReading } from '../../lib/quality/check';
 import type { OcrWord } from '../../lib/quality/ocr';
+import type { PageView } from '../../lib/quality/page-view';
 
 const word = (text: string, left: number): OcrWord => ({ text, left, top: 100, width: 180, height: 40, confidence: 92 });
 
@@ -59,4 +60,59 @@ test("without the capture's boxes, a line OCR reads half-height at the bottom ed
   expect(cutOcrLine(reading([...page, at('Ev', 20, 596, 4), at('br', 200, 596, 4)]))).toBeNull();
   // Too few other words to know the page's line height.
   expect(cutOcrLine(reading([page[0], ...cut]))).toBeNull();
+});
+
+test('a scroll is judged where it rests, not in motion; a line taller than the crop and a lone display line are not cut', () => {
+  const line = (y: number, text: string, height = 40, lines?: number) => ({ box: { x: 20, y, width: 600, height }, text, lines });
+  const focus = Array.from({ length: 20 }, (_, i) => line(10 + i * 50, `line ${i}`));
+  const view = (over: Partial<PageView>): PageView => ({
+    sceneId: 's',
+    kind: 'screen',
+    seconds: 3,
+    area: { x: 0, y: 0, width: 640, height: 500 },
+    shown: { x: 0, y: 0, width: 640, height: 500 },
+    focus,
+    moving: false,
+    rests: [],
+    lineRows: 48,
+    ...over,
+  });
+  // At rest: row 530 runs through the middle of the line at 510–550; row 500 lies in the gap above it.
+  expect(cutLine(view({ shown: { x: 0, y: 0, width: 640, height: 530 } }))).toEqual({ side: 'bottom', text: 'line 10' });
+  expect(cutLine(view({}))).toBeNull();
+  // In motion, the lines passing the edges are not judged; the resting windows are.
+  const passing = { x: 0, y: 123, width: 640, height: 500 };
+  expect(
+    cutLine(
+      view({
+        moving: true,
+        shown: passing,
+        rests: [
+          { ...passing, y: 0 },
+          { ...passing, y: 300 },
+        ],
+      }),
+    ),
+  ).toBeNull();
+  expect(
+    cutLine(
+      view({
+        moving: true,
+        shown: passing,
+        rests: [
+          { ...passing, y: 0 },
+          { ...passing, y: 330 },
+        ],
+      }),
+    ),
+  ).toEqual({
+    side: 'top',
+    text: 'line 6',
+  });
+  // A wordmark's line (one, as the capture counted it) taller than the crop, and display type over half of it, are exempt.
+  expect(cutLine(view({ focus: [line(300, 'ACME', 700, 1)] }))).toBeNull();
+  expect(cutLine(view({ focus: [line(300, 'ACME', 300, 1)] }))).toBeNull();
+  // A paragraph of many lines across the edge is not display type: its line there is cut.
+  const long = [line(300, 'many words in a long paragraph', 300, 6)];
+  expect(cutLine(view({ focus: long, shown: { x: 0, y: 0, width: 640, height: 530 } }))?.side).toBe('bottom');
 });
