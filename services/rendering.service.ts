@@ -42,7 +42,7 @@ import type { Storyboard, VideoEditDocument } from '../lib/campaign/storyboard';
 import { defaultVoiceId } from '../lib/campaign/video-document';
 import { repairCandidates } from '../lib/quality/candidates';
 import type { VideoCheck } from '../lib/quality/check';
-import { planRepair } from '../lib/quality/repair';
+import { planRepair, withReframed } from '../lib/quality/repair';
 import { MAX_REPAIR_ROUNDS, type QualityRepair } from '../lib/quality/report';
 import { CancelableMixin, type CancelableMethods } from '../mixins/cancelable.mixin';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
@@ -444,6 +444,14 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
       const candidates = repairCandidates(storyboard, captures);
       const plan = planRepair(storyboard, check, candidates, (key) => screenshotIdOf(video.campaign_id, key) ?? key);
       if (!plan || plan.repaired.length === 0) return null;
+      // Reframed scenes keep their words and audio: marked on the storyboard the voice stage starts from (or, when
+      // nothing else changed, rendered again as they are, nothing spoken).
+      const base = withReframed(storyboard, plan.reframed);
+      const summary = plan.repaired.map((r) => `${r.code} ${r.scene_id} ${r.action}`).join(', ');
+      if (!plan.speak) {
+        this.logger.info(`video ${video.id}: repair round ${round}: ${summary}`);
+        return { storyboard: base, repaired: plan.repaired };
+      }
       const { options } = await call(this.broker, 'campaigns.stageInput', { campaign_id: video.campaign_id }, trace);
       const shown = new Set(plan.scenes.flatMap((scene) => (scene.screen ? [screenshotKeyOf(video.campaign_id, scene.screen)] : [])));
       const screens = captures.flatMap((capture) => capture.screenshots).filter((ref) => shown.has(ref.key));
@@ -458,12 +466,10 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
       const mended = await call(
         this.broker,
         'voice.repairNarration',
-        { campaign_id: video.campaign_id, video_id: video.id, round, base: storyboard, edit, screens, options },
+        { campaign_id: video.campaign_id, video_id: video.id, round, base, edit, screens, options },
         trace,
       );
-      this.logger.info(
-        `video ${video.id}: repair round ${round}: ${plan.repaired.map((r) => `${r.code} ${r.scene_id} ${r.action}`).join(', ')}`,
-      );
+      this.logger.info(`video ${video.id}: repair round ${round}: ${summary}`);
       return { storyboard: mended, repaired: plan.repaired };
     },
 

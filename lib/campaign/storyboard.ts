@@ -31,6 +31,12 @@ export interface StoryboardScene {
   screenshotKey: string | null;
   /** Its size and where its content is: the renderer crops around that box, never through it (lib/render/framing.ts). */
   screenshotContent?: ShotContent | null;
+  /**
+   * The video's own check found the page's lines cut at its crop's top or bottom edge, and the repair framed it again
+   * (decisions §13): the renderer moves those edges further, to gaps between the capture's text boxes
+   * (lib/render/framing.ts EDGE_REACH). Absent: the usual framing.
+   */
+  reframed?: boolean;
   /** Short text drawn on screen (headline of the scene). */
   onScreenText: string;
   narration: NarrationSegment[];

@@ -10,7 +10,7 @@ import { actionLabels, type ActionSeen } from './cta-label';
 import { switcherVersions, type LanguageVersion } from './language-links';
 import { NotAWebPageError, notAWebPage, SHOWS_SOMETHING, type PageSignals } from './refusal';
 import { EGRESS_REFUSED_HEADER } from '../net/egress-proxy';
-import type { Box } from '../render/framing';
+import type { Box, TextBox } from '../render/framing';
 import type { SectionFeatures } from '../script/sections';
 
 export interface Viewport {
@@ -338,7 +338,7 @@ export interface Shot {
   /** The shot's content (its text and media, clipped to what is on screen below a pinned header), in image pixels. */
   content: Box;
   /** The section's heading and paragraph-level blocks on screen, with their text, in image pixels (lib/render/framing.ts ShotContent.focus). */
-  focus?: Array<{ box: Box; text: string }>;
+  focus?: TextBox[];
 }
 
 /** What the browser reports of one region to shoot, in CSS pixels of the document. */
@@ -351,7 +351,7 @@ interface Region {
   left: number;
   right: number;
   /** The section's heading and paragraph-level blocks (document CSS pixels), for the narrated one to be marked. */
-  focus: Array<{ top: number; bottom: number; left: number; right: number; text: string }>;
+  focus: Array<{ top: number; bottom: number; left: number; right: number; text: string; lines: number }>;
 }
 
 /**
@@ -593,11 +593,30 @@ export async function shootSections(page: Page, maxShots: number, choice: Sectio
           .sort((a, b) => a - b)[0];
         const hero = { top: heroTop, bottom: panelBelow ?? window.innerHeight, ...pageBox };
         regions.push({ heading: null, section: null, textPx: textPxOf(hero), ...contentOf(hero), focus: [] });
+        /**
+         * How many lines of text a block shows (its text's boxes, top to bottom: one whose middle lies below the line
+         * so far starts the next; inline type of other sizes on a line is counted once): the renderer's crop stops
+         * between two of them, not across one (lib/render/framing.ts).
+         */
+        const linesOf = (el: Element) => {
+          const range = document.createRange();
+          range.selectNodeContents(el);
+          const rects = [...range.getClientRects()].filter((r) => r.width > 0 && r.height > 0).sort((a, b) => a.top - b.top);
+          let lines = 0;
+          let bottom = -Infinity;
+          for (const r of rects) {
+            if (r.top + r.height / 2 > bottom) {
+              lines += 1;
+              bottom = r.bottom;
+            } else bottom = Math.max(bottom, r.bottom);
+          }
+          return Math.max(1, lines);
+        };
         /** The heading and the blocks of prose that the narration may quote (lib/render/camera.ts marks one). */
         const focusOf = (heading: Element, parts: Element[]) =>
           [heading, ...parts.flatMap((part) => [...part.querySelectorAll('p,li,blockquote,dd,figcaption,h3,h4')])]
             .filter((el) => visible(el) && !el.closest(outside) && (el === heading || !el.parentElement?.closest('p,li,blockquote')))
-            .map((el) => ({ ...docRect(el), text: (el as HTMLElement).innerText.replace(/\s+/g, ' ').trim() }))
+            .map((el) => ({ ...docRect(el), text: (el as HTMLElement).innerText.replace(/\s+/g, ' ').trim(), lines: linesOf(el) }))
             .filter((f) => f.text)
             .slice(0, 40);
         for (const { heading, parts, title, index } of chosen) {
@@ -678,6 +697,7 @@ export async function shootSections(page: Page, maxShots: number, choice: Sectio
               .filter((f) => f.top - scrollY >= visibleTop - 1 && f.bottom - scrollY <= layout.viewportHeight + 1)
               .map((f) => ({
                 text: f.text,
+                lines: f.lines,
                 box: {
                   x: Math.round(f.left * ratio),
                   y: Math.round((f.top - scrollY) * ratio),

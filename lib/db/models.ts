@@ -4,7 +4,7 @@ import { DataTypes, Model, type InferAttributes, type InferCreationAttributes, t
 import type { CampaignPlanDocument, CapturedBrand, CapturedText } from '../script/analyze';
 import type { CapturedVariant, ScriptDocument } from '../script/writer';
 import type { Storyboard, VideoEditDocument } from '../campaign/storyboard';
-import type { Box } from '../render/framing';
+import type { Box, TextBox } from '../render/framing';
 import type { QualityReport } from '../quality/report';
 
 const common = { underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' } as const;
@@ -198,7 +198,7 @@ export interface ScreenshotRef {
   /** Where the shot's content is, in image pixels (absent on older captures: the whole image). */
   content?: Box;
   /** The section's heading and paragraph-level blocks with their text, in image pixels (absent on older captures). */
-  focus?: Array<{ box: Box; text: string }>;
+  focus?: TextBox[];
 }
 
 export class PageCapture extends Model<InferAttributes<PageCapture>, InferCreationAttributes<PageCapture>> {

@@ -14,7 +14,7 @@ import type { Storyboard } from '../campaign/storyboard';
 import { difference } from '../capture/images';
 import { framesAt } from './frames';
 import { boilerplateKind, BOILERPLATE_WORDS } from './boilerplate';
-import { areaFingerprint, areaPng, areaStats, fingerprintBytes, loadFrame, type AreaStats, type FrameImage } from './frame-stats';
+import { areaFingerprint, areaPng, areaStats, fingerprintBytes, inkRange, loadFrame, type AreaStats, type FrameImage } from './frame-stats';
 import { judgeLanguage, nameOfLanguage } from './language';
 import { cutNarrationEnd, repeatedSentences } from './narration';
 import {
@@ -29,6 +29,7 @@ import {
   type OcrWord,
 } from './ocr';
 import { pageViews, shareInside, type PageView } from './page-view';
+import { lineBands, slices, type Box } from '../render/framing';
 import { QUALITY_FLAG_CODES, type QualityFlag, type QualityFlagCode } from './report';
 
 export interface SceneObservation {
@@ -124,7 +125,17 @@ export interface SceneReading {
   ocrReadsScripts: boolean;
   /** Where a page text box crosses a side of the picture (the capture knows it runs past it). */
   boxCrossesSide: boolean;
+  /** A line of the page cut by the picture's top or bottom edge (cutLine), found with what the frame showed. */
+  lineCut: CutText | null;
+  /** The page's area's height in the frame. */
+  areaHeight: number;
   flat: boolean;
+}
+
+/** Page text cut off at a side or edge of the picture, and the words cut. */
+export interface CutText {
+  side: 'left' | 'right' | 'top' | 'bottom';
+  text: string;
 }
 
 export interface ObserveOptions {
@@ -161,6 +172,8 @@ export async function observeScene(image: FrameImage, view: PageView, position: 
     wordsFromOcr: false,
     ocrReadsScripts: opts.ocrReadsScripts,
     boxCrossesSide: false,
+    lineCut: null,
+    areaHeight: (area ?? whole).height,
     flat: stats.stdev < FLAT_STDEV || stats.edgeDensity < FLAT_EDGE_DENSITY,
   };
   if (view.kind !== 'screen' || !area) return reading;
@@ -170,6 +183,13 @@ export async function observeScene(image: FrameImage, view: PageView, position: 
   const known = shown && view.focus.length > 0;
   if (known) {
     observation.pageWords = view.focus.filter((item) => shareInside(item.box, shown) >= 0.5).flatMap((item) => foldedWords(item.text));
+    // A line cut at the top or bottom edge: what the capture's boxes say, confirmed by ink at that edge of the frame.
+    reading.lineCut = cutLine(view, (side, box) => {
+      const perRow = area.height / shown.height;
+      const x = area.x + (box.x - shown.x) * (area.width / shown.width);
+      const rows = { x, width: box.width * (area.width / shown.width), height: Math.max(2, Math.min(3, perRow * 2)) };
+      return inkRange(image, { ...rows, y: side === 'top' ? area.y : area.y + area.height - rows.height });
+    });
     reading.boxCrossesSide = view.focus.some(
       (item) => shareInside(item.box, shown) > 0 && (item.box.x < shown.x - 1 || item.box.x + item.box.width > shown.x + shown.width + 1),
     );
@@ -213,8 +233,9 @@ export function judgeVideo(storyboard: Storyboard, readings: SceneReading[], pag
     const sparse = (r.observation.stats.busyShare ?? 0) < SPARSE_BUSY_SHARE;
     const blank = r.flat ? ocrAmount < MIN_PAGE_WORDS : sparse && textAmount(r.observation.pageWords) < MIN_PAGE_WORDS;
     if (blank) flag(position, 'blank_scene', `${n(position)} shows an almost empty screen (a picture that did not load?)`);
-    const cut = cutWord(r);
-    if (cut) flag(position, 'cut_text', `${n(position)} shows page text cut off at the ${cut.side} side of the picture (“${cut.text}”)`);
+    const cut = cutWord(r) ?? r.lineCut ?? cutOcrLine(r);
+    const where = cut?.side === 'top' || cut?.side === 'bottom' ? `${cut.side} edge` : `${cut?.side} side`;
+    if (cut) flag(position, 'cut_text', `${n(position)} shows page text cut off at the ${where} of the picture (“${cut.text}”)`);
   }
   for (let j = 1; j < screens.length; j += 1) {
     for (let i = 0; i < j; i += 1) {
@@ -327,7 +348,7 @@ export function sameScreen(a: SceneObservation, b: SceneObservation): boolean {
  *   a recorded text that goes on past it: the line continues beyond the side.
  * Without recorded words, a word touching a side is cut: the renderer keeps a margin of the page around its text.
  */
-export function cutWord(r: SceneReading): { side: 'left' | 'right'; text: string } | null {
+export function cutWord(r: SceneReading): CutText | null {
   if (!r.ocrWords) return null;
   const recorded = new Set(r.recordedWords);
   // Without the capture's words to compare with, only a word the side itself cuts through counts: a page's own text
@@ -363,6 +384,87 @@ export function cutWord(r: SceneReading): { side: 'left' | 'right'; text: string
           return at >= 0 && (side === 'right' ? at + line.length < text.length : at > 0);
         });
     if (cut) return { side, text: word.text };
+  }
+  return null;
+}
+
+/** A line shows between these shares of its height at the crop's top or bottom edge: it is cut (less is a sliver of a line out of view, more a line all but whole). */
+export const CUT_LINE_SHARE = { min: 0.15, max: 0.85 };
+/** A single line this many body lines tall is display type (a wordmark): not judged cut where it is over half the crop's height. */
+export const DISPLAY_LINE_FACTOR = 3;
+/** Grey levels between the lightest and darkest pixels of the frame's rows at the area's edge, over a line: the line's ink is cut there. */
+export const EDGE_INK_RANGE = 48;
+
+/**
+ * The words of a recorded text box's `line`-th of `lines` lines, estimated: its characters shared out evenly among
+ * the lines, a word on the line where its middle falls (an unspaced script: its characters).
+ */
+function lineWords(text: string, line: number, lines: number): string {
+  const chars = [...text.trim()];
+  const spaced = chars.includes(' ');
+  const parts = spaced ? chars.join('').split(/\s+/u) : chars;
+  const total = chars.length;
+  let at = 0;
+  const on = parts.filter((part) => {
+    const middle = at + [...part].length / 2;
+    at += [...part].length + (spaced ? 1 : 0);
+    return Math.min(lines - 1, Math.floor((middle / total) * lines)) === line;
+  });
+  return clip(on.join(spaced ? ' ' : '') || text, 40);
+}
+
+/**
+ * A line of the page cut by the picture's top or bottom edge, from the capture's text boxes: a box the edge runs
+ * through, in which the line at the edge (the box's lines estimated from the page's line height) shows between
+ * CUT_LINE_SHARE of its height — and, for a frame that stands still, whose ink reaches that edge of the frame
+ * (`inkAt`: the grey range of the frame's edge rows over the box, frame pixels). While a scroll moves, lines pass
+ * its edges: its two resting windows are judged instead (from the boxes alone). A line taller than the crop, or
+ * display type over half of it, is exempt (no crop holds it with its section).
+ */
+export function cutLine(view: PageView, inkAt?: (side: 'top' | 'bottom', box: Box) => number): CutText | null {
+  if (!view.shown || !view.focus.length) return null;
+  const windows = view.moving ? view.rests : [view.shown];
+  for (const window of windows) {
+    for (const { box, text, lines: measured } of view.focus) {
+      if (box.x + box.width <= window.x || box.x >= window.x + window.width) continue;
+      const body = view.lineRows;
+      const bands = lineBands(box, body, measured);
+      const lines = bands.length;
+      const pitch = bands[0].height;
+      if (pitch > window.height || (lines === 1 && body && box.height > DISPLAY_LINE_FACTOR * body && box.height > window.height / 2))
+        continue;
+      for (const side of ['top', 'bottom'] as const) {
+        const edge = side === 'top' ? window.y : window.y + window.height;
+        if (!slices(box, edge)) continue;
+        const line = Math.min(lines - 1, Math.floor((edge - box.y) / pitch));
+        const above = (edge - box.y - line * pitch) / pitch;
+        const visible = side === 'top' ? 1 - above : above;
+        if (visible < CUT_LINE_SHARE.min || visible > CUT_LINE_SHARE.max) continue;
+        if (!view.moving && inkAt && inkAt(side, box) < EDGE_INK_RANGE) continue;
+        return { side, text: lineWords(text, line, lines) };
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * Without the capture's text boxes, a line cut by the picture's top or bottom edge as OCR read it, judged
+ * conservatively (a false alarm costs a render and worries the customer): at least two words read touching the
+ * edge on one row, each shorter than the page's other words (a part of their height shows) but not a sliver, on a
+ * picture that stands still, with enough other words read to know the page's line height. A single word (a logo, a
+ * wordmark) is never taken for a cut line.
+ */
+export function cutOcrLine(r: SceneReading): CutText | null {
+  if (!r.ocrWords || r.view.focus.length || r.view.moving) return null;
+  const touches = (w: OcrWord, side: 'top' | 'bottom') => (side === 'top' ? w.top <= 1 : w.top + w.height >= r.areaHeight - 1);
+  const inside = r.ocrWords.filter((w) => !touches(w, 'top') && !touches(w, 'bottom') && w.confidence >= OCR_MIN_CONFIDENCE);
+  if (inside.length < 4) return null;
+  const heights = inside.map((w) => w.height).sort((a, b) => a - b);
+  const median = heights[Math.floor(heights.length / 2)];
+  for (const side of ['top', 'bottom'] as const) {
+    const cut = r.ocrWords.filter((w) => touches(w, side) && w.height <= 0.75 * median && w.height >= 0.3 * median);
+    if (cut.length >= 2) return { side, text: clip(cut.map((w) => w.text).join(' '), 40) };
   }
   return null;
 }

@@ -121,3 +121,23 @@ export function areaFingerprint(image: FrameImage, area: Box): string {
 export function fingerprintBytes(encoded: string): Uint8Array {
   return new Uint8Array(Buffer.from(encoded, 'base64'));
 }
+
+/** The grey levels' range (lightest − darkest) over `box` of `image` (frame pixels, whole pixels inside it): ink there when large. */
+export function inkRange(image: FrameImage, box: Box): number {
+  const x = Math.max(0, Math.floor(box.x));
+  const y = Math.max(0, Math.floor(box.y));
+  const width = Math.min(image.width, Math.ceil(box.x + box.width)) - x;
+  const height = Math.min(image.height, Math.ceil(box.y + box.height)) - y;
+  if (width < 1 || height < 1) return 0;
+  const canvas = createCanvas(width, height);
+  const context = canvas.getContext('2d');
+  context.drawImage(image, x, y, width, height, 0, 0, width, height);
+  const { data } = context.getImageData(0, 0, width, height);
+  let [min, max] = [255, 0];
+  for (let i = 0; i < data.length; i += 4) {
+    const level = gray(data, i);
+    min = Math.min(min, level);
+    max = Math.max(max, level);
+  }
+  return max - min;
+}

@@ -8,7 +8,7 @@
 import type { Storyboard, StoryboardScene } from '../campaign/storyboard';
 import { sceneIdAt } from '../campaign/storyboard';
 import { scrollAt } from '../render/camera';
-import { cutsContent, frameShot, KEN_BURNS_ZOOM, type Box, type ShotContent } from '../render/framing';
+import { bodyLineRows, cutsContent, frameShot, KEN_BURNS_ZOOM, type Box, type ShotContent } from '../render/framing';
 import { screenLayout } from '../render/overlay-layout';
 import { buildRenderPlan, frameFor } from '../render/plan';
 import { scrollPlanFor } from '../render/render-video';
@@ -24,6 +24,15 @@ export interface PageView {
   shown: Box | null;
   /** The screenshot's recorded text boxes (image pixels), if any. */
   focus: NonNullable<ShotContent['focus']>;
+  /** Whether the camera moves at that moment (a scroll under way): the lines at its edges pass by, they are not cut. */
+  moving: boolean;
+  /**
+   * The parts of the screenshot shown while the picture stands still (image pixels): the Ken Burns zoom's crop, or a
+   * scroll's window at its start and at its end — where a viewer reads the lines at the crop's top and bottom.
+   */
+  rests: Box[];
+  /** A line of the page's body type, in image pixels (its measured type size × 1.5); null when the capture did not measure it. */
+  lineRows: number | null;
 }
 
 /** The scene's id as the video document names it. */
@@ -61,20 +70,26 @@ export function pageViews(storyboard: Storyboard, video: { width: number; height
       kind: scene.kind,
       seconds: scene.startSeconds + t,
       focus: scene.screenshotContent?.focus ?? [],
+      moving: false,
+      rests: [] as Box[],
+      lineRows: scene.screenshotContent ? bodyLineRows(scene.screenshotContent) : null,
     };
     if (scene.kind !== 'screen' || !clip.imagePath) return { ...base, area: null, shown: null };
     const { zone } = screenLayout(plan, clip);
     const shot = clip.imageContent;
     // No record of the screenshot's size (an older storyboard): the whole zone, the page's place within it unknown.
     if (!shot) return { ...base, area: toVideo({ x: 0, y: zone.top, width: plan.width, height: zone.bottom - zone.top }), shown: null };
-    const framing = frameShot(shot, plan, KEN_BURNS_ZOOM, { top: zone.top / plan.height, bottom: zone.bottom / plan.height });
+    const safe = { top: zone.top / plan.height, bottom: zone.bottom / plan.height };
+    const framing = frameShot(shot, plan, KEN_BURNS_ZOOM, safe, clip.reframed ? 'far' : 'near');
     const scroll = cutsContent(shot, framing) ? scrollPlanFor(clip, shot, framing, plan, 1) : null;
     if (scroll) {
       // Scrolled, without zoom: the window its cut picture filled, the rows of the moment under it.
       const { tall, move } = scroll;
       const area = { x: tall.at.x, y: tall.at.y, width: tall.region.width * tall.scale, height: framing.region.height * framing.scale };
-      const shown = { ...tall.region, y: tall.region.y + scrollAt(move, t) / tall.scale, height: framing.region.height };
-      return { ...base, area: toVideo(area), shown };
+      const windowAt = (pixels: number) => ({ ...tall.region, y: tall.region.y + pixels / tall.scale, height: framing.region.height });
+      const shown = windowAt(scrollAt(move, t));
+      const moving = t > move.start && t < move.end;
+      return { ...base, area: toVideo(area), shown, moving, rests: [windowAt(move.from), windowAt(move.to)] };
     }
     // The Ken Burns zoom about the frame's centre, at the moment's progress through the clip.
     const progress = Math.min(1, Math.max(0, t / clip.duration));
@@ -101,7 +116,7 @@ export function pageViews(storyboard: Storyboard, video: { width: number; height
       width: area.width / perPixel,
       height: area.height / perPixel,
     };
-    return { ...base, area: toVideo(area), shown };
+    return { ...base, area: toVideo(area), shown, rests: [shown] };
   });
 }
 

@@ -2,6 +2,8 @@
  * The repair's plan (decisions §13): from a video's check, the scenes it should have instead, in the edit format the
  * voice stage speaks again (VideoEditScene, lib/campaign/storyboard.ts), and which flags that mends. Pure: the
  * rules are unit-tested without rendering (test/unit/quality-repair.test.ts).
+ * - A scene whose only screen fault is a line cut at its crop's top or bottom is framed again (reframed) when the
+ *   framing's further reach leaves its lines whole (nothing spoken again).
  * - A scene whose screen is at fault (blank, the same as another, text cut at a side, page text in another
  *   language) is replaced by the next-best section not yet shown (the candidates' order), its heading and its
  *   first sentences; else, for a blank or a repeated screen, dropped when the video keeps at least two screen
@@ -18,10 +20,11 @@ import type { ShotContent } from '../render/framing';
 import { PHRASES } from '../script/phrases';
 import { endsWithSentenceTerminator, splitSentences } from '../text';
 import { boilerplateKind } from './boilerplate';
-import type { VideoCheck } from './check';
+import { cutLine, type VideoCheck } from './check';
 import { judgeLanguage } from './language';
 import { foldSentence, headingSentence } from './narration';
-import { sceneIdOf } from './page-view';
+import { pageViews, sceneIdOf } from './page-view';
+import { frameFor } from '../render/plan';
 import type { QualityFlag, QualityFlagCode, QualityRepair } from './report';
 
 export interface RepairCandidate {
@@ -36,6 +39,13 @@ export interface RepairCandidate {
 
 export interface RepairPlan {
   scenes: VideoEditScene[];
+  /**
+   * Scenes to frame again (StoryboardScene.reframed), their words and screen unchanged: a line the crop's top or
+   * bottom edge cut, which the repair's reach of the framing leaves whole (lib/render/framing.ts EDGE_REACH).
+   */
+  reframed: string[];
+  /** Whether any scene's words or screen changed (the voice stage speaks those again); false: only reframed scenes. */
+  speak: boolean;
   repaired: QualityRepair[];
   unrepaired: QualityFlag[];
 }
@@ -109,6 +119,7 @@ export function planRepair(
   };
   const isForeign = (text: string) => judgeLanguage(text, language, { names }).foreign;
 
+  const reframed: string[] = [];
   for (const [sceneId, flags] of byScene) {
     const index = working.findIndex((w) => w.edit.id === sceneId);
     if (index < 0) {
@@ -117,6 +128,18 @@ export function planRepair(
     }
     const scene = working[index];
     const own = storyboard.scenes[storyboard.scenes.findIndex((s, position) => sceneIdOf(s, position) === sceneId)];
+    // Text cut at the crop's top or bottom, and nothing else wrong with the screen: the same section framed again, when
+    // the framing's further reach leaves its lines whole (no new words, nothing spoken again).
+    if (flags.every((f) => f.code === 'cut_text' || !SCREEN_CODES.includes(f.code)) && flags.some((f) => f.code === 'cut_text')) {
+      if (reframes(storyboard, sceneId)) {
+        reframed.push(sceneId);
+        repaired.push({ code: 'cut_text', scene_id: sceneId, action: 'reframed' });
+        const rest = flags.filter((f) => f.code !== 'cut_text');
+        if (!rest.length) continue;
+        byScene.set(sceneId, rest);
+        flags.splice(0, flags.length, ...rest);
+      }
+    }
     // Page text in another language: the narration and headline judged again; if they are fine, the screen is at fault.
     const wordsForeign = storyboard.scriptSource !== 'source_text' && (isForeign(scene.edit.narration) || isForeign(scene.edit.headline));
     const screenAtFault = flags.some((f) => SCREEN_CODES.includes(f.code) || (f.code === 'wrong_language' && !wordsForeign));
@@ -194,8 +217,24 @@ export function planRepair(
     }
   }
   const scenes = working.map((w) => w.edit);
-  if (JSON.stringify(scenes) === original) return null;
-  return { scenes, repaired, unrepaired };
+  const speak = JSON.stringify(scenes) !== original;
+  if (!speak && !reframed.length) return null;
+  return { scenes, reframed, speak, repaired, unrepaired };
+}
+
+/**
+ * Whether framing scene `sceneId` again (StoryboardScene.reframed) removes the line its crop's top or bottom edge
+ * cuts, as the capture's text boxes tell (lib/quality/check.ts cutLine on lib/quality/page-view.ts's geometry): a
+ * scene cut now and whole once reframed. A scene already reframed, or cut at a side, is not.
+ */
+export function reframes(storyboard: Storyboard, sceneId: string): boolean {
+  const position = storyboard.scenes.findIndex((s, i) => sceneIdOf(s, i) === sceneId);
+  const scene = storyboard.scenes[position];
+  if (!scene || scene.kind !== 'screen' || scene.reframed || !scene.screenshotContent?.focus?.length) return false;
+  const frame = frameFor(storyboard.frame, storyboard.quality ?? 'full');
+  const now = pageViews(storyboard, frame)[position];
+  if (!cutLine(now)) return false;
+  return cutLine(pageViews(withReframed(storyboard, [sceneId]), frame)[position]) === null;
 }
 
 /** The sentences up to the last one that ends whole (a cut tail removed). */
@@ -242,4 +281,15 @@ function withoutRepeats(
   }
   if (!changed) return null;
   return out.length ? join(out) : null;
+}
+
+/** `storyboard` with the scenes `sceneIds` marked reframed (StoryboardScene.reframed); the same object when none. */
+export function withReframed(storyboard: Storyboard, sceneIds: string[]): Storyboard {
+  if (!sceneIds.length) return storyboard;
+  return {
+    ...storyboard,
+    scenes: storyboard.scenes.map((scene, position) =>
+      sceneIds.includes(sceneIdOf(scene, position)) ? { ...scene, reframed: true } : scene,
+    ),
+  };
 }

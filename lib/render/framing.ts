@@ -34,6 +34,14 @@ export interface Box {
   height: number;
 }
 
+/** One of the capture's text boxes: a heading or a paragraph-level block, its text, and how many lines it shows. */
+export interface TextBox {
+  box: Box;
+  text: string;
+  /** Its lines of text, as the browser laid them out (absent on older captures: estimated, lib/render/framing.ts lineBands). */
+  lines?: number;
+}
+
 /** A screenshot's size (image pixels), its pixel ratio, and where its content is. */
 export interface ShotContent {
   width: number;
@@ -47,7 +55,7 @@ export interface ShotContent {
    * The section's heading and its paragraph-level blocks with their text, in image pixels, as the capture found them
    * (absent on older captures): the renderer marks the one the narration speaks of (lib/render/camera.ts).
    */
-  focus?: Array<{ box: Box; text: string }>;
+  focus?: TextBox[];
 }
 
 /** The rows of the frame left to the page's picture by our layers, as shares of the frame's height. */
@@ -103,6 +111,12 @@ export interface Framing {
   scale: number;
   /** Where the region's top left corner lands in the frame (frame pixels); the rest of the frame is the backdrop. */
   at: { x: number; y: number };
+  /**
+   * The image row where the section's whole picture ends (its content, the page's pad, the edge moved to a gap
+   * between text boxes): a region ending above it cuts the section (cutsContent), a scroll goes down to it
+   * (uncutFraming). Absent on framings made by hand: the content's bottom and pad.
+   */
+  sectionBottom?: number;
 }
 
 const clamp = (value: number, min: number, max: number) => Math.min(Math.max(value, min), Math.max(min, max));
@@ -129,6 +143,67 @@ export function zoneThroughZoom(frame: { height: number }, safe: SafeZone, zoomA
 }
 
 /**
+ * How far a crop's top or bottom edge may move to leave a gap between the capture's text boxes, as a share of the
+ * crop's height: `near` for every render (small moves: the section's framing barely changes), `far` for a scene the
+ * video's own check found cut there (the repair's reframe, decisions §13).
+ */
+export const EDGE_REACH = { near: 0.2, far: 0.5 } as const;
+export type EdgeReach = keyof typeof EDGE_REACH;
+
+/** A line of the page's body type in image pixels (its measured size × 1.5); null when the capture did not measure it. */
+export function bodyLineRows(shot: Pick<ShotContent, 'textPx' | 'pixelRatio'>): number | null {
+  return shot.textPx ? shot.textPx * 1.5 * shot.pixelRatio : null;
+}
+
+/**
+ * The lines of a recorded text box (a paragraph is one box), evenly: as many as the capture counted (`measured`), else
+ * estimated, as many as the body's line height (`lineRows`) fits in it — one when it is not taller than a line and
+ * a half, or the line height is unknown.
+ */
+export function lineBands(box: Box, lineRows: number | null, measured?: number): Box[] {
+  const lines =
+    measured && measured >= 1
+      ? Math.round(measured)
+      : lineRows && box.height > 1.5 * lineRows
+        ? Math.max(1, Math.round(box.height / lineRows))
+        : 1;
+  const pitch = box.height / lines;
+  return Array.from({ length: lines }, (_, i) => ({ ...box, y: box.y + i * pitch, height: pitch }));
+}
+
+/**
+ * What a crop's edges must not slice: the lines of the capture's text boxes where it counted them (an edge may stop
+ * between two lines of one paragraph), else the whole box; for the repair's reach (`far`) the lines of every box,
+ * estimated where not counted (lineBands).
+ */
+export function edgeBoxes(shot: ShotContent, reach: EdgeReach): Box[] {
+  return (shot.focus ?? []).flatMap((item) =>
+    item.lines || reach === 'far' ? lineBands(item.box, bodyLineRows(shot), item.lines) : [item.box],
+  );
+}
+
+/** Whether a crop edge at image row `y` slices `box` (a pixel of rounding allowed). */
+export function slices(box: Box, y: number): boolean {
+  return box.y < y - 1 && box.y + box.height > y + 1;
+}
+
+/**
+ * The row nearest `y` (moving only `towards` one way, at most `limit` rows) where a crop edge slices none of
+ * `boxes` (the capture's text boxes; a box taller than `cropHeight` is exempt: no crop holds it whole); `y` itself
+ * when it slices none; null when no such row is within reach.
+ */
+export function snapEdge(y: number, boxes: Box[], cropHeight: number, towards: 'up' | 'down' | 'either', limit: number): number | null {
+  const lines = boxes.filter((box) => box.height <= cropHeight && box.height > 0);
+  const clear = (row: number) => !lines.some((box) => slices(box, row));
+  if (clear(y)) return y;
+  const candidates = lines
+    .flatMap((box) => [box.y, box.y + box.height])
+    .filter((row) => (towards === 'up' ? row < y : towards === 'down' ? row > y : true) && Math.abs(row - y) <= limit && clear(row))
+    .sort((a, b) => Math.abs(a - y) - Math.abs(b - y));
+  return candidates[0] ?? null;
+}
+
+/**
  * Where to crop `shot` for a frame of `frame`'s size and how to place it (the rules are in this file's header):
  * the content's full width inside the frame through a centred zoom of `zoomAmount` (editly's Ken Burns:
  * 1 → 1 + zoomAmount) with SIDE_MARGIN either side, the whole region inside `safe` through the zoom.
@@ -138,6 +213,7 @@ export function frameShot(
   frame: { width: number; height: number },
   zoomAmount = KEN_BURNS_ZOOM,
   safe = safeZoneFor(frame),
+  reach: EdgeReach = 'near',
 ): Framing {
   const content = contentWithin(shot);
   const zoom = 1 + zoomAmount;
@@ -164,9 +240,23 @@ export function frameShot(
     const legible = shot.textPx * shot.pixelRatio * whole >= MIN_TEXT_SHARE * Math.min(frame.width, frame.height);
     if (legible && whole >= WHOLE_MIN_SHARE * byWidth) scale = whole;
   }
-  // Taller than the zone: from its top, cut at the zone's bottom.
-  region.height = Math.max(1, Math.min(region.height, zoneHeight / scale));
+  // Its top and bottom edges in gaps between the capture's text boxes: no line of the page sliced by either (the
+  // section's own bottom too: a content box that ends across a line, where the screenshot ended).
+  const boxes = edgeBoxes(shot, reach);
+  const crop = zoneHeight / scale;
+  const limit = EDGE_REACH[reach] * Math.min(crop, region.height);
+  const snappedTop = snapEdge(region.y, boxes, crop, 'down', limit);
+  if (snappedTop !== null && snappedTop > region.y) {
+    region.height -= snappedTop - region.y;
+    region.y = snappedTop;
+  }
+  const sectionBottom = snapEdge(region.y + region.height, boxes, crop, 'up', limit) ?? region.y + region.height;
+  region.height = Math.max(1, sectionBottom - region.y);
+  // Taller than the zone: from its top, cut at the zone's bottom (in a gap too).
+  if (region.height > crop)
+    region.height = Math.max(1, (snapEdge(region.y + crop, boxes, crop, 'up', limit) ?? region.y + crop) - region.y);
   return {
+    sectionBottom,
     region,
     scale,
     at: {
@@ -217,7 +307,7 @@ export function gapSearchRows(shot: ShotContent, framing: Framing): number {
  */
 export function uncutFraming(shot: ShotContent, framing: Framing): Framing {
   const content = contentWithin(shot);
-  const bottom = Math.min(shot.height, content.y + content.height + PAGE_PAD_CSS * shot.pixelRatio);
+  const bottom = framing.sectionBottom ?? Math.min(shot.height, content.y + content.height + PAGE_PAD_CSS * shot.pixelRatio);
   return { ...framing, region: { ...framing.region, height: Math.max(framing.region.height, bottom - framing.region.y) } };
 }
 
@@ -244,7 +334,8 @@ export function boxInFrame(box: Box, framing: Framing): Box {
 /** Whether the region ends above the content's bottom: the section is cut there. */
 export function cutsContent(shot: ShotContent, framing: Framing): boolean {
   const content = contentWithin(shot);
-  return framing.region.y + framing.region.height < content.y + content.height - 0.5;
+  const bottom = framing.sectionBottom ?? content.y + content.height;
+  return framing.region.y + framing.region.height < Math.min(bottom, content.y + content.height) - 0.5;
 }
 
 /** The page's body type as drawn in the frame at the zoom's farthest point (frame pixels), when the capture measured it. */

@@ -52,6 +52,8 @@ export interface PlannedClip {
   still?: RawStill;
   /** The element of the screenshot its narration speaks of (image pixels), marked on the page; absent: none found. */
   focus?: Box | null;
+  /** The repair reframed it (StoryboardScene.reframed): its crop's edges may move further to leave the page's lines whole. */
+  reframed?: boolean;
   /** A section taller than the page's zone, scrolled through it (lib/render/camera.ts); set with `still`. */
   scroll?: ClipScroll;
   headline: string;
@@ -118,6 +120,7 @@ export function buildRenderPlan(
         ? (chooseFocus(scene.screenshotContent?.focus, scene.narration.map((part) => part.text).join(' '), storyboard.language)?.box ??
           null)
         : null,
+      ...(scene.reframed ? { reframed: true } : {}),
       headline: scene.onScreenText,
       zoom: index % 2 === 0 ? 'in' : 'out',
       // file_only: the captions are the WebVTT and SubRip files alone, nothing is drawn.

@@ -11,12 +11,16 @@ import {
   boxInFrame,
   boxWithin,
   cutsContent,
+  EDGE_REACH,
+  edgeBoxes,
   endRegionAt,
   frameShot,
   gapSearchRows,
   KEN_BURNS_ZOOM,
   lowestBlankRow,
+  snapEdge,
   uncutFraming,
+  type EdgeReach,
   type Box,
   type Framing,
   type ShotContent,
@@ -115,7 +119,8 @@ async function preparePlan(
     const shot: ShotContent | null = clip.imageContent ?? (await wholeImage(clip.imagePath!));
     // Laid out between the scene's own headline band and the caption box, as the renderer draws them.
     const { zone } = screenLayout(plan, clip);
-    let framing = shot ? frameShot(shot, plan, KEN_BURNS_ZOOM, { top: zone.top / plan.height, bottom: zone.bottom / plan.height }) : null;
+    const safe = { top: zone.top / plan.height, bottom: zone.bottom / plan.height };
+    let framing = shot ? frameShot(shot, plan, KEN_BURNS_ZOOM, safe, clip.reframed ? 'far' : 'near') : null;
     const output = path.join(workDir, `still-${plan.clips.indexOf(clip)}.yuv`);
     let strip: { args: string[]; scroll: ClipScroll } | null = null;
     if (shot && framing && cutsContent(shot, framing)) {
@@ -151,7 +156,7 @@ async function preparePlan(
  * own check (lib/quality/page-view.ts) finds with it which rows of the page a scene shows at its midpoint.
  */
 export function scrollPlanFor(
-  clip: Pick<PlannedClip, 'focus' | 'duration'>,
+  clip: Pick<PlannedClip, 'focus' | 'duration' | 'reframed'>,
   shot: ShotContent,
   framing: Framing,
   frame: { width: number; height: number },
@@ -170,7 +175,37 @@ export function scrollPlanFor(
     duration: clip.duration,
     focus: focus ? { top: focus.y * scale, bottom: (focus.y + focus.height) * scale } : null,
   });
-  return move ? { tall, focus, move } : null;
+  return move ? { tall, focus, move: restInGaps(move, shot, framing, tall.scale * scale, clip.reframed ? 'far' : 'near') } : null;
+}
+
+/**
+ * The scroll's two resting places moved (a little, never making the scroll longer) so that the window's top and
+ * bottom edges lie in gaps between the capture's text boxes: the lines read at rest, at the start and at the end,
+ * are whole. `perRow`: still pixels per image row.
+ */
+export function restInGaps(move: ScrollMove, shot: ShotContent, framing: Framing, perRow: number, reach: EdgeReach): ScrollMove {
+  const boxes = edgeBoxes(shot, reach);
+  if (!boxes.length) return move;
+  const window = framing.region.height;
+  const limit = EDGE_REACH[reach] * window;
+  /** The nearest position (still pixels) to `at` whose window slices no box at either edge, within [min, max]. */
+  const settle = (at: number, min: number, max: number) => {
+    const top = framing.region.y + at / perRow;
+    const clear = (row: number) => snapEdge(row, boxes, window, 'either', 0) === row;
+    if (clear(top) && clear(top + window)) return at;
+    const reachable = boxes
+      .flatMap((box) => [box.y, box.y + box.height].flatMap((row) => [row - top, row - top - window]))
+      .filter((d) => Math.abs(d) <= limit && at + d * perRow >= min - 0.5 && at + d * perRow <= max + 0.5);
+    // Both edges whole where the lines' spacing allows it, else the nearer one (a window of another height than the
+    // lines' pitch cannot always have both).
+    const nearest = (ok: (d: number) => boolean) => reachable.filter(ok).sort((a, b) => Math.abs(a) - Math.abs(b))[0];
+    const d = nearest((s) => clear(top + s) && clear(top + s + window)) ?? nearest((s) => clear(top + s) || clear(top + s + window)) ?? 0;
+    return Math.min(Math.max(at + d * perRow, min), max);
+  };
+  // Never longer than planned (its speed is the readable maximum), never past the picture's ends.
+  const from = move.from > 0 ? settle(move.from, move.from, move.to) : move.from;
+  const to = settle(move.to, from, Math.min(move.to, from + (move.to - move.from)));
+  return to - from >= 1 ? { ...move, from, to } : move;
 }
 
 /**

@@ -5,7 +5,7 @@
 import { withoutSponsorNote } from '../capture/cta-label';
 import { difference, fingerprint } from '../capture/images';
 import { isOneOf, SUPPORTED_LANGUAGES, type LanguageCode } from '../../config/catalog';
-import type { Box, ShotContent } from '../render/framing';
+import type { Box, ShotContent, TextBox } from '../render/framing';
 import { LANGUAGE_SCRIPT, letterCounts } from '../text';
 import { bestSections, furnitureHeading, proseSentences, type SectionFeatures, type SectionPlace } from './sections';
 
@@ -77,7 +77,7 @@ export interface ScreenshotInfo {
   section?: number;
   textPx?: number;
   content?: Box;
-  focus?: Array<{ box: Box; text: string }>;
+  focus?: TextBox[];
 }
 
 /** A shot's size and content box, the whole image when the capture did not record one. */

@@ -115,6 +115,8 @@ export async function respeakVideo(deps: RespeakDeps, input: RespeakInput): Prom
       kind: scene.kind,
       screenshotKey,
       screenshotContent: content,
+      // Framed again by a repair (decisions §13): kept while the scene shows the same screenshot.
+      ...(was?.reframed && was.screenshotKey === screenshotKey ? { reframed: true } : {}),
       onScreenText: scene.headline,
       narration,
       audioKey,

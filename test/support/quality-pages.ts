@@ -32,6 +32,10 @@ export interface PageSpec {
   accent?: string;
   /** A wall of coloured logo shapes over the whole page, drawn before the text (a partners' or clients' hero). */
   logoWall?: boolean;
+  /** Record the lines as one text box, as the capture records a paragraph (a <p>), rather than one box a line. */
+  paragraph?: boolean;
+  /** The content box's height (image pixels from its top), as the capture records it: a section shot down to there. */
+  contentHeight?: number;
 }
 
 const [WIDTH, HEIGHT, RATIO] = [780, 900, 2];
@@ -44,7 +48,7 @@ export function drawPage(file: string, spec: PageSpec): ShotContent {
   const rtl = spec.direction === 'rtl';
   ctx.fillStyle = spec.emptyStrip ? '#101114' : (spec.background ?? '#ffffff');
   ctx.fillRect(0, 0, WIDTH, HEIGHT);
-  const content = { x: 24, y: 24, width: WIDTH - 48, height: HEIGHT - 48 };
+  const content = { x: 24, y: 24, width: WIDTH - 48, height: spec.contentHeight ?? HEIGHT - 48 };
   const focus: NonNullable<ShotContent['focus']> = [];
   if (spec.emptyStrip) {
     const strip = ctx.createLinearGradient(0, 0, WIDTH, 0);
@@ -70,7 +74,16 @@ export function drawPage(file: string, spec: PageSpec): ShotContent {
       y += size * 1.6;
     };
     if (spec.heading) write(spec.heading, 24 * RATIO, true);
+    const first = focus.length;
     for (const line of spec.lines) write(line, 16 * RATIO, false);
+    if (spec.paragraph && focus.length > first + 1) {
+      const lines = focus.splice(first);
+      const [top, last] = [lines[0].box, lines[lines.length - 1].box];
+      const left = Math.min(...lines.map((l) => l.box.x));
+      const right = Math.max(...lines.map((l) => l.box.x + l.box.width));
+      const text = lines.map((l) => l.text).join(spec.font?.includes('CJK') ? '' : ' ');
+      focus.push({ box: { x: left, y: top.y, width: right - left, height: last.y + last.height - top.y }, text });
+    }
   }
   fs.writeFileSync(file, canvas.toBuffer('image/png'));
   return { width: WIDTH, height: HEIGHT, pixelRatio: RATIO, textPx: 16, content, ...(spec.focus === false ? {} : { focus }) };

@@ -215,6 +215,68 @@ test('text running off the right side is cut: Latin and Japanese, with the captu
   expect(codes(ja)).toEqual([['scene_2', 'cut_text']]);
 }, 120_000);
 
+/** A section shot down to the middle of its 8th line (`mid`) or the gap under it: one paragraph's box, as a <p> is recorded. */
+function paragraphPage(page: PageSpec, lines: string[], cut: 'mid' | 'gap'): PageSpec {
+  // Its lines start 96.8 px below the content's top, every 51.2 px, 41.6 px tall; the crop ends 24 px (the page's pad) under the content.
+  const bottom = 96.8 + 24 + (cut === 'mid' ? 7 * 51.2 + 20 : 7 * 51.2 + 46);
+  return { ...page, lines, paragraph: true, contentHeight: bottom - 24 - 24 };
+}
+const EN_PLAIN: PageSpec = { heading: 'Plan and test', lines: [] };
+const EN_LINES = [
+  'Plans are written down before work starts,',
+  'estimates come from the last sprints.',
+  'Boards show who is on what today.',
+  'Reviews happen where the work is.',
+  'Tests run on every push you make,',
+  'and failures point at the line.',
+  'Releases are tagged for you too.',
+  'Rollbacks take a single click.',
+  'Logs are kept for ninety days.',
+  'Support answers within the hour.',
+];
+const JA_LINES = [
+  '作業の前に計画を書き留めます。',
+  '見積もりは過去のスプリントから出します。',
+  '誰が何をしているかが一目でわかります。',
+  'レビューはコードのそばで行います。',
+  'テストはプッシュのたびに走ります。',
+  '失敗した行がすぐにわかります。',
+  'リリースには自動でタグが付きます。',
+  'ロールバックはワンクリックです。',
+  'ログは九十日間保存されます。',
+  'サポートは一時間以内に答えます。',
+];
+
+test('a line of the page cut by the picture’s bottom edge is cut text, Latin and Japanese; a crop in the gap between lines is not', async () => {
+  const en = await check('cut-bottom-en', [
+    A,
+    { page: paragraphPage(EN_PLAIN, EN_LINES, 'mid'), narration: 'Tests run on every push you make.', headline: 'Tests' },
+  ]);
+  expect(codes(en)).toEqual([['scene_2', 'cut_text']]);
+  // The words of the line at the edge, estimated from the paragraph's box.
+  expect(en.flags[0].message).toMatch(/^Scene 3 shows page text cut off at the bottom edge of the picture \(“.*Rollbacks take.*”\)$/);
+  expect(en.scenes[2].ocrUsed).toBe(false);
+  const gap = await check('gap-bottom-en', [
+    A,
+    { page: paragraphPage(EN_PLAIN, EN_LINES, 'gap'), narration: 'Tests run on every push you make.', headline: 'Tests' },
+  ]);
+  expect(gap.flags).toEqual([]);
+  const ja = await check(
+    'cut-bottom-ja',
+    [
+      { page: JA_A, narration: 'プロジェクト全体を数秒でビルドします。', headline: '高速なビルド' },
+      {
+        page: paragraphPage({ ...JA_A, heading: 'テスト' }, JA_LINES, 'mid'),
+        narration: 'テストはプッシュのたびに走ります。',
+        headline: 'テスト',
+      },
+    ],
+    { language: 'ja', title: 'Acmeをご紹介します。', closing: '今すぐacme.testでお試しください。' },
+  );
+  expect(codes(ja)).toEqual([['scene_2', 'cut_text']]);
+  expect(ja.flags[0].message).toMatch(/bottom edge of the picture \(“.*ロールバック.*”\)$/);
+}, 120_000);
+
 test('Japanese text that fits, an Arabic page and a Cyrillic page in their own videos are not flagged', async () => {
   const ja = await check(
     'clean-ja',

@@ -7,7 +7,8 @@
  */
 import type { StoryboardScene } from '../../lib/campaign/storyboard';
 import type { VideoCheck } from '../../lib/quality/check';
-import { planRepair, type RepairCandidate } from '../../lib/quality/repair';
+import { planRepair, reframes, withReframed, type RepairCandidate } from '../../lib/quality/repair';
+import type { ShotContent } from '../../lib/render/framing';
 import type { QualityFlag, QualityFlagCode } from '../../lib/quality/report';
 import { storyboardOf } from '../support/storyboard';
 
@@ -241,4 +242,65 @@ test('fresh ids never reuse one the video has, and flags of scenes it does not h
 test('no section left: a scene whose text is cut at a side still shows its section, so it stays, flagged (not dropped)', () => {
   const plan = planRepair(video(), checkOf(flag('cut_text', 'scene_3')), CANDIDATES.slice(0, 3), screenId);
   expect(plan).toBeNull();
+});
+
+describe('a line cut at the crop’s top or bottom: reframed', () => {
+  /** A phone capture of a section shot down to the middle of a paragraph's 8th line (one box for the paragraph, as a <p>). */
+  const cutShot: ShotContent = {
+    width: 780,
+    height: 900,
+    pixelRatio: 2,
+    textPx: 16,
+    content: { x: 24, y: 24, width: 732, height: 96.8 + 7 * 51.2 + 20 - 24 },
+    focus: [
+      { box: { x: 40, y: 44, width: 315, height: 62.4 }, text: 'Plan and test' },
+      { box: { x: 40, y: 120.8, width: 475, height: 502.4 }, text: 'Plans are written down before work starts, and more.' },
+    ],
+  };
+  const withShot = (content: ShotContent | null, extra: Partial<StoryboardScene> = {}) => {
+    const board = video();
+    board.scenes[2] = { ...board.scenes[2], screenshotContent: content, ...extra };
+    return board;
+  };
+
+  it('frames the same section again, its words kept and nothing spoken, when the further reach leaves the line whole', () => {
+    const board = withShot(cutShot);
+    expect(reframes(board, 'scene_2')).toBe(true);
+    const plan = planRepair(board, checkOf(flag('cut_text', 'scene_2')), CANDIDATES, screenId)!;
+    expect(plan.reframed).toEqual(['scene_2']);
+    expect(plan.speak).toBe(false);
+    expect(plan.repaired).toEqual([{ code: 'cut_text', scene_id: 'scene_2', action: 'reframed' }]);
+    expect(plan.scenes.map((s) => s.id)).toEqual(['scene_0', 'scene_1', 'scene_2', 'scene_3', 'scene_4']);
+    const mended = withReframed(board, plan.reframed);
+    expect(mended.scenes.map((s) => s.reframed ?? false)).toEqual([false, false, true, false, false]);
+    expect(reframes(mended, 'scene_2')).toBe(false);
+    // A cut narration in the same scene is still renarrated beside the reframe (and spoken again).
+    const cutWords = withShot(cutShot, {
+      narration: [{ text: 'Roll out to a tenth of your users first. Then watch the', language: 'en' }],
+    });
+    const both = planRepair(cutWords, checkOf(flag('cut_text', 'scene_2'), flag('cut_narration', 'scene_2')), CANDIDATES, screenId)!;
+    expect(both.repaired.map((r) => r.action)).toEqual(['reframed', 'renarrated']);
+    expect([both.reframed, both.speak]).toEqual([['scene_2'], true]);
+    expect(both.scenes[2]).toMatchObject({ id: 'scene_2', narration: 'Roll out to a tenth of your users first.' });
+  });
+
+  it('replaces the scene as before when a reframe cannot help: no text boxes, a cut at a side, already reframed, a blank screen too', () => {
+    for (const board of [
+      withShot(null),
+      withShot({ ...cutShot, content: { ...cutShot.content, height: 800 } }),
+      withShot(cutShot, { reframed: true }),
+    ]) {
+      const plan = planRepair(board, checkOf(flag('cut_text', 'scene_2')), CANDIDATES, screenId)!;
+      expect(plan.reframed).toEqual([]);
+      expect(plan.repaired).toEqual([{ code: 'cut_text', scene_id: 'scene_2', action: 'replaced' }]);
+    }
+    const blank = planRepair(
+      withShot(cutShot),
+      checkOf(flag('cut_text', 'scene_2'), flag('blank_scene', 'scene_2')),
+      CANDIDATES,
+      screenId,
+    )!;
+    expect(blank.reframed).toEqual([]);
+    expect(blank.repaired.map((r) => r.action)).toEqual(['replaced', 'replaced']);
+  });
 });

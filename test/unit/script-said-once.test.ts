@@ -162,7 +162,8 @@ test('a page read screen by screen, past its sections: a later screen with only 
     facts: { ...plan.facts, headline: 'Private messages for everyone' },
     scenes: [0, 1, 2].map((n) => ({ feature: null, screenshotKey: `k${n}`, mobileScreenshotKey: null })),
   };
-  const script = await writeScript('en', screensOnly, [variant]);
+  const headed = { ...variant, text: { ...variant.text, headings: [{ level: 1, text: 'Private messages for everyone' }] } };
+  const script = await writeScript('en', screensOnly, [headed]);
   // The hero says the promise, the next screen its headline as a sentence, the third has nothing new: left out.
   expect(screens(script)).toEqual(['Status is a secure messaging app, crypto wallet, and Web3 browser.', 'Private messages for everyone.']);
   expect(plannedFor(screensOnly, script).scenes.map((s) => s.screenshotKey)).toEqual(['k0', 'k1']);

@@ -1,7 +1,7 @@
 /**
  * lib/capture/page-reader.ts on a real Chromium: shootSections takes only the sections a video can
  * show (the count asked for, page furniture never), and readHead gives the page's language and hreflang
- * versions as soon as it has loaded, as absolute URLs.
+ * versions as soon as it has loaded, as absolute URLs; each text box records how many lines it shows.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -94,6 +94,27 @@ test('each section shot records its heading and paragraphs with their text and b
   expect(paragraph.y).toBeGreaterThanOrEqual(heading.y + heading.height);
   // The top of the page records none.
   expect(shots[0].focus).toBeUndefined();
+}, 60_000);
+
+test('each text box records how many lines it shows, inline type of other sizes on a line counted once', async () => {
+  const own = await browser.newPage();
+  try {
+    await own.setViewport({ width: 1000, height: 800 });
+    const words = 'Reconcile every account in minutes with bank feeds that match themselves';
+    await own.setContent(
+      `<!doctype html><html><head><style>body { margin: 0; font: 16px/24px sans-serif; } section { padding: 40px; } p { width: 260px; }</style></head>
+      <body><h1>Acme</h1><section style="margin-top: 900px"><h2>Close the month</h2>
+      <p>${words} <a href="#" style="font-size: 22px">and a link in larger type</a>, <small>small print too</small>, ${words}.</p>
+      <p>One line.</p></section></body></html>`,
+    );
+    const [, shot] = await shootSections(own, 2);
+    // Its lines are 24 px apart (the larger link's line a little taller): the paragraph's height tells how many.
+    const heights = await own.$$eval('section h2, section p', (els) => els.map((el) => el.getBoundingClientRect().height));
+    expect(shot.focus?.map((f) => f.lines)).toEqual([1, Math.round(heights[1] / 24), 1]);
+    expect(shot.focus![1].lines).toBeGreaterThanOrEqual(5);
+  } finally {
+    await own.close();
+  }
 }, 60_000);
 
 test('the top of the page ends where a shot section starts on its first screen: a tall first section is not shot down to it', async () => {
