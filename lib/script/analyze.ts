@@ -2,7 +2,7 @@
  * Processing: from what the capture pool stored, choose the scenes (hero first, then the most distinct
  * screens, a count sized to the target length) and pick the key facts a narrator would say.
  */
-import { withoutSponsorNote } from '../capture/cta-label';
+import { languageName, withoutSponsorNote } from '../capture/cta-label';
 import { difference, fingerprint } from '../capture/images';
 import { isOneOf, SUPPORTED_LANGUAGES, type LanguageCode } from '../../config/catalog';
 import type { Box, ShotContent } from '../render/framing';
@@ -362,7 +362,10 @@ export function productName(text: CapturedText, domain: string): string {
   const titled = parts.filter((p) => !generic(p));
   const siteName = [text.open_graph.site_name].find((n): n is string => !!n && !generic(n) && !taglineLike(n));
   if (siteName) return siteName;
-  const brands = (text.brand_names ?? []).filter((n) => n && !/\s{2}/.test(n) && n.split(/\s+/).length <= 4 && !generic(n));
+  // A contact bar's phone number or e-mail address in the header is no logo's name.
+  const brands = (text.brand_names ?? []).filter(
+    (n) => /\p{L}/u.test(n) && !/[@+]|\d{3}/.test(n) && !/\s{2}/.test(n) && n.split(/\s+/).length <= 4 && !generic(n),
+  );
   const title = titled.join(' ');
   const carried = brands.find((n) => plain(title).includes(plain(n)) || plain(h1).includes(plain(n)));
   if (carried) return carried;
@@ -431,7 +434,9 @@ export function keyFacts(text: CapturedText, pageUrl: string, language?: string 
         .slice(0, 4)
         .map((h) => ({ title: h.text, detail: [detailFor(h.text, text.main_text)].find(narratable) ?? '' }));
   // A capture made before calls to action were read line by line may carry a sponsor's note: dropped here too.
-  const callToAction = text.actions?.[0] ? withoutSponsorNote(text.actions[0]) || null : null;
+  // A language switcher's control is no call to action (captures made before the capture left it out carry it).
+  const action = text.actions?.find((a) => !languageName(a));
+  const callToAction = action ? withoutSponsorNote(action) || null : null;
   return { name, domain, headline, valueProposition, features, callToAction };
 }
 
