@@ -838,6 +838,8 @@ export async function readText(page: Page): Promise<PageText> {
             .slice(0, 1)
             .filter((a) => /^(?:|\/|\.\/|index\.html?)$/i.test((a.getAttribute('href') ?? '').trim())),
         ]
+          // A phone number or an e-mail address beside the logo ("footer-brand") is not its name.
+          .filter((a) => !/^(?:tel|mailto|sms):/i.test((a.getAttribute('href') ?? '').trim()))
           .map((a) => (a as HTMLElement).innerText.replace(/\s+/g, ' ').trim())
           .filter((t) => t && t.split(' ').length <= 3),
         // A logo set as text in an element of its own (<p class="logo">Fashion</p>) near the top of the page.

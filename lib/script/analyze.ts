@@ -413,7 +413,7 @@ export function keyFacts(text: CapturedText, pageUrl: string, language?: string 
   const heroProse = (text.hero_paragraphs ?? []).filter((t) => inLanguage(t) && narratable(t));
   const valueProposition =
     heroProse[0] ??
-    [text.description, text.open_graph.description].find((t) => inLanguage(t) && !placeholder(t)) ??
+    [text.description, text.open_graph.description].find((t) => inLanguage(t) && narratable(t)) ??
     sentences(text.main_text).find((s) => s !== headline && narratable(s)) ??
     '';
   // A section's placeholder paragraphs are absent; a section made only of them is not shown.

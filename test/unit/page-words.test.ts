@@ -134,6 +134,7 @@ describe('placeholder copy and page chrome are not narrated', () => {
     });
     const facts = keyFacts(
       page('Tidewell - HTML Ecommerce Template', {
+        description: 'Tidewell Official Site',
         main_text:
           '+021-95-51-84 email@email.com 1734 Stonecoal Road\n\nServices\n\nTidewell ships hand-thrown ceramics to your door in two days.',
         sections: [
