@@ -155,6 +155,8 @@ const CONTACT_PARTS = [
   /[\p{L}\p{N}._%+-]+@[\p{L}\p{N}.-]+\.\p{L}{2,}/gu,
   /\b\d{1,5}\s+(?:[\p{Lu}][\p{L}'’.-]*\s+){1,4}(?:road|rd|street|st|avenue|ave|boulevard|blvd|lane|ln|drive|dr|way|court|ct|place|pl|square|sq|highway|hwy)\b\.?/giu,
   /\b\d{1,2}[:.]\d{2}\s*(?:[ap]\.?m\.?|ص|م)?/giu,
+  // "123 Broodway Stm NY, United States": a number, capitalised words, a comma, a place.
+  /\b\d{1,5}\s+(?:\p{Lu}[\p{L}'’.-]*\s+){0,3}\p{Lu}[\p{L}'’.-]*,\s*(?:\p{Lu}[\p{L}.-]*\s*){1,3}/gu,
 ];
 
 /** Scripts written without spaces between words, whose length is told in letters rather than words. */

@@ -106,6 +106,7 @@ describe('placeholder copy and page chrome are not narrated', () => {
   test.each([
     '+021-95-51-84 email@email.com 1734 Stonecoal Road',
     '+1 (415) 555-0132',
+    '123 Harbour Row NY, United States 10:00 - 14:00 Monday.',
     'hello@orchard.example',
     'Services',
     'Real Estate Agency',
