@@ -3,6 +3,7 @@
  * Powered by <cloud vendor>": the button and its sponsor line were one link, the sponsor line on a line of its own.
  * The browser reports each candidate's text line by line (page-reader.ts callsToAction); the label is made here.
  */
+import { SUPPORTED_LANGUAGES } from '../../config/catalog';
 
 /** A candidate as the browser read it: its text, line by line (a <br> or a block inside it starts a line), and its aria-label. */
 export interface ActionSeen {
@@ -39,8 +40,29 @@ export function actionLabel(seen: ActionSeen): string {
   return withoutSponsorNote(seen.ariaLabel ?? '');
 }
 
-/** The labels of the page's calls to action in the order given, each once, those that read as a control's name. */
+/**
+ * The names of languages, in their own words and in English ("English", "עברית", "Français", "Русский"): a language
+ * switcher's buttons, which a real closing card showed as its call to action ("English"). The supported languages
+ * and others a page may be offered in.
+ */
+const SWITCHER_LANGUAGES = [...SUPPORTED_LANGUAGES, 'he', 'fa', 'el', 'cs', 'ro', 'hu', 'da', 'fi', 'nb', 'no', 'ms', 'bn', 'ur', 'ca'];
+const LANGUAGE_NAMES = new Set(
+  SWITCHER_LANGUAGES.flatMap((code) => [
+    code,
+    ...[code, 'en'].map((shown) => new Intl.DisplayNames([shown], { type: 'language' }).of(code) ?? ''),
+  ]).map((name) => name.toLocaleLowerCase()),
+);
+
+/** Whether `label` only names a language (a switcher's control): "English", "EN", "Español", "中文". */
+export function languageName(label: string): boolean {
+  return LANGUAGE_NAMES.has(label.trim().toLocaleLowerCase());
+}
+
+/**
+ * The labels of the page's calls to action in the order given, each once, those that read as a control's name and
+ * not a language's (a language switcher's control).
+ */
 export function actionLabels(seen: ActionSeen[]): string[] {
-  const labels = seen.map(actionLabel).filter((t) => t.length >= 2 && t.length <= MAX_LABEL && /[\p{L}\p{N}]/u.test(t));
+  const labels = seen.map(actionLabel).filter((t) => t.length >= 2 && t.length <= MAX_LABEL && /[\p{L}\p{N}]/u.test(t) && !languageName(t));
   return [...new Set(labels)].slice(0, 6);
 }

@@ -849,12 +849,23 @@ export async function readText(page: Page): Promise<PageText> {
       actionsSeen: callsToAction(),
       heroParagraphs: heroProse(),
       brandNames: [
-        ...[...document.querySelectorAll('header a[href], [class*="brand" i] a[href], a[class*="brand" i], a[class*="logo" i]')]
-          .filter((a) => {
-            const href = (a as HTMLAnchorElement).href.replace(/[#?].*$/, '');
-            return a.matches('[class*="brand" i],[class*="logo" i]') || href === location.origin + '/' || location.href.startsWith(href);
-          })
+        // The header's logo link: one named or styled as the brand, or the header's first link when it goes to the site's
+        // root or to this page itself (not its menu's other links, which a real page pointed at "" too, nor a contact
+        // bar's "#" links).
+        ...[
+          ...document.querySelectorAll('[class*="brand" i] a[href], a[class*="brand" i], a[class*="logo" i], [class*="logo" i] a[href]'),
+          ...[...document.querySelectorAll('header a[href]')]
+            .slice(0, 1)
+            .filter((a) => /^(?:|\/|\.\/|index\.html?)$/i.test((a.getAttribute('href') ?? '').trim())),
+        ]
+          // A phone number or an e-mail address beside the logo ("footer-brand") is not its name.
+          .filter((a) => !/^(?:tel|mailto|sms):/i.test((a.getAttribute('href') ?? '').trim()))
           .map((a) => (a as HTMLElement).innerText.replace(/\s+/g, ' ').trim())
+          .filter((t) => t && t.split(' ').length <= 3),
+        // A logo set as text in an element of its own (<p class="logo">Fashion</p>) near the top of the page.
+        ...[...document.querySelectorAll('[class*="logo" i]:not(a):not(img):not(svg), [class*="brand" i]:not(a):not(img):not(svg)')]
+          .filter((el) => !el.querySelector('a,img,svg') && el.getBoundingClientRect().top + window.scrollY < 200)
+          .map((el) => (el as HTMLElement).innerText.replace(/\s+/g, ' ').trim())
           .filter((t) => t && t.split(' ').length <= 3),
         content('meta[name="application-name"]'),
         ...[
@@ -876,8 +887,9 @@ export async function readText(page: Page): Promise<PageText> {
     /**
      * The page's calls to action on its first screen and a half, in the order a visitor meets them (the header's
      * last): links styled as buttons,
-     * and buttons, outside navigation, forms, consent banners and carousels (whose "Previous" and "Next" are
-     * controls, not calls), not skip links, not hidden off screen. A label is the element's own words: text in a
+     * and buttons, outside navigation, menus, sidebars and dropdowns, language switchers, carts and account links (a
+     * real closing card read "View Cart", another a category menu's "Clothes"), forms, consent banners and carousels
+     * (whose "Previous" and "Next" are controls, not calls), not skip links, not hidden off screen. A label is the element's own words: text in a
      * smaller type inside it ("Powered by …") is a neighbour's note, not part of the call, and so is a line of its
      * own under the label (actionLabel in lib/capture/cta-label.ts).
      */
@@ -902,9 +914,13 @@ export async function readText(page: Page): Promise<PageText> {
           r.top + window.scrollY < window.innerHeight * 1.5 &&
           r.left + window.scrollX >= 0 &&
           !el.closest(
-            'nav,footer,form,dialog,[id*="cookie" i],[class*="cookie" i],[id*="consent" i],[class*="consent" i],[class*="carousel" i],[class*="slider" i],[class*="swiper" i],[class*="slick" i],[aria-roledescription="carousel"]',
+            'nav,footer,form,dialog,aside,[role="menu"],[role="menubar"],[role="navigation"],[class*="menu" i],[class*="dropdown" i],[class*="sidebar" i],[class*="cart" i],[class*="basket" i],[class*="account" i],[class*="wishlist" i],[class*="language" i],[class*="locale" i],[class*="switcher" i],[id*="cookie" i],[class*="cookie" i],[id*="consent" i],[class*="consent" i],[class*="carousel" i],[class*="slider" i],[class*="swiper" i],[class*="slick" i],[aria-roledescription="carousel"]',
           ) &&
           !el.hasAttribute('aria-controls') &&
+          // A language switcher's link, a cart's, an account's: the page's furniture, not its call to action.
+          !el.hasAttribute('hreflang') &&
+          !el.hasAttribute('lang') &&
+          !/(?:^|[/?#=_-])(?:cart|basket|checkout|account|my-account|login|log-in|signin|sign-in|wishlist)(?:$|[/?#.=_-])/i.test(href) &&
           !/^#(main|content|skip)/i.test(href) &&
           !/skip/i.test(`${el.id} ${typeof el.className === 'string' ? el.className : ''}`)
         );

@@ -2,11 +2,12 @@
  * Processing: from what the capture pool stored, choose the scenes (hero first, then the most distinct
  * screens, a count sized to the target length) and pick the key facts a narrator would say.
  */
-import { withoutSponsorNote } from '../capture/cta-label';
+import { languageName, withoutSponsorNote } from '../capture/cta-label';
 import { difference, fingerprint } from '../capture/images';
 import { isOneOf, SUPPORTED_LANGUAGES, type LanguageCode } from '../../config/catalog';
 import type { Box, ShotContent, TextBox } from '../render/framing';
 import { LANGUAGE_SCRIPT, letterCounts } from '../text';
+import { genericName, narratable, placeholder } from './page-words';
 import { bestSections, furnitureHeading, proseSentences, type SectionFeatures, type SectionPlace } from './sections';
 
 /** A captured page's text as capture stores it (page_captures.text) and the script stages read it. */
@@ -271,7 +272,7 @@ export function inPageScript(text: string, language: string | null | undefined):
   return script.share(counts) >= counts.total * PAGE_SCRIPT_SHARE;
 }
 
-const SEPARATORS = /\s+[—–|:·•-]\s+/;
+const SEPARATORS = /\s+(?:[—–|:·•»›~-]|::)\s+/;
 const plain = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
 const wordsOf = (text: string) =>
   text
@@ -327,11 +328,26 @@ function productBeforeVendor(text: CapturedText, parts: string[], h1: string): s
   return MAKER_WORDS.test(parts.slice(1).join(' ')) || credited ? first : undefined;
 }
 
+/** A part of a title that reads as a tagline, not a name: three words or more, some of them lower case after the first. */
+function taglineLike(part: string): boolean {
+  const words = part.split(/\s+/);
+  return words.length >= 5 || (words.length >= 3 && words.slice(1).some((word) => /^\p{Ll}/u.test(word)));
+}
+
+/** An IP address or a machine name is not a name a product goes by. */
+const domainLabel = (domain: string): string => {
+  if (/^[\d.]+$|^\[|^localhost$/i.test(domain)) return '';
+  return plain(domain.split('.').slice(-2, -1)[0] ?? '');
+};
+
 /**
  * The product's name: the title's first part when the page names its product first and its vendor after
  * (productBeforeVendor), else what the site calls itself (og:site_name, application-name), else the header logo's
  * name where the title or headline carries it, else the part of the title that names the domain, else the title's
- * part that is not its tagline (the part that repeats the h1, or that reads as a sentence), else the domain.
+ * part that is not its tagline (the part that repeats the h1, or that reads as a sentence), else the header logo's
+ * name, a short name-like first heading, the domain's label, the first heading. A generic candidate is skipped
+ * everywhere (lib/script/page-words.ts genericName: "Home", "Document", "GitBook", "HTML Ecommerce Template"): real
+ * pages were introduced as "Meet Home." and "Meet eCommerce Website.".
  */
 export function productName(text: CapturedText, domain: string): string {
   const parts = text.title
@@ -340,54 +356,87 @@ export function productName(text: CapturedText, domain: string): string {
     .filter(Boolean);
   const h1 = text.headings.find((h) => h.level === 1)?.text ?? '';
   const product = productBeforeVendor(text, parts, h1);
-  if (product) return product;
-  const named = text.open_graph.site_name || text.brand_names?.find((n) => n && !/\s{2}/.test(n) && n.split(/\s+/).length <= 4);
-  if (text.open_graph.site_name) return text.open_graph.site_name;
-  if (named && (plain(text.title).includes(plain(named)) || plain(h1).includes(plain(named)))) return named;
-  const label = plain(domain.split('.').slice(-2, -1)[0] ?? '');
-  const byDomain = label.length >= 3 && !/^\d+$/.test(label) ? parts.find((p) => plain(p).includes(label)) : undefined;
+  const label = domainLabel(domain);
+  const generic = (candidate: string) => genericName(candidate, label);
+  if (product && !generic(product)) return product;
+  const titled = parts.filter((p) => !generic(p));
+  const siteName = [text.open_graph.site_name].find((n): n is string => !!n && !generic(n) && !taglineLike(n));
+  if (siteName) return siteName;
+  // A contact bar's phone number or e-mail address in the header is no logo's name.
+  const brands = (text.brand_names ?? []).filter(
+    (n) => /\p{L}/u.test(n) && !/[@+]|\d{3}/.test(n) && !/\s{2}/.test(n) && n.split(/\s+/).length <= 4 && !generic(n),
+  );
+  const title = titled.join(' ');
+  const carried = brands.find((n) => plain(title).includes(plain(n)) || plain(h1).includes(plain(n)));
+  if (carried) return carried;
+  const named = brands[0];
+  const byDomain = label.length >= 3 && !/^\d+$/.test(label) ? titled.find((p) => plain(p).includes(label)) : undefined;
   if (byDomain) return byDomain;
-  if (parts.length > 1) {
-    // "Page | Site" is the common order ("Introduction — Quarry Documentation", "Home | Acme"); a part that
+  if (titled.length > 1) {
+    // "Page | Site" is the common order ("Introduction — Quarry Documentation", "Pricing | Acme"); a part that
     // repeats the headline, or reads as a sentence (five words and more), is a tagline, not a name.
     const words = (p: string) => p.split(/\s+/).length;
-    const names = parts.filter((p) => plain(p) !== plain(h1) && words(p) <= 4);
-    const last = parts[parts.length - 1];
+    const short = titled.filter((p) => plain(p) !== plain(h1) && words(p) <= 4);
+    const names = short.some(nameLike) ? short.filter(nameLike) : short;
+    const last = titled[titled.length - 1];
     const chosen = names.includes(last) ? last : names[0];
     if (chosen) return named && plain(chosen).includes(plain(named)) ? named : chosen;
   }
-  return named || parts[0] || domain;
+  // The title's one part that is left: "Anon – eCommerce Website" names Anon; a tagline gives way to the logo's name.
+  const only = titled.length === 1 && (titled.length < parts.length || !taglineLike(titled[0]) || !named) ? titled[0] : undefined;
+  if (only) return only;
+  if (named) return named;
+  const headings = text.headings.map((h) => h.text).filter((h) => !generic(h));
+  const heading = headings.find((h) => nameLike(h) && h.split(/\s+/).length <= 3);
+  if (heading) return heading;
+  if (label.length >= 2) return label.charAt(0).toUpperCase() + label.slice(1);
+  return headings.find((h) => h.split(/\s+/).length <= 6) ?? titled[0] ?? (parts[0] || domain);
 }
 
 export function keyFacts(text: CapturedText, pageUrl: string, language?: string | null): KeyFacts {
   const domain = new URL(pageUrl).hostname.replace(/^www\./i, '');
   const name = productName(text, domain);
-  const h1 = text.headings.find((h) => h.level === 1)?.text;
-  const headline = h1 || text.open_graph.title || text.title || name;
+  // The headline is the page's own words: neither a generic page name ("Introduction" on a Russian guide) nor a
+  // template's placeholder ("Title of the project"), nor a template's name in the title ("… – HTML Ecommerce Template").
+  const own = (t: string | null | undefined): t is string => !!t && !genericName(t);
+  const titleOwn = text.title
+    .split(SEPARATORS)
+    .map((p) => p.trim())
+    .filter(own)
+    .join(' – ');
+  const headline =
+    text.headings.filter((h) => h.level === 1).find((h) => own(h.text))?.text || [text.open_graph.title, titleOwn].find(own) || name;
   const inLanguage = (t: string | null | undefined): t is string => !!t && inPageScript(t, language);
   // What the page says of itself, in its own words and language: its hero's prose before its meta description
-  // (often left untranslated on a translated page, or written for search engines).
-  const heroProse = (text.hero_paragraphs ?? []).filter(inLanguage);
+  // (often left untranslated on a translated page, or written for search engines). Prose only: not a contact bar, a
+  // lone label, nor placeholder copy (lib/script/page-words.ts narratable).
+  const heroProse = (text.hero_paragraphs ?? []).filter((t) => inLanguage(t) && narratable(t));
   const valueProposition =
     heroProse[0] ??
-    [text.description, text.open_graph.description].find(inLanguage) ??
-    sentences(text.main_text).find((s) => s !== headline) ??
+    [text.description, text.open_graph.description].find((t) => inLanguage(t) && narratable(t)) ??
+    sentences(text.main_text).find((s) => s !== headline && narratable(s)) ??
     '';
-  const features: KeyFacts['features'] = text.sections
+  // A section's placeholder paragraphs are absent; a section made only of them is not shown.
+  const sections = text.sections
+    ?.filter((s) => !placeholder(s.heading) && !(s.paragraphs.length > 0 && s.paragraphs.every(placeholder)))
+    .map((s) => ({ ...s, paragraphs: s.paragraphs.filter((p) => !placeholder(p)) }));
+  const features: KeyFacts['features'] = sections
     ? bestSections(
-        text.sections.filter((s) => s.topScreens >= 0.8 && s.heading !== headline),
+        sections.filter((s) => s.topScreens >= 0.8 && s.heading !== headline),
         8,
       ).map((ranked) => {
-        const section = text.sections!.find((s) => s.index === ranked.index)!;
-        const said = proseSentences(section);
+        const section = sections.find((s) => s.index === ranked.index)!;
+        const said = proseSentences(section).filter(narratable);
         return { title: section.heading, detail: said[0] ?? '', sentences: said.slice(0, 6), section: section.index, score: ranked.score };
       })
     : text.headings
-        .filter((h) => h.level === 2 && !furnitureHeading(h.text) && h.text !== headline)
+        .filter((h) => h.level === 2 && !furnitureHeading(h.text) && !placeholder(h.text) && h.text !== headline)
         .slice(0, 4)
-        .map((h) => ({ title: h.text, detail: detailFor(h.text, text.main_text) }));
+        .map((h) => ({ title: h.text, detail: [detailFor(h.text, text.main_text)].find(narratable) ?? '' }));
   // A capture made before calls to action were read line by line may carry a sponsor's note: dropped here too.
-  const callToAction = text.actions?.[0] ? withoutSponsorNote(text.actions[0]) || null : null;
+  // A language switcher's control is no call to action (captures made before the capture left it out carry it).
+  const action = text.actions?.find((a) => !languageName(a));
+  const callToAction = action ? withoutSponsorNote(action) || null : null;
   return { name, domain, headline, valueProposition, features, callToAction };
 }
 

@@ -2,7 +2,7 @@
  * A call to action's label is the control's own words (lib/capture/cta-label.ts): a real closing card read "Try
  * online demo Powered by <cloud vendor>", the button and its sponsor line being one link.
  */
-import { actionLabel, actionLabels, withoutSponsorNote } from '../../lib/capture/cta-label';
+import { actionLabel, actionLabels, languageName, withoutSponsorNote } from '../../lib/capture/cta-label';
 import { keyFacts, type CapturedText } from '../../lib/script/analyze';
 
 test('a sponsor line under the label, in the same link, is not part of it', () => {
@@ -51,4 +51,21 @@ test("a capture stored before the rule: the script's call to action drops the sp
     actions: ['Try online demo Powered by Nimbus Cloud'],
   };
   expect(keyFacts(text, 'https://lumen.example/').callToAction).toBe('Try online demo');
+});
+
+test('a language switcher\'s controls are no call to action: a real closing card read "English"', () => {
+  for (const name of ['English', 'EN', 'Français', 'עברית', 'Русский', '中文', '한국어', 'español']) expect(languageName(name)).toBe(true);
+  for (const label of ['Get started', 'Englisch lernen', 'Shop now']) expect(languageName(label)).toBe(false);
+  const seen = ['English', 'עברית', 'Start your journey'].map((label) => ({ lines: [label], ariaLabel: null }));
+  expect(actionLabels(seen)).toEqual(['Start your journey']);
+  // A capture made before switchers were left out carries their labels: the analysis passes over them.
+  const text: CapturedText = {
+    title: 'Geula',
+    description: null,
+    open_graph: {},
+    headings: [],
+    main_text: '',
+    actions: ['English', 'Start your journey'],
+  };
+  expect(keyFacts(text, 'https://geula.example/').callToAction).toBe('Start your journey');
 });
