@@ -56,9 +56,9 @@ export const MIN_PAGE_WORDS = 3;
 export const FLAT_STDEV = 6;
 export const FLAT_EDGE_DENSITY = 0.003;
 /**
- * A page area with something in fewer than this share of its cells is near-empty (a dark frame with a thin strip of
- * picture); one busy across more of it (a wall of logos, a photograph, a large wordmark) is not blank however few
- * words it holds.
+ * A page area with something in fewer than this share of its bands is near-empty (a dark frame with a thin strip of
+ * picture); one busy across more of it (a list of short labels, a wall of logos, a photograph) is not blank however
+ * few words the capture or OCR found in it.
  */
 export const SPARSE_BUSY_SHARE = 0.35;
 /** Two page areas whose fingerprints differ by less than this show the same screen (video frames: a little above lib/capture/images.ts's 3 for screenshots). */
@@ -231,7 +231,7 @@ export function judgeVideo(storyboard: Storyboard, readings: SceneReading[], pag
   for (const { r, position } of screens) {
     const ocrAmount = r.ocrWords ? textAmount(r.ocrWords.map((w) => fold(w.text))) : 0;
     const sparse = (r.observation.stats.busyShare ?? 0) < SPARSE_BUSY_SHARE;
-    const blank = r.flat ? ocrAmount < MIN_PAGE_WORDS : sparse && textAmount(r.observation.pageWords) < MIN_PAGE_WORDS;
+    const blank = sparse && (r.flat ? ocrAmount < MIN_PAGE_WORDS : textAmount(r.observation.pageWords) < MIN_PAGE_WORDS);
     if (blank) flag(position, 'blank_scene', `${n(position)} shows an almost empty screen (a picture that did not load?)`);
     const cut = cutWord(r) ?? r.lineCut ?? cutOcrLine(r);
     const where = cut?.side === 'top' || cut?.side === 'bottom' ? `${cut.side} edge` : `${cut?.side} side`;

@@ -19,9 +19,9 @@ export interface AreaStats {
   /** Colours in use (each channel in 16 levels) that cover at least 0.1 % of the area. */
   distinctColours: number;
   /**
-   * Share of the area's BUSY_GRID × BUSY_GRID cells that hold something (their grey levels vary by more than
-   * BUSY_CELL_STDEV): a page whose picture did not load is busy in a strip at most, a wall of logos or a photograph
-   * nearly everywhere — whatever its number of words.
+   * Share of the area's BUSY_BANDS horizontal bands that hold something (edges: type, shapes, a picture's
+   * contours): a page whose picture did not load holds something in a strip at most; a list of short labels, a wall of
+   * logos or a photograph in most bands, whatever their number of words. A soft gradient holds no edges.
    */
   busyShare: number;
 }
@@ -30,10 +30,10 @@ export interface AreaStats {
 const STATS_WIDTH = 360;
 /** A grey step this large between neighbours is an edge (type on a page is far above it; JPEG-like noise far below). */
 const EDGE_STEP = 48;
-/** The area is cut into this many rows and columns of cells to see where it holds something. */
-const BUSY_GRID = 6;
-/** A cell whose grey levels vary more than this holds something (a flat field or a soft gradient does not). */
-const BUSY_CELL_STDEV = 8;
+/** The area is cut into this many horizontal bands to see where it holds something. */
+const BUSY_BANDS = 12;
+/** A band with at least this share of its pixels on an edge holds something (a line of small type is far above it). */
+const BUSY_BAND_EDGES = 0.002;
 
 export type FrameImage = Awaited<ReturnType<typeof loadImage>>;
 
@@ -67,39 +67,24 @@ export function areaStats(image: FrameImage, area: Box): AreaStats {
   const mean = sum / n;
   let squares = 0;
   let edges = 0;
+  const bandEdges = new Array<number>(BUSY_BANDS).fill(0);
   for (let y = 0; y < height; y += 1) {
+    const band = Math.min(BUSY_BANDS - 1, Math.floor((y * BUSY_BANDS) / height));
     for (let x = 0; x < width; x += 1) {
       const p = y * width + x;
       squares += (levels[p] - mean) ** 2;
       const right = x + 1 < width ? Math.abs(levels[p + 1] - levels[p]) : 0;
       const below = y + 1 < height ? Math.abs(levels[p + width] - levels[p]) : 0;
-      if (Math.max(right, below) > EDGE_STEP) edges += 1;
-    }
-  }
-  const distinctColours = [...colours.values()].filter((count) => count >= n * 0.001).length;
-  return { mean, stdev: Math.sqrt(squares / n), edgeDensity: edges / n, distinctColours, busyShare: busyShare(levels, width, height) };
-}
-
-/** The share of grid cells of a grey picture (`width` × `height` levels) whose levels vary by more than BUSY_CELL_STDEV. */
-function busyShare(levels: Float64Array, width: number, height: number): number {
-  let busy = 0;
-  for (let row = 0; row < BUSY_GRID; row += 1) {
-    for (let column = 0; column < BUSY_GRID; column += 1) {
-      const [x0, x1] = [Math.floor((column * width) / BUSY_GRID), Math.floor(((column + 1) * width) / BUSY_GRID)];
-      const [y0, y1] = [Math.floor((row * height) / BUSY_GRID), Math.floor(((row + 1) * height) / BUSY_GRID)];
-      let [sum, squares, count] = [0, 0, 0];
-      for (let y = y0; y < y1; y += 1) {
-        for (let x = x0; x < x1; x += 1) {
-          const level = levels[y * width + x];
-          sum += level;
-          squares += level * level;
-          count += 1;
-        }
+      if (Math.max(right, below) > EDGE_STEP) {
+        edges += 1;
+        bandEdges[band] += 1;
       }
-      if (count > 0 && Math.sqrt(Math.max(0, squares / count - (sum / count) ** 2)) > BUSY_CELL_STDEV) busy += 1;
     }
   }
-  return busy / (BUSY_GRID * BUSY_GRID);
+  const bandPixels = (band: number) => (Math.floor(((band + 1) * height) / BUSY_BANDS) - Math.floor((band * height) / BUSY_BANDS)) * width;
+  const busyBands = bandEdges.filter((count, band) => count > 0 && count >= bandPixels(band) * BUSY_BAND_EDGES).length;
+  const distinctColours = [...colours.values()].filter((count) => count >= n * 0.001).length;
+  return { mean, stdev: Math.sqrt(squares / n), edgeDensity: edges / n, distinctColours, busyShare: busyBands / BUSY_BANDS };
 }
 
 /** `area` of `image` as a PNG, enlarged `scale` times (tesseract reads small type better enlarged). */

@@ -32,6 +32,8 @@ export interface PageSpec {
   accent?: string;
   /** A wall of coloured logo shapes over the whole page, drawn before the text (a partners' or clients' hero). */
   logoWall?: boolean;
+  /** A menu of pale rows, each with a small outlined icon at its right and no words (a component library's index). */
+  listRows?: boolean;
   /** Record the lines as one text box, as the capture records a paragraph (a <p>), rather than one box a line. */
   paragraph?: boolean;
   /** The content box's height (image pixels from its top), as the capture records it: a section shot down to there. */
@@ -58,6 +60,7 @@ export function drawPage(file: string, spec: PageSpec): ShotContent {
     ctx.fillRect(content.x, 420, content.width, 16);
   } else {
     if (spec.logoWall) drawLogoWall(ctx, content);
+    if (spec.listRows) drawListRows(ctx, content);
     if (spec.accent) {
       ctx.fillStyle = spec.accent;
       ctx.fillRect(content.x, content.y, content.width, 60);
@@ -119,6 +122,23 @@ function drawLogoWall(
           ctx.stroke();
       }
     }
+  }
+}
+
+/** Pale rows down `area`, each outlined, with a small outlined square at its right. */
+function drawListRows(
+  ctx: ReturnType<ReturnType<typeof createCanvas>['getContext']>,
+  area: { x: number; y: number; width: number; height: number },
+): void {
+  const rowHeight = 90;
+  ctx.lineWidth = 3;
+  for (let y = area.y + 20; y + rowHeight <= area.y + area.height - 20; y += rowHeight + 20) {
+    ctx.fillStyle = '#f7f7f7';
+    ctx.fillRect(area.x + 20, y, area.width - 40, rowHeight);
+    ctx.strokeStyle = '#9ca3af';
+    ctx.strokeRect(area.x + 20, y, area.width - 40, rowHeight);
+    ctx.strokeStyle = '#111827';
+    ctx.strokeRect(area.x + area.width - 90, y + 25, 40, 40);
   }
 }
 
