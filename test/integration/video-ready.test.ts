@@ -8,7 +8,7 @@
  * video.ready, one per video, the first before its campaign.completed; one without it gets none.
  */
 import { createCampaignClient, verifyWebhook, type WebhookEvent } from '../../clients/typescript/src';
-import { VIDEO_REPORTED, type VideoReport } from '../../lib/campaign/stages';
+import { VIDEO_REPORTED, type RenderingResult, type VideoReport } from '../../lib/campaign/stages';
 import { webhookReceivers } from '../fixtures/webhook-receiver';
 import { CHECK_NOT_THE_SUBJECT, startHarness, type Harness } from '../support/harness';
 import { waitFor } from '../support/wait';
@@ -182,6 +182,60 @@ describe('webhook_events and the outbox, pipeline paused', () => {
     await h.call('campaigns.transition', { campaign_id: plain.id, to: 'review' });
     expect((await outbox(wanted.id)).map((row) => row.event_type)).toEqual(['video.ready', 'video.ready']);
     expect((await outbox(plain.id)).map((row) => row.event_type)).toEqual(['campaign.completed']);
+  });
+
+  test("the last video's ready, recorded with the stage's result, is announced in the transaction that settles the campaign", async () => {
+    const res = await h.request('POST', '/api/v1/campaigns', {
+      key,
+      body: {
+        url: h.pageUrl,
+        languages: ['en'],
+        platforms: ['tiktok', 'youtube'],
+        webhook_url: hookUrl,
+        webhook_events: ['video.ready', 'campaign.completed'],
+      },
+    });
+    expect(res.status).toBe(201);
+    const id: string = res.body.campaign_id;
+    await h.sql("UPDATE campaigns SET status = 'rendering', progress = 50 WHERE id = $1", [id]);
+    const [a, b] = (await h.sql<{ id: string }>('SELECT id FROM videos WHERE campaign_id = $1 ORDER BY platform', [id])).map((v) => v.id);
+    const ready = (videoId: string, at: number): VideoReport => ({
+      campaign_id: id,
+      video_id: videoId,
+      at,
+      status: 'ready',
+      file_key: `videos/${videoId}.mp4`,
+      duration_seconds: 10,
+    });
+    await h.api.emit(VIDEO_REPORTED, ready(a, 1000));
+    await waitFor(
+      () => outbox(id),
+      (rows) => rows.length >= 1,
+      10_000,
+      50,
+    );
+    // The rendering stage's answer repeats what it reported; b's own report was lost (a node gone): the owner records
+    // both with the step and settles the campaign, in one transaction, as its orchestrator does.
+    const actor = h.worker.getLocalService('campaigns') as unknown as {
+      db: { sequelize: { transaction<T>(work: (t: unknown) => Promise<T>): Promise<T> } };
+      recordStageResult(state: string, result: RenderingResult, transaction: unknown): Promise<void>;
+      applyTransition(params: { campaign_id: string; to: string }, transaction: unknown): Promise<unknown>;
+    };
+    await actor.db.sequelize.transaction(async (transaction) => {
+      await actor.recordStageResult('rendering', { campaign_id: id, videos: 2, rendered: [ready(a, 1000), ready(b, 2000)] }, transaction);
+      await actor.applyTransition({ campaign_id: id, to: 'review' }, transaction);
+    });
+    const rows = await h.sql<OutboxRow & { created_at: Date }>(
+      'SELECT event_id, event_type, body, created_at FROM campaign_webhook_events WHERE campaign_id = $1',
+      [id],
+    );
+    const announced = rows.filter((row) => row.event_type === 'video.ready').map((row) => JSON.parse(row.body).video.id);
+    expect(announced.sort()).toEqual([a, b].sort());
+    const completed = rows.filter((row) => row.event_type === 'campaign.completed');
+    expect(completed).toHaveLength(1);
+    const last = rows.find((row) => row.event_type === 'video.ready' && JSON.parse(row.body).video.id === b)!;
+    expect(new Date(last.created_at).getTime()).toBeLessThanOrEqual(new Date(completed[0].created_at).getTime());
+    expect(JSON.parse(completed[0].body).videos.map((v: { status: string }) => v.status)).toEqual(['ready', 'ready']);
   });
 });
 
