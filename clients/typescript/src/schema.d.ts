@@ -429,7 +429,7 @@ export interface webhooks {
         put?: never;
         /**
          * One video of a campaign's render is ready (an extension of the contract's events; opt-in)
-         * @description Sent only when the campaign's webhook_events lists it: once per video, as soon as it is ready in the campaign's render, before the campaign reaches review (its campaign.completed follows when the last one is ready). The video as GET shows it, with its signed links. Its event id is derived from the video's id, so one video never makes two events; redelivery does not send it again. Sent at most 3 times automatically (same event id, fresh timestamp and signature); answer 2xx within a few seconds — a redirect is a failure. Handlers must be idempotent.
+         * @description Sent only when the campaign's webhook_events lists it: once per video, as soon as it is ready in the campaign's render, before the campaign reaches review: the last one is written with campaign.completed at the latest, though deliveries are independent and may arrive in either order. The video as GET shows it, with its signed links. Its event id is derived from the video's id, so one video never makes two events; redelivery does not send it again. Sent at most 3 times automatically (same event id, fresh timestamp and signature); answer 2xx within a few seconds — a redirect is a failure. Handlers must be idempotent.
          */
         post: operations["webhook_video_ready"];
         delete?: never;
