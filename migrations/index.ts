@@ -18,6 +18,7 @@ import * as videoEdits from './0016-video-edits';
 import * as userInvites from './0017-user-invites';
 import * as videoQuality from './0018-video-quality';
 import * as batches from './0019-batches';
+import * as campaignWebhookEventsWanted from './0020-campaign-webhook-events';
 
 export const MIGRATIONS = [
   { name: '0001-initial', ...initial },
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   { name: '0017-user-invites', ...userInvites },
   { name: '0018-video-quality', ...videoQuality },
   { name: '0019-batches', ...batches },
+  { name: '0020-campaign-webhook-events', ...campaignWebhookEventsWanted },
 ];

@@ -34,7 +34,7 @@ import { DbMixin } from '../mixins/db.mixin';
 import { defaultTitle, presentCampaign, type CampaignRow, type VideoRow } from '../lib/campaign/view';
 import { FILE_COLUMNS, servesFiles } from '../lib/storage/file-links';
 import { optionsOf } from '../lib/campaign/options';
-import type { RedeliverResult } from '../lib/net/webhooks';
+import { CAMPAIGN_EVENT_TYPES, DEFAULT_WEBHOOK_EVENTS, wantsEvent, type RedeliverResult } from '../lib/net/webhooks';
 import { call } from '../lib/net/calls';
 import { orchestratorActions, orchestratorEvents, orchestratorMethods, startSweeping, stopSweeping } from './campaigns/orchestrator';
 import { readActions } from './campaigns/reads';
@@ -279,15 +279,20 @@ const CampaignsService: ServiceSchema<ServiceSettingSchema, CampaignsMethods, Ca
         successStatus: 202,
         response: WebhookRedelivery,
         responses: {
-          409: 'conflict: the campaign is still generating, or was created without a webhook_url.',
+          409: 'conflict: the campaign is still generating, or was created without a webhook_url (or with webhook_events that leave its outcome out). video.ready and video.updated are not redelivered.',
           429: 'rate_limited: a request limit (limiter body), or this campaign was redelivered 10 times in the last 24 hours (standard body, details { limit, retry_after_seconds }); both with Retry-After.',
         },
       },
       async handler(ctx: Context<CampaignByIdParams, CampaignMeta>): Promise<RedeliverResult & { success: true }> {
-        const campaign = await this.findOwned(ctx, { attributes: ['id', 'status', 'webhook_url'] });
+        const campaign = await this.findOwned(ctx, { attributes: ['id', 'status', 'webhook_url', 'webhook_events'] });
         if (isGenerating(campaign.status))
           throw conflict(`The campaign is ${campaign.status}; its webhook event is sent when it reaches review or failed.`);
         if (!campaign.webhook_url) throw conflict('The campaign was created without a webhook_url: there is no webhook event to send.');
+        // decisions §15: video.ready and video.updated are a video's, not the outcome redelivery sends.
+        if (!CAMPAIGN_EVENT_TYPES.some((event) => wantsEvent(campaign, event)))
+          throw conflict(
+            "The campaign's webhook_events list neither campaign.completed nor campaign.failed: there is no outcome event to send.",
+          );
         const result = await call(ctx, 'webhooks.redeliver', { campaign_id: campaign.id });
         ctx.meta.$statusCode = 202;
         return { success: true, ...result };
@@ -359,6 +364,7 @@ const CampaignsService: ServiceSchema<ServiceSettingSchema, CampaignsMethods, Ca
         platforms: params.platforms ?? [...DEFAULT_PLATFORMS],
         title,
         webhook_url: webhookUrl?.href ?? null,
+        webhook_events: params.webhook_events ?? [...DEFAULT_WEBHOOK_EVENTS],
         logo_url: logoUrl?.href ?? null,
         music_url: musicUrl?.href ?? null,
       };
@@ -444,6 +450,7 @@ const CampaignsService: ServiceSchema<ServiceSettingSchema, CampaignsMethods, Ca
           languages: campaign.languages,
           platforms: campaign.platforms,
           webhook_url: campaign.webhook_url,
+          webhook_events: campaign.webhook_events,
           options: optionsOf({
             ...params,
             ...(campaign.logo_url ? { brand: { ...params.brand, logo_url: campaign.logo_url } } : {}),

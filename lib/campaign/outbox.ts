@@ -2,16 +2,21 @@
  * The terminal event of a campaign, written to the campaign actor's own outbox (`campaign_webhook_events`)
  * inside the transaction that makes the campaign terminal for the customer (review or failed): committed
  * together or not at all, so a restart can neither lose the event nor make a second one. The webhook
- * dispatcher takes each event over into its deliveries (services/webhooks.service.ts).
+ * dispatcher takes each event over into its deliveries (services/webhooks.service.ts). So are a video's events
+ * (video.ready, video.updated) and a batch's. A campaign's event not in its `webhook_events` (decisions §15) is
+ * neither written nor sent.
  */
 import type { Transaction } from 'sequelize';
 import type { Campaign } from '../db/models';
 import { countByStatus, isSettled } from './states';
 import type { ModelsOf } from '../db/ownership';
 import { presentCampaign, type VideoLinks } from './view';
-import { newEventId, type WebhookEventType } from '../net/webhooks';
+import { newEventId, videoReadyEventId, wantsEvent, type CampaignWebhookEventType } from '../net/webhooks';
 
-export const EVENT_OF_STATE: Partial<Record<string, WebhookEventType>> = { review: 'campaign.completed', failed: 'campaign.failed' };
+export const EVENT_OF_STATE: Partial<Record<string, CampaignWebhookEventType>> = {
+  review: 'campaign.completed',
+  failed: 'campaign.failed',
+};
 
 export async function writeTerminalEvent(
   models: Pick<ModelsOf<'campaigns'>, 'Video' | 'CampaignWebhookEvent'>,
@@ -21,7 +26,7 @@ export async function writeTerminalEvent(
   at: Date,
 ): Promise<string | null> {
   const event = EVENT_OF_STATE[campaign.status];
-  if (!event || !campaign.webhook_url) return null;
+  if (!event || !campaign.webhook_url || !wantsEvent(campaign, event)) return null;
   const videos = await models.Video.findAll({ where: { campaign_id: campaign.id }, transaction });
   const view = presentCampaign(campaign, videos, links);
   const body = JSON.stringify({
@@ -64,7 +69,7 @@ export async function writeVideoUpdatedEvent(
   links: VideoLinks,
   at: Date,
 ): Promise<string | null> {
-  if (!campaign.webhook_url) return null;
+  if (!campaign.webhook_url || !wantsEvent(campaign, 'video.updated')) return null;
   const videos = await models.Video.findAll({ where: { campaign_id: campaign.id }, transaction });
   const view = presentCampaign(campaign, videos, links);
   const video = view.videos.find((v) => v.id === edit.video_id);
@@ -81,6 +86,49 @@ export async function writeVideoUpdatedEvent(
     {
       event_id: eventId,
       event_type: 'video.updated',
+      campaign_id: campaign.id,
+      org_id: campaign.org_id,
+      url: campaign.webhook_url,
+      body,
+      created_at: at,
+    },
+    { transaction },
+  );
+  return eventId;
+}
+
+/**
+ * decisions §15: one video of the campaign's render became ready, written in the transaction that records it (under the
+ * campaign row's lock), when the campaign's `webhook_events` lists video.ready. Its event id is derived from the video's
+ * id and revision 1 (videoReadyEventId): an event already written under it means this video was announced, so a report
+ * that arrives twice, late or again with the stage's result makes no second one. Null when not written.
+ */
+export async function writeVideoReadyEvent(
+  models: Pick<ModelsOf<'campaigns'>, 'Video' | 'CampaignWebhookEvent'>,
+  transaction: Transaction,
+  campaign: Campaign,
+  videoId: string,
+  links: VideoLinks,
+  at: Date,
+): Promise<string | null> {
+  if (!campaign.webhook_url || !wantsEvent(campaign, 'video.ready')) return null;
+  const eventId = videoReadyEventId(videoId);
+  if (await models.CampaignWebhookEvent.findByPk(eventId, { attributes: ['event_id'], transaction })) return null;
+  const videos = await models.Video.findAll({ where: { campaign_id: campaign.id }, transaction });
+  const view = presentCampaign(campaign, videos, links);
+  const video = view.videos.find((v) => v.id === videoId);
+  if (video?.status !== 'ready') return null;
+  const body = JSON.stringify({
+    event: 'video.ready',
+    campaign_id: campaign.id,
+    video,
+    ...(view.metadata ? { metadata: view.metadata } : {}),
+    timestamp: at.toISOString(),
+  });
+  await models.CampaignWebhookEvent.create(
+    {
+      event_id: eventId,
+      event_type: 'video.ready',
       campaign_id: campaign.id,
       org_id: campaign.org_id,
       url: campaign.webhook_url,

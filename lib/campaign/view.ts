@@ -5,6 +5,7 @@ import type { CampaignMetadata, CampaignOptions } from './options';
 import { reportIdOf } from '../ops/reports';
 import type { QualityReport } from '../quality/report';
 import { NO_FILE_LINKS, type FileLinks } from '../storage/file-links';
+import { DEFAULT_WEBHOOK_EVENTS } from '../net/webhooks';
 
 export interface CampaignRow {
   id: string;
@@ -25,6 +26,9 @@ export interface CampaignRow {
   retry_of?: string | null;
   /** The batch that made it (decisions §14); null or absent otherwise. */
   batch_id?: string | null;
+  webhook_url?: string | null;
+  /** The events wanted at webhook_url (decisions §15); null on campaigns made before they existed: the default list. */
+  webhook_events?: string[] | null;
 }
 export interface VideoRow {
   id: string;
@@ -136,6 +140,8 @@ export function presentCampaign(campaign: CampaignRow, videos: VideoRow[], links
       code: (campaign.error_code ?? 'internal') as NonNullable<CampaignView['error']>['code'],
       message: campaign.error_message ?? 'Generation failed.',
     };
+  // What its webhook_url is sent (decisions §15), when it has one.
+  if (campaign.webhook_url) body.webhook_events = (campaign.webhook_events ?? DEFAULT_WEBHOOK_EVENTS) as CampaignView['webhook_events'];
   // The create's options and metadata, as given (absent when not given).
   Object.assign(body, campaign.options ?? {});
   if (campaign.metadata) body.metadata = campaign.metadata;

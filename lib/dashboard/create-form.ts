@@ -8,7 +8,8 @@
 import { SUPPORTED_LANGUAGES, isOneOf } from '../../config/catalog';
 import { CreateCampaignBody } from '../http/api-schemas';
 import type { CampaignMetadata, CampaignOptions } from '../campaign/options';
-import { CAPTION_WORDS, QUALITY_WORDS, defaultVoiceOf, languageName, platformLabel, voiceLabel } from './words';
+import type { CampaignWebhookEventType } from '../net/webhooks';
+import { CAPTION_WORDS, QUALITY_WORDS, defaultVoiceOf, eventLabel, languageName, platformLabel, voiceLabel } from './words';
 
 /** Form fields arrive as a string, or an array of strings when a name repeats (checkboxes, metadata rows). */
 export type FormValue = string | string[];
@@ -20,6 +21,7 @@ export interface CreateCampaignInput extends CampaignOptions {
   languages?: string[];
   title?: string;
   webhook_url?: string;
+  webhook_events?: CampaignWebhookEventType[];
   platforms?: string[];
   metadata?: CampaignMetadata;
 }
@@ -67,6 +69,8 @@ interface FieldWords extends PartWords {
   defaultValue?: string;
   /** a group's parts */
   parts?: Record<string, PartWords>;
+  /** choices where none picked sends nothing (the API's default list) rather than being refused */
+  noneIsDefault?: boolean;
 }
 
 /** Every create field's words: a property of the schema without an entry here is a type error. */
@@ -120,6 +124,12 @@ export const FIELD_WORDS: Record<CreateFieldName, FieldWords> = {
     hint: 'A public https address that receives a signed POST when the campaign is ready or fails.',
     placeholder: 'https://hooks.example.com/campaigns',
   },
+  webhook_events: {
+    section: 'delivery',
+    label: 'Webhook events',
+    hint: 'What the webhook URL is sent; none ticked: the first three. “Video ready” announces each video as soon as it is ready, before the campaign is.',
+    noneIsDefault: true,
+  },
   metadata: {
     section: 'delivery',
     label: 'Metadata',
@@ -131,6 +141,7 @@ export const FIELD_WORDS: Record<CreateFieldName, FieldWords> = {
 function choiceWords(field: string, value: string): { label: string; hint?: string } {
   if (field === 'languages') return { label: languageName(value) };
   if (field === 'platforms') return { label: platformLabel(value) };
+  if (field === 'webhook_events') return { label: eventLabel(value), hint: value };
   if (field === 'captions' && isOneOf(Object.keys(CAPTION_WORDS), value)) return CAPTION_WORDS[value as keyof typeof CAPTION_WORDS];
   if (field === 'quality' && isOneOf(Object.keys(QUALITY_WORDS), value)) return QUALITY_WORDS[value as keyof typeof QUALITY_WORDS];
   return { label: value };
@@ -230,7 +241,7 @@ export function readCreateForm(form: PostedForm): { body: CreateCampaignInput; e
       case 'choices': {
         const values = listOf(form[name]).filter((v) => v !== '');
         if (values.length) body[name] = values;
-        else refuse(`Choose at least one of the ${words.label.toLowerCase()}.`);
+        else if (!words.noneIsDefault) refuse(`Choose at least one of the ${words.label.toLowerCase()}.`);
         break;
       }
       case 'one-of': {

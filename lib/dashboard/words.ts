@@ -96,6 +96,7 @@ const EVENT_WORDS: Record<WebhookEventType, string> = {
   'campaign.completed': 'Campaign completed',
   'campaign.failed': 'Campaign failed',
   'video.updated': 'Video updated',
+  'video.ready': 'Video ready',
   // Recorded under the campaign whose outcome completed its batch (decisions §14).
   'batch.completed': 'Batch completed (this campaign was its last)',
 };

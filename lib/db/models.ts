@@ -95,6 +95,8 @@ export class Campaign extends Model<InferAttributes<Campaign>, InferCreationAttr
   declare languages: string[];
   declare platforms: string[];
   declare webhook_url: string | null;
+  /** The events wanted at webhook_url (decisions §15); null: the default list (lib/net/webhooks.ts). */
+  declare webhook_events: CreationOptional<string[] | null>;
   declare options: CreationOptional<CampaignOptions | null>;
   declare metadata: CreationOptional<CampaignMetadata | null>;
   /** The page's own language, recorded when a video is narrated in it (script_source source_text); else null. */
@@ -483,6 +485,7 @@ export function defineModels(sequelize: Sequelize): Models {
       languages: DataTypes.JSON,
       platforms: DataTypes.JSON,
       webhook_url: DataTypes.STRING(2048),
+      webhook_events: DataTypes.JSON,
       options: DataTypes.JSON,
       metadata: DataTypes.JSON,
       page_language: DataTypes.STRING(16),

@@ -51,6 +51,8 @@ const CAMPAIGN_COLUMNS = [
   'page_language',
   'retry_of',
   'batch_id',
+  'webhook_url',
+  'webhook_events',
 ] as const;
 const VIDEO_COLUMNS = [
   'id',
@@ -70,7 +72,7 @@ const VIDEO_COLUMNS = [
   'error_message',
   'quality',
 ] as const;
-const JSON_COLUMNS = new Set<string>(['languages', 'platforms', 'options', 'metadata', 'quality']);
+const JSON_COLUMNS = new Set<string>(['languages', 'platforms', 'options', 'metadata', 'quality', 'webhook_events']);
 
 const SELECT_CAMPAIGN_WITH_VIDEOS = `SELECT ${CAMPAIGN_COLUMNS.map((c) => `c.${c} AS c_${c}`).join(', ')}, ${VIDEO_COLUMNS.map(
   (c) => `v.${c} AS v_${c}`,

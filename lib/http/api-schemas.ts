@@ -17,7 +17,7 @@ import { VIDEO_WARNING_CODES } from '../campaign/view';
 import { API_ERROR_CODES, CAMPAIGN_FAILURE_CODES } from '../errors';
 import { HEX_COLOR_PATTERN, METADATA_MAX_CHARACTERS, METADATA_MAX_PAIRS, MUSIC_DEFAULT_VOLUME } from '../campaign/options';
 import { MONTH_PATTERN, REPORT_ID_PREFIX } from '../ops/reports';
-import { WEBHOOK_EVENT_TYPES } from '../net/webhooks';
+import { CAMPAIGN_WEBHOOK_EVENTS, DEFAULT_WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES } from '../net/webhooks';
 import { SCREENSHOT_ID_PATTERN } from '../storage/keys';
 import { QUALITY_FLAG_CODES, REPAIR_ACTIONS } from '../quality/report';
 
@@ -117,6 +117,18 @@ const METADATA_SCHEMA = {
   description: `Your own string pairs (at most ${METADATA_MAX_PAIRS}, keys and values ≤ ${METADATA_MAX_CHARACTERS} characters), never interpreted; echoed in GET, the list and the webhooks.`,
 } as const;
 
+/** decisions §15: the events a campaign wants at its webhook_url, named from the event vocabulary (lib/net/webhooks.ts). */
+const WEBHOOK_EVENTS_SCHEMA = {
+  type: 'array',
+  minItems: 1,
+  maxItems: CAMPAIGN_WEBHOOK_EVENTS.length,
+  uniqueItems: true,
+  items: { type: 'string', enum: CAMPAIGN_WEBHOOK_EVENTS },
+  default: DEFAULT_WEBHOOK_EVENTS,
+  description:
+    "The events sent to webhook_url; any other is not sent (nor recorded). video.ready (extension, opt-in) sends one event per video as soon as it is ready in the campaign's render, before the campaign reaches review.",
+} as const;
+
 export const CreateCampaignBody = {
   type: 'object',
   additionalProperties: false,
@@ -155,8 +167,9 @@ export const CreateCampaignBody = {
       type: 'string',
       minLength: 1,
       maxLength: 2048,
-      description: 'Public https URL that receives campaign.completed or campaign.failed.',
+      description: "Public https URL that receives the campaign's webhook events: those listed in webhook_events.",
     },
+    webhook_events: WEBHOOK_EVENTS_SCHEMA,
     platforms: {
       type: 'array',
       minItems: 1,
@@ -356,6 +369,11 @@ export const CampaignSchema = {
       required: ['code', 'message'],
       properties: { code: { type: 'string', enum: [...CAMPAIGN_FAILURE_CODES] }, message: { type: 'string' } },
       description: 'Present when status is failed.',
+    },
+    webhook_events: {
+      type: 'array',
+      items: { type: 'string', enum: CAMPAIGN_WEBHOOK_EVENTS },
+      description: 'The events sent to webhook_url, as given at creation or the default list.',
     },
     ...CREATIVE_OPTIONS,
     metadata: METADATA_SCHEMA,
@@ -620,6 +638,7 @@ export const CampaignReportSchema = {
 /** The body POSTed to a campaign's webhook_url for `event` (contract §6; `error` for campaign.failed, decisions §11). */
 export function webhookBodySchema(event: (typeof WEBHOOK_EVENT_TYPES)[number]) {
   if (event === 'video.updated') return VideoUpdatedBodySchema;
+  if (event === 'video.ready') return VideoReadyBodySchema;
   if (event === 'batch.completed') return BatchCompletedBodySchema;
   const failed = event === 'campaign.failed';
   return {
@@ -874,6 +893,22 @@ export const VideoUpdatedBodySchema = {
   },
 } as const;
 
+/** The body POSTed to a campaign's webhook_url for `video.ready` (decisions §15): one video of the campaign's render is ready. */
+export const VideoReadyBodySchema = {
+  type: 'object',
+  required: ['event', 'campaign_id', 'video', 'timestamp'],
+  properties: {
+    event: { const: 'video.ready' },
+    campaign_id: { type: 'string', format: 'uuid' },
+    video: {
+      ...VideoSchema,
+      description: 'The video as GET shows it at that moment: status ready, revision 1, its download links (signed, expiring).',
+    },
+    metadata: { ...METADATA_SCHEMA, description: 'As given at creation; absent when none was.' },
+    timestamp: { type: 'string', format: 'date-time', description: 'When the video was recorded ready (ISO 8601, UTC).' },
+  },
+} as const;
+
 /** The schema as its own file (GET /api/v1/schemas/universal-video-json.json): the same object, named and dated. */
 export function universalVideoJsonFile() {
   return {
@@ -912,8 +947,9 @@ export const BatchItemSchema = {
     metadata: itemFields.metadata,
     webhook_url: {
       ...itemFields.webhook_url,
-      description: "Public https URL that receives this campaign's own campaign.completed or campaign.failed.",
+      description: "Public https URL that receives this campaign's own webhook events (those listed in webhook_events).",
     },
+    webhook_events: itemFields.webhook_events,
   },
 } as const;
 

@@ -47,6 +47,8 @@ export function describeError(error: ErrorObject): string {
         : `${where} is not in the expected form`;
     case 'maxItems':
       return `${where} must have at most ${error.params.limit} items`;
+    case 'uniqueItems':
+      return `${where} must not list the same value twice ([${error.params.i}] and [${error.params.j}])`;
     default:
       return `${where} ${error.message ?? 'is invalid'}`;
   }

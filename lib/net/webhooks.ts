@@ -12,11 +12,38 @@ import { AddressBlockedError, assertAllowedHostLiteral, guardedLookup, type Guar
 /** A campaign's terminal events (contract §6): one per campaign, the one redelivery sends again. */
 export const CAMPAIGN_EVENT_TYPES = ['campaign.completed', 'campaign.failed'] as const;
 /**
- * Every event we send: the campaign's, an edited video's re-render finished or failed (decisions §12), and a batch
- * whose campaigns all settled (decisions §14), both extensions.
+ * The events a campaign's webhook_url can be sent, the ones a create's `webhook_events` may list (decisions §15): the
+ * campaign's terminal events, an edited video's re-render finished or failed (decisions §12), and, opted into, each
+ * video of the campaign's render as soon as it is ready (decisions §15); the last two are extensions.
  */
-export const WEBHOOK_EVENT_TYPES = [...CAMPAIGN_EVENT_TYPES, 'video.updated', 'batch.completed'] as const;
+export const CAMPAIGN_WEBHOOK_EVENTS = [...CAMPAIGN_EVENT_TYPES, 'video.updated', 'video.ready'] as const;
+export type CampaignWebhookEventType = (typeof CAMPAIGN_WEBHOOK_EVENTS)[number];
+/** What a campaign created without `webhook_events` is sent: everything but the opt-in video.ready. */
+export const DEFAULT_WEBHOOK_EVENTS: readonly CampaignWebhookEventType[] = ['campaign.completed', 'campaign.failed', 'video.updated'];
+/** Every event we send: a campaign's, and a batch's whose campaigns all settled (decisions §14, extension) to the batch's own URL. */
+export const WEBHOOK_EVENT_TYPES = [...CAMPAIGN_WEBHOOK_EVENTS, 'batch.completed'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** Whether a campaign wants `event` at its webhook_url: its `webhook_events` (null: created before they existed, the default). */
+export function wantsEvent(
+  campaign: { webhook_url: string | null; webhook_events?: readonly string[] | null },
+  event: CampaignWebhookEventType,
+): boolean {
+  return !!campaign.webhook_url && (campaign.webhook_events ?? DEFAULT_WEBHOOK_EVENTS).includes(event);
+}
+
+/**
+ * video.ready's event id (decisions §15): derived from the video's id and its revision (1, the campaign's render), so the
+ * same video can never make two events, however often its ready report arrives. `evt_` + a UUID (decisions §9): the
+ * first 16 bytes of SHA-256 of both, with the version 5 (name-based) and variant bits set.
+ */
+export function videoReadyEventId(videoId: string, revision = 1): string {
+  const bytes = crypto.createHash('sha256').update(`video.ready:${videoId.toLowerCase()}:${revision}`).digest().subarray(0, 16);
+  bytes[6] = (bytes[6] & 0x0f) | 0x50;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `evt_${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
 
 /** Self-serve redelivery (decisions §11): at most this many requests per campaign in any 24 hours, then 429. */
 export const WEBHOOK_REDELIVERIES_PER_DAY = 10;

@@ -9,7 +9,7 @@
 import { Op, type Transaction } from 'sequelize';
 import type { Context } from 'moleculer';
 import { configOf } from '../../config';
-import { writeBatchCompletedEvent, writeTerminalEvent } from '../../lib/campaign/outbox';
+import { writeBatchCompletedEvent, writeTerminalEvent, writeVideoReadyEvent } from '../../lib/campaign/outbox';
 import {
   canTransition,
   GENERATING_STATES,
@@ -315,7 +315,8 @@ export const orchestratorMethods = {
   /**
    * One video's report from the rendering stage (an event as it happens, or the stage's result at its end), applied
    * only if newer than the last one applied: events can cross. A video ready moves a rendering campaign's progress
-   * within its band (50 → 99; 100 is review's).
+   * within its band (50 → 99; 100 is review's), and writes its video.ready webhook event if the campaign wants it
+   * (decisions §15), once per video, in this transaction: every caller holds the campaign row's lock while it renders.
    */
   async recordVideo(report: VideoReport, outer?: Transaction) {
     if (!outer) {
@@ -341,6 +342,10 @@ export const orchestratorMethods = {
     const band = PROGRESS_ON_ENTRY.review - PROGRESS_ON_ENTRY.rendering;
     const progress = Math.min(99, PROGRESS_ON_ENTRY.rendering + Math.floor((band * ready) / Math.max(1, videos.length)));
     await Campaigns.update({ progress }, { where: { id: campaignId, status: 'rendering' }, transaction });
+    const campaign: Campaign | null = await Campaigns.findByPk(campaignId, { transaction });
+    if (!campaign) return;
+    const written = await writeVideoReadyEvent(this.db.models, transaction, campaign, videoId, (video) => this.links(video), new Date());
+    if (written) transaction.afterCommit(() => this.broker.emit('webhooks.enqueued', { campaign_id: campaignId }));
   },
 
   /** The videos' part of a stage's result (lib/campaign/stages.ts), recorded by their owner. */

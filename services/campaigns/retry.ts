@@ -105,6 +105,7 @@ export const retryMethods = {
           languages: original.languages,
           platforms: original.platforms,
           webhook_url: original.webhook_url,
+          webhook_events: original.webhook_events,
           options: original.options,
           metadata: original.metadata,
           page_language: stepOf(startsIn) > stepOf('scripting') ? original.page_language : null,

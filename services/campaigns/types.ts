@@ -15,7 +15,7 @@ import type { AuthContext } from '../../lib/http/auth';
 import type { FileKind, FileLinks, LinkableVideo } from '../../lib/storage/file-links';
 import type { UsageReport } from '../../lib/ops/reports';
 import type { VideoDocument } from '../../lib/campaign/video-document';
-import type { RedeliverResult } from '../../lib/net/webhooks';
+import type { CampaignWebhookEventType, RedeliverResult } from '../../lib/net/webhooks';
 import type { DbMethods } from '../../mixins/db.mixin';
 
 export interface CreateCampaignParams extends CampaignOptions {
@@ -23,6 +23,8 @@ export interface CreateCampaignParams extends CampaignOptions {
   languages?: string[];
   title?: string;
   webhook_url?: string;
+  /** decisions §15: the events wanted at webhook_url (the schema allows only lib/net/webhooks.ts's names). */
+  webhook_events?: CampaignWebhookEventType[];
   platforms?: string[];
   metadata?: CampaignMetadata;
 }
@@ -206,6 +208,8 @@ export interface NormalizedCampaign {
   platforms: string[];
   title: string;
   webhook_url: string | null;
+  /** The events wanted at webhook_url: as given, or the default list. */
+  webhook_events: CampaignWebhookEventType[];
   /** brand.logo_url, checked and normalized like the page's URL */
   logo_url: string | null;
   /** music.url, checked and normalized like the page's URL */
@@ -242,7 +246,7 @@ export interface CampaignRows {
 
 /** campaigns.createBatch (POST /api/v1/batches, decisions §14): the body as validated. */
 export interface CreateBatchParams {
-  items: Array<Pick<CreateCampaignParams, 'url' | 'title' | 'languages' | 'platforms' | 'metadata' | 'webhook_url'>>;
+  items: Array<Pick<CreateCampaignParams, 'url' | 'title' | 'languages' | 'platforms' | 'metadata' | 'webhook_url' | 'webhook_events'>>;
   defaults?: Omit<CreateCampaignParams, 'url'>;
   webhook_url?: string;
 }

@@ -157,6 +157,11 @@ function webhookOperations(): Record<string, unknown> {
       "An edited video's re-render ended (an extension of the contract's events)",
       "After PUT …/videos/{video_id}/document: the video is ready at the new revision (file_revision equals revision), or its re-render failed and the previous revision stays in place, the video's error saying why. Its own event id per edit.",
     ),
+    'video.ready': operation(
+      'video.ready',
+      "One video of a campaign's render is ready (an extension of the contract's events; opt-in)",
+      "Sent only when the campaign's webhook_events lists it: once per video, as soon as it is ready in the campaign's render, before the campaign reaches review: the last one is written with campaign.completed at the latest, though deliveries are independent and may arrive in either order. The video as GET shows it, with its signed links. Its event id is derived from the video's id, so one video never makes two events; redelivery does not send it again.",
+    ),
     'batch.completed': operation(
       'batch.completed',
       "Every campaign of a batch settled (an extension of the contract's events)",

@@ -27,10 +27,12 @@ export type CampaignFailedEvent = NonNullable<webhooks['campaign.failed']['post'
 export type CampaignEvent = CampaignCompletedEvent | CampaignFailedEvent;
 /** An edited video's re-render ended (PUT …/videos/{video_id}/document): ready at the new revision, or failed with the previous kept. */
 export type VideoUpdatedEvent = NonNullable<webhooks['video.updated']['post']['requestBody']>['content']['application/json'];
+/** One video of a campaign's render is ready, before the campaign reaches review: sent only when webhook_events lists video.ready. */
+export type VideoReadyEvent = NonNullable<webhooks['video.ready']['post']['requestBody']>['content']['application/json'];
 /** A batch's campaigns all settled (review, published or failed): sent to the batch's webhook_url. */
 export type BatchCompletedEvent = NonNullable<webhooks['batch.completed']['post']['requestBody']>['content']['application/json'];
 /** Every event a webhook_url receives; `event` tells which. */
-export type WebhookEvent = CampaignEvent | VideoUpdatedEvent | BatchCompletedEvent;
+export type WebhookEvent = CampaignEvent | VideoUpdatedEvent | VideoReadyEvent | BatchCompletedEvent;
 /** A video as a Universal Video JSON document (GET and PUT /api/v1/campaigns/{id}/videos/{video_id}/document). */
 export type VideoDocument = Json<paths['/api/v1/campaigns/{id}/videos/{video_id}/document']['get']['responses'][200]>['document'];
 /** POST /api/v1/batches: its body, its answer; a batch as GET shows it, and the list's page. */

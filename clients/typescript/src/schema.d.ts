@@ -418,6 +418,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "video.ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * One video of a campaign's render is ready (an extension of the contract's events; opt-in)
+         * @description Sent only when the campaign's webhook_events lists it: once per video, as soon as it is ready in the campaign's render, before the campaign reaches review: the last one is written with campaign.completed at the latest, though deliveries are independent and may arrive in either order. The video as GET shows it, with its signed links. Its event id is derived from the video's id, so one video never makes two events; redelivery does not send it again. Sent at most 3 times automatically (same event id, fresh timestamp and signature); answer 2xx within a few seconds — a redirect is a failure. Handlers must be idempotent.
+         */
+        post: operations["webhook_video_ready"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "batch.completed": {
         parameters: {
             query?: never;
@@ -701,6 +721,8 @@ export interface operations {
                                 code: "capture_failed" | "translation_failed" | "speech_failed" | "render_failed" | "timeout" | "canceled" | "internal";
                                 message: string;
                             };
+                            /** @description The events sent to webhook_url, as given at creation or the default list. */
+                            webhook_events?: ("campaign.completed" | "campaign.failed" | "video.updated" | "video.ready")[];
                             /** @description The voice per language (lower-case codes among the campaign's languages). A language not listed gets the default voice; a voice whose engine a node lacks is spoken by the language's espeak-ng voice (the report names the voice used). */
                             voice?: {
                                 /**
@@ -958,8 +980,17 @@ export interface operations {
                     languages?: string[];
                     /** @description Campaign title: 1–200 characters (Unicode code points) once leading and trailing white space is removed; one line, no control characters. Defaults to the page host name without www. */
                     title?: string;
-                    /** @description Public https URL that receives campaign.completed or campaign.failed. */
+                    /** @description Public https URL that receives the campaign's webhook events: those listed in webhook_events. */
                     webhook_url?: string;
+                    /**
+                     * @description The events sent to webhook_url; any other is not sent (nor recorded). video.ready (extension, opt-in) sends one event per video as soon as it is ready in the campaign's render, before the campaign reaches review.
+                     * @default [
+                     *       "campaign.completed",
+                     *       "campaign.failed",
+                     *       "video.updated"
+                     *     ]
+                     */
+                    webhook_events?: ("campaign.completed" | "campaign.failed" | "video.updated" | "video.ready")[];
                     /**
                      * @description Target platforms (extension). One video per language and platform.
                      * @default [
@@ -1861,8 +1892,17 @@ export interface operations {
                         metadata?: {
                             [key: string]: string;
                         };
-                        /** @description Public https URL that receives this campaign's own campaign.completed or campaign.failed. */
+                        /** @description Public https URL that receives this campaign's own webhook events (those listed in webhook_events). */
                         webhook_url?: string;
+                        /**
+                         * @description The events sent to webhook_url; any other is not sent (nor recorded). video.ready (extension, opt-in) sends one event per video as soon as it is ready in the campaign's render, before the campaign reaches review.
+                         * @default [
+                         *       "campaign.completed",
+                         *       "campaign.failed",
+                         *       "video.updated"
+                         *     ]
+                         */
+                        webhook_events?: ("campaign.completed" | "campaign.failed" | "video.updated" | "video.ready")[];
                     }[];
                     /** @description Any create field but url, applied to every item; an item's own fields win. */
                     defaults?: {
@@ -1877,8 +1917,17 @@ export interface operations {
                         languages?: string[];
                         /** @description Campaign title: 1–200 characters (Unicode code points) once leading and trailing white space is removed; one line, no control characters. Defaults to the page host name without www. */
                         title?: string;
-                        /** @description Public https URL that receives campaign.completed or campaign.failed. */
+                        /** @description Public https URL that receives the campaign's webhook events: those listed in webhook_events. */
                         webhook_url?: string;
+                        /**
+                         * @description The events sent to webhook_url; any other is not sent (nor recorded). video.ready (extension, opt-in) sends one event per video as soon as it is ready in the campaign's render, before the campaign reaches review.
+                         * @default [
+                         *       "campaign.completed",
+                         *       "campaign.failed",
+                         *       "video.updated"
+                         *     ]
+                         */
+                        webhook_events?: ("campaign.completed" | "campaign.failed" | "video.updated" | "video.ready")[];
                         /**
                          * @description Target platforms (extension). One video per language and platform.
                          * @default [
@@ -2399,6 +2448,8 @@ export interface operations {
                             code: "capture_failed" | "translation_failed" | "speech_failed" | "render_failed" | "timeout" | "canceled" | "internal";
                             message: string;
                         };
+                        /** @description The events sent to webhook_url, as given at creation or the default list. */
+                        webhook_events?: ("campaign.completed" | "campaign.failed" | "video.updated" | "video.ready")[];
                         /** @description The voice per language (lower-case codes among the campaign's languages). A language not listed gets the default voice; a voice whose engine a node lacks is spoken by the language's espeak-ng voice (the report names the voice used). */
                         voice?: {
                             /**
@@ -2728,6 +2779,8 @@ export interface operations {
                             code: "capture_failed" | "translation_failed" | "speech_failed" | "render_failed" | "timeout" | "canceled" | "internal";
                             message: string;
                         };
+                        /** @description The events sent to webhook_url, as given at creation or the default list. */
+                        webhook_events?: ("campaign.completed" | "campaign.failed" | "video.updated" | "video.ready")[];
                         /** @description The voice per language (lower-case codes among the campaign's languages). A language not listed gets the default voice; a voice whose engine a node lacks is spoken by the language's espeak-ng voice (the report names the voice used). */
                         voice?: {
                             /**
@@ -3066,6 +3119,8 @@ export interface operations {
                             code: "capture_failed" | "translation_failed" | "speech_failed" | "render_failed" | "timeout" | "canceled" | "internal";
                             message: string;
                         };
+                        /** @description The events sent to webhook_url, as given at creation or the default list. */
+                        webhook_events?: ("campaign.completed" | "campaign.failed" | "video.updated" | "video.ready")[];
                         /** @description The voice per language (lower-case codes among the campaign's languages). A language not listed gets the default voice; a voice whose engine a node lacks is spoken by the language's espeak-ng voice (the report names the voice used). */
                         voice?: {
                             /**
@@ -3331,7 +3386,7 @@ export interface operations {
                         /** @description The X-Service-Event-Id of the first delivery, sent again unchanged. */
                         event_id: string;
                         /** @enum {string} */
-                        event: "campaign.completed" | "campaign.failed" | "video.updated" | "batch.completed";
+                        event: "campaign.completed" | "campaign.failed" | "video.updated" | "video.ready" | "batch.completed";
                         /**
                          * @description Queued: it is sent at once, signed with a fresh timestamp.
                          * @constant
@@ -3378,7 +3433,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description conflict: the campaign is still generating, or was created without a webhook_url. */
+            /** @description conflict: the campaign is still generating, or was created without a webhook_url (or with webhook_events that leave its outcome out). video.ready and video.updated are not redelivered. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4873,6 +4928,125 @@ export interface operations {
                     /**
                      * Format: date-time
                      * @description When the re-render finished (ISO 8601, UTC).
+                     */
+                    timestamp: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received: no further attempt is made. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_video_ready: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Unique per event, the same on every attempt and redelivery: deduplicate on it.
+                 * @example evt_0b4f2c4e-8d1a-4c55-9a77-3f1e2d5c6b7a
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; reject ones too far from now.
+                 * @example 1764000000
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256, keyed with the organization's webhook secret, of `{timestamp}.{event id}.{raw body}`.
+                 * @example 5d41402abc4b2a76b9719d911017c592…
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description Always HMAC-SHA256.
+                 * @example HMAC-SHA256
+                 */
+                "X-Service-Signature-Alg": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "video.ready";
+                    /** Format: uuid */
+                    campaign_id: string;
+                    /** @description The video as GET shows it at that moment: status ready, revision 1, its download links (signed, expiring). */
+                    video: {
+                        id: string;
+                        /** @enum {string} */
+                        platform: "tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin";
+                        language: string;
+                        /** @enum {string} */
+                        status: "queued" | "rendering" | "ready" | "failed";
+                        /** @description Signed, expiring download link (video/mp4); null until ready. */
+                        file_url: string | null;
+                        /** @description WebVTT captions (text/vtt), signed like file_url; null until ready. */
+                        captions_url: string | null;
+                        /** @description The same captions as SubRip (application/x-subrip, UTF-8, CRLF), signed like file_url; null until ready. */
+                        captions_srt_url: string | null;
+                        /** @description Poster frame (image/jpeg, the video's frame size): a frame of the hero scene, the first screen after the title card. Signed like file_url; null until ready. */
+                        thumbnail_url: string | null;
+                        duration_seconds: number | null;
+                        /** Format: date-time */
+                        published_at: string | null;
+                        /**
+                         * @description Where the narration's text came from: the page's own version in this language (localized_page), the configured translation provider (translated), or, with neither, the page's text in its own language between an opening and a closing line in this language (source_text; see warnings). Null until the script is written.
+                         * @enum {string|null}
+                         */
+                        script_source: "localized_page" | "translated" | "source_text" | null;
+                        /** @description What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language. */
+                        warnings: {
+                            /** @enum {string} */
+                            code: "narration_not_in_language";
+                            message: string;
+                        }[];
+                        /** @description The video document's revision (GET …/videos/{video_id}/document): 1 for the first render, +1 per accepted edit. While an edit renders (status rendering), the one being rendered. */
+                        revision: number;
+                        /** @description The revision the download links are of: while an edit renders, the previous one keeps being served; null before the first render. */
+                        file_revision: number | null;
+                        /** @description Why this video's last render failed: a campaign's render (render_failed), or an edit's re-render or narration (render_failed, speech_failed), after which the previous revision stays in place. Null otherwise. */
+                        error: {
+                            code: string;
+                            message: string;
+                        } | null;
+                        /** @description The product's own check of the finished video, made as a customer would look at it (a frame of each scene, its page text read, the narration and captions) before the video was ready; an edited revision is checked again. passed: nothing is flagged. flags: what is still wrong and in which scene (blank_scene, duplicate_screen, cut_text, wrong_language, repeated_narration, boilerplate, cut_narration), in words. repaired: what was flagged and mended before delivery (the scene replaced by another section, reframed, dropped, or its narration replaced). Flags never fail a campaign. Null until the video's first render is checked. */
+                        quality: {
+                            /** Format: date-time */
+                            checked_at: string;
+                            /** @description No flag left after repair. */
+                            passed: boolean;
+                            flags: {
+                                /** @enum {string} */
+                                code: "blank_scene" | "duplicate_screen" | "cut_text" | "wrong_language" | "repeated_narration" | "boilerplate" | "cut_narration";
+                                /** @description The scene (the video document's scene id) it was seen in. */
+                                scene_id: string;
+                                /** @description What is wrong and where, in plain words. */
+                                message: string;
+                            }[];
+                            repaired: {
+                                /** @enum {string} */
+                                code: "blank_scene" | "duplicate_screen" | "cut_text" | "wrong_language" | "repeated_narration" | "boilerplate" | "cut_narration";
+                                scene_id: string;
+                                /** @enum {string} */
+                                action: "replaced" | "reframed" | "dropped" | "renarrated";
+                            }[];
+                        } | null;
+                    };
+                    /** @description As given at creation; absent when none was. */
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                    /**
+                     * Format: date-time
+                     * @description When the video was recorded ready (ISO 8601, UTC).
                      */
                     timestamp: string;
                 };
