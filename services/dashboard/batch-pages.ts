@@ -18,6 +18,7 @@ import {
   type BatchRow,
 } from '../../lib/dashboard/batch-form';
 import { createFormView, type PostedForm } from '../../lib/dashboard/create-form';
+import { flashCookie } from '../../lib/dashboard/flash';
 import { formRefusal } from '../../lib/dashboard/form-errors';
 import { batchCountsWords, stateLabel } from '../../lib/dashboard/words';
 import { call } from '../../lib/net/calls';
@@ -116,6 +117,10 @@ export const batchPageActions: DashboardActionSchemas = {
     async handler(this: DashboardThis, ctx: Ctx): Promise<string> {
       const flash = await this.takeFlash(ctx);
       const form = (flash?.form ?? undefined) as BatchForm | undefined;
+      // The form as previewed is kept for another read, so a reload (or a second look) shows the same preview.
+      const scope = this.flashScope(ctx);
+      if (form && scope)
+        this.addCookie(ctx, flashCookie(await this.flashes.put(scope, { form: flash!.form }), Boolean(ctx.meta.http?.secure)));
       let preview: Record<string, unknown> | undefined;
       let error = flash?.error;
       if (form?.rows && !error) {

@@ -149,6 +149,8 @@ test('a CSV with an invalid row: the preview names it and creates nothing; fixed
   await expectLabelledCells(page);
   await expectAccessible(page);
 
+  // axe reloaded the page: the same preview again (the form is kept for another read).
+  expect(await text(page, '#row-errors')).toBe('Row 3: Languages: "xx" is not a supported language code.');
   // Fixed in the form's text (the file's rows are there now), previewed again: every row valid, Create offered.
   const rows = await page.$eval('#rows', (el) => (el as HTMLTextAreaElement).value);
   expect(rows).toContain('"en;xx"');
