@@ -64,10 +64,15 @@ function keptDefaults(form: BatchForm): Record<string, string | string[]> {
   return kept;
 }
 
-/** An API refusal naming an item ("items[2].url: …") said by the row's number ("Row 3: Url: …"). */
+/**
+ * An API refusal naming an item ("items[2].url: …") said by the row's number ("Row 3: Url: …"); one about the items
+ * as a whole ("items: the growth plan allows …") said as a sentence of its own.
+ */
 function rowWords(message: string): string {
   const named = /^items\[(\d+)\]\.?\s*(.*)$/s.exec(message);
-  return named ? rowRefusal({ number: Number(named[1]) + 1 }, named[2]) : message;
+  if (named) return rowRefusal({ number: Number(named[1]) + 1 }, named[2]);
+  const whole = /^items: (.*?)\.?$/s.exec(message);
+  return whole ? `${whole[1].charAt(0).toUpperCase()}${whole[1].slice(1)}.` : message;
 }
 
 /** Each campaign's live figures as the campaigns list's poller reads them (lib/dashboard/static/dashboard.js). */

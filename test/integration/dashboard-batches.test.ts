@@ -232,11 +232,11 @@ test("the create's refusals in words, nothing created: the plan's items per batc
   // 21 rows on a plan of 20 items per batch: the preview says so, and so does Create if posted anyway.
   const many = Array.from({ length: 21 }, (_, i) => h.site.url(`/?n=${i}`)).join('\n');
   const preview = await followRedirect(h, session, await postForm(h, session, '/dashboard/batches/preview', { rows: many, ...defaults }));
-  expect(preview.text).toContain('items: the growth plan allows at most 20 items per batch (got 21)');
+  expect(preview.text).toContain('The growth plan allows at most 20 items per batch (got 21).');
   expect(preview.text).not.toContain('id="create-batch"');
   const tooMany = await followRedirect(h, session, await postForm(h, session, '/dashboard/batches', { rows: many, ...defaults }));
   expect(tooMany.location).toBe('/dashboard/batches/new');
-  expect(tooMany.text).toContain('items: the growth plan allows at most 20 items per batch (got 21)');
+  expect(tooMany.text).toContain('The growth plan allows at most 20 items per batch (got 21).');
 
   // 39 of 40 used: a batch of two is refused whole, in the quota's words.
   await h.sql('INSERT INTO usage_counters (org_id, period, used) VALUES ($1, $2, 39)', [growth.orgId, quotaPeriod()]);
