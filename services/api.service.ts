@@ -28,7 +28,7 @@ import {
 } from '../lib/errors';
 import { moleculerMetricsText, opsMetricsText, PROMETHEUS_CONTENT_TYPE } from '../lib/ops/metrics';
 import { DASHBOARD_HEADERS } from '../lib/dashboard/render';
-import { answerDashboardError, DASHBOARD_ALIASES, dashboardHttp } from './gateway/dashboard-route';
+import { answerDashboardError, DASHBOARD_ALIASES, dashboardHttp, readDashboardMultipart } from './gateway/dashboard-route';
 import { downloadAliases } from './gateway/downloads';
 import { boundSlowClients } from './gateway/http-limits';
 import { buildOpenApiDocument } from './gateway/openapi';
@@ -192,6 +192,10 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
           function dashboardHeaders(req: Req, res: Res, next: Next) {
             for (const [name, value] of Object.entries(DASHBOARD_HEADERS)) res.setHeader(name, value);
             next();
+          },
+          // The one form with a file (New batch's CSV): multipart, read into the same fields a urlencoded form has.
+          function dashboardMultipart(req: Req, res: Res, next: Next) {
+            readDashboardMultipart(req).then(() => next(), next);
           },
         ],
         onBeforeCall(this: ApiThis, ctx: Context<unknown, DashboardMeta>, route: Route, req: Req) {

@@ -6,7 +6,7 @@
  * (`dashboard: { access, write }`); the broker's action rules (mixins/action-rules.ts) resolve the session and check
  * the CSRF token, before the action's params are read. The scene editor (campaigns.videoDocument, editVideo) is its own
  * module, services/dashboard/editor.ts, and so are the account's pages (usage, people, an invitation, the user's
- * password), services/dashboard/account-pages.ts; the types the parts share are in services/dashboard/types.ts.
+ * password), services/dashboard/account-pages.ts, and so are batches, services/dashboard/batch-pages.ts; the types the parts share are in services/dashboard/types.ts.
  * Every form answers 303 (post/redirect/get); what it has to say goes through a one-time server-side flash
  * (lib/dashboard/flash.ts, `redirectWithFlash`), so a reload or back-navigation never sends it again nor shows a secret.
  */
@@ -30,6 +30,7 @@ import { loadSigningKey } from '../lib/storage/file-links';
 import { editorActions, editorMethods } from './dashboard/editor';
 import { accountActions } from './dashboard/account-pages';
 import { campaignPageActions, campaignPageExtras, campaignPageMethods } from './dashboard/campaign-pages';
+import { batchPageActions } from './dashboard/batch-pages';
 import {
   csrfField,
   type CsrfParams,
@@ -392,6 +393,7 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
     ...editorActions,
     ...accountActions,
     ...campaignPageActions,
+    ...batchPageActions,
   },
 
   methods: {

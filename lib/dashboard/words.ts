@@ -242,6 +242,18 @@ export function repairSentence(repair: { code: string; action: string }): string
   return `${flagLabel(repair.code)}: ${done}.`;
 }
 
+/**
+ * A batch's counts by status in words, in the states' own order and without the states it has none in:
+ * "3 campaigns: 2 ready for review, 1 rendering videos". With `settled`, how many are done (in review, published or failed).
+ */
+export function batchCountsWords(counts: Record<string, number>): string {
+  const total = Object.values(counts).reduce((sum, n) => sum + n, 0);
+  const parts = CAMPAIGN_STATES.filter((state) => (counts[state] ?? 0) > 0).map(
+    (state) => `${counts[state]} ${STATE_WORDS[state].charAt(0).toLowerCase()}${STATE_WORDS[state].slice(1)}`,
+  );
+  return `${total} ${total === 1 ? 'campaign' : 'campaigns'}${parts.length ? `: ${parts.join(', ')}` : ''}`;
+}
+
 /** Every word function the views get (lib/dashboard/render.ts passes them to every template). */
 export const words = {
   stateLabel,
@@ -260,4 +272,5 @@ export const words = {
   durationWords,
   flagLabel,
   repairSentence,
+  batchCountsWords,
 };

@@ -32,8 +32,10 @@ import { assertPublicUrl, guardFor, UrlRejectedError } from '../../lib/net/net-g
 import type {
   BatchListView,
   BatchMethods,
+  BatchUsage,
   BatchView,
   CampaignByIdParams,
+  CheckBatchResult,
   CampaignMeta,
   CampaignsActionSchemas,
   CampaignsThis,
@@ -45,6 +47,26 @@ import type {
 
 /** A merged item is checked against the create's own schema: the same rules, worded by the same describeError. */
 const checkCreate = createAjv().compile(CreateCampaignBody);
+
+/** Item `index` with the batch's defaults under its own fields, checked by the create's schema; its error names items[index]. */
+function mergedItem(
+  params: Pick<CreateBatchParams, 'defaults'>,
+  item: CreateBatchParams['items'][number],
+  index: number,
+): CreateCampaignParams {
+  const create: CreateCampaignParams = { ...params.defaults, ...item };
+  if (!checkCreate(create)) {
+    const error = checkCreate.errors![0];
+    throw invalidInput(describeError({ ...error, instancePath: `/items/${index}${error.instancePath}` }));
+  }
+  return create;
+}
+
+/** An item's refusal without its "items[2]." prefix: the dashboard names the row itself. */
+function itemMessage(index: number, err: unknown): string {
+  const message = (err as { message?: string }).message ?? String(err);
+  return message.replace(`items[${index}].`, '').replace(`items[${index}] `, '');
+}
 
 /** An error of item `index`, its message naming the item: "items[2].languages: …". */
 function itemError(index: number, err: unknown): unknown {
@@ -139,6 +161,48 @@ export const batchActions: CampaignsActionSchemas = {
     },
   },
 
+  /**
+   * The dashboard's preview of a batch (no REST route): each item's refusal in words as createBatch would give it,
+   * or null, and nothing written. The params are loose on purpose: an item of the wrong shape is that item's refusal.
+   */
+  checkBatch: {
+    visibility: 'public',
+    scope: 'campaigns:create',
+    params: {
+      type: 'object',
+      required: ['items'],
+      properties: {
+        items: { type: 'array', maxItems: 1000, items: { type: 'object' } },
+        defaults: { type: 'object' },
+      },
+    },
+    async handler(ctx: Context<CreateBatchParams, CampaignMeta>): Promise<CheckBatchResult> {
+      const auth = ctx.meta.auth;
+      if (!auth) throw unauthorized();
+      return { errors: await this.batchItemErrors(ctx.params, auth) };
+    },
+  },
+
+  /** The usage page's batches (no REST route): how many batches this UTC month (default: the current one) and their campaigns. */
+  batchUsage: {
+    visibility: 'public',
+    scope: 'campaigns:read',
+    params: { type: 'object', properties: { month: { type: 'string', pattern: '^\\d{4}-(0[1-9]|1[0-2])$' } } },
+    async handler(ctx: Context<{ month?: string }, CampaignMeta>): Promise<BatchUsage> {
+      const auth = ctx.meta.auth;
+      if (!auth) throw unauthorized();
+      const month = ctx.params.month ?? new Date().toISOString().slice(0, 7);
+      const from = new Date(`${month}-01T00:00:00Z`);
+      const to = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth() + 1, 1));
+      const where = { org_id: auth.orgId, created_at: { [Op.gte]: from, [Op.lt]: to } };
+      const [batches, campaigns] = await Promise.all([
+        this.db.models.Batch.count({ where }),
+        this.db.models.Batch.sum('item_count', { where }),
+      ]);
+      return { month, batches, campaigns: campaigns ?? 0 };
+    },
+  },
+
   getBatch: {
     rest: 'GET /batches/:id',
     scope: 'campaigns:read',
@@ -213,22 +277,46 @@ export const batchMethods = {
    * The first invalid item, in order, refuses the batch with its index in the message.
    */
   async batchItemsOf(params: CreateBatchParams, auth: AuthContext) {
-    const cap = auth.limits.batchItems;
-    if (params.items.length > cap)
-      throw invalidInput(`items: the ${auth.plan} plan allows at most ${cap} items per batch (got ${params.items.length})`);
-    const merged: CreateCampaignParams[] = params.items.map((item, index) => {
-      const create: CreateCampaignParams = { ...params.defaults, ...item };
-      if (!checkCreate(create)) {
-        const error = checkCreate.errors![0];
-        throw invalidInput(describeError({ ...error, instancePath: `/items/${index}${error.instancePath}` }));
-      }
-      return create;
-    });
+    this.batchCap(params, auth);
+    const merged = params.items.map((item, index) => mergedItem(params, item, index));
     const checked = await Promise.allSettled(merged.map((create) => this.normalize(create, auth)));
     return checked.map((result, index) => {
       if (result.status === 'rejected') throw itemError(index, result.reason);
       return { params: merged[index], campaign: result.value };
     });
+  },
+
+  /** The plan's items per batch: more refuse the batch whole. */
+  batchCap(params: Pick<CreateBatchParams, 'items'>, auth: AuthContext) {
+    const cap = auth.limits.batchItems;
+    if (params.items.length > cap)
+      throw invalidInput(`items: the ${auth.plan} plan allows at most ${cap} items per batch (got ${params.items.length})`);
+  },
+
+  /**
+   * Every item's refusal, as batchItemsOf would give it were it the first (the same schema, the same normalize: no
+   * page loaded), without its "items[i]." prefix; null for an item a batch would take. The dashboard's preview.
+   */
+  async batchItemErrors(params: CreateBatchParams, auth: AuthContext) {
+    this.batchCap(params, auth);
+    return Promise.all(
+      params.items.map(async (item, index) => {
+        let create: CreateCampaignParams;
+        try {
+          create = mergedItem(params, item, index);
+        } catch (err) {
+          return itemMessage(index, err);
+        }
+        try {
+          await this.normalize(create, auth);
+          return null;
+        } catch (err) {
+          const refusal = itemError(index, err);
+          if (refusal === err) throw err;
+          return itemMessage(index, refusal);
+        }
+      }),
+    );
   },
 
   /** The caller's batch; malformed, unknown and foreign ids answer alike (404), as for campaigns. */

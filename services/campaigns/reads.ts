@@ -96,7 +96,10 @@ export const readActions: CampaignsActionSchemas = {
     },
   },
 
-  /** The dashboard's list: numbered pages with a total; the caller's organization only (meta.auth), newest first, optionally one status. */
+  /**
+   * The dashboard's list: numbered pages with a total; the caller's organization only (meta.auth), newest first,
+   * optionally one status; or one batch's campaigns (batch_id), in the order of its items.
+   */
   browse: {
     visibility: 'public',
     params: {
@@ -106,6 +109,7 @@ export const readActions: CampaignsActionSchemas = {
         status: { type: 'string', enum: [...CAMPAIGN_STATES] },
         page: { type: 'integer', minimum: 1, maximum: 100_000 },
         per_page: { type: 'integer', minimum: 1, maximum: 100 },
+        batch_id: { type: 'string', format: 'uuid' },
       },
     },
     async handler(ctx: Context<ListCampaignsParams, CampaignMeta>): Promise<CampaignList> {
@@ -114,11 +118,17 @@ export const readActions: CampaignsActionSchemas = {
       const page = ctx.params.page ?? 1;
       const perPage = ctx.params.per_page ?? 20;
       const { rows, count } = await this.db.models.Campaign.findAndCountAll({
-        where: { org_id: auth.orgId, ...(ctx.params.status ? { status: ctx.params.status } : {}) },
-        order: [
-          ['created_at', 'DESC'],
-          ['id', 'DESC'],
-        ],
+        where: {
+          org_id: auth.orgId,
+          ...(ctx.params.status ? { status: ctx.params.status } : {}),
+          ...(ctx.params.batch_id ? { batch_id: ctx.params.batch_id.toLowerCase() } : {}),
+        },
+        order: ctx.params.batch_id
+          ? [['batch_index', 'ASC']]
+          : [
+              ['created_at', 'DESC'],
+              ['id', 'DESC'],
+            ],
         limit: perPage,
         offset: (page - 1) * perPage,
       });

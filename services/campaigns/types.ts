@@ -90,6 +90,8 @@ export interface ListCampaignsParams {
   status?: string;
   page?: number;
   per_page?: number;
+  /** One batch's campaigns, in the order of its items. */
+  batch_id?: string;
 }
 export interface CampaignListItem {
   campaign_id: string;
@@ -192,6 +194,11 @@ export interface CampaignsActions {
   'campaigns.webhookEvents': { params: WebhookEventsParams; result: WebhookEvent[] };
   'campaigns.webhookEventsHandedOver': { params: WebhookEventsHandedOverParams; result: { handed_over: number } };
   'campaigns.downloadTarget': { params: DownloadTargetParams; result: DownloadTargetResult };
+  'campaigns.createBatch': { params: CreateBatchParams; result: CreateBatchResult };
+  'campaigns.checkBatch': { params: CreateBatchParams; result: CheckBatchResult };
+  'campaigns.getBatch': { params: CampaignByIdParams; result: BatchView };
+  'campaigns.listBatches': { params: ListBatchesParams; result: BatchListView };
+  'campaigns.batchUsage': { params: { month?: string }; result: BatchUsage };
 }
 /** campaigns.webhookEvents: at most this many events, oldest first. */
 export interface WebhookEventsParams {
@@ -253,6 +260,16 @@ export interface CreateBatchParams {
 export type CreateBatchResult = operations['campaigns_createBatch']['responses'][201]['content']['application/json'];
 export type BatchView = operations['campaigns_getBatch']['responses'][200]['content']['application/json'];
 export type BatchListView = operations['campaigns_listBatches']['responses'][200]['content']['application/json'];
+/** campaigns.checkBatch: each item's refusal in words (without its "items[i]." prefix), or null. */
+export interface CheckBatchResult {
+  errors: Array<string | null>;
+}
+/** campaigns.batchUsage: a UTC month's batches and the campaigns they asked for. */
+export interface BatchUsage {
+  month: string;
+  batches: number;
+  campaigns: number;
+}
 export interface ListBatchesParams {
   limit?: number;
   cursor?: string;
@@ -264,6 +281,8 @@ export interface BatchMethods {
     params: CreateBatchParams,
     auth: AuthContext,
   ): Promise<Array<{ params: CreateCampaignParams; campaign: NormalizedCampaign }>>;
+  batchCap(params: Pick<CreateBatchParams, 'items'>, auth: AuthContext): void;
+  batchItemErrors(params: CreateBatchParams, auth: AuthContext): Promise<Array<string | null>>;
   ownedBatch(auth: AuthContext | undefined, id: string): Promise<Batch>;
   presentBatches(batches: Batch[]): Promise<Array<Omit<BatchView, 'success'>>>;
 }

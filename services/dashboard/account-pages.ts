@@ -87,12 +87,17 @@ export const accountActions: DashboardActionSchemas = {
     visibility: 'published',
     dashboard: { access: 'session' },
     async handler(this: DashboardThis, ctx: Ctx): Promise<string> {
-      const [report, history] = await Promise.all([call(ctx, 'campaigns.usageReport', {}), call(ctx, 'campaigns.usageHistory', {})]);
+      const [report, history, batches] = await Promise.all([
+        call(ctx, 'campaigns.usageReport', {}),
+        call(ctx, 'campaigns.usageHistory', {}),
+        call(ctx, 'campaigns.batchUsage', {}),
+      ]);
       const session = ctx.meta.session!;
       return this.page(ctx, 'usage', {
         title: 'Usage',
         nav: 'usage',
         report,
+        batches,
         monthName: monthName(report.month),
         share: report.limit > 0 ? Math.min(100, Math.round((report.used / report.limit) * 100)) : 0,
         limits: session.limits,

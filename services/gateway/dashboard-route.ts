@@ -7,6 +7,7 @@ import type { AppConfig } from '../../config';
 import { DASHBOARD_HEADERS, errorHeading, renderView } from '../../lib/dashboard/render';
 import { FLASH_COOKIE } from '../../lib/dashboard/flash';
 import { toErrorResponse } from '../../lib/errors';
+import { isMultipartForm, readMultipartForm } from '../../lib/http/form-data';
 import { clientIp, fromTrustedProxy, type TrustedProxies } from '../../lib/http/client-ip';
 import { cookieValue, SESSION_COOKIE, type DashboardHttp } from '../../lib/http/session';
 import { loggablePath, type Req, type Res } from './request';
@@ -40,6 +41,13 @@ export const DASHBOARD_ALIASES: Record<string, string> = {
   'POST keys/:id/revoke': 'dashboard.revokeKey',
   'POST webhook-secret/rotate': 'dashboard.rotateWebhookSecret',
   // The account side (services/dashboard/account-pages.ts): usage, people, an invitation's page, the user's account.
+  // Batches (services/dashboard/batch-pages.ts): `batches/new` and `batches/preview` before `batches/:id`.
+  'GET batches': 'dashboard.batches',
+  'GET batches/new': 'dashboard.newBatch',
+  'POST batches/preview': 'dashboard.previewBatch',
+  'POST batches': 'dashboard.createBatch',
+  'GET batches/:id': 'dashboard.batch',
+  'GET batches/:id/status': 'dashboard.batchStatus',
   'GET usage': 'dashboard.usage',
   'GET people': 'dashboard.people',
   'POST people/invite': 'dashboard.invite',
@@ -52,6 +60,17 @@ export const DASHBOARD_ALIASES: Record<string, string> = {
   'GET account': 'dashboard.account',
   'POST account/password': 'dashboard.changePassword',
 };
+
+/** The dashboard's forms that may carry a file (multipart/form-data), and how large a one is read. */
+const MULTIPART_FORMS = new Set(['/dashboard/batches/preview']);
+export const MULTIPART_LIMIT_BYTES = 1024 * 1024;
+
+/** A multipart body of a form that may carry a file, read into `req.body` (the urlencoded parser leaves it alone). */
+export async function readDashboardMultipart(req: Req): Promise<void> {
+  const path = (req.parsedUrl ?? loggablePath(req)).split('?')[0];
+  if (req.method !== 'POST' || !MULTIPART_FORMS.has(path) || !isMultipartForm(req.headers['content-type'])) return;
+  (req as Req & { body?: unknown }).body = await readMultipartForm(req, MULTIPART_LIMIT_BYTES);
+}
 
 /** The requests answered as JSON, errors included (the status polls), rather than as a page. */
 export function answersJson(path: string): boolean {

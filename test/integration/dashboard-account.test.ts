@@ -354,6 +354,7 @@ test("another organization's campaign is a 404 page that keeps the header and na
   expect(await page.$$eval('header nav a', (links) => links.map((a) => a.textContent))).toEqual([
     'Campaigns',
     'New campaign',
+    'Batches',
     'Usage',
     'API keys',
     'People',

@@ -128,7 +128,7 @@
     });
     fieldset.appendChild(add);
   });
-  // The campaigns list: each generating campaign's status and progress move while you look.
+  // The campaigns list and a batch's page: each generating campaign's status and progress move while you look.
   var table = document.querySelector('table[data-live-url]');
   if (table) {
     var generating = { collecting: true, processing: true, scripting: true, voiceover: true, rendering: true };
@@ -154,6 +154,12 @@
             row.querySelector('.live-progress').value = c.progress;
             row.querySelector('.live-progress-text').textContent = c.progress + '%';
           });
+          // A batch's page: its counts in words and its progress too.
+          if (body.summary) {
+            document.getElementById('batch-counts').textContent = body.summary.counts_words;
+            document.getElementById('batch-progress').value = body.summary.progress;
+            document.getElementById('batch-settled').textContent = body.summary.settled + ' of ' + body.summary.total;
+          }
           if (anyGenerating()) setTimeout(refresh, 2000);
         })
         .catch(function () {
