@@ -1,19 +1,21 @@
 /**
  * The page's furniture, as the video's own check recognises it in a scene's narration or headline (decisions §13,
- * boilerplate): consent notices, skip links, navigation and carousel labels, "Powered by …", error pages. In the 20
+ * boilerplate): consent notices, skip links, navigation and carousel labels, newsletter sign-ups, "Powered by …",
+ * error pages. In the 20
  * supported languages for the common phrases. Two kinds of pattern: phrases that give a text away wherever they
  * stand in it ("we use cookies", "page not found"), and labels that are furniture only as the whole text ("Next",
  * "Menu": a sentence may well contain the word).
  */
 import { normalizeText } from '../text';
 
-export type BoilerplateKind = 'consent' | 'skip_link' | 'navigation' | 'powered_by' | 'error_page';
+export type BoilerplateKind = 'consent' | 'skip_link' | 'navigation' | 'newsletter' | 'powered_by' | 'error_page';
 
 /** What the customer is told each kind is. */
 export const BOILERPLATE_WORDS: Record<BoilerplateKind, string> = {
   consent: 'a cookie or consent notice',
   skip_link: 'a “skip to content” link',
   navigation: 'a navigation or slideshow button',
+  newsletter: 'a newsletter sign-up',
   powered_by: 'a “Powered by” footer line',
   error_page: 'an error page',
 };
@@ -103,6 +105,27 @@ const PHRASES: Array<[BoilerplateKind, RegExp]> = [
   ],
   // Carousel position labels and "go to slide 3".
   ['navigation', /\b(go to slide|slide \d+ (of|\/) \d+)\b|スライド\s?\d+|슬라이드 \d+/iu],
+  // Newsletter sign-ups (a form's invitation, not what the product does).
+  [
+    'newsletter',
+    new RegExp(
+      [
+        '(sign up|subscribe|register)( now)? (for|to) (our |the )?(weekly |monthly )?newsletter',
+        'join (our|the) (mailing list|newsletter)',
+        'newsletter (abonnieren|anmelden)',
+        "(abonnez-vous|inscrivez-vous|s'abonner|s’abonner) (à|a) (la |notre )?newsletter",
+        'suscr[ií]b(e|ete|irse) (a|al) (nuestro |el |la )?(bolet[ií]n|newsletter)',
+        'assine (a )?(nossa )?newsletter',
+        'iscriviti alla (nostra )?newsletter',
+        'ニュースレター(に|を)(登録|購読)',
+        '뉴스레터 (구독|신청)',
+        '订阅(我们的)?(新闻|电子报|邮件)',
+        'подпи(шитесь|саться) на (нашу )?рассылку',
+        'اشترك في (النشرة|نشرتنا)',
+      ].join('|'),
+      'iu',
+    ),
+  ],
   // Footers.
   ['powered_by', /^(powered by|propulsé par|con tecnología de|desenvolvido (com|por)|realizzato con|mit technologie von)\s/iu],
   // Error pages.

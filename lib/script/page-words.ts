@@ -5,6 +5,7 @@
  * e-mail and street address, a lone label). Real pages were introduced as "Meet Home." or "Meet Document.", and
  * narrated their contact bar or their lorem ipsum: the analysis (lib/script/analyze.ts) treats these as absent.
  */
+import { boilerplateKind } from '../quality/boilerplate';
 
 const fold = (text: string) =>
   text
@@ -170,7 +171,8 @@ const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script
  */
 export function narratable(text: string): boolean {
   const flat = text.replace(/\s+/g, ' ').trim();
-  if (!flat || placeholder(flat)) return false;
+  // Page furniture (a newsletter sign-up, a cookie notice, a slide label) is not what the product does.
+  if (!flat || placeholder(flat) || boilerplateKind(flat)) return false;
   const letters = (t: string) => (t.match(/\p{L}/gu) ?? []).length;
   const rest = CONTACT_PARTS.reduce((t, pattern) => t.replace(pattern, ' '), flat);
   if (

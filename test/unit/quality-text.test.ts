@@ -87,6 +87,11 @@ describe('boilerplate', () => {
     ['ru', 'Мы используем файлы cookie', 'consent'],
     ['ru', 'Перейти к содержанию', 'skip_link'],
     ['ru', 'Страница не найдена', 'error_page'],
+    ['en', 'Sign Up for the NEWSLETTER.', 'newsletter'],
+    ['de', 'Jetzt Newsletter abonnieren', 'newsletter'],
+    ['fr', 'Abonnez-vous à notre newsletter', 'newsletter'],
+    ['ja', 'ニュースレターに登録する', 'newsletter'],
+    ['ru', 'Подпишитесь на нашу рассылку', 'newsletter'],
   ])('%s “%s” is %s', (_language, text, kind) => {
     expect(boilerplateKind(text)).toBe(kind);
   });
