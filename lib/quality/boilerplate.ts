@@ -16,7 +16,7 @@ export const BOILERPLATE_WORDS: Record<BoilerplateKind, string> = {
   skip_link: 'a “skip to content” link',
   navigation: 'a navigation or slideshow button',
   newsletter: 'a newsletter sign-up',
-  powered_by: 'a “Powered by” footer line',
+  powered_by: 'a footer line (“Powered by”, copyright)',
   error_page: 'an error page',
 };
 
@@ -126,7 +126,29 @@ const PHRASES: Array<[BoilerplateKind, RegExp]> = [
       'iu',
     ),
   ],
-  // Footers.
+  // Footers: copyright and template credits.
+  [
+    'powered_by',
+    new RegExp(
+      [
+        '\\ball rights reserved\\b',
+        '^(copyright|\\(c\\))\\s',
+        '©\\s?(19|20)\\d\\d',
+        '(19|20)\\d\\d\\s?©',
+        '\\b(template|theme|site) (is )?(made|designed|built|created) (with .{0,12} )?by\\b',
+        'tous droits réservés',
+        'alle rechte vorbehalten',
+        'todos los derechos reservados',
+        'todos os direitos reservados',
+        'tutti i diritti riservati',
+        'все права защищены',
+        'جميع الحقوق محفوظة',
+        '版权所有',
+        '無断転載',
+      ].join('|'),
+      'iu',
+    ),
+  ],
   ['powered_by', /^(powered by|propulsé par|con tecnología de|desenvolvido (com|por)|realizzato con|mit technologie von)\s/iu],
   // Error pages.
   [

@@ -112,6 +112,7 @@ describe('placeholder copy and page chrome are not narrated', () => {
     'Real Estate Agency',
     'Laptops Smartphones Cameras Accessories',
     'Sign Up for the NEWSLETTER and get 10% off your first order.',
+    'Copyright ©2026 All rights reserved | This template is made with by Colorlib.',
   ])('%s is not prose', (text) => expect(narratable(text)).toBe(false));
 
   test('the hero says prose, not the contact bar; a section of filler is not shown and filler sentences are dropped', () => {
