@@ -9,11 +9,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver';
-import { violationsAtWidths } from '../support/axe';
 import { dashboardSession, followRedirect, postForm } from '../support/dashboard-session';
 import { launchBrowser } from '../support/browser';
+import { dashboardBrowser } from '../support/dashboard-browser';
 import { startHarness, type Harness } from '../support/harness';
 import { waitFor } from '../support/wait';
 
@@ -35,67 +35,12 @@ let mainId: string;
 const text = (page: Page, selector: string) => page.$eval(selector, (el) => (el.textContent ?? '').replace(/\s+/g, ' ').trim());
 const attr = (page: Page, selector: string, name: string) => page.$eval(selector, (el, n) => el.getAttribute(n), name);
 
-/** One signed-in browser context per JavaScript setting (sign-in is limited to 5 a minute per email): a new tab in it. */
-const contexts = new Map<boolean, BrowserContext>();
-async function newPage(javaScript = true): Promise<Page> {
-  let context = contexts.get(javaScript);
-  const signedIn = !!context;
-  if (!context) contexts.set(javaScript, (context = await browser.createBrowserContext()));
-  const page = await context.newPage();
-  await page.setJavaScriptEnabled(javaScript);
-  await page.setViewport({ width: 1280, height: 900 });
-  if (signedIn) return page;
-  await page.goto(`${h.baseUrl}/dashboard/sign-in`);
-  await page.type('#email', EMAIL);
-  await page.type('#password', PASSWORD);
-  await Promise.all([page.waitForNavigation(), page.click('form[action="/dashboard/sign-in"] button[type=submit]')]);
-  return page;
-}
-
-async function press(page: Page, selector: string): Promise<number> {
-  const [response] = await Promise.all([page.waitForNavigation({ timeout: 120_000 }), page.click(selector)]);
-  return response!.status();
-}
-
-/** The page at 1280 and 390 px side by side in docs/<name>; nothing at 390 px wider than the screen. */
-async function screenshots(page: Page, name: string): Promise<void> {
-  // Every part painted before a full-page capture: nothing focused, the page scrolled through once.
-  await page.evaluate(async () => {
-    (document.activeElement as HTMLElement | null)?.blur();
-    window.scrollTo(0, document.body.scrollHeight);
-    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 100)));
-    window.scrollTo(0, 0);
-  });
-  const wide = await page.screenshot({ fullPage: true, encoding: 'base64' });
-  await page.setViewport({ width: 390, height: 844 });
-  expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
-  const narrow = await page.screenshot({ fullPage: true, encoding: 'base64' });
-  await page.setViewport({ width: 1280, height: 900 });
-  const sheet = await browser.newPage();
-  await sheet.setViewport({ width: 1280 + 390 + 72, height: 600 });
-  await sheet.setContent(
-    `<body style="margin:0;padding:24px;display:flex;gap:24px;align-items:flex-start;background:#c9ced6">` +
-      `<img src="data:image/png;base64,${wide}" width="1280"><img src="data:image/png;base64,${narrow}" width="390"></body>`,
-  );
-  await sheet.screenshot({ path: path.join(DOCS, name), fullPage: true });
-  await sheet.close();
-}
-
-/** axe-core's serious and critical violations of the page at both widths: none. */
-async function expectAccessible(page: Page): Promise<void> {
-  expect(await violationsAtWidths(page)).toEqual({ 1280: [], 390: [] });
-}
-
-/** At 390 px every cell of the page's labelled tables shows its label (the ::before of its data-label). */
-async function expectLabelledCells(page: Page): Promise<void> {
-  await page.setViewport({ width: 390, height: 844 });
-  const cells = await page.$$eval('table.labelled tbody td, table.labelled tbody th', (els) =>
-    els.map((el) => ({ label: el.getAttribute('data-label'), shown: getComputedStyle(el, '::before').content })),
-  );
-  await page.setViewport({ width: 1280, height: 900 });
-  expect(cells.length).toBeGreaterThan(0);
-  for (const cell of cells) expect(cell.shown).toBe(JSON.stringify(cell.label));
-}
+const { newPage, press, screenshots, expectAccessible, expectLabelledCells } = dashboardBrowser(
+  () => browser,
+  () => h.baseUrl,
+  EMAIL,
+  PASSWORD,
+);
 
 const apiCampaign = async (id: string) => (await h.request('GET', `/api/v1/campaigns/${id}`, { key: customer.key })).body;
 
