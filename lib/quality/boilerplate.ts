@@ -135,7 +135,7 @@ const PHRASES: Array<[BoilerplateKind, RegExp]> = [
         '^(copyright|\\(c\\))\\s',
         '©\\s?(19|20)\\d\\d',
         '(19|20)\\d\\d\\s?©',
-        '\\b(template|theme|site) (is )?(made|designed|built|created) (with .{0,12} )?by\\b',
+        '\\bthis (template|theme|site|website) (is|was) (made|designed|built|created) (with .{0,12} )?by\\b',
         'tous droits réservés',
         'alle rechte vorbehalten',
         'todos los derechos reservados',

@@ -98,6 +98,8 @@ describe('placeholder copy and page chrome are not narrated', () => {
     'Every transaction is matched the moment it lands.',
     'Status is a secure messaging app.',
     'Ipswich harbour tours.'.replace('Ipswich', 'Dover'),
+    // A theme's own page describing the theme is its copy, not a footer's credit line.
+    'A free, responsive, one page Bootstrap theme created by Start Bootstrap.',
   ])('%s is the page’s own copy', (text) => {
     expect(placeholder(text)).toBe(false);
     expect(narratable(text)).toBe(true);
