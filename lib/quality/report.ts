@@ -1,7 +1,7 @@
 /**
  * The video's own check (decisions §13): the vocabulary of its report, defined once. The flag codes, the repair
  * actions and the report's shape; the API's schema (lib/http/api-schemas.ts), the render node's check
- * (lib/quality/check.ts), the repair's plan (lib/quality/repair.ts), the dashboard's words and the README derive
+ * (lib/quality/check.ts), the repair's plan (lib/quality/repair.ts), the dashboard's words and docs/video.md derive
  * from these.
  */
 
