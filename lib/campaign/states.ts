@@ -65,6 +65,8 @@ export const STAGE_ACTIONS = {
   voiceover: 'voice.speak',
   rendering: 'rendering.renderCampaign',
 } as const satisfies Record<GeneratingState, ActionName>;
+/** A stage's action: what the actor calls for a generating state. */
+export type StageAction = (typeof STAGE_ACTIONS)[GeneratingState];
 
 /** decisions §14: a batch is complete once each of its campaigns is in one of these (generation has ended for it). */
 export const SETTLED_STATES: readonly CampaignState[] = ['review', 'published', 'failed'];

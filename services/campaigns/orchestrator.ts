@@ -19,6 +19,7 @@ import {
   PROGRESS_ON_ENTRY,
   STAGE_ACTIONS,
   type CampaignState,
+  type StageAction,
 } from '../../lib/campaign/states';
 import {
   campaignTrace,
@@ -27,6 +28,7 @@ import {
   VIDEO_REPORTED,
   type RenderingResult,
   type ScriptingResult,
+  type StageCall,
   type StageInput,
   type StageParams,
   type VideoReport,
@@ -259,7 +261,7 @@ export const orchestratorMethods = {
         }
         from = campaign.status;
         const input = await this.stageInputOf(campaignId);
-        const result = await call(this.broker, action, { campaign_id: campaignId, input }, campaignTrace(campaignId));
+        const result = await this.callStage(campaign, action, { campaign_id: campaignId, input });
         // Stages compute and return; what they found about the videos is recorded here, with the step, before the
         // transition, whose terminal event (review's webhook) shows the videos as recorded.
         const step = from;
@@ -310,6 +312,14 @@ export const orchestratorMethods = {
         { where: { id: campaignId, lease_owner: this.broker.nodeID } },
       ).catch(() => undefined);
     }
+  },
+
+  /**
+   * The one place a campaign's stage is called: every stage call of the pipeline goes through here, so what governs
+   * a call (its trace, the turn it waits for) is decided once.
+   */
+  callStage(campaign: Campaign, action: StageAction, params: StageCall): Promise<unknown> {
+    return call(this.broker, action, params, campaignTrace(campaign.id));
   },
 
   /**

@@ -5,8 +5,8 @@
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import type { Attributes, FindOptions, Transaction } from 'sequelize';
 import type { CampaignMetadata, CampaignOptions } from '../../lib/campaign/options';
-import type { StageParams, StageInput, VideoReport } from '../../lib/campaign/stages';
-import type { CampaignState, GeneratingState } from '../../lib/campaign/states';
+import type { StageCall, StageParams, StageInput, VideoReport } from '../../lib/campaign/stages';
+import type { CampaignState, GeneratingState, StageAction } from '../../lib/campaign/states';
 import type { CampaignListView, CampaignRow, CampaignView, VideoRow, VideoView } from '../../lib/campaign/view';
 import type { VideoEditInput } from '../../lib/campaign/video-edit';
 import type { Batch, Campaign, Video } from '../../lib/db/models';
@@ -313,6 +313,7 @@ export interface OrchestratorMethods {
   links(video: LinkableVideo): FileLinks;
   applyTransition(params: TransitionParams, outer?: Transaction): Promise<Campaign>;
   advance(campaignId: string): Promise<void>;
+  callStage(campaign: Campaign, action: StageAction, params: StageCall): Promise<unknown>;
   recordVideo(report: VideoReport, transaction?: Transaction): Promise<void>;
   recordStageResult(state: CampaignState, result: unknown, transaction: Transaction): Promise<void>;
   takeLease(campaignId: string): Promise<boolean>;
