@@ -28,7 +28,8 @@ const { MoleculerClientError, MoleculerRetryableError } = Errors;
 /** Request bodies may come compressed with these (body-parser inflates them; `zstd` where Node has it). */
 export const ACCEPTED_CONTENT_ENCODINGS = ['gzip', 'deflate', 'br', 'zstd'] as const;
 
-export const invalidInput = (message: string, status: 400 | 413 | 422 = 400) => new MoleculerClientError(message, status, 'invalid_input');
+export const invalidInput = (message: string, status: 400 | 405 | 413 | 422 = 400) =>
+  new MoleculerClientError(message, status, 'invalid_input');
 /**
  * The page cannot be captured (a login wall, a challenge, an error status, nothing on it, not reachable): 422
  * `invalid_input` with the reason when a create is checked; at collection the capture stage fails the campaign with

@@ -4,6 +4,7 @@
  *   → route → `authorize` (the caller's organization into meta) → the broker's action rules (mixins/action-rules.ts):
  *   the action's declared scope (403) and per-plan rate (429) → the action (ajv params, 400).
  * Every failure is answered through lib/errors.ts's single mapping.
+ * Under /mcp it is the MCP server (Streamable HTTP, gateway/mcp.ts): the same checks, then tools that call the same actions.
  * Under /files it serves rendered videos, their posters and captions to anyone holding a signed link (lib/storage/file-links.ts).
  * Its HTTP server bounds slow clients: header, request and keep-alive timeouts, connections per address (gateway/http-limits.ts).
  */
@@ -31,6 +32,7 @@ import { DASHBOARD_HEADERS } from '../lib/dashboard/render';
 import { answerDashboardError, DASHBOARD_ALIASES, dashboardHttp, readDashboardMultipart } from './gateway/dashboard-route';
 import { downloadAliases } from './gateway/downloads';
 import { boundSlowClients } from './gateway/http-limits';
+import { answerMcp } from './gateway/mcp';
 import { buildOpenApiDocument } from './gateway/openapi';
 import { publicActions } from './gateway/public-actions';
 import { decodable, loggablePath, type Next, type Req, type Res } from './gateway/request';
@@ -120,6 +122,30 @@ function shortList(names: string[], most = 10): string {
 const API_CALL_TIMEOUT_MS = 60_000;
 const AUTHENTICATE_TIMEOUT_MS = 10_000;
 
+const API_CALL_OPTIONS = { timeout: API_CALL_TIMEOUT_MS, retries: 0 };
+
+/**
+ * What every API request passes before its route's handler (/api/v1 and /mcp): the per-IP limit, the API key and its
+ * plan's API access, the JSON body. moleculer-web calls route middlewares with the service as `this`.
+ */
+const API_REQUEST_CHECKS = [
+  function limitByIp(this: ApiThis, req: Req, res: Res, next: Next) {
+    this.limitByIp(req, res, next);
+  },
+  function authenticateKey(this: ApiThis, req: Req, res: Res, next: Next) {
+    this.authenticateKey(req, res, next);
+  },
+  function parseJsonBody(this: ApiThis, req: Req, res: Res, next: Next) {
+    this.parseJsonBody(req, res, next);
+  },
+];
+
+/** GET and DELETE /mcp: a stateless server has no event stream to open and no session to end (the MCP clients expect 405). */
+function mcpMethodNotAllowed(req: Req, res: Res, next: Next) {
+  res.setHeader('Allow', 'POST');
+  next(invalidInput('The MCP endpoint is stateless: send JSON-RPC messages with POST.', 405));
+}
+
 /** How long /readyz waits on each dependency before calling it unreachable. */
 const READY_CHECK_MS = 2000;
 
@@ -139,24 +165,13 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
         bodyParsers: false,
         authorization: true,
         autoAliases: false,
-        callOptions: { timeout: API_CALL_TIMEOUT_MS, retries: 0 },
+        callOptions: API_CALL_OPTIONS,
         aliases: {
           ...Object.fromEntries(publicActions().map((action) => [`${action.method} ${action.path}`, action.name])),
           'GET /openapi.json': 'api.openapi',
           'GET /schemas/universal-video-json.json': 'api.videoDocumentSchema',
         },
-        // moleculer-web calls route middlewares with the service as `this`.
-        use: [
-          function limitByIp(this: ApiThis, req: Req, res: Res, next: Next) {
-            this.limitByIp(req, res, next);
-          },
-          function authenticateKey(this: ApiThis, req: Req, res: Res, next: Next) {
-            this.authenticateKey(req, res, next);
-          },
-          function parseJsonBody(this: ApiThis, req: Req, res: Res, next: Next) {
-            this.parseJsonBody(req, res, next);
-          },
-        ],
+        use: API_REQUEST_CHECKS,
         // The plan layer the action rules counted (meta.planRate) joins the per-IP layer in the X-RateLimit-* headers.
         onAfterCall(this: ApiThis, ctx: Context<unknown, GatewayMeta>, route: Route, req: Req, res: Res, data: unknown) {
           if (ctx.meta.planRate) this.showRate(req, res, [ctx.meta.planRate], false);
@@ -165,6 +180,26 @@ const ApiService: ServiceSchema<ApiSettings, ApiMethods, ApiLocalVars> = {
         onError(this: ApiThis, req: Req, res: Res, err: unknown) {
           const planRate = (req.$ctx as Context<unknown, GatewayMeta> | undefined)?.meta.planRate;
           if (planRate && !res.headersSent) this.showRate(req, res, [planRate], toErrorResponse(err).status === 429);
+          this.answerError(req, res, err);
+        },
+      },
+      {
+        // decisions §16: the MCP server over Streamable HTTP (gateway/mcp.ts), behind the same checks as /api/v1; each
+        // tool calls its /api/v1 action with this meta and these options. Stateless: POST only (no stream to resume).
+        path: '/mcp',
+        mappingPolicy: 'restrict',
+        bodyParsers: false,
+        authorization: true,
+        autoAliases: false,
+        aliases: {
+          'POST /': function mcp(this: ApiThis, req: Req, res: Res, next: Next) {
+            answerMcp(req, res, API_CALL_OPTIONS).catch(next);
+          },
+          'GET /': mcpMethodNotAllowed,
+          'DELETE /': mcpMethodNotAllowed,
+        },
+        use: API_REQUEST_CHECKS,
+        onError(this: ApiThis, req: Req, res: Res, err: unknown) {
           this.answerError(req, res, err);
         },
       },
