@@ -29,10 +29,10 @@ const TOOLS = [
   'get_batch',
 ];
 
-async function httpClient(h: Harness, key: string): Promise<Client> {
+async function httpClient(h: Harness, key: string, headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'mcp-test', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(`${h.baseUrl}/mcp`), {
-    requestInit: { headers: { Authorization: `Bearer ${key}` } },
+    requestInit: { headers: { Authorization: `Bearer ${key}`, ...headers } },
   });
   await client.connect(transport);
   return client;
@@ -198,14 +198,18 @@ describe("the API's rules at /mcp (pipeline paused)", () => {
     }
   });
 
-  test("a Growth key: the 11th create_campaign in a minute is rate_limited (the plan's rate)", async () => {
+  test("a Growth key: the 11th create_campaign in a minute is rate_limited (the plan's rate); a client's Idempotency-Key header replays nothing", async () => {
     const { key } = await h.newCustomer('growth');
-    const client = await httpClient(h, key);
+    // Configured headers go with every request: a create is not replayed by one (each is a campaign of its own).
+    const client = await httpClient(h, key, { 'Idempotency-Key': 'configured-once' });
     try {
+      const ids = new Set<string>();
       for (let i = 0; i < 10; i += 1) {
         const created = await use(client, 'create_campaign', { url: h.pageUrl, languages: ['en'], platforms: ['tiktok'] });
         expect(created.isError).toBe(false);
+        ids.add(created.body.campaign_id);
       }
+      expect(ids.size).toBe(10);
       const eleventh = await use(client, 'create_campaign', { url: h.pageUrl, languages: ['en'], platforms: ['tiktok'] });
       expect(eleventh.isError).toBe(true);
       expect(eleventh.text).toMatch(/^rate_limited: /);
