@@ -7,12 +7,12 @@
  * the batch. Its batch.completed is written by the transition that settles its last campaign (lib/campaign/outbox.ts).
  */
 import crypto from 'node:crypto';
-import { Op, UniqueConstraintError, type Attributes, type Transaction, type WhereOptions } from 'sequelize';
+import { Op, UniqueConstraintError, type Transaction } from 'sequelize';
 import type { Context } from 'moleculer';
 import { configOf } from '../../config';
 import { countByStatus } from '../../lib/campaign/states';
 import { periodResetsAt, quotaPeriod, reserveQuota, usedInPeriod } from '../../lib/campaign/quota';
-import { decodeListCursor, encodeListCursor } from '../../lib/campaign/view';
+import { keysetPage } from '../../lib/db/keyset';
 import type { Batch, Campaign } from '../../lib/db/models';
 import { invalidInput, notFound, quotaExceeded, unauthorized } from '../../lib/errors';
 import {
@@ -237,34 +237,17 @@ export const batchActions: CampaignsActionSchemas = {
     async handler(ctx: Context<ListBatchesParams, CampaignMeta>): Promise<BatchListView> {
       const auth = ctx.meta.auth;
       if (!auth) throw unauthorized();
-      const { models, sequelize } = this.db;
-      const limit = ctx.params.limit ?? LIST_LIMIT_DEFAULT;
-      const conditions: WhereOptions<Attributes<Batch>>[] = [{ org_id: auth.orgId }];
-      if (ctx.params.cursor !== undefined) {
-        const after = decodeListCursor(ctx.params.cursor, 'batches');
-        if (!after || !(await models.Batch.count({ where: { id: after, org_id: auth.orgId } })))
-          throw invalidInput("cursor is not valid: pass the previous page's next_cursor as it is.");
-        conditions.push(
-          sequelize.literal(
-            `("created_at", "id") < (SELECT b."created_at", b."id" FROM "batches" AS b WHERE b."id" = ${sequelize.escape(after)})`,
-          ),
-        );
-      }
-      const rows: Batch[] = await models.Batch.findAll({
-        where: { [Op.and]: conditions },
-        order: [
-          ['created_at', 'DESC'],
-          ['id', 'DESC'],
-        ],
-        limit: limit + 1,
+      const { rows, has_more, next_cursor } = await keysetPage<Batch>(this.db.models.Batch, {
+        list: 'batches',
+        orgId: auth.orgId,
+        cursor: ctx.params.cursor,
+        limit: ctx.params.limit ?? LIST_LIMIT_DEFAULT,
       });
-      const page = rows.slice(0, limit);
-      const hasMore = rows.length > limit;
       return {
         success: true,
-        batches: await this.presentBatches(page),
-        has_more: hasMore,
-        next_cursor: hasMore ? encodeListCursor(page[page.length - 1].id, 'batches') : null,
+        batches: await this.presentBatches(rows),
+        has_more,
+        next_cursor,
       };
     },
   },
