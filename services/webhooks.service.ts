@@ -10,7 +10,7 @@
  * dispatchers (or a restarted one) never send the same attempt twice, and a crash loses none.
  */
 import crypto from 'node:crypto';
-import { Op, UniqueConstraintError } from 'sequelize';
+import { Op, UniqueConstraintError, type WhereOptions } from 'sequelize';
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import { configOf } from '../config';
 import type { WebhookDelivery } from '../lib/db/models';
@@ -23,6 +23,7 @@ import {
   REDELIVERY_WINDOW_MS,
   webhookHeaders,
   WEBHOOK_REDELIVERIES_PER_DAY,
+  type RedeliverEventParams,
   type RedeliverParams,
   type RedeliverResult,
   type WebhookEventType,
@@ -84,6 +85,7 @@ export interface DeliveriesResult {
 export interface WebhooksActions {
   'webhooks.retry': { params: RetryParams; result: RetryResult };
   'webhooks.redeliver': { params: RedeliverParams; result: RedeliverResult };
+  'webhooks.redeliverEvent': { params: RedeliverEventParams; result: RedeliverResult };
   'webhooks.deliveries': { params: DeliveriesParams; result: DeliveriesResult };
 }
 
@@ -92,6 +94,7 @@ type WebhooksMethods = DbMethods<'webhooks'> & {
   dispatchDue(): Promise<number>;
   deliver(delivery: WebhookDelivery): Promise<void>;
   waitingRedeliveries(deliveryId: string): Promise<Array<{ id: number }>>;
+  redeliverDelivery(where: WhereOptions<WebhookDelivery>, subject: 'campaign' | 'batch', missing: string): Promise<RedeliverResult>;
 };
 
 interface WebhooksLocalVars {
@@ -162,55 +165,35 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksMethods, Webh
         properties: { campaign_id: { type: 'string', format: 'uuid' } },
       },
       async handler(ctx: Context<RedeliverParams>): Promise<RedeliverResult> {
-        const { models, sequelize } = this.db;
         const campaignId = ctx.params.campaign_id;
-        // The event may have been written a moment ago and not taken over yet.
-        await this.takeOverEvents();
-        const result = await sequelize.transaction(async (transaction: Transaction) => {
-          const delivery: WebhookDelivery | null = await models.WebhookDelivery.findOne({
-            // The campaign's terminal event: an edited video's (video.updated) is not what redelivery sends.
-            where: { campaign_id: campaignId, event_type: [...CAMPAIGN_EVENT_TYPES] },
-            order: [['created_at', 'DESC']],
-            transaction,
-            lock: true,
-          });
-          if (!delivery) throw conflict('The campaign has no webhook event yet; it is sent when the campaign reaches review or failed.');
-          const now = Date.now();
-          const recent = await models.WebhookRedelivery.findAll({
-            attributes: ['requested_at'],
-            where: { campaign_id: campaignId, requested_at: { [Op.gt]: new Date(now - REDELIVERY_WINDOW_MS) } },
-            order: [['requested_at', 'ASC']],
-            transaction,
-          });
-          if (recent.length >= WEBHOOK_REDELIVERIES_PER_DAY) {
-            // The oldest request in the window frees a place when it leaves the window.
-            const freedAt = recent[recent.length - WEBHOOK_REDELIVERIES_PER_DAY].requested_at.getTime() + REDELIVERY_WINDOW_MS;
-            const retryAfter = Math.max(1, Math.ceil((freedAt - now) / 1000));
-            throw allowanceExhausted(
-              `This campaign's webhook was redelivered ${WEBHOOK_REDELIVERIES_PER_DAY} times in the last 24 hours, the most allowed; retry in ${retryAfter} s.`,
-              { limit: WEBHOOK_REDELIVERIES_PER_DAY, retry_after_seconds: retryAfter },
-            );
-          }
-          await models.WebhookRedelivery.create(
-            { delivery_id: delivery.id, campaign_id: campaignId, requested_at: new Date(now) },
-            { transaction },
-          );
-          // Due at once; an attempt on the wire (claimed) finishes first, finds this request waiting and leaves it due.
-          await models.WebhookDelivery.update(
-            { status: 'pending', next_attempt_at: new Date(now) },
-            { where: { id: delivery.id }, transaction },
-          );
-          return {
-            campaign_id: campaignId,
-            event_id: delivery.event_id,
-            event: delivery.event_type as WebhookEventType,
-            status: 'pending' as const,
-            redeliveries_left: WEBHOOK_REDELIVERIES_PER_DAY - recent.length - 1,
-          };
-        });
-        this.logger.info(`webhook ${result.event} ${result.event_id}: redelivery asked (${result.redeliveries_left} left today)`);
-        this.dispatchDue().catch(() => undefined);
-        return result;
+        return this.redeliverDelivery(
+          // The campaign's terminal event: an edited video's (video.updated) and its batch's are not what it sends.
+          { campaign_id: campaignId, event_type: [...CAMPAIGN_EVENT_TYPES] },
+          'campaign',
+          'The campaign has no webhook event yet; it is sent when the campaign reaches review or failed.',
+        );
+      },
+    },
+
+    /**
+     * A batch's batch.completed again (decisions §14: "signed and retried like the campaign events"), asked through the
+     * campaign actor once it has checked the batch is the caller's and complete, and named the event. The same rules
+     * as a campaign's redelivery: same event id, signed afresh, one attempt per request, 10 a day for the event.
+     */
+    redeliverEvent: {
+      visibility: 'public',
+      params: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['event_id'],
+        properties: { event_id: { type: 'string', pattern: '^evt_', maxLength: 64 } },
+      },
+      async handler(ctx: Context<RedeliverEventParams>): Promise<RedeliverResult> {
+        return this.redeliverDelivery(
+          { event_id: ctx.params.event_id, event_type: 'batch.completed' },
+          'batch',
+          'The batch has no webhook event yet; it is sent when every campaign of the batch is settled.',
+        );
       },
     },
 
@@ -229,7 +212,8 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksMethods, Webh
         // An event written a moment ago and not yet taken over is shown as soon as it is.
         await this.takeOverEvents().catch(() => 0);
         const rows: WebhookDelivery[] = await models.WebhookDelivery.findAll({
-          where: { campaign_id: campaignId, org_id: orgId },
+          // A batch's batch.completed is filed under the campaign that completed the batch, but is the batch's, not this campaign's.
+          where: { campaign_id: campaignId, org_id: orgId, event_type: { [Op.ne]: 'batch.completed' } },
           order: [['created_at', 'DESC']],
         });
         const ids = rows.map((row) => row.id);
@@ -278,6 +262,61 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksMethods, Webh
   },
 
   methods: {
+    /**
+     * One redelivery request of the delivery `where` finds (the newest): the allowance (WEBHOOK_REDELIVERIES_PER_DAY in
+     * any 24 hours, counted on the requests of this delivery) checked and taken under the delivery's row lock, so
+     * concurrent requests cannot overdraw it; the delivery due at once.
+     */
+    async redeliverDelivery(where: WhereOptions<WebhookDelivery>, subject: 'campaign' | 'batch', missing: string) {
+      const { models, sequelize } = this.db;
+      // The event may have been written a moment ago and not taken over yet.
+      await this.takeOverEvents();
+      const result = await sequelize.transaction(async (transaction: Transaction) => {
+        const delivery: WebhookDelivery | null = await models.WebhookDelivery.findOne({
+          where,
+          order: [['created_at', 'DESC']],
+          transaction,
+          lock: true,
+        });
+        if (!delivery) throw conflict(missing);
+        const now = Date.now();
+        const recent = await models.WebhookRedelivery.findAll({
+          attributes: ['requested_at'],
+          where: { delivery_id: delivery.id, requested_at: { [Op.gt]: new Date(now - REDELIVERY_WINDOW_MS) } },
+          order: [['requested_at', 'ASC']],
+          transaction,
+        });
+        if (recent.length >= WEBHOOK_REDELIVERIES_PER_DAY) {
+          // The oldest request in the window frees a place when it leaves the window.
+          const freedAt = recent[recent.length - WEBHOOK_REDELIVERIES_PER_DAY].requested_at.getTime() + REDELIVERY_WINDOW_MS;
+          const retryAfter = Math.max(1, Math.ceil((freedAt - now) / 1000));
+          throw allowanceExhausted(
+            `This ${subject}'s webhook was redelivered ${WEBHOOK_REDELIVERIES_PER_DAY} times in the last 24 hours, the most allowed; retry in ${retryAfter} s.`,
+            { limit: WEBHOOK_REDELIVERIES_PER_DAY, retry_after_seconds: retryAfter },
+          );
+        }
+        await models.WebhookRedelivery.create(
+          { delivery_id: delivery.id, campaign_id: delivery.campaign_id, requested_at: new Date(now) },
+          { transaction },
+        );
+        // Due at once; an attempt on the wire (claimed) finishes first, finds this request waiting and leaves it due.
+        await models.WebhookDelivery.update(
+          { status: 'pending', next_attempt_at: new Date(now) },
+          { where: { id: delivery.id }, transaction },
+        );
+        return {
+          campaign_id: delivery.campaign_id,
+          event_id: delivery.event_id,
+          event: delivery.event_type as WebhookEventType,
+          status: 'pending' as const,
+          redeliveries_left: WEBHOOK_REDELIVERIES_PER_DAY - recent.length - 1,
+        };
+      });
+      this.logger.info(`webhook ${result.event} ${result.event_id}: redelivery asked (${result.redeliveries_left} left today)`);
+      this.dispatchDue().catch(() => undefined);
+      return result;
+    },
+
     /** The customer's redelivery requests of a delivery that no attempt has served yet. */
     async waitingRedeliveries(deliveryId: string) {
       return this.db.models.WebhookRedelivery.findAll({ attributes: ['id'], where: { delivery_id: deliveryId, attempt: null } });

@@ -1,6 +1,5 @@
 /** The public JSON of a campaign (GET /api/v1/campaigns/{id}), from its row and its video rows. */
 import type { operations } from '../../clients/typescript/src/schema';
-import { UUID_TEXT } from '../ids';
 import type { CampaignMetadata, CampaignOptions } from './options';
 import { reportIdOf } from '../ops/reports';
 import type { QualityReport } from '../quality/report';
@@ -155,22 +154,4 @@ export function presentCampaign(campaign: CampaignRow, videos: VideoRow[], links
 /** decisions.md §1: the default title is the page's host name without a leading `www.`. */
 export function defaultTitle(url: URL): string {
   return url.hostname.replace(/^www\./i, '');
-}
-
-/**
- * The list's cursor (decisions §11): opaque to customers; here the id of the page's last campaign (or batch, for the
- * batch list), in base64url so that nobody builds one by hand. Each list has its own prefix, so one list's cursor is
- * not taken by the other. Undefined when the text is not one of ours.
- */
-const CURSOR_PREFIX = { campaigns: 'c1:', batches: 'b1:' } as const;
-type ListName = keyof typeof CURSOR_PREFIX;
-
-export function encodeListCursor(id: string, list: ListName = 'campaigns'): string {
-  return Buffer.from(`${CURSOR_PREFIX[list]}${id}`, 'utf8').toString('base64url');
-}
-
-export function decodeListCursor(cursor: string, list: ListName = 'campaigns'): string | undefined {
-  const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  const id = text.startsWith(CURSOR_PREFIX[list]) ? text.slice(CURSOR_PREFIX[list].length) : '';
-  return UUID_TEXT.test(id) ? id : undefined;
 }

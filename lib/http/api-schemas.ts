@@ -1016,6 +1016,20 @@ export const BatchIdParams = {
   properties: { id: { type: 'string', description: 'The batch_id (a UUID; anything else answers 404).' } },
 } as const;
 
+/** POST /api/v1/batches/{id}/webhook/redeliver's answer: the batch's batch.completed queued again. */
+export const BatchWebhookRedelivery = {
+  type: 'object',
+  required: ['success', 'batch_id', 'event_id', 'event', 'status', 'redeliveries_left'],
+  properties: {
+    success: { const: true },
+    batch_id: { type: 'string', format: 'uuid' },
+    event_id: { type: 'string', description: 'The X-Service-Event-Id of the first delivery, sent again unchanged.' },
+    event: { type: 'string', const: 'batch.completed' },
+    status: { type: 'string', const: 'pending', description: 'Queued: it is sent at once, signed with a fresh timestamp.' },
+    redeliveries_left: { type: 'integer', minimum: 0, description: 'Redeliveries this batch has left in the last 24 hours.' },
+  },
+} as const;
+
 /** A batch's campaigns counted by status: every status, 0 when none. */
 const BatchCountsSchema = {
   type: 'object',

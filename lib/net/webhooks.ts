@@ -53,6 +53,10 @@ export const REDELIVERY_WINDOW_MS = 24 * 60 * 60_000;
 export interface RedeliverParams {
   campaign_id: string;
 }
+/** webhooks.redeliverEvent's params: one event by its id (a batch's batch.completed, whose batch the campaign actor checked). */
+export interface RedeliverEventParams {
+  event_id: string;
+}
 export interface RedeliverResult {
   campaign_id: string;
   event_id: string;

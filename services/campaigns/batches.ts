@@ -7,18 +7,19 @@
  * the batch. Its batch.completed is written by the transition that settles its last campaign (lib/campaign/outbox.ts).
  */
 import crypto from 'node:crypto';
-import { Op, UniqueConstraintError, type Attributes, type Transaction, type WhereOptions } from 'sequelize';
+import { Op, UniqueConstraintError, type Transaction } from 'sequelize';
 import type { Context } from 'moleculer';
 import { configOf } from '../../config';
 import { countByStatus } from '../../lib/campaign/states';
 import { periodResetsAt, quotaPeriod, reserveQuota, usedInPeriod } from '../../lib/campaign/quota';
-import { decodeListCursor, encodeListCursor } from '../../lib/campaign/view';
+import { keysetPage } from '../../lib/db/keyset';
 import type { Batch, Campaign } from '../../lib/db/models';
-import { invalidInput, notFound, quotaExceeded, unauthorized } from '../../lib/errors';
+import { conflict, invalidInput, notFound, quotaExceeded, unauthorized } from '../../lib/errors';
 import {
   BatchIdParams,
   BatchListSchema,
   BatchSchema,
+  BatchWebhookRedelivery,
   CreateBatchBody,
   CreateCampaignBody,
   CreatedBatch,
@@ -28,10 +29,12 @@ import {
 import type { AuthContext } from '../../lib/http/auth';
 import { createAjv, describeError } from '../../lib/http/validator';
 import { UUID_ANY_CASE } from '../../lib/ids';
+import { call } from '../../lib/net/calls';
 import { assertPublicUrl, guardFor, UrlRejectedError } from '../../lib/net/net-guard';
 import type {
   BatchListView,
   BatchMethods,
+  BatchRedeliverResult,
   BatchUsage,
   BatchView,
   CampaignByIdParams,
@@ -237,34 +240,65 @@ export const batchActions: CampaignsActionSchemas = {
     async handler(ctx: Context<ListBatchesParams, CampaignMeta>): Promise<BatchListView> {
       const auth = ctx.meta.auth;
       if (!auth) throw unauthorized();
-      const { models, sequelize } = this.db;
-      const limit = ctx.params.limit ?? LIST_LIMIT_DEFAULT;
-      const conditions: WhereOptions<Attributes<Batch>>[] = [{ org_id: auth.orgId }];
-      if (ctx.params.cursor !== undefined) {
-        const after = decodeListCursor(ctx.params.cursor, 'batches');
-        if (!after || !(await models.Batch.count({ where: { id: after, org_id: auth.orgId } })))
-          throw invalidInput("cursor is not valid: pass the previous page's next_cursor as it is.");
-        conditions.push(
-          sequelize.literal(
-            `("created_at", "id") < (SELECT b."created_at", b."id" FROM "batches" AS b WHERE b."id" = ${sequelize.escape(after)})`,
-          ),
-        );
-      }
-      const rows: Batch[] = await models.Batch.findAll({
-        where: { [Op.and]: conditions },
-        order: [
-          ['created_at', 'DESC'],
-          ['id', 'DESC'],
-        ],
-        limit: limit + 1,
+      const { rows, has_more, next_cursor } = await keysetPage<Batch>(this.db.models.Batch, {
+        list: 'batches',
+        orgId: auth.orgId,
+        cursor: ctx.params.cursor,
+        limit: ctx.params.limit ?? LIST_LIMIT_DEFAULT,
       });
-      const page = rows.slice(0, limit);
-      const hasMore = rows.length > limit;
       return {
         success: true,
-        batches: await this.presentBatches(page),
-        has_more: hasMore,
-        next_cursor: hasMore ? encodeListCursor(page[page.length - 1].id, 'batches') : null,
+        batches: await this.presentBatches(rows),
+        has_more,
+        next_cursor,
+      };
+    },
+  },
+
+  /**
+   * Redelivery of the batch's batch.completed (decisions §14: signed and retried like the campaign events, so sent again
+   * like them, decisions §11): the same event id and body, signed afresh, one attempt per request, 10 a batch in any 24
+   * hours. The actor checks the batch (the caller's, complete, with a webhook_url) and names its event from its outbox;
+   * the dispatcher, which owns the deliveries, counts the allowance and sends it.
+   */
+  redeliverBatchWebhook: {
+    rest: 'POST /batches/:id/webhook/redeliver',
+    scope: 'campaigns:create',
+    params: BatchIdParams,
+    openapi: {
+      summary: "Send a batch's batch.completed webhook again",
+      description:
+        'For a receiver that was down or lost it: the same event id and body, a fresh timestamp and signature, sent at once (one attempt per request). 10 requests per batch in any 24 hours.',
+      tag: 'Webhooks',
+      successStatus: 202,
+      response: BatchWebhookRedelivery,
+      responses: {
+        409: 'conflict: a campaign of the batch is still generating (batch.completed is sent once every one is settled), or the batch was created without a webhook_url.',
+        429: 'rate_limited: a request limit (limiter body), or this batch was redelivered 10 times in the last 24 hours (standard body, details { limit, retry_after_seconds }); both with Retry-After.',
+      },
+    },
+    async handler(ctx: Context<CampaignByIdParams, CampaignMeta>): Promise<BatchRedeliverResult> {
+      const batch = await this.ownedBatch(ctx.meta.auth, ctx.params.id);
+      if (!batch.completed_at)
+        throw conflict('The batch is not complete yet; its batch.completed is sent once every campaign is in review, published or failed.');
+      if (!batch.webhook_url) throw conflict('The batch was created without a webhook_url: there is no batch.completed to send.');
+      // Its one batch.completed, filed under the campaign that completed it (lib/campaign/outbox.ts).
+      const { models } = this.db;
+      const campaigns: Campaign[] = await models.Campaign.findAll({ attributes: ['id'], where: { batch_id: batch.id } });
+      const event = await models.CampaignWebhookEvent.findOne({
+        attributes: ['event_id'],
+        where: { event_type: 'batch.completed', campaign_id: campaigns.map((c) => c.id) },
+      });
+      if (!event) throw conflict('The batch has no batch.completed event to send.');
+      const result = await call(ctx, 'webhooks.redeliverEvent', { event_id: event.event_id });
+      ctx.meta.$statusCode = 202;
+      return {
+        success: true,
+        batch_id: batch.id,
+        event_id: result.event_id,
+        event: 'batch.completed',
+        status: result.status,
+        redeliveries_left: result.redeliveries_left,
       };
     },
   },

@@ -8,9 +8,9 @@ import { Op, QueryTypes, type Attributes, type WhereOptions } from 'sequelize';
 import type { Context } from 'moleculer';
 import { periodResetsAt, periodsEndingAt, quotaPeriod, usedInPeriod } from '../../lib/campaign/quota';
 import { CAMPAIGN_STATES } from '../../lib/campaign/states';
-import { decodeListCursor, encodeListCursor } from '../../lib/campaign/view';
+import { keysetPage } from '../../lib/db/keyset';
 import type { Campaign, CampaignEvent, Video } from '../../lib/db/models';
-import { invalidInput, unauthorized } from '../../lib/errors';
+import { unauthorized } from '../../lib/errors';
 import { CampaignIdParams, CampaignListSchema, LIST_LIMIT_DEFAULT, ListCampaignsQuery, UsageReportQuery } from '../../lib/http/api-schemas';
 import { buildUsageReport, type UsageReport } from '../../lib/ops/reports';
 import type {
@@ -48,9 +48,8 @@ export const readActions: CampaignsActionSchemas = {
     async handler(ctx: Context<ListQueryParams, CampaignMeta>): Promise<CampaignListView> {
       const auth = ctx.meta.auth;
       if (!auth) throw unauthorized();
-      const { models, sequelize } = this.db;
-      const limit = ctx.params.limit ?? LIST_LIMIT_DEFAULT;
-      const conditions: WhereOptions<Attributes<Campaign>>[] = [{ org_id: auth.orgId }];
+      const { models } = this.db;
+      const conditions: WhereOptions<Attributes<Campaign>>[] = [];
       if (ctx.params.status) conditions.push({ status: ctx.params.status });
       if (ctx.params.created_after) conditions.push({ created_at: { [Op.gt]: new Date(ctx.params.created_after) } });
       if (ctx.params.created_before) conditions.push({ created_at: { [Op.lt]: new Date(ctx.params.created_before) } });
@@ -59,28 +58,18 @@ export const readActions: CampaignsActionSchemas = {
         const batch = await this.ownedBatch(auth, ctx.params.batch_id);
         conditions.push({ batch_id: batch.id });
       }
-      if (ctx.params.cursor !== undefined) {
-        const after = decodeListCursor(ctx.params.cursor);
-        // The position is the cursor campaign's own row, read by the database: no timestamp precision is lost.
-        if (!after || !(await models.Campaign.count({ where: { id: after, org_id: auth.orgId } })))
-          throw invalidInput("cursor is not valid: pass the previous page's next_cursor as it is.");
-        conditions.push(
-          sequelize.literal(
-            `("created_at", "id") < (SELECT c."created_at", c."id" FROM "campaigns" AS c WHERE c."id" = ${sequelize.escape(after)})`,
-          ),
-        );
-      }
-      const rows: Campaign[] = await models.Campaign.findAll({
-        where: { [Op.and]: conditions },
-        order: [
-          ['created_at', 'DESC'],
-          ['id', 'DESC'],
-        ],
-        limit: limit + 1,
+      const {
+        rows: page,
+        has_more,
+        next_cursor,
+      } = await keysetPage<Campaign>(models.Campaign, {
+        list: 'campaigns',
+        orgId: auth.orgId,
+        where: conditions,
+        cursor: ctx.params.cursor,
+        limit: ctx.params.limit ?? LIST_LIMIT_DEFAULT,
       });
-      const page = rows.slice(0, limit);
       const videos: Video[] = page.length ? await models.Video.findAll({ where: { campaign_id: page.map((c) => c.id) } }) : [];
-      const hasMore = rows.length > limit;
       return {
         success: true,
         campaigns: page.map((campaign) => {
@@ -90,8 +79,8 @@ export const readActions: CampaignsActionSchemas = {
           );
           return listed;
         }),
-        has_more: hasMore,
-        next_cursor: hasMore ? encodeListCursor(page[page.length - 1].id) : null,
+        has_more,
+        next_cursor,
       };
     },
   },

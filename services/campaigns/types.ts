@@ -198,6 +198,7 @@ export interface CampaignsActions {
   'campaigns.checkBatch': { params: CreateBatchParams; result: CheckBatchResult };
   'campaigns.getBatch': { params: CampaignByIdParams; result: BatchView };
   'campaigns.listBatches': { params: ListBatchesParams; result: BatchListView };
+  'campaigns.redeliverBatchWebhook': { params: CampaignByIdParams; result: BatchRedeliverResult };
   'campaigns.batchUsage': { params: { month?: string }; result: BatchUsage };
 }
 /** campaigns.webhookEvents: at most this many events, oldest first. */
@@ -260,6 +261,7 @@ export interface CreateBatchParams {
 export type CreateBatchResult = operations['campaigns_createBatch']['responses'][201]['content']['application/json'];
 export type BatchView = operations['campaigns_getBatch']['responses'][200]['content']['application/json'];
 export type BatchListView = operations['campaigns_listBatches']['responses'][200]['content']['application/json'];
+export type BatchRedeliverResult = operations['campaigns_redeliverBatchWebhook']['responses'][202]['content']['application/json'];
 /** campaigns.checkBatch: each item's refusal in words (without its "items[i]." prefix), or null. */
 export interface CheckBatchResult {
   errors: Array<string | null>;

@@ -30,6 +30,8 @@ interface BatchForm extends CsrfParams {
   languages?: string | string[];
   platforms?: string | string[];
   quality?: string;
+  /** The batch's own webhook_url (batch.completed), not the items'. */
+  webhook_url?: string;
 }
 interface IdParams {
   id: string;
@@ -50,17 +52,19 @@ const formParams = {
   languages: choices,
   platforms: choices,
   quality: { type: 'string', maxLength: 64 },
+  webhook_url: { type: 'string', maxLength: 2048 },
   ...csrfField,
 } as const;
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 200 } } } as const;
 
-/** The defaults' fields as posted, kept in the flash beside the rows. */
+/** The defaults' fields and the batch's webhook URL as posted, kept in the flash beside the rows and sent on by Create. */
 function keptDefaults(form: BatchForm): Record<string, string | string[]> {
   const kept: Record<string, string | string[]> = {};
   for (const name of BATCH_DEFAULT_FIELDS) {
     const value = form[name];
     if (value !== undefined) kept[name] = value;
   }
+  if (form.webhook_url?.trim()) kept.webhook_url = form.webhook_url.trim();
   return kept;
 }
 
@@ -154,6 +158,7 @@ export const batchPageActions: DashboardActionSchemas = {
         nav: 'batches',
         error,
         rowsText: form?.rows ?? '',
+        webhookUrl: form?.webhook_url ?? '',
         defaults: createFormView(form as PostedForm | undefined)
           .flatMap((section) => section.fields)
           .filter((field) => (BATCH_DEFAULT_FIELDS as readonly string[]).includes(field.name)),
@@ -203,7 +208,12 @@ export const batchPageActions: DashboardActionSchemas = {
       const unreadable = rows.find((row) => row.error);
       if (unreadable) return refused(rowRefusal(unreadable, unreadable.error!));
       try {
-        const created = await call(ctx, 'campaigns.createBatch', { items: batchItems(rows), defaults });
+        const webhookUrl = ctx.params.webhook_url?.trim();
+        const created = await call(ctx, 'campaigns.createBatch', {
+          items: batchItems(rows),
+          defaults,
+          ...(webhookUrl ? { webhook_url: webhookUrl } : {}),
+        });
         const n = created.campaigns.length;
         return await this.redirectWithFlash(ctx, batchPath(created.batch_id), {
           notice: `${n} ${n === 1 ? 'campaign' : 'campaigns'} created. Their videos are being made.`,
@@ -230,6 +240,30 @@ export const batchPageActions: DashboardActionSchemas = {
         summary: batchSummary(batch.counts, list.campaigns),
         generating: list.campaigns.some((c) => isGenerating(c.status)),
       });
+    },
+  },
+
+  /**
+   * Redeliver on the batch's page: campaigns.redeliverBatchWebhook (the API's POST /api/v1/batches/{id}/webhook/redeliver),
+   * its batch.completed sent again; its refusals (not complete, no webhook URL, the day's allowance) in words.
+   */
+  redeliverBatchWebhook: {
+    visibility: 'published',
+    dashboard: { access: 'session', write: true },
+    params: idParams,
+    async handler(this: DashboardThis, ctx: Ctx<IdParams>): Promise<string> {
+      const id = ctx.params.id;
+      try {
+        const result = await call(ctx, 'campaigns.redeliverBatchWebhook', { id });
+        const left = result.redeliveries_left;
+        return await this.redirectWithFlash(ctx, batchPath(id), {
+          notice: `batch.completed sent again, with the same event id and a fresh signature. ${left} more ${left === 1 ? 'redelivery' : 'redeliveries'} allowed in the next 24 hours.`,
+        });
+      } catch (err) {
+        const refusal = formRefusal(err);
+        if (refusal.status === 404) throw err;
+        return this.redirectWithFlash(ctx, batchPath(id), { error: refusal.message });
+      }
     },
   },
 

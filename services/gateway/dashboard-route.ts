@@ -48,6 +48,7 @@ export const DASHBOARD_ALIASES: Record<string, string> = {
   'POST batches': 'dashboard.createBatch',
   'GET batches/:id': 'dashboard.batch',
   'GET batches/:id/status': 'dashboard.batchStatus',
+  'POST batches/:id/webhooks/redeliver': 'dashboard.redeliverBatchWebhook',
   'GET usage': 'dashboard.usage',
   'GET people': 'dashboard.people',
   'POST people/invite': 'dashboard.invite',

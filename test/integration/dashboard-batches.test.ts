@@ -5,8 +5,9 @@
  * the form's text, Create makes the three campaigns through the API's own batch action; the batch's page shows its
  * progress moving without a reload until every campaign is ready for review (draft quality), and without JavaScript a
  * reload shows the same; the list and the usage page show the batch. The create's refusals (the plan's items per
- * batch, the quota) come back in words with nothing created. axe finds no serious or critical violation on the new
- * pages at 1280 and 390 px, and every cell of their tables is labelled at 390 px.
+ * batch, an invalid row or batch webhook URL posted without a preview, the quota) come back in words with nothing
+ * created. axe finds no serious or critical violation on the new pages at 1280 and 390 px, and every cell of their
+ * tables is labelled at 390 px.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -172,7 +173,7 @@ test('the batches list (from the navigation) and the usage page show the batch',
   await page.close();
 });
 
-test("the create's refusals in words, nothing created: the plan's items per batch, the quota", async () => {
+test("the create's refusals in words, nothing created: the plan's items per batch, an invalid row, a bad webhook URL, the quota", async () => {
   const growth = await h.newCustomer('growth');
   const session = await dashboardSession(h, growth.orgId);
   const defaults = { languages: 'en', platforms: 'tiktok', quality: 'draft' };
@@ -184,6 +185,21 @@ test("the create's refusals in words, nothing created: the plan's items per batc
   const tooMany = await followRedirect(h, session, await postForm(h, session, '/dashboard/batches', { rows: many, ...defaults }));
   expect(tooMany.location).toBe('/dashboard/batches/new');
   expect(tooMany.text).toContain('The growth plan allows at most 20 items per batch (got 21).');
+
+  // Create posted with an invalid row (no preview first): refused whole, the row named, nothing created.
+  const invalid = `url,languages\n${h.pageUrl},en\n${h.site.url('/?second')},xx\n`;
+  const refusedRow = await followRedirect(h, session, await postForm(h, session, '/dashboard/batches', { rows: invalid, ...defaults }));
+  expect(refusedRow.location).toBe('/dashboard/batches/new');
+  expect(refusedRow.text).toContain('Row 2: Languages: &quot;xx&quot; is not a supported language code.');
+
+  // The batch's webhook URL is checked by Create as the API checks it: refused in words, nothing created.
+  const badHook = await followRedirect(
+    h,
+    session,
+    await postForm(h, session, '/dashboard/batches', { rows: h.pageUrl, webhook_url: 'ftp://hooks.example.com/', ...defaults }),
+  );
+  expect(badHook.location).toBe('/dashboard/batches/new');
+  expect(badHook.text).toMatch(/<p class="error"[^>]*>[^<]*webhook_url/);
 
   // 39 of 40 used: a batch of two is refused whole, in the quota's words.
   await h.sql('INSERT INTO usage_counters (org_id, period, used) VALUES ($1, $2, 39)', [growth.orgId, quotaPeriod()]);

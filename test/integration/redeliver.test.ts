@@ -1,7 +1,8 @@
 /**
  * POST /api/v1/campaigns/{id}/webhook/redeliver (decisions §11) on real PostgreSQL: the campaign's terminal event
  * sent again under the same event id, signed afresh; a delivery that had failed gets one more attempt; the checks
- * (generating, no webhook_url, someone else's campaign, scope) and the 10-a-day allowance with Retry-After.
+ * (generating, no webhook_url, someone else's campaign, scope) and the 10-a-day allowance with Retry-After. The same
+ * for a batch's batch.completed (decisions §14), by POST /api/v1/batches/{id}/webhook/redeliver.
  */
 import crypto from 'node:crypto';
 import { verifyWebhook, webhookReceivers } from '../fixtures/webhook-receiver';
@@ -26,17 +27,32 @@ afterAll(async () => {
   await h?.stop();
 });
 
-/** A campaign row in `status` whose lease an absent actor holds, so only the test moves it. */
-async function insertCampaign(status: string, webhookUrl: string | null): Promise<string> {
+/** A campaign row in `status` whose lease an absent actor holds, so only the test moves it; optionally item `index` of a batch. */
+async function insertCampaign(status: string, webhookUrl: string | null, batch?: { id: string; index: number }): Promise<string> {
   const id = crypto.randomUUID();
   await h.sql(
     `INSERT INTO campaigns (id, org_id, job_id, status, url, title, languages, platforms, webhook_url, progress, quota_period, status_changed_at, deadline_at,
-    lease_owner, lease_expires_at, created_at, updated_at)
+    lease_owner, lease_expires_at, created_at, updated_at, batch_id, batch_index)
     VALUES ($1, $2, $1, $3, 'https://acme.example/', 'acme.example', '["en"]', '["tiktok"]', $4, 50, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM'), now(),
-    now() + interval '30 minutes', 'test-holder', now() + interval '10 minutes', now(), now())`,
-    [id, customer.orgId, status, webhookUrl],
+    now() + interval '30 minutes', 'test-holder', now() + interval '10 minutes', now(), now(), $5, $6)`,
+    [id, customer.orgId, status, webhookUrl, batch?.id ?? null, batch?.index ?? null],
   );
   return id;
+}
+
+/** A batch of two rendering campaigns (without webhook_urls of their own), held by an absent actor: only the test settles them. */
+async function insertBatch(webhookUrl: string | null): Promise<{ batchId: string; ids: string[] }> {
+  const batchId = crypto.randomUUID();
+  await h.sql('INSERT INTO batches (id, org_id, webhook_url, item_count, created_at, updated_at) VALUES ($1, $2, $3, 2, now(), now())', [
+    batchId,
+    customer.orgId,
+    webhookUrl,
+  ]);
+  const ids = [
+    await insertCampaign('rendering', null, { id: batchId, index: 0 }),
+    await insertCampaign('rendering', null, { id: batchId, index: 1 }),
+  ];
+  return { batchId, ids };
 }
 
 /** A campaign that failed with a webhook_url: its campaign.failed event is written and sent. */
@@ -71,6 +87,7 @@ const receivedAtLeast = (hook: { received: unknown[] }, count: number) =>
     100,
   );
 const redeliver = (id: string, key = customer.key) => h.request('POST', `/api/v1/campaigns/${id}/webhook/redeliver`, { key });
+const redeliverBatch = (id: string, key = customer.key) => h.request('POST', `/api/v1/batches/${id}/webhook/redeliver`, { key });
 
 test('a delivered event is sent again: 202, same event id and body, a fresh timestamp and a valid signature', async () => {
   const hook = await receiver();
@@ -199,6 +216,73 @@ test('ten redeliveries a campaign in 24 hours; the eleventh is 429 with Retry-Af
   expect(freed.status).toBe(202);
   expect(freed.body.redeliveries_left).toBe(0);
   await receivedAtLeast(hook, 2);
+}, 60_000);
+
+test("a batch's batch.completed is redelivered like a campaign's event: 202, same event id and body, signed afresh; 10 a day", async () => {
+  const hook = await receiver();
+  const { batchId, ids } = await insertBatch(hook.url);
+  // Before every campaign is settled there is nothing to send.
+  await h.call('campaigns.transition', { campaign_id: ids[0], to: 'review' });
+  const early = await redeliverBatch(batchId);
+  expect(early.status).toBe(409);
+  expect(early.body.error.message).toMatch(/not complete/);
+  await h.call('campaigns.transition', { campaign_id: ids[1], to: 'failed', error_code: 'render_failed', error_message: 'x' });
+  await receivedAtLeast(hook, 1);
+  // The signed timestamp is in seconds: let it move on.
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+
+  const res = await redeliverBatch(batchId);
+  expect(res.status).toBe(202);
+  const eventId = hook.received[0].headers['x-service-event-id'];
+  expect(res.body).toEqual({
+    success: true,
+    batch_id: batchId,
+    event_id: eventId,
+    event: 'batch.completed',
+    status: 'pending',
+    redeliveries_left: 9,
+  });
+  await receivedAtLeast(hook, 2);
+  const [first, again] = hook.received;
+  expect(again.headers['x-service-event-id']).toBe(eventId);
+  expect(again.body).toBe(first.body);
+  expect(JSON.parse(again.body)).toMatchObject({ event: 'batch.completed', batch_id: batchId, counts: { review: 1, failed: 1 } });
+  expect(Number(again.headers['x-service-timestamp'])).toBeGreaterThan(Number(first.headers['x-service-timestamp']));
+  expect(verifyWebhook(again, secret)).toBe(true);
+
+  // The batch's event is the batch's: not among the deliveries of the campaign it is filed under, and a campaign's
+  // redeliver (these have no webhook_url of their own) does not send it.
+  for (const id of ids) {
+    expect((await h.call('webhooks.deliveries', { campaign_id: id, org_id: customer.orgId })).deliveries).toEqual([]);
+    expect((await redeliver(id)).status).toBe(409);
+  }
+  // The allowance is the batch's own: nine more, then 429 with Retry-After.
+  for (let left = 8; left >= 0; left -= 1) expect((await redeliverBatch(batchId)).body.redeliveries_left).toBe(left);
+  const refused = await redeliverBatch(batchId);
+  expect(refused.status).toBe(429);
+  expect(refused.body).toMatchObject({ success: false, error: { code: 'rate_limited', details: { limit: 10 } } });
+  expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+  expect(refused.body.error.message).toMatch(/This batch's webhook was redelivered 10 times/);
+}, 60_000);
+
+test("a batch's redelivery refused: without a webhook_url 409, someone else's or an unknown batch 404, without campaigns:create 403", async () => {
+  const silent = await insertBatch(null);
+  for (const id of silent.ids) await h.call('campaigns.transition', { campaign_id: id, to: 'review' });
+  const noHook = await redeliverBatch(silent.batchId);
+  expect(noHook.status).toBe(409);
+  expect(noHook.body.error.message).toMatch(/webhook_url/);
+
+  const hook = await receiver();
+  const { batchId, ids } = await insertBatch(hook.url);
+  for (const id of ids) await h.call('campaigns.transition', { campaign_id: id, to: 'review' });
+  await receivedAtLeast(hook, 1);
+  const foreign = await h.newCustomer('business');
+  expect((await redeliverBatch(batchId, foreign.key)).status).toBe(404);
+  expect((await redeliverBatch(crypto.randomUUID())).status).toBe(404);
+  expect((await redeliverBatch('not-a-uuid')).status).toBe(404);
+  const reader = await h.newCustomer('business', ['campaigns:read']);
+  expect((await redeliverBatch(batchId, reader.key)).status).toBe(403);
+  expect(await h.sql('SELECT count(*)::int AS n FROM webhook_redeliveries WHERE campaign_id = ANY($1)', [ids])).toEqual([{ n: 0 }]);
 }, 60_000);
 
 test('the OpenAPI document describes redelivery: 202 and its body, the scope, its own 409 and 429', async () => {

@@ -116,6 +116,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/batches/{id}/webhook/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a batch's batch.completed webhook again
+         * @description For a receiver that was down or lost it: the same event id and body, a fresh timestamp and signature, sent at once (one attempt per request). 10 requests per batch in any 24 hours.
+         */
+        post: operations["campaigns_redeliverBatchWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/campaigns/{id}": {
         parameters: {
             query?: never;
@@ -2304,6 +2324,134 @@ export interface operations {
                 };
             };
             /** @description rate_limited: a request limit (body { error: "Too many requests" }, Retry-After header) or the monthly quota (standard error body with details). */
+            429: {
+                headers: {
+                    /** @description The limit that applied. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Reset time, Unix milliseconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait: the request limiter, or an allowance whose details carry retry_after_seconds. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["LimiterBody"];
+                };
+            };
+            /** @description internal: failure on our side; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal: a dependency is unreachable (the database, the rate-limit infrastructure) or a service is briefly unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait (5). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    campaigns_redeliverBatchWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            202: {
+                headers: {
+                    /** @description The limit that applied. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Reset time, Unix milliseconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The key's scopes, comma-separated. */
+                    "X-Service-Api-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** Format: uuid */
+                        batch_id: string;
+                        /** @description The X-Service-Event-Id of the first delivery, sent again unchanged. */
+                        event_id: string;
+                        /** @constant */
+                        event: "batch.completed";
+                        /**
+                         * @description Queued: it is sent at once, signed with a fresh timestamp.
+                         * @constant
+                         */
+                        status: "pending";
+                        /** @description Redeliveries this batch has left in the last 24 hours. */
+                        redeliveries_left: number;
+                    };
+                };
+            };
+            /** @description invalid_input: the request is malformed or a field is invalid; the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the key lacks the required scope, or the plan has no API access. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: unknown id, or another organization's. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description conflict: a campaign of the batch is still generating (batch.completed is sent once every one is settled), or the batch was created without a webhook_url. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: a request limit (limiter body), or this batch was redelivered 10 times in the last 24 hours (standard body, details { limit, retry_after_seconds }); both with Retry-After. */
             429: {
                 headers: {
                     /** @description The limit that applied. */
