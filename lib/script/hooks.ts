@@ -64,6 +64,23 @@ function framable(text: string, language: LanguageCode, max: number): boolean {
   return headingSentence(text, language) !== null && cutNarrationEnd(text, language) === null;
 }
 
+/**
+ * A phrase as an opening carries it, or null when it cannot be one: a question without its marks, a benefit or a
+ * figure without its full stop (the frame adds the language's own); whole and short (framable); a figure with a
+ * number in it. For the page's phrases and their translation alike.
+ */
+export function hookPhrase(kind: keyof HookWords, text: string, language: LanguageCode): string | null {
+  const plain = normalizeText(text ?? '');
+  if (kind === 'questions') {
+    const asked = plain.replace(QUESTION_MARKS, '');
+    return QUESTION_MARK.test(plain) && framable(asked, language, MAX_PHRASE_UNITS[unitsOf(language)]) ? asked : null;
+  }
+  const said = plain.replace(TERMINATOR, '');
+  if (kind === 'benefits') return framable(said, language, MAX_PHRASE_UNITS[unitsOf(language)]) ? said : null;
+  const fitting = /\p{Nd}/u.test(said) && words(language, said) <= MAX_FIGURE_UNITS[unitsOf(language)];
+  return fitting && !QUESTION_MARK.test(said) && cutNarrationEnd(said, language) === null ? said : null;
+}
+
 const unique = (list: string[]) => {
   const seen = new Set<string>();
   return list.filter((t) => {
@@ -170,18 +187,16 @@ export interface HookPage {
  * ask one), its benefits (its headline, then its key facts' headings, best first) and its figures (pageFigures).
  */
 export function hookWords(page: HookPage, language: LanguageCode): HookWords {
-  const maxPhrase = MAX_PHRASE_UNITS[unitsOf(language)];
   const name = normalizeText(page.name).toLocaleLowerCase();
   const notName = (t: string) => t.toLocaleLowerCase() !== name;
   const heroSentences = (page.text.hero_paragraphs ?? []).flatMap((p) => splitSentences(p, language));
-  const questions = [...page.text.headings.filter((h) => h.level <= 2).map((h) => h.text), ...heroSentences]
-    .map(normalizeText)
-    .filter((t) => QUESTION_MARK.test(t))
-    .map((t) => t.replace(QUESTION_MARKS, ''))
-    .filter((t) => notName(t) && framable(t, language, maxPhrase));
-  const benefits = [page.headline, ...page.features.map((f) => f.title)]
-    .map((t) => normalizeText(t ?? '').replace(TERMINATOR, ''))
-    .filter((t) => notName(t) && framable(t, language, maxPhrase));
+  const phrases = (kind: keyof HookWords, texts: string[]) =>
+    texts.flatMap((t) => {
+      const phrase = hookPhrase(kind, t, language);
+      return phrase && notName(phrase) ? [phrase] : [];
+    });
+  const questions = phrases('questions', [...page.text.headings.filter((h) => h.level <= 2).map((h) => h.text), ...heroSentences]);
+  const benefits = phrases('benefits', [page.headline, ...page.features.map((f) => f.title)]);
   const lines = page.text.main_text.split(/\n+/u);
   const prose = [
     ...(page.text.hero_paragraphs ?? []),

@@ -23,7 +23,16 @@ import {
   type PlannedScene,
 } from './analyze';
 import { proseSentences } from './sections';
-import { chooseOpenings, hookWords, NO_HOOK_WORDS, openingSegments, type HookPage, type HookWords, type ScriptOpening } from './hooks';
+import {
+  chooseOpenings,
+  hookPhrase,
+  hookWords,
+  NO_HOOK_WORDS,
+  openingSegments,
+  type HookPage,
+  type HookWords,
+  type ScriptOpening,
+} from './hooks';
 
 export type { ScriptOpening } from './hooks';
 
@@ -287,10 +296,11 @@ async function translatedHookWords(
   let at = 0;
   const out = { ...NO_HOOK_WORDS };
   kinds.forEach((k, n) => {
-    out[k] = translated
-      .slice(at, at + picked[n].length)
-      .map((t) => tidy(t ?? ''))
-      .filter((t) => t && inPageScript(t, language));
+    out[k] = translated.slice(at, at + picked[n].length).flatMap((t) => {
+      // Said as the page's phrase is (no full stop a translator added, a question still asked), in the language's script.
+      const phrase = hookPhrase(k, t ?? '', language);
+      return phrase && inPageScript(phrase, language) ? [phrase] : [];
+    });
     at += picked[n].length;
   });
   return out;

@@ -248,7 +248,8 @@ describe('the fixture pages through the analysis and the writer', () => {
     const calls: string[][] = [];
     const dictionary: Record<string, string> = {
       'Dashboards your team will actually read': 'Dashboards, die Ihr Team wirklich liest',
-      'Connect every source in minutes': 'Jede Quelle in Minuten verbinden',
+      // A translator's full stop is the frame's to add.
+      'Connect every source in minutes': 'Jede Quelle in Minuten verbinden.',
       'Trusted by 2,000+ teams': 'Über 2.000 Teams vertrauen darauf',
     };
     const translator: Translator = {
@@ -315,6 +316,27 @@ test("a language without its own page or a translator: the page's words said by 
   ]);
   // The meet line, and words in the video's own language, are one segment.
   expect(openingSegments(script.openings[0], 'de', 'de')).toEqual([{ text: script.openings[0].narration, language: 'de' }]);
+});
+
+test("a translation that comes back outside the language's script is not said: the next kind, else the meet line", async () => {
+  const translator: Translator = {
+    name: 'partial',
+    async translate(texts) {
+      // Only the headline is translated; the rest comes back as it was sent, in English.
+      return texts.map((t) => (t === 'Dashboards your team will actually read' ? 'チームが本当に読むダッシュボード' : t));
+    },
+  };
+  const script = await writeScript('ja', planOf('acme'), variantsOf('acme', []), { translator, variants: 3 });
+  expect(script.source).toBe('translated');
+  expect(script.openings).toEqual([
+    {
+      variant: 'a',
+      kind: 'question',
+      narration: 'チームが本当に読むダッシュボード？それならAcme Analytics。',
+      headline: 'チームが本当に読むダッシュボード？',
+    },
+    { variant: 'b', kind: 'meet', narration: 'Acme Analyticsをご紹介します。', headline: 'Acme Analytics' },
+  ]);
 });
 
 describe('the frames in every language', () => {
@@ -394,7 +416,7 @@ describe('choosing the openings', () => {
     const long = 'Dashboards for product, billing, CRM, support, finance, marketing, sales and every other team you have';
     const openings = chooseOpenings({ ...base, count: 2, words: { ...words, benefits: [long, ...words.benefits] } });
     expect(openings.every((o) => !o.narration.includes(long))).toBe(true);
-    const longName = 'Northwind Ledger Accounting Automation Platform Documentation';
+    const longName = 'Northwind Ledger Accounting Automation Platform Documentation Hub for Finance and Reporting Teams Worldwide';
     expect(chooseOpenings({ ...base, name: longName, count: 3 }).map((o) => o.kind)).toEqual(['question', 'benefit', 'number']);
   });
 });
