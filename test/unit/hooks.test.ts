@@ -319,6 +319,27 @@ test("a language without its own page or a translator: the page's words said by 
   expect(openingSegments(script.openings[0], 'de', 'de')).toEqual([{ text: script.openings[0].narration, language: 'de' }]);
 });
 
+test("the page's own question is translated as a question and asked in the video's language", async () => {
+  const plan = planOf('acme');
+  const asking: CampaignPlanDocument = { ...plan, facts: { ...plan.facts, headline: 'Why do dashboards go unread?' } };
+  const sent: string[] = [];
+  const translator: Translator = {
+    name: 'dictionary',
+    async translate(texts) {
+      sent.push(...texts);
+      return texts.map((t) => (t === 'Why do dashboards go unread?' ? 'Warum bleiben Dashboards ungelesen?' : `[de] ${t}`));
+    },
+  };
+  const script = await writeScript('de', asking, variantsOf('acme', []), { translator, variants: 2 });
+  expect(sent).toContain('Why do dashboards go unread?');
+  expect(script.openings[0]).toEqual({
+    variant: 'a',
+    kind: 'question',
+    narration: 'Warum bleiben Dashboards ungelesen? Dann entdecken Sie Acme Analytics.',
+    headline: 'Warum bleiben Dashboards ungelesen?',
+  });
+});
+
 test("a translation that comes back outside the language's script is not said: the next kind, else the meet line", async () => {
   const translator: Translator = {
     name: 'partial',
