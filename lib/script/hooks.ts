@@ -2,11 +2,11 @@
  * Hook openings (decisions §15, "Hook variants"): a campaign with `variants` n gives each language's script n
  * openings — the title scene's narration and headline — that differ: a question, a benefit, a number. Each is the
  * page's own words framed by a fixed phrase of the video's language (lib/script/phrases.ts question/answer, benefit,
- * number), never invented: the question is the page's own question heading or one of its benefit phrases said as a
- * question, the benefit a heading of the page's key facts (lib/script/analyze.ts KeyFacts), the number the page's
- * words around one of its numbers ("Trusted by 2,000+ teams"). Pure: the writer (lib/script/writer.ts) gives the
- * page's words in the video's language (its own page, their translation, or the page's words) and what the video
- * says after the opening, so an opening never says again what a later scene says (lib/quality/narration.ts).
+ * number), never invented: the question is the page's own question or one of its benefit phrases asked back, the
+ * benefit a heading of the page's key facts (lib/script/analyze.ts KeyFacts), the number the page's words around
+ * one of its numbers ("Trusted by 2,000+ teams"). Pure: the writer (lib/script/writer.ts) gives the page's words in
+ * the video's language (its own page, their translation, or the page's words) and what the video says after the
+ * opening, so an opening never says again what a later scene says (lib/quality/narration.ts).
  */
 import type { LanguageCode } from '../../config/catalog';
 import { endsWithSentenceTerminator, normalizeText, splitSentences } from '../text';
@@ -32,7 +32,7 @@ export const MAX_VARIANTS = VARIANT_NAMES.length;
 
 /** The page's words an opening may be drawn from, in one language (`language`), best first. */
 export interface HookWords {
-  /** The page's own questions (headings, hero sentences), without their question marks. */
+  /** The page's own questions (its headline, key facts' headings, hero sentences), without their question marks. */
   questions: string[];
   /** Benefit phrases: the page's headline and its key facts' headings. */
   benefits: string[];
@@ -205,8 +205,9 @@ export interface HookPage {
 }
 
 /**
- * The hook words of one page, in its own language: its questions (headings of level 1–2 and hero sentences that
- * ask one), its benefits (its headline, then its key facts' headings, best first) and its figures (pageFigures).
+ * The hook words of one page, in its own language: its questions (its headline, key facts' headings and hero
+ * sentences that ask one), its benefits (its headline, then its key facts' headings, best first) and its figures
+ * (pageFigures); none naming the product but to lead with it (withoutName).
  */
 export function hookWords(page: HookPage, language: LanguageCode): HookWords {
   const heroSentences = (page.text.hero_paragraphs ?? []).flatMap((p) => splitSentences(p, language));
@@ -232,7 +233,7 @@ export function hookWords(page: HookPage, language: LanguageCode): HookWords {
 // ---------------------------------------------------------------------------------------------------------
 // The openings
 
-/** An opening's narration is written for this long at the language's reading rate, the product's name counted as one word. */
+/** What chooseOpenings needs to know of a script. */
 export interface OpeningOptions {
   language: LanguageCode;
   /** The product's name as the title scene says it. */
@@ -245,7 +246,7 @@ export interface OpeningOptions {
   wordsLanguage?: LanguageCode;
   /** Everything the video says after its opening (its screens and its closing): an opening never says it again. */
   later: Array<{ text: string; language: LanguageCode }>;
-  /** The reading time an opening fits in (writer.ts SCREEN_NARRATION_SECONDS). */
+  /** The reading time an opening fits in (writer.ts SCREEN_NARRATION_SECONDS), the product's name counted as one word. */
   seconds: number;
 }
 
