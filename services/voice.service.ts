@@ -70,8 +70,17 @@ export type {
 /** The pause after each scene's last word, so scenes do not run into each other. */
 const SCENE_PAUSE_MS = 450;
 const MIN_SCREEN_SECONDS = 3;
-/** Longest speech per scene kind. A voice slower than the reading rate the script assumed is re-fitted to this. */
-const MAX_SPOKEN_SECONDS: Record<StoryboardScene['kind'], number> = { title: 4, screen: SCREEN_NARRATION_SECONDS + 1, closing: 5 };
+/**
+ * Longest speech per scene kind. A voice slower than the reading rate the script assumed is re-fitted to this. The
+ * title never is: the meet line is one sentence, and a hook opening's question, benefit or figure is said whole
+ * with the product's name after it (lib/script/hooks.ts fits it to its time) — a re-fit would keep the question
+ * and drop the name.
+ */
+const MAX_SPOKEN_SECONDS: Record<StoryboardScene['kind'], number> = {
+  title: Number.POSITIVE_INFINITY,
+  screen: SCREEN_NARRATION_SECONDS + 1,
+  closing: 5,
+};
 
 const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocalVars> = {
   name: 'voice',
