@@ -144,6 +144,8 @@ async function main() {
   const site = await startFixtureSite();
   const product = new Product(dataDir, logFile, {
     RENDER_QUALITY: QUALITY,
+    // The campaign actor says, at info, how long a campaign waited for each turn: kept in the log for reading.
+    LOG_LEVEL: process.env.PRODUCT_LOG_LEVEL ?? 'info',
     // The bench polls; the per-address API limit is not what it measures.
     RATE_LIMIT_IP_AUTHENTICATED: '1000000',
   });

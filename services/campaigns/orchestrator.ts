@@ -372,6 +372,7 @@ export const orchestratorMethods = {
     const lane = (params as StageCall & { language?: unknown }).language;
     const key: TurnKey = { campaignId: campaign.id, stage, lane: typeof lane === 'string' ? lane : '' };
     const gate = this.turnGate();
+    const queuedAt = Date.now();
     try {
       await gate.take({
         ...key,
@@ -379,6 +380,9 @@ export const orchestratorMethods = {
         weight: stage === 'rendering' ? Math.max(1, params.input.videos.filter((video) => video.status !== 'ready').length) : 1,
         ageMs: new Date(campaign.created_at).getTime(),
       });
+      const waited = Date.now() - queuedAt;
+      if (waited >= 1000)
+        this.logger.info(`campaign ${campaign.id} (org ${campaign.org_id}): turn of ${stage} after ${(waited / 1000).toFixed(1)} s`);
       return await call(this.broker, action, params, campaignTrace(campaign.id));
     } finally {
       await gate
