@@ -58,6 +58,8 @@ export class TurnGate {
     this.hold(1);
     if (this.stopped) throw new StageInterruptedError('campaign actor stopping');
     await queueTurn(this.options.db, turn, this.options.nodeID, this.options.leaseMs);
+    // Stopped meanwhile: no loop will look at this turn again (stop gave it back).
+    if (this.stopped) throw new StageInterruptedError('campaign actor stopping');
     const stage = turn.stage;
     const waiting = this.waiters.get(stage) ?? new Map<string, Waiter>();
     this.waiters.set(stage, waiting);
@@ -123,7 +125,7 @@ export class TurnGate {
       return;
     }
     this.loops.add(stage);
-    void this.loop(stage).finally(() => this.loops.delete(stage));
+    void this.loop(stage);
   }
 
   private async loop(stage: GeneratingState) {
@@ -161,5 +163,7 @@ export class TurnGate {
         this.wakers.set(stage, done);
       });
     }
+    // In the same tick as the last look at the waiters: a turn queued from now on starts a loop of its own.
+    this.loops.delete(stage);
   }
 }
