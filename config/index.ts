@@ -152,11 +152,22 @@ export interface AppConfig {
   captureCheckTimeoutMs: number;
   /** Operators' drain switch: campaigns are accepted and wait in their state; no stage starts. */
   pipelinePaused: boolean;
-  /** Pages loaded at once by each of this node's browser pools. Default 6 on any machine: a page's task spends
+  /** CAPTURE_CONCURRENCY: pages loaded at once by each of this node's browser pools. Default 6 on any machine: a page's task spends
    * a third of its time waiting on the page (network-idle windows, frames), and a 3-language campaign's six
    * pages (desktop and phone each) all at once collected in 4.5 s where 4 at a time took 5.0 s on 2 cores, for
    * about 95 MiB more of Chromium at the peak (bench/e2e/README.md). */
   captureConcurrency: number;
+  /** CAPTURE_CAMPAIGNS: campaigns this capture node collects at once (each loads its pages, desktop and phone, in the
+   * pool above); the stage's turns (decisions §14) grant this many per capture node. Default one per two cores, at most
+   * half of CAPTURE_CONCURRENCY: a campaign's capture keeps two cores busy, and more at once only slow the other
+   * organizations' campaigns running beside them. */
+  captureCampaigns: number;
+  /** SCRIPT_CAMPAIGNS: campaigns this script node analyses, and writes for, at once (per stage); the stage's turns grant
+   * this many per node. Default one per core, at least 2 (the extractive script takes a second; a model's waits on its endpoint). */
+  scriptCampaigns: number;
+  /** VOICE_CAMPAIGNS: campaigns this voice node speaks at once (each runs its scenes on every core); the stage's turns
+   * grant this many per node. Default one per two cores. */
+  voiceCampaigns: number;
   /** The pooled browser is relaunched after this many pages. */
   capturePagesPerBrowser: number;
   /** Bound of one page load (navigation). */
@@ -297,6 +308,11 @@ export function defaultRenderSlots(cores: number): number {
   return Math.max(1, Math.floor(cores / 2));
 }
 
+/** CAPTURE_CAMPAIGNS's default: one per two cores, at most half of the pool's pages (a campaign loads two at once). */
+export function defaultCaptureCampaigns(cores: number, captureConcurrency: number): number {
+  return Math.max(1, Math.min(defaultRenderSlots(cores), Math.floor(captureConcurrency / 2)));
+}
+
 function parseInteger(text: string | undefined, name: string, fallback: number, min = 0): number {
   if (text === undefined || text === '') return fallback;
   const value = Number(text);
@@ -361,6 +377,8 @@ export type ConfigOverrides = Partial<Omit<AppConfig, 'rateLimits' | 'translatio
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: ConfigOverrides = {}): AppConfig {
   const port = parseInteger(env.PORT, 'PORT', 3000);
   const renderQuality = (env.RENDER_QUALITY || 'full') as RenderQuality;
+  const captureConcurrency = parseInteger(env.CAPTURE_CONCURRENCY, 'CAPTURE_CONCURRENCY', 6, 1);
+  const cores = os.availableParallelism();
   if (!RENDER_QUALITIES.includes(renderQuality))
     throw new Error(`RENDER_QUALITY: "${renderQuality}" must be ${RENDER_QUALITIES.join(' or ')}`);
   const config: AppConfig = {
@@ -416,7 +434,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     },
     captureCheckTimeoutMs: parseDuration(env.CAPTURE_CHECK_TIMEOUT || '90s', 'CAPTURE_CHECK_TIMEOUT'),
     pipelinePaused: parseBoolean(env.PIPELINE_PAUSED, 'PIPELINE_PAUSED'),
-    captureConcurrency: parseInteger(env.CAPTURE_CONCURRENCY, 'CAPTURE_CONCURRENCY', 6, 1),
+    captureConcurrency,
+    captureCampaigns: parseInteger(env.CAPTURE_CAMPAIGNS, 'CAPTURE_CAMPAIGNS', defaultCaptureCampaigns(cores, captureConcurrency), 1),
+    scriptCampaigns: parseInteger(env.SCRIPT_CAMPAIGNS, 'SCRIPT_CAMPAIGNS', Math.max(2, cores), 1),
+    voiceCampaigns: parseInteger(env.VOICE_CAMPAIGNS, 'VOICE_CAMPAIGNS', defaultRenderSlots(cores), 1),
     capturePagesPerBrowser: parseInteger(env.CAPTURE_PAGES_PER_BROWSER, 'CAPTURE_PAGES_PER_BROWSER', 50, 1),
     capturePageTimeoutMs: parseDuration(env.CAPTURE_PAGE_TIMEOUT || '30s', 'CAPTURE_PAGE_TIMEOUT'),
     captureMaxShots: parseInteger(env.CAPTURE_MAX_SHOTS, 'CAPTURE_MAX_SHOTS', 6, 1),

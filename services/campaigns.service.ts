@@ -72,8 +72,10 @@ const CampaignsService: ServiceSchema<ServiceSettingSchema, CampaignsMethods, Ca
     startSweeping.call(this);
   },
 
-  stopped() {
+  async stopped() {
     stopSweeping.call(this);
+    // Its waiting calls are told (their campaigns wait, resumed elsewhere), its turns given back to the queue at once.
+    await this.turns?.stop();
   },
 
   actions: {

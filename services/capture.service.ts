@@ -7,6 +7,7 @@ import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'mole
 import type { Page } from 'puppeteer-core';
 import type { Transaction } from 'sequelize';
 import { configOf } from '../config';
+import { CAMPAIGN_SLOTS } from '../lib/campaign/turns';
 import { BrowserPool } from '../lib/capture/browser-pool';
 import { dropNearDuplicates, palette } from '../lib/capture/images';
 import {
@@ -177,6 +178,11 @@ function describeLoadError(err: unknown): string {
 const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, CaptureLocalVars> = {
   name: 'capture',
   mixins: [DbMixin({ owner: 'capture' }), CancelableMixin],
+
+  created() {
+    // Fair turns (decisions §14): the campaign actor grants this stage as many campaigns at once as its nodes declare.
+    Object.assign(this.metadata, { [CAMPAIGN_SLOTS]: configOf(this.broker).captureCampaigns });
+  },
 
   async started() {
     const config = configOf(this.broker);

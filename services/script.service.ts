@@ -5,6 +5,7 @@
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import type { Transaction } from 'sequelize';
 import { configOf } from '../config';
+import { CAMPAIGN_SLOTS } from '../lib/campaign/turns';
 import { isSupportedLanguage } from '../config/catalog';
 import type { CampaignPlan, CampaignScript, ScreenshotRef } from '../lib/db/models';
 import { stageFailure } from '../lib/errors';
@@ -88,6 +89,8 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
 
   created() {
     const config = configOf(this.broker);
+    // Fair turns (decisions §14): the campaign actor grants this stage as many campaigns at once as its nodes declare.
+    Object.assign(this.metadata, { [CAMPAIGN_SLOTS]: config.scriptCampaigns });
     this.storage = storageFor(this.broker);
     this.translator = createTranslator(config.translation);
     this.scriptModel = createScriptModel(config.scriptWriter);

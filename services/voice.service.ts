@@ -10,6 +10,7 @@ import type { Context, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import pLimit from 'p-limit';
 import type { Transaction } from 'sequelize';
 import { configOf } from '../config';
+import { CAMPAIGN_SLOTS } from '../lib/campaign/turns';
 import type { LanguageCode, PlatformName } from '../config/catalog';
 import { toWebVtt, videoCues } from '../lib/voice/captions';
 import type { StoryboardRow } from '../lib/db/models';
@@ -85,6 +86,11 @@ const MAX_SPOKEN_SECONDS: Record<StoryboardScene['kind'], number> = {
 const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocalVars> = {
   name: 'voice',
   mixins: [DbMixin({ owner: 'voice' }), CancelableMixin],
+
+  created() {
+    // Fair turns (decisions §14): the campaign actor grants this stage as many campaigns at once as its nodes declare.
+    Object.assign(this.metadata, { [CAMPAIGN_SLOTS]: configOf(this.broker).voiceCampaigns });
+  },
 
   async started() {
     const config = configOf(this.broker);

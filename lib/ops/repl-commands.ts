@@ -7,6 +7,7 @@ import type { CampaignState } from '../campaign/states';
 import { call } from '../net/calls';
 import type { CampaignTimeline, RenderNodesView, StateOverview, WebhookDeliveryView } from './queries';
 import { messageOf } from '../errors';
+import type { StageTurnsView } from '../campaign/turns';
 
 export type Print = (text: string) => void;
 export type ReplCustomCommand = NonNullable<ReplOptions['customCommands']>[number];
@@ -47,6 +48,9 @@ export function replCommands(print: Print = (text) => console.log(text)): ReplCu
     // Not `nodes`: moleculer-repl has its own (every node of the cluster) and skips a custom command of that name.
     command('render-nodes', 'Render nodes with busy and free slots, and the render queue', async (broker) =>
       formatNodes(await call(broker, 'ops.renderNodes')),
+    ),
+    command('turns', "Each stage's turn queue: capacity, turns granted, turns waiting by organization", async (broker) =>
+      formatTurns(await call(broker, 'campaigns.stageTurns')),
     ),
     command('deliveries <campaignId>', 'Webhook deliveries of a campaign, with every attempt', async (broker, { campaignId }) =>
       formatDeliveries(await call(broker, 'ops.webhookDeliveries', { campaign_id: String(campaignId) })),
@@ -125,6 +129,20 @@ export function formatNodes({ nodes, queue_depth }: RenderNodesView): string {
     })),
   );
   return `${table}\n\nQueue: ${queue_depth} video(s) queued or rendering; ${free} free slot(s) on ${nodes.length} render node(s).`;
+}
+
+/** The stages' turn queues (decisions §14): what each holds of its capacity, and who waits. */
+export function formatTurns(stages: StageTurnsView[]): string {
+  return textTable(
+    stages.map((s) => ({
+      stage: s.stage,
+      capacity: s.capacity,
+      granted: s.granted,
+      held: s.held,
+      waiting: s.waiting,
+      'waiting by organization': s.waiting_by_org.map((o) => `${o.org_id} ${o.waiting}`).join(', ') || null,
+    })),
+  );
 }
 
 export function formatDeliveries(deliveries: WebhookDeliveryView[]): string {

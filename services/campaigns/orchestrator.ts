@@ -13,6 +13,7 @@ import { writeBatchCompletedEvent, writeTerminalEvent, writeVideoReadyEvent } fr
 import {
   canTransition,
   GENERATING_STATES,
+  type GeneratingState,
   InvalidTransitionError,
   isGenerating,
   nextState,
@@ -53,6 +54,24 @@ import type {
   WebhookEventsParams,
 } from './types';
 import { isOneOf } from '../../config/catalog';
+import { TurnGate } from '../../lib/campaign/turn-gate';
+import {
+  campaignSlotsOf,
+  queueView,
+  removeCampaignTurns,
+  removeSettledTurns,
+  type StageTurnsView,
+  type TurnKey,
+} from '../../lib/campaign/turns';
+import { declaredSlots } from '../../lib/render/slots';
+
+/** How often a node's waiting turns are looked at when no node said anything (one that died says nothing). */
+const TURN_POLL_MS = 2000;
+/** Said to every campaign actor when a stage's turns change (one released, granted, or withdrawn). */
+export const TURNS_CHANGED = 'campaigns.turnsChanged';
+export interface TurnsChanged {
+  stage: GeneratingState;
+}
 
 /** The reaper's rounds (sweep), from the service's start until it stops. */
 export function startSweeping(this: CampaignsThis): void {
@@ -128,6 +147,15 @@ export const orchestratorActions: CampaignsActionSchemas = {
     },
   },
 
+  /** Operators (the REPL's `turns`): each stage's turn queue now, with the capacity this node sees for it. */
+  stageTurns: {
+    visibility: 'public',
+    async handler(): Promise<StageTurnsView[]> {
+      const queues = await queueView(this.db);
+      return queues.map((queue) => ({ ...queue, capacity: this.stageCapacity(queue.stage) }));
+    },
+  },
+
   webhookEventsHandedOver: {
     visibility: 'public',
     params: {
@@ -150,6 +178,19 @@ export const orchestratorEvents: CampaignsEvents = {
   /** A stage service joined somewhere in the cluster: campaigns waiting for it can move on. */
   '$services.changed'() {
     this.resumeWaiting().catch((err: Error) => this.logger.warn('resume after services change failed', err.message));
+    // A stage's capacity is its nodes': one joined or left.
+    for (const stage of GENERATING_STATES) this.turns?.wake(stage);
+  },
+  [TURNS_CHANGED]: {
+    params: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['stage'],
+      properties: { stage: { type: 'string', enum: [...GENERATING_STATES] } },
+    },
+    handler(ctx: Context<TurnsChanged>) {
+      this.turns?.wake(ctx.params.stage);
+    },
   },
   /** The rendering stage's report on one video, as it happens: a video ready moves the campaign's progress. */
   [VIDEO_REPORTED]: {
@@ -207,6 +248,10 @@ export const orchestratorMethods = {
         changes.error_code = params.error_code ?? 'internal';
         changes.error_message = params.error_message ?? 'Generation failed.';
         await refundQuota(sequelize, transaction, campaign.org_id, campaign.quota_period);
+        // It waits for no stage any more: its turns go, and a waiting call of it learns so at once.
+        await removeCampaignTurns(this.db, campaign.id, transaction);
+        const stage = campaign.status;
+        if (isGenerating(stage)) transaction.afterCommit(() => this.announceTurns(stage));
       } else {
         changes.progress = PROGRESS_ON_ENTRY[params.to];
       }
@@ -316,10 +361,73 @@ export const orchestratorMethods = {
 
   /**
    * The one place a campaign's stage is called: every stage call of the pipeline goes through here, so what governs
-   * a call (its trace, the turn it waits for) is decided once.
+   * a call (its trace, the turn it waits for) is decided once. The call first waits for a turn of its stage
+   * (decisions §14: round robin by organization, then by age, across the cluster: lib/campaign/turns.ts), holds it
+   * while the stage runs, and gives it back when the stage returns or throws. A rendering turn holds as many of the
+   * cluster's render slots as the campaign has videos to render, so the renders of the campaigns granted never
+   * outnumber the slots: no video waits inside the stage behind another organization's.
    */
-  callStage(campaign: Campaign, action: StageAction, params: StageCall): Promise<unknown> {
-    return call(this.broker, action, params, campaignTrace(campaign.id));
+  async callStage(campaign: Campaign, action: StageAction, params: StageCall): Promise<unknown> {
+    const stage = (Object.keys(STAGE_ACTIONS) as GeneratingState[]).find((state) => STAGE_ACTIONS[state] === action)!;
+    const lane = (params as StageCall & { language?: unknown }).language;
+    const key: TurnKey = { campaignId: campaign.id, stage, lane: typeof lane === 'string' ? lane : '' };
+    const gate = this.turnGate();
+    const queuedAt = Date.now();
+    try {
+      await gate.take({
+        ...key,
+        orgId: campaign.org_id,
+        weight: stage === 'rendering' ? Math.max(1, params.input.videos.filter((video) => video.status !== 'ready').length) : 1,
+        ageMs: new Date(campaign.created_at).getTime(),
+      });
+      const waited = Date.now() - queuedAt;
+      if (waited >= 1000)
+        this.logger.info(`campaign ${campaign.id} (org ${campaign.org_id}): turn of ${stage} after ${(waited / 1000).toFixed(1)} s`);
+      return await call(this.broker, action, params, campaignTrace(campaign.id));
+    } finally {
+      await gate
+        .release(key)
+        .catch((err: Error) => this.logger.warn(`campaign ${campaign.id}: turn of ${stage} not released: ${err.message}`));
+    }
+  },
+
+  /** This node's side of the turn queue, made on first use (the database is the service's once it started). */
+  turnGate(): TurnGate {
+    this.turns ??= new TurnGate({
+      db: this.db,
+      nodeID: this.broker.nodeID,
+      leaseMs: configOf(this.broker).campaignLeaseMs,
+      pollMs: TURN_POLL_MS,
+      capacityOf: (stage) => this.stageCapacity(stage),
+      announce: (stage) => this.announceTurns(stage),
+      warn: (message) => this.logger.warn(message),
+    });
+    return this.turns;
+  },
+
+  /** Tells every campaign actor (this one too) that the stage's turns changed; never throws (its caller has moved on). */
+  announceTurns(stage: GeneratingState) {
+    const warn = (err: Error) => this.logger.warn(`turns of ${stage} not announced: ${err.message}`);
+    try {
+      this.broker.broadcast<TurnsChanged>(TURNS_CHANGED, { stage }).catch(warn);
+    } catch (err) {
+      warn(err as Error);
+    }
+  },
+
+  /**
+   * How many campaigns a stage serves at once across the cluster: what its live nodes declare (CAPTURE_CAMPAIGNS,
+   * SCRIPT_CAMPAIGNS, VOICE_CAMPAIGNS in their metadata) added up; for rendering, the render slots of every render
+   * node (RENDER_CONCURRENCY), which rendering turns hold one per video. At least 1, so a campaign is never held by
+   * a count of 0 (the stage itself waits for its nodes as before).
+   */
+  stageCapacity(stage: GeneratingState): number {
+    const live = (action: string) => (this.broker.registry.getActionEndpoints(action)?.endpoints ?? []).filter((ep) => ep.isAvailable);
+    const total =
+      stage === 'rendering'
+        ? live('renderer.renderVideo').reduce((sum, ep) => sum + declaredSlots(ep), 0)
+        : live(STAGE_ACTIONS[stage]).reduce((sum, ep) => sum + campaignSlotsOf(ep), 0);
+    return Math.max(1, total);
   },
 
   /**
@@ -430,6 +538,7 @@ export const orchestratorMethods = {
       limit: 100,
     });
     for (const { id } of orphaned) this.advance(id).catch(() => undefined);
+    await removeSettledTurns(this.db);
     await this.resumeEdits();
     await this.closeAbandoned(now);
   },

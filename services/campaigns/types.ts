@@ -9,6 +9,8 @@ import type { StageCall, StageParams, StageInput, VideoReport } from '../../lib/
 import type { CampaignState, GeneratingState, StageAction } from '../../lib/campaign/states';
 import type { CampaignListView, CampaignRow, CampaignView, VideoRow, VideoView } from '../../lib/campaign/view';
 import type { VideoEditInput } from '../../lib/campaign/video-edit';
+import type { TurnGate } from '../../lib/campaign/turn-gate';
+import type { StageTurnsView } from '../../lib/campaign/turns';
 import type { Batch, Campaign, Video } from '../../lib/db/models';
 import type { operations } from '../../clients/typescript/src/schema';
 import type { AuthContext } from '../../lib/http/auth';
@@ -191,6 +193,7 @@ export interface CampaignsActions {
   'campaigns.usageReport': { params: UsageReportParams; result: UsageReport };
   'campaigns.usageHistory': { params: UsageHistoryParams; result: UsageMonth[] };
   'campaigns.stageInput': { params: StageParams; result: StageInput };
+  'campaigns.stageTurns': { params: undefined; result: StageTurnsView[] };
   'campaigns.webhookEvents': { params: WebhookEventsParams; result: WebhookEvent[] };
   'campaigns.webhookEventsHandedOver': { params: WebhookEventsHandedOverParams; result: { handed_over: number } };
   'campaigns.downloadTarget': { params: DownloadTargetParams; result: DownloadTargetResult };
@@ -316,6 +319,9 @@ export interface OrchestratorMethods {
   applyTransition(params: TransitionParams, outer?: Transaction): Promise<Campaign>;
   advance(campaignId: string): Promise<void>;
   callStage(campaign: Campaign, action: StageAction, params: StageCall): Promise<unknown>;
+  turnGate(): TurnGate;
+  announceTurns(stage: GeneratingState): void;
+  stageCapacity(stage: GeneratingState): number;
   recordVideo(report: VideoReport, transaction?: Transaction): Promise<void>;
   recordStageResult(state: CampaignState, result: unknown, transaction: Transaction): Promise<void>;
   takeLease(campaignId: string): Promise<boolean>;
@@ -338,6 +344,8 @@ export interface CampaignsLocalVars {
   running?: Set<string>;
   /** The video edits this node is running (services/campaigns/edits.ts). */
   editing?: Set<string>;
+  /** This node's side of the stages' turn queue (lib/campaign/turn-gate.ts), made on first use. */
+  turns?: TurnGate;
 }
 
 export type CampaignsThis = Service<ServiceSettingSchema> & CampaignsMethods & CampaignsLocalVars;

@@ -335,6 +335,7 @@ describe('REPL commands', () => {
       'campaigns [state]',
       'timeline <campaignId>',
       'render-nodes',
+      'turns',
       'deliveries <campaignId>',
       'retry-delivery <deliveryId>',
     ]);
@@ -395,6 +396,18 @@ describe('REPL commands', () => {
     const [{ n }] = await h.sql(`SELECT COUNT(*)::int AS n FROM videos JOIN campaigns ON campaigns.id = videos.campaign_id
       WHERE campaigns.status = 'rendering' AND videos.status IN ('queued', 'rendering')`);
     expect(nodes).toContain(`Queue: ${n} video(s) queued or rendering; 2 free slot(s) on 1 render node(s).`);
+  });
+
+  test('turns: each stage with its capacity, what it has granted, and who waits', async () => {
+    const org = crypto.randomUUID();
+    const id = await insertCampaign('voiceover');
+    // A turn whose node is gone (its lease long over): queued, never granted (the pipeline is paused here anyway).
+    await h.sql(`INSERT INTO stage_turns (campaign_id, stage, lane, org_id, weight, age_ms, queued_ms, granted_ms, holder, lease_expires_ms)
+      VALUES ('${id}', 'voiceover', '', '${org}', 1, 1, 1, NULL, 'gone', 1)`);
+    const turns = await run('turns');
+    expect(turns).toMatch(new RegExp(`^voiceover\\s+\\d+\\s+0\\s+0\\s+1\\s+${org} 1`, 'm'));
+    expect(turns).toMatch(/^rendering\s+\d+\s+0\s+0\s+0\s+-/m);
+    await h.sql(`DELETE FROM stage_turns WHERE campaign_id = '${id}'`);
   });
 
   test('retry-delivery sends a failed delivery again; a delivered one is refused', async () => {
