@@ -5,9 +5,9 @@
  * one batch of 20 through campaigns.createBatch (the action behind POST /api/v1/batches); every campaign reaches review,
  * the batch's page says so without a reload, and the webhook URL gets exactly one signed batch.completed naming all 20,
  * which the API's batch read, its keyset-paged ?batch_id list and the typed client agree with; the batch page's
- * Redeliver sends that event again (same event id and body, signed afresh). One shared run: 20
- * renders are the cost of this file, so the CSV batch is also the one checked through the API (the API's own create
- * reaching batch.completed is in batches.test.ts).
+ * Redeliver sends that event again (same event id and body, signed afresh). Meanwhile another organization's batch of
+ * 20 pages, created through POST /api/v1/batches at the same moment, runs beside it (the stages take the two
+ * organizations' work in turn) and reaches its own batch.completed with every campaign in review.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -31,7 +31,9 @@ const limits = { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 6
 let h: Harness;
 let browser: Browser;
 let customer: { orgId: string; key: string };
+let other: { orgId: string; key: string };
 let secret: string;
+let otherSecret: string;
 let tmp: string;
 const receivers = webhookReceivers();
 
@@ -52,6 +54,8 @@ beforeAll(async () => {
   customer = await h.newCustomer('growth');
   await h.call('accounts.addUser', { org_id: customer.orgId, email: EMAIL, role: 'owner', password: PASSWORD });
   ({ secret } = await h.call<{ secret: string }>('accounts.webhookSecret', { org_id: customer.orgId }));
+  other = await h.newCustomer('growth');
+  ({ secret: otherSecret } = await h.call<{ secret: string }>('accounts.webhookSecret', { org_id: other.orgId }));
   browser = await launchBrowser();
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'batch-volume-'));
 }, 120_000);
@@ -63,8 +67,22 @@ afterAll(async () => {
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-test('a CSV of 20 pages: one batch of 20, every campaign in review, one signed batch.completed, the API agreeing', async () => {
+test('a CSV of 20 pages and, beside it, an API batch of 20 from another organization: each batch completes with every campaign in review', async () => {
   const hook = await receivers.start();
+  // The other organization's 20 pages, created through the API first: the CSV batch is made while they run.
+  const otherHook = await receivers.start();
+  const otherPages = Array.from({ length: PAGES }, (_, i) => h.site.url(`/?api=${i + 1}`));
+  const created = await h.request('POST', '/api/v1/batches', {
+    key: other.key,
+    body: {
+      items: otherPages.map((url) => ({ url })),
+      defaults: { languages: ['en'], platforms: ['tiktok'], quality: 'draft' },
+      webhook_url: otherHook.url,
+    },
+  });
+  expect(created.status).toBe(201);
+  const otherBatchId: string = created.body.batch_id;
+  expect(created.body.campaigns).toHaveLength(PAGES);
   // Twenty distinct pages: the product page under twenty query strings, each its own campaign and capture.
   const pages = Array.from({ length: PAGES }, (_, i) => h.site.url(`/?page=${i + 1}`));
   const file = path.join(tmp, 'pages.csv');
@@ -168,4 +186,23 @@ test('a CSV of 20 pages: one batch of 20, every campaign in review, one signed b
   expect(resent.body).toBe(delivery.body);
   expect(verifyWebhook({ headers: resent.headers, rawBody: resent.body }, secret)).not.toBeNull();
   await again.close();
+
+  // The API batch: every campaign in review, and one signed batch.completed naming them, at its own webhook URL.
+  await waitFor(
+    async () => otherHook.received.length,
+    (n) => n >= 1,
+    1_200_000,
+    1000,
+  );
+  const otherRead = await h.request('GET', `/api/v1/batches/${otherBatchId}`, { key: other.key });
+  expect(otherRead.body.campaigns.map((c: { url: string }) => c.url)).toEqual(otherPages);
+  expect(otherRead.body.counts).toMatchObject({ review: PAGES, failed: 0 });
+  expect(verifyWebhook({ headers: otherHook.received[0].headers, rawBody: otherHook.received[0].body }, otherSecret)).toEqual({
+    event: 'batch.completed',
+    batch_id: otherBatchId,
+    counts: expect.objectContaining({ review: PAGES, failed: 0 }),
+    campaigns: otherRead.body.campaigns.map((c: { campaign_id: string }) => ({ campaign_id: c.campaign_id, status: 'review' })),
+    timestamp: expect.any(String),
+  });
+  expect(otherHook.received).toHaveLength(1);
 });
