@@ -19,6 +19,7 @@ import * as userInvites from './0017-user-invites';
 import * as videoQuality from './0018-video-quality';
 import * as batches from './0019-batches';
 import * as campaignWebhookEventsWanted from './0020-campaign-webhook-events';
+import * as videoVariants from './0021-video-variants';
 
 export const MIGRATIONS = [
   { name: '0001-initial', ...initial },
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   { name: '0018-video-quality', ...videoQuality },
   { name: '0019-batches', ...batches },
   { name: '0020-campaign-webhook-events', ...campaignWebhookEventsWanted },
+  { name: '0021-video-variants', ...videoVariants },
 ];

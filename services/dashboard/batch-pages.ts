@@ -29,6 +29,7 @@ interface BatchForm extends CsrfParams {
   file?: string;
   languages?: string | string[];
   platforms?: string | string[];
+  variants?: string;
   quality?: string;
 }
 interface IdParams {
@@ -49,6 +50,7 @@ const formParams = {
   file: { type: 'string', maxLength: 1024 * 1024 },
   languages: choices,
   platforms: choices,
+  variants: { type: 'string', maxLength: 8 },
   quality: { type: 'string', maxLength: 64 },
   ...csrfField,
 } as const;

@@ -659,6 +659,11 @@ export interface operations {
                                 /** @enum {string} */
                                 platform: "tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin";
                                 language: string;
+                                /**
+                                 * @description The hook variant (extension, decisions §15): "a" for a campaign without variants; with variants, one video per language, platform and variant, each opening differently and each with its own document.
+                                 * @enum {string}
+                                 */
+                                variant: "a" | "b" | "c";
                                 /** @enum {string} */
                                 status: "queued" | "rendering" | "ready" | "failed";
                                 /** @description Signed, expiring download link (video/mp4); null until ready. */
@@ -723,6 +728,8 @@ export interface operations {
                             };
                             /** @description The events sent to webhook_url, as given at creation or the default list. */
                             webhook_events?: ("campaign.completed" | "campaign.failed" | "video.updated" | "video.ready")[];
+                            /** @description Hook variants (extension, decisions §15; default 1): this many videos per language and platform, labelled "a", "b", "c" (each video's variant), whose openings differ: the title scene's narration and headline (a question, a benefit, a number, drawn from the page in the video's language); the rest of each video is the same. Capped by plan (Growth 2, Business 3, Enterprise 3; more answers 400 invalid_input naming variants). Variants draw nothing extra from the monthly quota: a campaign counts once. */
+                            variants?: number;
                             /** @description The voice per language (lower-case codes among the campaign's languages). A language not listed gets the default voice; a voice whose engine a node lacks is spoken by the language's espeak-ng voice (the report names the voice used). */
                             voice?: {
                                 /**
@@ -998,6 +1005,8 @@ export interface operations {
                      *     ]
                      */
                     platforms?: ("tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin")[];
+                    /** @description Hook variants (extension, decisions §15; default 1): this many videos per language and platform, labelled "a", "b", "c" (each video's variant), whose openings differ: the title scene's narration and headline (a question, a benefit, a number, drawn from the page in the video's language); the rest of each video is the same. Capped by plan (Growth 2, Business 3, Enterprise 3; more answers 400 invalid_input naming variants). Variants draw nothing extra from the monthly quota: a campaign counts once. */
+                    variants?: number;
                     /** @description The voice per language (lower-case codes among the campaign's languages). A language not listed gets the default voice; a voice whose engine a node lacks is spoken by the language's espeak-ng voice (the report names the voice used). */
                     voice?: {
                         /**
@@ -1545,6 +1554,11 @@ export interface operations {
                             /** @enum {string} */
                             platform: "tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin";
                             language: string;
+                            /**
+                             * @description The hook variant (extension, decisions §15): "a" for a campaign without variants; with variants, one video per language, platform and variant, each opening differently and each with its own document.
+                             * @enum {string}
+                             */
+                            variant: "a" | "b" | "c";
                             /** @enum {string} */
                             status: "queued" | "rendering" | "ready" | "failed";
                             /** @description Signed, expiring download link (video/mp4); null until ready. */
@@ -1888,6 +1902,8 @@ export interface operations {
                          *     ]
                          */
                         platforms?: ("tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin")[];
+                        /** @description Hook variants (extension, decisions §15; default 1): this many videos per language and platform, labelled "a", "b", "c" (each video's variant), whose openings differ: the title scene's narration and headline (a question, a benefit, a number, drawn from the page in the video's language); the rest of each video is the same. Capped by plan (Growth 2, Business 3, Enterprise 3; more answers 400 invalid_input naming variants). Variants draw nothing extra from the monthly quota: a campaign counts once. */
+                        variants?: number;
                         /** @description Your own string pairs (at most 20, keys and values ≤ 500 characters), never interpreted; echoed in GET, the list and the webhooks. */
                         metadata?: {
                             [key: string]: string;
@@ -1935,6 +1951,8 @@ export interface operations {
                          *     ]
                          */
                         platforms?: ("tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin")[];
+                        /** @description Hook variants (extension, decisions §15; default 1): this many videos per language and platform, labelled "a", "b", "c" (each video's variant), whose openings differ: the title scene's narration and headline (a question, a benefit, a number, drawn from the page in the video's language); the rest of each video is the same. Capped by plan (Growth 2, Business 3, Enterprise 3; more answers 400 invalid_input naming variants). Variants draw nothing extra from the monthly quota: a campaign counts once. */
+                        variants?: number;
                         /** @description The voice per language (lower-case codes among the campaign's languages). A language not listed gets the default voice; a voice whose engine a node lacks is spoken by the language's espeak-ng voice (the report names the voice used). */
                         voice?: {
                             /**
@@ -2386,6 +2404,11 @@ export interface operations {
                             /** @enum {string} */
                             platform: "tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin";
                             language: string;
+                            /**
+                             * @description The hook variant (extension, decisions §15): "a" for a campaign without variants; with variants, one video per language, platform and variant, each opening differently and each with its own document.
+                             * @enum {string}
+                             */
+                            variant: "a" | "b" | "c";
                             /** @enum {string} */
                             status: "queued" | "rendering" | "ready" | "failed";
                             /** @description Signed, expiring download link (video/mp4); null until ready. */
@@ -2450,6 +2473,8 @@ export interface operations {
                         };
                         /** @description The events sent to webhook_url, as given at creation or the default list. */
                         webhook_events?: ("campaign.completed" | "campaign.failed" | "video.updated" | "video.ready")[];
+                        /** @description Hook variants (extension, decisions §15; default 1): this many videos per language and platform, labelled "a", "b", "c" (each video's variant), whose openings differ: the title scene's narration and headline (a question, a benefit, a number, drawn from the page in the video's language); the rest of each video is the same. Capped by plan (Growth 2, Business 3, Enterprise 3; more answers 400 invalid_input naming variants). Variants draw nothing extra from the monthly quota: a campaign counts once. */
+                        variants?: number;
                         /** @description The voice per language (lower-case codes among the campaign's languages). A language not listed gets the default voice; a voice whose engine a node lacks is spoken by the language's espeak-ng voice (the report names the voice used). */
                         voice?: {
                             /**
@@ -2717,6 +2742,11 @@ export interface operations {
                             /** @enum {string} */
                             platform: "tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin";
                             language: string;
+                            /**
+                             * @description The hook variant (extension, decisions §15): "a" for a campaign without variants; with variants, one video per language, platform and variant, each opening differently and each with its own document.
+                             * @enum {string}
+                             */
+                            variant: "a" | "b" | "c";
                             /** @enum {string} */
                             status: "queued" | "rendering" | "ready" | "failed";
                             /** @description Signed, expiring download link (video/mp4); null until ready. */
@@ -2781,6 +2811,8 @@ export interface operations {
                         };
                         /** @description The events sent to webhook_url, as given at creation or the default list. */
                         webhook_events?: ("campaign.completed" | "campaign.failed" | "video.updated" | "video.ready")[];
+                        /** @description Hook variants (extension, decisions §15; default 1): this many videos per language and platform, labelled "a", "b", "c" (each video's variant), whose openings differ: the title scene's narration and headline (a question, a benefit, a number, drawn from the page in the video's language); the rest of each video is the same. Capped by plan (Growth 2, Business 3, Enterprise 3; more answers 400 invalid_input naming variants). Variants draw nothing extra from the monthly quota: a campaign counts once. */
+                        variants?: number;
                         /** @description The voice per language (lower-case codes among the campaign's languages). A language not listed gets the default voice; a voice whose engine a node lacks is spoken by the language's espeak-ng voice (the report names the voice used). */
                         voice?: {
                             /**
@@ -3057,6 +3089,11 @@ export interface operations {
                             /** @enum {string} */
                             platform: "tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin";
                             language: string;
+                            /**
+                             * @description The hook variant (extension, decisions §15): "a" for a campaign without variants; with variants, one video per language, platform and variant, each opening differently and each with its own document.
+                             * @enum {string}
+                             */
+                            variant: "a" | "b" | "c";
                             /** @enum {string} */
                             status: "queued" | "rendering" | "ready" | "failed";
                             /** @description Signed, expiring download link (video/mp4); null until ready. */
@@ -3121,6 +3158,8 @@ export interface operations {
                         };
                         /** @description The events sent to webhook_url, as given at creation or the default list. */
                         webhook_events?: ("campaign.completed" | "campaign.failed" | "video.updated" | "video.ready")[];
+                        /** @description Hook variants (extension, decisions §15; default 1): this many videos per language and platform, labelled "a", "b", "c" (each video's variant), whose openings differ: the title scene's narration and headline (a question, a benefit, a number, drawn from the page in the video's language); the rest of each video is the same. Capped by plan (Growth 2, Business 3, Enterprise 3; more answers 400 invalid_input naming variants). Variants draw nothing extra from the monthly quota: a campaign counts once. */
+                        variants?: number;
                         /** @description The voice per language (lower-case codes among the campaign's languages). A language not listed gets the default voice; a voice whose engine a node lacks is spoken by the language's espeak-ng voice (the report names the voice used). */
                         voice?: {
                             /**
@@ -4614,6 +4653,11 @@ export interface operations {
                         /** @enum {string} */
                         platform: "tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin";
                         language: string;
+                        /**
+                         * @description The hook variant (extension, decisions §15): "a" for a campaign without variants; with variants, one video per language, platform and variant, each opening differently and each with its own document.
+                         * @enum {string}
+                         */
+                        variant: "a" | "b" | "c";
                         /** @enum {string} */
                         status: "queued" | "rendering" | "ready" | "failed";
                         /** @description Signed, expiring download link (video/mp4); null until ready. */
@@ -4738,6 +4782,11 @@ export interface operations {
                         /** @enum {string} */
                         platform: "tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin";
                         language: string;
+                        /**
+                         * @description The hook variant (extension, decisions §15): "a" for a campaign without variants; with variants, one video per language, platform and variant, each opening differently and each with its own document.
+                         * @enum {string}
+                         */
+                        variant: "a" | "b" | "c";
                         /** @enum {string} */
                         status: "queued" | "rendering" | "ready" | "failed";
                         /** @description Signed, expiring download link (video/mp4); null until ready. */
@@ -4863,6 +4912,11 @@ export interface operations {
                         /** @enum {string} */
                         platform: "tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin";
                         language: string;
+                        /**
+                         * @description The hook variant (extension, decisions §15): "a" for a campaign without variants; with variants, one video per language, platform and variant, each opening differently and each with its own document.
+                         * @enum {string}
+                         */
+                        variant: "a" | "b" | "c";
                         /** @enum {string} */
                         status: "queued" | "rendering" | "ready" | "failed";
                         /** @description Signed, expiring download link (video/mp4); null until ready. */
@@ -4984,6 +5038,11 @@ export interface operations {
                         /** @enum {string} */
                         platform: "tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin";
                         language: string;
+                        /**
+                         * @description The hook variant (extension, decisions §15): "a" for a campaign without variants; with variants, one video per language, platform and variant, each opening differently and each with its own document.
+                         * @enum {string}
+                         */
+                        variant: "a" | "b" | "c";
                         /** @enum {string} */
                         status: "queued" | "rendering" | "ready" | "failed";
                         /** @description Signed, expiring download link (video/mp4); null until ready. */
