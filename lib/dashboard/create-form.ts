@@ -9,7 +9,7 @@ import { SUPPORTED_LANGUAGES, isOneOf } from '../../config/catalog';
 import { CreateCampaignBody } from '../http/api-schemas';
 import type { CampaignMetadata, CampaignOptions } from '../campaign/options';
 import type { CampaignWebhookEventType } from '../net/webhooks';
-import { CAPTION_WORDS, QUALITY_WORDS, defaultVoiceOf, eventLabel, languageName, platformLabel, voiceLabel } from './words';
+import { CAPTION_WORDS, QUALITY_WORDS, defaultVoiceOf, eventLabel, languageName, platformLabel, variantsLabel, voiceLabel } from './words';
 
 /** Form fields arrive as a string, or an array of strings when a name repeats (checkboxes, metadata rows). */
 export type FormValue = string | string[];
@@ -148,6 +148,7 @@ function choiceWords(field: string, value: string): { label: string; hint?: stri
   if (field === 'languages') return { label: languageName(value) };
   if (field === 'platforms') return { label: platformLabel(value) };
   if (field === 'webhook_events') return { label: eventLabel(value), hint: value };
+  if (field === 'variants') return { label: variantsLabel(Number(value)) };
   if (field === 'captions' && isOneOf(Object.keys(CAPTION_WORDS), value)) return CAPTION_WORDS[value as keyof typeof CAPTION_WORDS];
   if (field === 'quality' && isOneOf(Object.keys(QUALITY_WORDS), value)) return QUALITY_WORDS[value as keyof typeof QUALITY_WORDS];
   return { label: value };
@@ -400,7 +401,7 @@ export function createFormView(posted: PostedForm | undefined): SectionView[] {
       case 'count': {
         const picked = textOf(form[name]) || (words.defaultValue ?? '');
         const values = Array.from({ length: schema.maximum! - schema.minimum! + 1 }, (_, i) => String(schema.minimum! + i));
-        return { ...base, choices: values.map((value) => ({ value, label: value, checked: picked === value })) };
+        return { ...base, choices: values.map((value) => ({ value, ...choiceWords(name, value), checked: picked === value })) };
       }
       case 'per-language': {
         const chosen = posted ? listOf(form.languages) : ((PROPERTIES.languages.default as string[] | undefined) ?? []);
