@@ -23,6 +23,9 @@ import {
   type PlannedScene,
 } from './analyze';
 import { proseSentences } from './sections';
+import { chooseOpenings, hookWords, NO_HOOK_WORDS, type HookPage, type HookWords, type ScriptOpening } from './hooks';
+
+export type { ScriptOpening } from './hooks';
 
 export interface ScriptScene {
   onScreenText: string;
@@ -41,6 +44,11 @@ export interface ScriptDocument {
   /** One per planned screen, in plan order. */
   screens: ScriptScene[];
   closing: ScriptScene & { ctaLabel: string };
+  /**
+   * The video's openings, one per variant (decisions §15): `a` is the title scene above; with one variant it is the
+   * meet line ("Meet <Product>."), with more each is a question, a benefit or a number from the page (lib/script/hooks.ts).
+   */
+  openings: ScriptOpening[];
 }
 
 export interface CapturedVariant {
@@ -248,6 +256,38 @@ export interface ScriptHelpers {
   model?: ScriptModel;
   /** Told why the model's script was not used (the extractive script is used instead). */
   onModelRefused?: (language: LanguageCode, reason: string) => void;
+  /** How many openings the script carries (the campaign's `variants`, 1–3; default 1: the meet line). */
+  variants?: number;
+}
+
+/** The most phrases of each kind translated for the openings (the best first; the rest are rarely reached). */
+const HOOK_PHRASES_TRANSLATED = 4;
+
+/**
+ * The hook words of the source page in `language` by the translator: each kind's best phrases translated in one
+ * call, those that come back outside the language's script left out.
+ */
+async function translatedHookWords(
+  words: HookWords,
+  from: LanguageCode,
+  language: LanguageCode,
+  translator: Translator,
+): Promise<HookWords> {
+  const kinds = ['questions', 'benefits', 'figures'] as const;
+  const picked = kinds.map((k) => words[k].slice(0, HOOK_PHRASES_TRANSLATED));
+  const flat = picked.flat();
+  if (!flat.length) return NO_HOOK_WORDS;
+  const translated = await translator.translate(flat, from, language);
+  let at = 0;
+  const out = { ...NO_HOOK_WORDS };
+  kinds.forEach((k, n) => {
+    out[k] = translated
+      .slice(at, at + picked[n].length)
+      .map((t) => tidy(t ?? ''))
+      .filter((t) => t && inPageScript(t, language));
+    at += picked[n].length;
+  });
+  return out;
 }
 
 /**
@@ -344,6 +384,35 @@ export async function writeScript(
   const intro = (name: string) => ({ onScreenText: name, narration: [say(phrase(language, 'intro', { name }), language)] });
   const closingNarration = [say(phrase(language, 'callToAction', { domain }), language)];
   const ctaLabel = phrase(language, 'ctaLabel', {});
+  const count = helpers.variants ?? 1;
+  /**
+   * The script with its openings: the meet line alone for one variant (the title scene as it is); else the
+   * openings drawn from the page's words in this language (`words`), none saying what the screens and the closing
+   * say, the title scene variant a's.
+   */
+  const opened = async (
+    doc: Omit<ScriptDocument, 'openings'>,
+    name: string,
+    words: () => HookWords | Promise<HookWords>,
+  ): Promise<ScriptDocument> => {
+    const said = doc.title.narration.map((n) => n.text).join(' ');
+    if (count <= 1) return { ...doc, openings: [{ variant: 'a', kind: 'meet', narration: said, headline: doc.title.onScreenText }] };
+    const later = [...doc.screens, doc.closing].flatMap((scene) => scene.narration);
+    const openings = chooseOpenings({ language, name, count, words: await words(), later, seconds: SCREEN_NARRATION_SECONDS });
+    const [first] = openings;
+    return { ...doc, title: { onScreenText: first.headline, narration: [say(first.narration, language)] }, openings };
+  };
+  const pageOf = (facts: KeyFacts, text: CapturedText): HookPage => ({
+    name: facts.name,
+    headline: facts.headline,
+    features: facts.features,
+    text,
+  });
+  /** The source page's words: in this language by the translator, else as the page says them (source_text). */
+  const sourceWords = async () => {
+    const words = hookWords(pageOf(plan.facts, source.text), sourceLanguage);
+    return translator && sourceLanguage !== language ? translatedHookWords(words, sourceLanguage, language, translator) : words;
+  };
 
   // Everything the video says is compared with everything it said before: the opening and closing lines too.
   const wordsOf = (name: string) => {
@@ -374,21 +443,31 @@ export async function writeScript(
     const written = await modelNarration(helpers, language, own, texts, localized, language);
     // A model's scene that says again what was said says its section's own next sentences instead (same language).
     const said = sayOnce(texts, language, wordsOf(own.name), { preferred: written ?? undefined });
-    return {
-      language,
-      source: 'localized_page',
-      title: intro(own.name),
-      // A page translated in part: a section left in the source's language is said by that language's voice.
-      screens: leaveOut(
-        said,
-        (n) => written?.[n] ?? anyway(texts[n], language),
-        (n, text) => ({
-          onScreenText: texts[n].onScreen,
-          narration: [say(text, inPageScript(text, language) ? language : sourceLanguage)],
-        }),
-      ),
-      closing: { onScreenText: facts.callToAction ?? ctaLabel, ctaLabel: facts.callToAction ?? ctaLabel, narration: closingNarration },
+    // This page's own words: its headline and its own sections (never the source's, which are in another language).
+    const ownWords = (): HookWords => {
+      const words = hookWords({ ...pageOf(own, localized.text), features: facts.features }, language);
+      const inLanguage = (list: string[]) => list.filter((t) => inPageScript(t, language));
+      return { questions: inLanguage(words.questions), benefits: inLanguage(words.benefits), figures: inLanguage(words.figures) };
     };
+    return opened(
+      {
+        language,
+        source: 'localized_page',
+        title: intro(own.name),
+        // A page translated in part: a section left in the source's language is said by that language's voice.
+        screens: leaveOut(
+          said,
+          (n) => written?.[n] ?? anyway(texts[n], language),
+          (n, text) => ({
+            onScreenText: texts[n].onScreen,
+            narration: [say(text, inPageScript(text, language) ? language : sourceLanguage)],
+          }),
+        ),
+        closing: { onScreenText: facts.callToAction ?? ctaLabel, ctaLabel: facts.callToAction ?? ctaLabel, narration: closingNarration },
+      },
+      own.name,
+      ownWords,
+    );
   }
 
   const texts = screenTexts(plan, plan.facts);
@@ -409,17 +488,21 @@ export async function writeScript(
       extractive: false,
       headings: translator || sourceLanguage === language ? headings : [],
     });
-    return {
-      language,
-      source: 'translated',
-      title: intro(plan.facts.name),
-      screens: leaveOut(
-        said,
-        (n) => written[n],
-        (n, text) => ({ onScreenText: headings[n], narration: [say(text, language)] }),
-      ),
-      closing: { onScreenText: ctaLabel, ctaLabel, narration: closingNarration },
-    };
+    return opened(
+      {
+        language,
+        source: 'translated',
+        title: intro(plan.facts.name),
+        screens: leaveOut(
+          said,
+          (n) => written[n],
+          (n, text) => ({ onScreenText: headings[n], narration: [say(text, language)] }),
+        ),
+        closing: { onScreenText: ctaLabel, ctaLabel, narration: closingNarration },
+      },
+      plan.facts.name,
+      sourceWords,
+    );
   }
   // The page's own sentences, none said twice in the page's language, before any translation.
   const chosen = sayOnce(texts, sourceLanguage, wordsOf(plan.facts.name));
@@ -433,31 +516,39 @@ export async function writeScript(
       extractive: false,
       headings: texts.map((_, i) => translated[i * 2]),
     });
-    return {
-      language,
-      source: 'translated',
-      title: intro(plan.facts.name),
-      screens: leaveOut(
-        said,
-        (n) => translated[n * 2 + 1],
-        (n, text) => ({ onScreenText: translated[n * 2], narration: [say(text, language)] }),
-      ),
-      closing: { onScreenText: ctaLabel, ctaLabel, narration: closingNarration },
-    };
+    return opened(
+      {
+        language,
+        source: 'translated',
+        title: intro(plan.facts.name),
+        screens: leaveOut(
+          said,
+          (n) => translated[n * 2 + 1],
+          (n, text) => ({ onScreenText: translated[n * 2], narration: [say(text, language)] }),
+        ),
+        closing: { onScreenText: ctaLabel, ctaLabel, narration: closingNarration },
+      },
+      plan.facts.name,
+      sourceWords,
+    );
   }
 
   // No version of the page in this language, no translator and no model: the page's own words, framed by phrases
   // in the target language, each spoken by its own language's voice. script_source says so, and the video carries
   // a warning (see docs/video.md, "Languages without their own page").
-  return {
-    language,
-    source: 'source_text',
-    title: intro(plan.facts.name),
-    screens: leaveOut(
-      chosen,
-      (n) => sourceText[n],
-      (n, text) => ({ onScreenText: texts[n].onScreen, narration: [say(text, sourceLanguage)] }),
-    ),
-    closing: { onScreenText: ctaLabel, ctaLabel, narration: closingNarration },
-  };
+  return opened(
+    {
+      language,
+      source: 'source_text',
+      title: intro(plan.facts.name),
+      screens: leaveOut(
+        chosen,
+        (n) => sourceText[n],
+        (n, text) => ({ onScreenText: texts[n].onScreen, narration: [say(text, sourceLanguage)] }),
+      ),
+      closing: { onScreenText: ctaLabel, ctaLabel, narration: closingNarration },
+    },
+    plan.facts.name,
+    sourceWords,
+  );
 }

@@ -56,6 +56,7 @@ const script: ScriptDocument = {
   title: scene('Acme.'),
   screens: [scene('It counts.')],
   closing: { ...scene('Try it.'), ctaLabel: 'Try' },
+  openings: [{ variant: 'a', kind: 'meet', narration: 'Acme.', headline: 'ACME.' }],
 };
 const timeline = [
   { from_status: null, to_status: 'collecting', at: '2026-11-25T10:00:00.000Z' },

@@ -1,0 +1,294 @@
+/**
+ * Hook openings (decisions §15, "Hook variants"): a campaign with `variants` n gives each language's script n
+ * openings — the title scene's narration and headline — that differ: a question, a benefit, a number. Each is the
+ * page's own words framed by a fixed phrase of the video's language (lib/script/phrases.ts question/answer, benefit,
+ * number), never invented: the question is the page's own question heading or one of its benefit phrases said as a
+ * question, the benefit a heading of the page's key facts (lib/script/analyze.ts KeyFacts), the number the page's
+ * words around one of its numbers ("Trusted by 2,000+ teams"). Pure: the writer (lib/script/writer.ts) gives the
+ * page's words in the video's language (its own page, their translation, or the page's words) and what the video
+ * says after the opening, so an opening never says again what a later scene says (lib/quality/narration.ts).
+ */
+import type { LanguageCode } from '../../config/catalog';
+import { endsWithSentenceTerminator, normalizeText, splitSentences } from '../text';
+import { cutNarrationEnd, headingSentence, saysAgain } from '../quality/narration';
+import { phrase, phraseSet, type PhraseKey } from './phrases';
+import { countUnits, estimateSeconds } from './reading-rate';
+import type { CapturedText } from './analyze';
+
+export type OpeningKind = 'meet' | 'question' | 'benefit' | 'number';
+
+/** One video's opening: what its title scene says and shows (variant a is the script's own title scene). */
+export interface ScriptOpening {
+  variant: 'a' | 'b' | 'c';
+  kind: OpeningKind;
+  narration: string;
+  headline: string;
+}
+
+export const VARIANT_NAMES = ['a', 'b', 'c'] as const;
+/** How many openings a campaign may ask for (decisions §15: variants 1–3). */
+export const MAX_VARIANTS = VARIANT_NAMES.length;
+
+/** The page's words an opening may be drawn from, in one language (`language`), best first. */
+export interface HookWords {
+  /** The page's own questions (headings, hero sentences), without their question marks. */
+  questions: string[];
+  /** Benefit phrases: the page's headline and its key facts' headings. */
+  benefits: string[];
+  /** The page's words around one of its numbers, each a short phrase ("Trusted by 2,000+ teams"). */
+  figures: string[];
+}
+
+/** An empty set of words: a page that supports no hook (the openings are the meet line). */
+export const NO_HOOK_WORDS: HookWords = { questions: [], benefits: [], figures: [] };
+
+/** The longest phrase a hook carries from the page, in the language's reading units (words, or characters). */
+const MAX_PHRASE_UNITS = { words: 9, chars: 22 } as const;
+/** Of a figure, the longest phrase around the number. */
+const MAX_FIGURE_UNITS = { words: 7, chars: 18 } as const;
+
+const QUESTION_MARK = /[?？؟]$/u;
+/** A question's marks, both ends (Spanish opens one with ¿). */
+const QUESTION_MARKS = /^[¿\s]+|[\s?？؟]+$/gu;
+/** A sentence's own terminator, which a frame replaces with its own. */
+const TERMINATOR = /[\s.!。！।॥…]+$/u;
+
+const words = (language: LanguageCode, text: string) => countUnits(text, language);
+const unitsOf = (language: LanguageCode) => phraseSet(language).unit;
+
+/** A phrase a frame can carry: whole (no dangling connector, not a lone label), short, no question. */
+function framable(text: string, language: LanguageCode, max: number): boolean {
+  if (!text || QUESTION_MARK.test(text) || /[{}]/.test(text)) return false;
+  if (words(language, text) > max || words(language, text) === 0) return false;
+  return headingSentence(text, language) !== null && cutNarrationEnd(text, language) === null;
+}
+
+const unique = (list: string[]) => {
+  const seen = new Set<string>();
+  return list.filter((t) => {
+    const key = t.toLocaleLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+    if (!key || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Numbers
+
+/**
+ * A number as a page writes one: digits with thousands separators or a decimal part, then what marks it as a
+ * figure (+, %, "/7", k, M, ×).
+ */
+const NUMBER = /\d{1,3}(?:[,.\u00a0\u202f ]\d{3})+(?!\d)|\d+(?:[.,]\d+)?/gu;
+const MARKER = /^\s?(?:[+%％×]|\/\s?\d+|[kKM](?![\p{L}]))/u;
+
+/** A clock time ("9:00"), a year alone ("2026", "© 2026"), a version or a standard's number ("AES-256", "TLS 1.3", "SOC 2"). */
+function notAFigure(line: string, at: number, number: string): boolean {
+  const before = line.slice(0, at);
+  const after = line.slice(at + number.length);
+  if (/[:：]\d/u.test(after.slice(0, 2)) || /\d[:：]$/u.test(before)) return true;
+  // AES-256, v2, a-1 (a Latin, Cyrillic or Greek letter: Japanese, Chinese and Korean write "最大70%" so).
+  if (/[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}\-_/.]$/u.test(before)) return true;
+  if (/(?:^|\s)\p{Lu}{2,}[\s-]?$/u.test(before) || /^\s?\p{Lu}{2,}/u.test(after)) return true; // SOC 2, TLS 1.3, 3 GHz
+  if (/^[12]\d{3}$/.test(number) && !MARKER.test(after)) return true; // a year
+  if (/©|\(c\)/iu.test(line)) return true;
+  return false;
+}
+
+/**
+ * How much a number is a figure worth opening with: 2 when it carries a mark or is large (2,000+, 99.9 %, 24/7,
+ * 10k), 1 for a plain count of ten and more, 0 for none (single digits: step numbers, "3 headlines").
+ */
+function figureWeight(number: string, after: string): number {
+  if (MARKER.test(after) || /[,.\u00a0\u202f ]\d{3}/u.test(number)) return 2;
+  const value = Number(number.replace(',', '.'));
+  return value >= 10 ? 1 : 0;
+}
+
+/** The sentences of a text, without their terminators: a figure is a whole line or a whole sentence of the page. */
+function sentencesOf(text: string, language: LanguageCode): string[] {
+  return splitSentences(text, language)
+    .map((sentence) => normalizeText(sentence).replace(TERMINATOR, ''))
+    .filter(Boolean);
+}
+
+/**
+ * The page's figures, best first: each a short line or sentence of the page with a number (MAX_FIGURE_UNITS), the
+ * number a figure (figureWeight), not a clock time, a year, a version or a standard's name. `lines` are read as
+ * stand-alone lines (a stat's value and its label), where a number glued to the next word is a layout read run
+ * together ("12,000社+導入企業", "22日前"), refused — except a marked number before a lower-case word
+ * ("12,000+businesses", said "12,000+ businesses"); `prose` is the page's sentences, where "最大70%減らせます" is
+ * written so.
+ */
+export function pageFigures(lines: string[], prose: string[], language: LanguageCode): string[] {
+  const max = MAX_FIGURE_UNITS[unitsOf(language)];
+  const found: Array<{ text: string; weight: number; order: number }> = [];
+  const consider = (line: string, strict: boolean) => {
+    let best = 0;
+    let markEnd = 0;
+    for (const m of line.matchAll(NUMBER)) {
+      const at = m.index;
+      if (at < markEnd) continue; // the 7 of "24/7"
+      const after = line.slice(at + m[0].length);
+      if (notAFigure(line, at, m[0])) return;
+      const mark = MARKER.exec(after)?.[0] ?? '';
+      markEnd = at + m[0].length + mark.length;
+      const rest = after.slice(mark.length);
+      if (strict && rest && !/^[\s\p{P}]/u.test(rest)) return;
+      best = Math.max(best, figureWeight(m[0], after));
+    }
+    const text = line.replace(TERMINATOR, '');
+    if (best === 0 || !/\p{L}/u.test(text.replace(NUMBER, ''))) return;
+    // A line that starts in lower case is the middle of a sentence: said alone it starts mid-thought.
+    if (words(language, text) > max || cutNarrationEnd(text, language) || /^\p{Ll}/u.test(text)) return;
+    found.push({ text, weight: best, order: found.length });
+  };
+  for (const line of lines) {
+    // A marked number run into its label's lower-case word: the line as the page shows it, a space between.
+    const spaced = normalizeText(line).replace(/(\d(?:[+%]|\/\d+))(?=[\p{Ll}])/gu, '$1 ');
+    if (/\d/.test(spaced)) for (const sentence of sentencesOf(spaced, language)) consider(sentence, true);
+  }
+  for (const text of prose) if (/\d/.test(text)) for (const sentence of sentencesOf(text, language)) consider(sentence, false);
+  return unique(found.sort((a, b) => b.weight - a.weight || a.order - b.order).map((f) => f.text));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The page's words
+
+/** What a page gives the hooks: its facts (name, headline, key facts' headings) and its captured text. */
+export interface HookPage {
+  name: string;
+  headline: string;
+  features: Array<{ title: string; sentences?: string[]; detail?: string }>;
+  text: CapturedText;
+}
+
+/**
+ * The hook words of one page, in its own language: its questions (headings of level 1–2 and hero sentences that
+ * ask one), its benefits (its headline, then its key facts' headings, best first) and its figures (pageFigures).
+ */
+export function hookWords(page: HookPage, language: LanguageCode): HookWords {
+  const maxPhrase = MAX_PHRASE_UNITS[unitsOf(language)];
+  const name = normalizeText(page.name).toLocaleLowerCase();
+  const notName = (t: string) => t.toLocaleLowerCase() !== name;
+  const heroSentences = (page.text.hero_paragraphs ?? []).flatMap((p) => splitSentences(p, language));
+  const questions = [...page.text.headings.filter((h) => h.level <= 2).map((h) => h.text), ...heroSentences]
+    .map(normalizeText)
+    .filter((t) => QUESTION_MARK.test(t))
+    .map((t) => t.replace(QUESTION_MARKS, ''))
+    .filter((t) => notName(t) && framable(t, language, maxPhrase));
+  const benefits = [page.headline, ...page.features.map((f) => f.title)]
+    .map((t) => normalizeText(t ?? '').replace(TERMINATOR, ''))
+    .filter((t) => notName(t) && framable(t, language, maxPhrase));
+  const lines = page.text.main_text.split(/\n+/u);
+  const prose = [
+    ...(page.text.hero_paragraphs ?? []),
+    ...(page.text.sections ?? []).flatMap((s) => s.paragraphs),
+    ...page.features.flatMap((f) => f.sentences ?? [f.detail ?? '']),
+  ];
+  return { questions: unique(questions), benefits: unique(benefits), figures: pageFigures(lines, prose, language) };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The openings
+
+/** An opening's narration is written for this long at the language's reading rate, the product's name counted as one word. */
+export interface OpeningOptions {
+  language: LanguageCode;
+  /** The product's name as the title scene says it. */
+  name: string;
+  /** How many openings (1–3). */
+  count: number;
+  /** The page's words in `language` (its own page, their translation, or the page's words: see the writer). */
+  words: HookWords;
+  /** Everything the video says after its opening (its screens and its closing): an opening never says it again. */
+  later: Array<{ text: string; language: LanguageCode }>;
+  /** The reading time an opening fits in (writer.ts SCREEN_NARRATION_SECONDS). */
+  seconds: number;
+}
+
+/** The meet line: today's title scene ("Meet <Product>.", the product's name on screen). */
+export function meetOpening(language: LanguageCode, name: string): Omit<ScriptOpening, 'variant'> {
+  return { kind: 'meet', narration: normalizeText(phrase(language, 'intro', { name })), headline: normalizeText(name) };
+}
+
+const fill = (language: LanguageCode, key: PhraseKey, vars: Record<string, string>) => normalizeText(phrase(language, key, vars));
+
+/** An opening of `kind` from one page phrase: its narration and headline. */
+export function hookOpening(language: LanguageCode, kind: Exclude<OpeningKind, 'meet'>, words: string, name: string) {
+  const text = normalizeText(words);
+  if (kind === 'question') {
+    // The page's own question (its marks taken off) or a benefit, asked in the language's question form.
+    const question = fill(language, 'question', { benefit: text });
+    const separator = language === 'ja' || language === 'zh' ? '' : ' ';
+    return { kind, narration: `${question}${separator}${fill(language, 'answer', { name })}`, headline: question };
+  }
+  if (kind === 'benefit') return { kind, narration: fill(language, 'benefit', { name, benefit: text }), headline: text };
+  return { kind, narration: fill(language, 'number', { name, figure: text }), headline: text };
+}
+
+/** Whether an opening fits its reading time (the name counted as one word: a long name makes it longer, never cut). */
+function fits(narration: string, name: string, language: LanguageCode, seconds: number): boolean {
+  const shortName = language === 'ja' || language === 'zh' || language === 'th' ? 'X' : 'Name';
+  return estimateSeconds(narration.split(name).join(shortName), language) <= seconds;
+}
+
+/** Whether an opening says again a sentence the video says later (the check's repeated_narration, saysAgain). */
+function saidLater(narration: string, language: LanguageCode, later: OpeningOptions['later']): boolean {
+  return splitSentences(narration, language).some((sentence) =>
+    later.some((l) =>
+      splitSentences(l.text, l.language).some((before) => saysAgain(sentence, before, language) || saysAgain(sentence, before, l.language)),
+    ),
+  );
+}
+
+/**
+ * The openings of one language's script: one (the meet line, today's title scene) for a single variant; else
+ * `count` openings of different kinds, in the order the page supports them — a question, a benefit, a number —
+ * then the meet line when the page supports fewer kinds, then a kind's next phrase when it has one. Each fits the
+ * reading time, says nothing a later scene says, and differs from the others in narration and headline; a page
+ * with too few words gives fewer openings than `count` (never the same opening twice).
+ */
+export function chooseOpenings(options: OpeningOptions): ScriptOpening[] {
+  const { language, name, words, later, seconds } = options;
+  const count = Math.max(1, Math.min(MAX_VARIANTS, Math.floor(options.count) || 1));
+  const meet = meetOpening(language, name);
+  if (count === 1) return [{ variant: 'a', ...meet }];
+  const usedPhrases = new Set<string>();
+  const key = (t: string) => t.toLocaleLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+  const candidates: Record<Exclude<OpeningKind, 'meet'>, Array<Omit<ScriptOpening, 'variant'> & { phrase: string }>> = {
+    question: [
+      ...words.questions.map((q) => ({ ...hookOpening(language, 'question', q, name), phrase: q })),
+      ...words.benefits.map((b) => ({ ...hookOpening(language, 'question', b, name), phrase: b })),
+    ],
+    benefit: words.benefits.map((b) => ({ ...hookOpening(language, 'benefit', b, name), phrase: b })),
+    number: words.figures.map((f) => ({ ...hookOpening(language, 'number', f, name), phrase: f })),
+  };
+  const chosen: Array<Omit<ScriptOpening, 'variant'>> = [];
+  const distinct = (o: Omit<ScriptOpening, 'variant'>) =>
+    chosen.every((c) => key(c.narration) !== key(o.narration) && key(c.headline) !== key(o.headline));
+  const take = (kind: Exclude<OpeningKind, 'meet'>) => {
+    const next = candidates[kind].find(
+      (c) =>
+        !usedPhrases.has(key(c.phrase)) &&
+        distinct(c) &&
+        fits(c.narration, name, language, seconds) &&
+        !saidLater(c.narration, language, later) &&
+        endsWhole(c.narration, language),
+    );
+    if (!next) return false;
+    usedPhrases.add(key(next.phrase));
+    chosen.push({ kind: next.kind, narration: next.narration, headline: next.headline });
+    return true;
+  };
+  for (const kind of ['question', 'benefit', 'number'] as const) if (chosen.length < count) take(kind);
+  if (chosen.length < count && distinct(meet)) chosen.push(meet);
+  for (const kind of ['question', 'benefit', 'number'] as const) if (chosen.length < count) take(kind);
+  return chosen.slice(0, count).map((o, n) => ({ variant: VARIANT_NAMES[n], ...o }));
+}
+
+/** An opening ends as a sentence of its language ends: a terminator, or (Thai) no dangling word. */
+function endsWhole(narration: string, language: LanguageCode): boolean {
+  return cutNarrationEnd(narration, language) === null && (language === 'th' || endsWithSentenceTerminator(narration));
+}

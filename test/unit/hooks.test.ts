@@ -1,0 +1,422 @@
+/**
+ * Hook openings (lib/script/hooks.ts, decisions §15): on the fixture pages as the capture reads them (real Chromium:
+ * test/fixtures/site in English, Japanese and Korean, test/fixtures/site2 in English and Japanese), through the
+ * analysis and the writer, a campaign with 2 or 3 variants gets openings of different kinds whose narrations and
+ * headlines differ, each made of the frame of the video's language and the page's own words in that language (every
+ * number on the page), fitting the title scene and saying nothing a later scene says; one variant is today's title
+ * scene. The 20 languages' frames, the figures a page offers, and the translator's words.
+ */
+import type { Browser } from 'puppeteer-core';
+import type { LanguageCode } from '../../config/catalog';
+import { DESKTOP, makePresentable, openPage, readText, type PageText } from '../../lib/capture/page-reader';
+import { keyFacts, type CampaignPlanDocument, type CapturedText } from '../../lib/script/analyze';
+import { chooseOpenings, hookOpening, hookWords, pageFigures, type HookWords, type ScriptOpening } from '../../lib/script/hooks';
+import { PHRASES } from '../../lib/script/phrases';
+import { estimateSeconds } from '../../lib/script/reading-rate';
+import type { Translator } from '../../lib/script/translate';
+import { SCREEN_NARRATION_SECONDS, writeScript, type CapturedVariant, type ScriptDocument } from '../../lib/script/writer';
+import { cutNarrationEnd, repeatedSentences, saysAgain } from '../../lib/quality/narration';
+import { splitSentences } from '../../lib/text';
+import { startFixtureSite, site2Url, type FixtureSite } from '../fixtures/site/server';
+import { launchBrowser } from '../support/browser';
+
+let site: FixtureSite;
+let browser: Browser;
+const pages: Record<string, { url: string; text: CapturedText; language: string | null }> = {};
+
+const captured = (t: PageText): CapturedText => ({
+  title: t.title,
+  description: t.description,
+  open_graph: t.openGraph,
+  headings: t.headings,
+  main_text: t.mainText,
+  actions: t.actions,
+  alternates: t.alternates,
+  sections: t.sections ?? [],
+  hero_paragraphs: t.heroParagraphs ?? [],
+  brand_names: t.brandNames ?? [],
+  credits: t.credits ?? [],
+});
+
+beforeAll(async () => {
+  site = await startFixtureSite();
+  browser = await launchBrowser();
+  const urls = {
+    acme: site.url('/'),
+    'acme-ja': site.url('/ja/'),
+    'acme-ko': site.url('/ko/'),
+    slotwise: site2Url(site, 'en'),
+    'slotwise-ja': site2Url(site, 'ja'),
+  };
+  for (const [key, url] of Object.entries(urls)) {
+    const page = await browser.newPage();
+    await openPage(page, url, DESKTOP, 30_000);
+    await makePresentable(page);
+    const text = await readText(page);
+    pages[key] = { url, text: captured(text), language: text.language };
+    await page.close();
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await site?.close();
+});
+
+/** The plan the analysis makes of a source page: the hero, then its three best sections, each shown on the language versions too. */
+function planOf(key: string): CampaignPlanDocument {
+  const { text, url } = pages[key];
+  const facts = keyFacts(text, url, 'en');
+  return {
+    facts,
+    scenes: [
+      { feature: null, section: null, screenshotKey: 'k0', mobileScreenshotKey: null },
+      ...facts.features.slice(0, 3).map((f, n) => ({
+        feature: n,
+        section: f.section,
+        screenshotKey: `k${n + 1}`,
+        mobileScreenshotKey: null,
+        localized: Object.fromEntries(
+          ['ja', 'ko'].map((l) => [l, { screenshotKey: `${l}${n}`, mobileScreenshotKey: null, section: f.section }]),
+        ),
+      })),
+    ],
+    targetSeconds: 30,
+    sourceLanguage: 'en',
+    brand: { themeColor: null, palette: [], iconUrls: [] },
+  };
+}
+
+function variantsOf(key: string, languages: string[]): CapturedVariant[] {
+  const source = pages[key];
+  return [
+    { variant: 'source', url: source.url, language: source.language, text: source.text },
+    ...languages.map((l) => ({
+      variant: l,
+      url: pages[`${key}-${l}`].url,
+      language: pages[`${key}-${l}`].language,
+      text: pages[`${key}-${l}`].text,
+    })),
+  ];
+}
+
+/** Everything the page says, as one text without spaces (a line the layout runs together is the same words). */
+const pageText = (text: CapturedText) =>
+  [
+    text.title,
+    ...text.headings.map((h) => h.text),
+    text.main_text,
+    ...(text.hero_paragraphs ?? []),
+    ...(text.sections ?? []).flatMap((s) => s.paragraphs),
+  ]
+    .join('\n')
+    .replace(/\s+/gu, '');
+const onPage = (words: string, page: string) => page.includes(words.replace(/\s+/gu, ''));
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** The frame of an opening's kind in `language`, as a pattern whose groups are its page words and its name. */
+function frame(language: LanguageCode, kind: ScriptOpening['kind']): RegExp {
+  const p = PHRASES[language];
+  const separator = language === 'ja' || language === 'zh' ? '' : ' ';
+  const template = { meet: p.intro, question: `${p.question}${separator}${p.answer}`, benefit: p.benefit, number: p.number }[kind];
+  const pattern = template
+    .split(/(\{\w+\})/)
+    .map((part) => (/^\{\w+\}$/.test(part) ? `(?<${part.slice(1, -1)}>.+?)` : escape(part)))
+    .join('');
+  return new RegExp(`^${pattern}$`, 'u');
+}
+
+/** The page words an opening carries (its frame and the product's name taken off). */
+function pageWordsOf(opening: ScriptOpening, language: LanguageCode, name: string): string[] {
+  const match = frame(language, opening.kind).exec(opening.narration);
+  expect(match).not.toBeNull();
+  expect(match!.groups!.name).toBe(name);
+  return Object.entries(match!.groups!)
+    .filter(([group]) => group !== 'name')
+    .map(([, words]) => words);
+}
+
+const narrationOf = (scene: { narration: Array<{ text: string }> }) => scene.narration.map((n) => n.text).join(' ');
+
+/** The checks every opening of a script passes: its page words on the page, numbers too; it fits; it says nothing said later. */
+function expectOpeningsOfPage(script: ScriptDocument, count: number, page: CapturedText, name: string) {
+  const language = script.language;
+  const text = pageText(page);
+  const { openings } = script;
+  expect(openings.map((o) => o.variant)).toEqual(['a', 'b', 'c'].slice(0, count));
+  expect(new Set(openings.map((o) => o.kind)).size).toBe(count);
+  expect(new Set(openings.map((o) => o.narration)).size).toBe(count);
+  expect(new Set(openings.map((o) => o.headline)).size).toBe(count);
+  // The title scene is variant a's.
+  expect(script.title.onScreenText).toBe(openings[0].headline);
+  expect(narrationOf(script.title)).toBe(openings[0].narration);
+  const later = [...script.screens, script.closing].map(narrationOf);
+  for (const opening of openings) {
+    for (const words of pageWordsOf(opening, language, name))
+      expect({ words, onPage: onPage(words, text) }).toEqual({ words, onPage: true });
+    if (opening.kind !== 'meet') expect(onPage(opening.headline.replace(/[?？؟¿]/gu, ''), text)).toBe(true);
+    for (const number of opening.narration.match(/\p{Nd}+/gu) ?? []) expect(text).toContain(number);
+    expect(estimateSeconds(opening.narration.replace(name, 'Name'), language)).toBeLessThanOrEqual(SCREEN_NARRATION_SECONDS);
+    expect(cutNarrationEnd(opening.narration, language)).toBeNull();
+    for (const sentence of splitSentences(opening.narration, language))
+      for (const scene of later)
+        for (const before of splitSentences(scene, language)) expect(saysAgain(sentence, before, language)).toBe(false);
+    expect(repeatedSentences([opening.narration, ...later], language)).toEqual([]);
+  }
+}
+
+describe('the fixture pages through the analysis and the writer', () => {
+  test('one variant: the title scene as today, its one opening the meet line', async () => {
+    const plan = planOf('acme');
+    for (const language of ['en', 'ja', 'ko', 'de'] as const) {
+      const today = await writeScript(language, plan, variantsOf('acme', ['ja', 'ko']));
+      const one = await writeScript(language, plan, variantsOf('acme', ['ja', 'ko']), { variants: 1 });
+      expect(one).toEqual(today);
+      expect(one.openings).toEqual([
+        { variant: 'a', kind: 'meet', narration: narrationOf(today.title), headline: today.title.onScreenText },
+      ]);
+      expect(narrationOf(one.title)).toBe(PHRASES[language].intro.replace('{name}', 'Acme Analytics'));
+    }
+  });
+
+  test.each([
+    ['acme', 'en', []],
+    ['acme', 'ja', ['ja']],
+    ['acme', 'ko', ['ko']],
+    ['slotwise', 'en', []],
+  ] as const)(
+    '%s in %s: three openings, a question, a benefit and a number, from its page in that language',
+    async (key, language, own) => {
+      const plan = planOf(key);
+      const script = await writeScript(language, plan, variantsOf(key, [...own]), { variants: 3 });
+      expect(script.source).toBe('localized_page');
+      expect(script.openings.map((o) => o.kind)).toEqual(['question', 'benefit', 'number']);
+      const page = own.length ? pages[`${key}-${language}`].text : pages[key].text;
+      expectOpeningsOfPage(script, 3, page, plan.facts.name);
+      const two = await writeScript(language, plan, variantsOf(key, [...own]), { variants: 2 });
+      expect(two.openings).toEqual(script.openings.slice(0, 2));
+      expect(two.screens).toEqual(script.screens);
+    },
+  );
+
+  test('the English page: the question its headline, the benefit its best section, the number its 2,000+ teams', async () => {
+    const script = await writeScript('en', planOf('acme'), variantsOf('acme', []), { variants: 3 });
+    expect(script.openings).toEqual([
+      {
+        variant: 'a',
+        kind: 'question',
+        narration: 'Dashboards your team will actually read? Then meet Acme Analytics.',
+        headline: 'Dashboards your team will actually read?',
+      },
+      {
+        variant: 'b',
+        kind: 'benefit',
+        narration: 'With Acme Analytics: Connect every source in minutes.',
+        headline: 'Connect every source in minutes',
+      },
+      { variant: 'c', kind: 'number', narration: "Trusted by 2,000+ teams: that's Acme Analytics.", headline: 'Trusted by 2,000+ teams' },
+    ]);
+    const ja = await writeScript('ja', planOf('acme'), variantsOf('acme', ['ja']), { variants: 3 });
+    expect(ja.openings[2]).toEqual({
+      variant: 'c',
+      kind: 'number',
+      narration: '2,000 以上のチームが利用中。それがAcme Analyticsです。',
+      headline: '2,000 以上のチームが利用中',
+    });
+  });
+
+  test('Slotwise in Japanese: its stats run into their labels and its one figure is in a long sentence, so the third opening is the meet line', async () => {
+    const plan = planOf('slotwise');
+    const script = await writeScript('ja', plan, variantsOf('slotwise', ['ja']), { variants: 3 });
+    expect(script.openings.map((o) => o.kind)).toEqual(['question', 'benefit', 'meet']);
+    expect(script.openings[2]).toEqual({ variant: 'c', kind: 'meet', narration: 'Slotwiseをご紹介します。', headline: 'Slotwise' });
+    expectOpeningsOfPage(script, 3, pages['slotwise-ja'].text, 'Slotwise');
+    expect(
+      hookWords({ ...keyFacts(pages['slotwise-ja'].text, pages['slotwise-ja'].url, 'ja'), text: pages['slotwise-ja'].text }, 'ja').figures,
+    ).toEqual([]);
+  });
+
+  test('a translated script: the openings carry the translation of the page words, in one more call', async () => {
+    const calls: string[][] = [];
+    const dictionary: Record<string, string> = {
+      'Dashboards your team will actually read': 'Dashboards, die Ihr Team wirklich liest',
+      'Connect every source in minutes': 'Jede Quelle in Minuten verbinden',
+      'Trusted by 2,000+ teams': 'Über 2.000 Teams vertrauen darauf',
+    };
+    const translator: Translator = {
+      name: 'dictionary',
+      async translate(texts) {
+        calls.push(texts);
+        return texts.map((t) => dictionary[t] ?? `[de] ${t}`);
+      },
+    };
+    const plan = planOf('acme');
+    const one = await writeScript('de', plan, variantsOf('acme', []), { translator });
+    expect(calls).toHaveLength(1);
+    expect(one.openings.map((o) => o.kind)).toEqual(['meet']);
+    const script = await writeScript('de', plan, variantsOf('acme', []), { translator, variants: 3 });
+    expect(calls).toHaveLength(3);
+    expect(calls[2]).toEqual(expect.arrayContaining(Object.keys(dictionary)));
+    expect(script.openings).toEqual([
+      {
+        variant: 'a',
+        kind: 'question',
+        narration: 'Dashboards, die Ihr Team wirklich liest? Dann entdecken Sie Acme Analytics.',
+        headline: 'Dashboards, die Ihr Team wirklich liest?',
+      },
+      {
+        variant: 'b',
+        kind: 'benefit',
+        narration: 'Mit Acme Analytics: Jede Quelle in Minuten verbinden.',
+        headline: 'Jede Quelle in Minuten verbinden',
+      },
+      {
+        variant: 'c',
+        kind: 'number',
+        narration: 'Über 2.000 Teams vertrauen darauf: Das ist Acme Analytics.',
+        headline: 'Über 2.000 Teams vertrauen darauf',
+      },
+    ]);
+  });
+});
+
+describe('the frames in every language', () => {
+  const LONG_NAME = 'Northwind Ledger Accounting Automation Platform Documentation';
+  const LANGUAGES = Object.keys(PHRASES) as LanguageCode[];
+  const END = /[.!?。！？।؟]$/u;
+
+  test.each(LANGUAGES)('%s: each kind renders whole with a long name, a long phrase and a number', (language) => {
+    const benefit = language === 'ja' ? 'チームが本当に読むダッシュボード' : 'Dashboards your whole team will actually read every week';
+    const figure = language === 'ja' ? '10,000 以上のチームが利用中' : 'Trusted by 10,000+ teams in 99.9 % of cases';
+    for (const [kind, words] of [
+      ['question', benefit],
+      ['benefit', benefit],
+      ['number', figure],
+    ] as const) {
+      const opening = hookOpening(language, kind, words, LONG_NAME);
+      for (const text of [opening.narration, opening.headline]) expect(text).not.toMatch(/[{}]/);
+      expect(opening.narration).toContain(LONG_NAME);
+      expect(opening.narration).toContain(words);
+      expect(opening.narration).toMatch(frame(language, kind));
+      if (language === 'th') expect(opening.narration).not.toMatch(/[.!?]$/);
+      else expect(opening.narration).toMatch(END);
+      expect(cutNarrationEnd(opening.narration, language)).toBeNull();
+      if (kind === 'question') {
+        expect(opening.headline).toContain(words);
+        if (language !== 'th') expect(opening.headline).toMatch(language === 'ar' ? /؟$/u : /[?？]$/u);
+        if (language === 'es') expect(opening.headline.startsWith('¿')).toBe(true);
+      } else expect(opening.headline).toBe(words);
+      // The question is one sentence, the product named in the next.
+      if (kind === 'question' && language !== 'th') expect(splitSentences(opening.narration, language)).toHaveLength(2);
+      if (kind === 'number') expect(opening.narration).toMatch(/10,000/);
+    }
+  });
+});
+
+describe('choosing the openings', () => {
+  const words: HookWords = {
+    questions: [],
+    benefits: ['Dashboards your team will actually read', 'Connect every source in minutes', 'Dashboards that explain themselves'],
+    figures: ['Trusted by 2,000+ teams'],
+  };
+  const base = { language: 'en' as const, name: 'Acme Analytics', words, later: [], seconds: SCREEN_NARRATION_SECONDS };
+
+  test('one variant is the meet line; more are the kinds the page supports, in order, then the meet line', () => {
+    expect(chooseOpenings({ ...base, count: 1 })).toEqual([
+      { variant: 'a', kind: 'meet', narration: 'Meet Acme Analytics.', headline: 'Acme Analytics' },
+    ]);
+    expect(chooseOpenings({ ...base, count: 3 }).map((o) => o.kind)).toEqual(['question', 'benefit', 'number']);
+    expect(chooseOpenings({ ...base, count: 3, words: { ...words, figures: [] } }).map((o) => o.kind)).toEqual([
+      'question',
+      'benefit',
+      'meet',
+    ]);
+    expect(chooseOpenings({ ...base, count: 2, words: { questions: [], benefits: [], figures: [] } })).toEqual([
+      { variant: 'a', kind: 'meet', narration: 'Meet Acme Analytics.', headline: 'Acme Analytics' },
+    ]);
+  });
+
+  test("the page's own question is asked as it is, before a benefit asked back", () => {
+    const [first] = chooseOpenings({ ...base, count: 2, words: { ...words, questions: ['Tired of dashboards nobody opens'] } });
+    expect(first).toEqual({
+      variant: 'a',
+      kind: 'question',
+      narration: 'Tired of dashboards nobody opens? Then meet Acme Analytics.',
+      headline: 'Tired of dashboards nobody opens?',
+    });
+  });
+
+  test('an opening never says what a later scene says: the next phrase of its kind is taken', () => {
+    const later = [{ text: 'Dashboards your team will actually read. Everyone sees the same numbers.', language: 'en' as const }];
+    const openings = chooseOpenings({ ...base, count: 2, later });
+    expect(openings[0].narration).toBe('Connect every source in minutes? Then meet Acme Analytics.');
+    expect(openings[1].narration).toBe('With Acme Analytics: Dashboards that explain themselves.');
+  });
+
+  test("an opening fits the title scene's reading time: a phrase too long to say is passed over, a long name is not", () => {
+    const long = 'Dashboards for product, billing, CRM, support, finance, marketing, sales and every other team you have';
+    const openings = chooseOpenings({ ...base, count: 2, words: { ...words, benefits: [long, ...words.benefits] } });
+    expect(openings.every((o) => !o.narration.includes(long))).toBe(true);
+    const longName = 'Northwind Ledger Accounting Automation Platform Documentation';
+    expect(chooseOpenings({ ...base, name: longName, count: 3 }).map((o) => o.kind)).toEqual(['question', 'benefit', 'number']);
+  });
+});
+
+describe("the page's figures", () => {
+  test('a number with its words, never a time, a year, a version, a step number or a stat run into its label', () => {
+    expect(
+      pageFigures(
+        [
+          'Trusted by 2,000+ teams',
+          'A weekly digest, posted every Monday at 9:00.',
+          '© 2026 Acme Analytics, Inc.',
+          'Data is encrypted with AES-256 at rest.',
+          'SOC 2 Type II and GDPR',
+          '3 minto set up',
+          '12,000+businesses',
+          '24/7online rescheduling',
+          '12,000社+導入企業',
+          '22日前道順と持ち物',
+        ],
+        ['Start from 40 ready-made templates.', 'Free for 14 days.', 'and then 99.9% uptime'],
+        'en',
+      ),
+    ).toEqual([
+      'Trusted by 2,000+ teams',
+      '12,000+ businesses',
+      '24/7 online rescheduling',
+      'Start from 40 ready-made templates',
+      'Free for 14 days',
+    ]);
+    // Japanese writes a number against its words in a sentence; a sentence too long to open with is passed over.
+    expect(
+      pageFigures([], ['無断キャンセルを最大70%減らせます。', 'SMSとメールの自動リマインドで、無断キャンセルを最大70%減らせます。'], 'ja'),
+    ).toEqual(['無断キャンセルを最大70%減らせます']);
+    expect(pageFigures(['12,000社+導入企業', '70%無断キャンセルの削減', '2,000 以上のチームが利用中'], [], 'ja')).toEqual([
+      '2,000 以上のチームが利用中',
+    ]);
+  });
+
+  test("a page's words: its headline and headings as benefits, its own questions, its figures", () => {
+    const words = hookWords(
+      {
+        name: 'Acme',
+        headline: 'Why do dashboards go unread?',
+        features: [{ title: 'Connect every source in minutes' }, { title: 'Pricing' }, { title: 'Acme' }],
+        text: {
+          title: 'Acme',
+          description: null,
+          open_graph: {},
+          headings: [{ level: 1, text: 'Why do dashboards go unread?' }],
+          main_text: 'Trusted by 2,000+ teams',
+        },
+      },
+      'en',
+    );
+    expect(words).toEqual({
+      questions: ['Why do dashboards go unread'],
+      benefits: ['Connect every source in minutes'],
+      figures: ['Trusted by 2,000+ teams'],
+    });
+  });
+});
