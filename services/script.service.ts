@@ -5,7 +5,7 @@
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import type { Transaction } from 'sequelize';
 import { configOf } from '../config';
-import { isSupportedLanguage, variantsOf, type LanguageCode } from '../config/catalog';
+import { isSupportedLanguage, variantsOf } from '../config/catalog';
 import type { CampaignPlan, CampaignScript, ScreenshotRef } from '../lib/db/models';
 import { stageFailure } from '../lib/errors';
 import {
@@ -137,20 +137,21 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
         const plan = planRow.plan;
         const variants: CapturedVariant[] = planRow.page_texts ?? (await this.captures(campaign.id)).map(pageText);
         const scripts: ScriptDocument[] = [];
-        // Hook variants (decisions §15): each script writes that many openings, one per variant video.
-        const helpers = {
-          translator: this.translator,
-          model: this.scriptModel,
-          onModelRefused: (lang: LanguageCode, reason: string) =>
-            this.logger.warn(
-              `campaign ${campaign.id}: the script model's ${lang} narration was not used (${reason}); the page's own sentences are said`,
-            ),
-          variants: variantsOf(campaign.options?.variants).length,
-        };
         for (const language of campaign.languages) {
           if (!isSupportedLanguage(language)) continue;
           try {
-            scripts.push(await writeScript(language, plan, variants, helpers));
+            scripts.push(
+              await writeScript(language, plan, variants, {
+                translator: this.translator,
+                model: this.scriptModel,
+                onModelRefused: (lang, reason) =>
+                  this.logger.warn(
+                    `campaign ${campaign.id}: the script model's ${lang} narration was not used (${reason}); the page's own sentences are said`,
+                  ),
+                // Hook variants (decisions §15): as many openings as the campaign has variants, one per variant video.
+                variants: variantsOf(campaign.options?.variants).length,
+              }),
+            );
           } catch (err) {
             if (err instanceof TranslationError) {
               throw stageFailure('translation_failed', `Translation to ${language} failed: ${err.message}`, err.retryable);

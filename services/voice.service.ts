@@ -133,14 +133,20 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
           // different engines: English has one festival process, and English scenes queued first waited on it.
           const mostParts = Math.max(...languageParts.map((l) => l.parts.length));
           for (let index = 0; index < mostParts; index += 1) {
-            for (const { language, parts, said } of languageParts) {
+            for (const { language, variants, parts, said } of languageParts) {
               const part = parts[index];
               if (!part) continue;
               said.push(
                 limit(async () => {
                   cancel.signal.throwIfAborted();
-                  // Scene 1 is the hero screen, whose script may run longer (HERO_NARRATION_SECONDS).
-                  const maxSeconds = part.index === 1 ? HERO_NARRATION_SECONDS + 1 : MAX_SPOKEN_SECONDS[part.kind];
+                  // Scene 1 is the hero screen, whose script may run longer (HERO_NARRATION_SECONDS). A hook variant's
+                  // opening is written to a screen's narration time (lib/script/hooks.ts), not the meet line's.
+                  const maxSeconds =
+                    part.index === 1
+                      ? HERO_NARRATION_SECONDS + 1
+                      : part.kind === 'title' && variants.length > 1
+                        ? MAX_SPOKEN_SECONDS.screen
+                        : MAX_SPOKEN_SECONDS[part.kind];
                   const variant = part.variant ?? 'a';
                   const { file, durationSeconds, narration, words } = await this.speakScene(
                     campaign.id,

@@ -9,14 +9,6 @@ import { VIDEO_VARIANTS, type VideoVariant } from '../../config/catalog';
 import type { StoryboardScene } from '../campaign/storyboard';
 import type { ScriptDocument, ScriptScene } from '../script/writer';
 
-/** One opening of a script as the script writer writes it: a variant's title scene in words. */
-export interface VariantOpening {
-  variant: VideoVariant;
-  kind: string;
-  narration: string;
-  headline: string;
-}
-
 /** One scene to speak: its place in the video (0 the title, then the screens, then the closing) and, for a title, its variant. */
 export interface SceneJob {
   kind: StoryboardScene['kind'];
@@ -36,12 +28,14 @@ export function languageVariants(videos: ReadonlyArray<{ language: string; varia
 
 /**
  * The title scene a variant opens with: its opening's headline on screen and its narration said in the video's
- * language. A script without openings (written before they existed) or without this variant's opens with its title.
+ * language. Variant a's is the script's own title scene (the writer makes it a's opening, segments and all); a script
+ * without openings (written before they existed) or without this variant's opens every variant with its title.
  */
 export function openingScene(script: ScriptDocument, variant: VideoVariant): ScriptScene {
-  const openings = (script as ScriptDocument & { openings?: VariantOpening[] }).openings;
+  // A script stored before openings existed has none (its JSON lacks the member the type now requires).
+  const openings: ScriptDocument['openings'] | undefined = script.openings;
   const opening = openings?.find((o) => o.variant === variant);
-  if (!opening) return script.title;
+  if (variant === 'a' || !opening) return script.title;
   return { onScreenText: opening.headline, narration: [{ text: opening.narration, language: script.language }] };
 }
 

@@ -7,12 +7,13 @@
 import { variantsOf } from '../../config/catalog';
 import { effectiveLimits, MAX_VARIANTS, PLANS } from '../../config/plans';
 import { storageKeys } from '../../lib/storage/keys';
-import type { ScriptDocument } from '../../lib/script/writer';
-import { languageVariants, openingScene, sceneJobs, variantScenes, type VariantOpening } from '../../lib/voice/variants';
+import type { ScriptDocument, ScriptOpening } from '../../lib/script/writer';
+import { languageVariants, openingScene, sceneJobs, variantScenes } from '../../lib/voice/variants';
 import { variantGroups } from '../../lib/dashboard/variants';
 
 const say = (text: string) => [{ text, language: 'en' as const }];
-const script = (openings?: VariantOpening[]): ScriptDocument =>
+// Without openings: a script stored before they existed (its JSON lacks the member).
+const script = (openings?: ScriptOpening[]): ScriptDocument =>
   ({
     language: 'en',
     source: 'localized_page',
@@ -23,8 +24,8 @@ const script = (openings?: VariantOpening[]): ScriptDocument =>
     ],
     closing: { onScreenText: 'Try it', ctaLabel: 'Try it', narration: say('Visit acme.example.') },
     ...(openings ? { openings } : {}),
-  });
-const OPENINGS: VariantOpening[] = [
+  }) as ScriptDocument;
+const OPENINGS: ScriptOpening[] = [
   { variant: 'a', kind: 'meet', narration: 'Meet Acme.', headline: 'Acme' },
   { variant: 'b', kind: 'question', narration: 'Still syncing orders by hand?', headline: 'Still by hand?' },
 ];
