@@ -14,6 +14,7 @@ import { cutNarrationEnd, headingSentence, saysAgain } from '../quality/narratio
 import { phrase, phraseSet, type PhraseKey } from './phrases';
 import { countUnits, estimateSeconds } from './reading-rate';
 import type { CapturedText } from './analyze';
+import type { NarrationSegment } from '../campaign/storyboard';
 
 export type OpeningKind = 'meet' | 'question' | 'benefit' | 'number';
 
@@ -61,6 +62,23 @@ function framable(text: string, language: LanguageCode, max: number): boolean {
   if (!text || QUESTION_MARK.test(text) || /[{}]/.test(text)) return false;
   if (words(language, text) > max || words(language, text) === 0) return false;
   return headingSentence(text, language) !== null && cutNarrationEnd(text, language) === null;
+}
+
+/**
+ * A phrase as an opening carries it, or null when it cannot be one: a question without its marks, a benefit or a
+ * figure without its full stop (the frame adds the language's own); whole and short (framable); a figure with a
+ * number in it. For the page's phrases and their translation alike.
+ */
+export function hookPhrase(kind: keyof HookWords, text: string, language: LanguageCode): string | null {
+  const plain = normalizeText(text ?? '');
+  if (kind === 'questions') {
+    const asked = plain.replace(QUESTION_MARKS, '');
+    return QUESTION_MARK.test(plain) && framable(asked, language, MAX_PHRASE_UNITS[unitsOf(language)]) ? asked : null;
+  }
+  const said = plain.replace(TERMINATOR, '');
+  if (kind === 'benefits') return framable(said, language, MAX_PHRASE_UNITS[unitsOf(language)]) ? said : null;
+  const fitting = /\p{Nd}/u.test(said) && words(language, said) <= MAX_FIGURE_UNITS[unitsOf(language)];
+  return fitting && !QUESTION_MARK.test(said) && cutNarrationEnd(said, language) === null ? said : null;
 }
 
 const unique = (list: string[]) => {
@@ -169,18 +187,16 @@ export interface HookPage {
  * ask one), its benefits (its headline, then its key facts' headings, best first) and its figures (pageFigures).
  */
 export function hookWords(page: HookPage, language: LanguageCode): HookWords {
-  const maxPhrase = MAX_PHRASE_UNITS[unitsOf(language)];
   const name = normalizeText(page.name).toLocaleLowerCase();
   const notName = (t: string) => t.toLocaleLowerCase() !== name;
   const heroSentences = (page.text.hero_paragraphs ?? []).flatMap((p) => splitSentences(p, language));
-  const questions = [...page.text.headings.filter((h) => h.level <= 2).map((h) => h.text), ...heroSentences]
-    .map(normalizeText)
-    .filter((t) => QUESTION_MARK.test(t))
-    .map((t) => t.replace(QUESTION_MARKS, ''))
-    .filter((t) => notName(t) && framable(t, language, maxPhrase));
-  const benefits = [page.headline, ...page.features.map((f) => f.title)]
-    .map((t) => normalizeText(t ?? '').replace(TERMINATOR, ''))
-    .filter((t) => notName(t) && framable(t, language, maxPhrase));
+  const phrases = (kind: keyof HookWords, texts: string[]) =>
+    texts.flatMap((t) => {
+      const phrase = hookPhrase(kind, t, language);
+      return phrase && notName(phrase) ? [phrase] : [];
+    });
+  const questions = phrases('questions', [...page.text.headings.filter((h) => h.level <= 2).map((h) => h.text), ...heroSentences]);
+  const benefits = phrases('benefits', [page.headline, ...page.features.map((f) => f.title)]);
   const lines = page.text.main_text.split(/\n+/u);
   const prose = [
     ...(page.text.hero_paragraphs ?? []),
@@ -200,8 +216,10 @@ export interface OpeningOptions {
   name: string;
   /** How many openings (1–3). */
   count: number;
-  /** The page's words in `language` (its own page, their translation, or the page's words: see the writer). */
+  /** The page's words (its own page in `language`, their translation, or the page's words: see the writer). */
   words: HookWords;
+  /** The language `words` are in; default `language` (a `source_text` script: the page's). */
+  wordsLanguage?: LanguageCode;
   /** Everything the video says after its opening (its screens and its closing): an opening never says it again. */
   later: Array<{ text: string; language: LanguageCode }>;
   /** The reading time an opening fits in (writer.ts SCREEN_NARRATION_SECONDS). */
@@ -215,30 +233,66 @@ export function meetOpening(language: LanguageCode, name: string): Omit<ScriptOp
 
 const fill = (language: LanguageCode, key: PhraseKey, vars: Record<string, string>) => normalizeText(phrase(language, key, vars));
 
+/**
+ * An opening's whole frame in `language`: the fixed phrase of its kind with its {placeholders} ({name}, and
+ * {benefit} or {figure} for the page's words); a question is asked, then answered with the product's name.
+ */
+export function openingFrame(language: LanguageCode, kind: OpeningKind): string {
+  const p = phraseSet(language);
+  if (kind === 'question') return `${p.question}${p.sentenceSeparator}${p.answer}`;
+  return { meet: p.intro, benefit: p.benefit, number: p.number }[kind];
+}
+
 /** An opening of `kind` from one page phrase: its narration and headline. */
 export function hookOpening(language: LanguageCode, kind: Exclude<OpeningKind, 'meet'>, words: string, name: string) {
   const text = normalizeText(words);
   if (kind === 'question') {
     // The page's own question (its marks taken off) or a benefit, asked in the language's question form.
     const question = fill(language, 'question', { benefit: text });
-    const separator = language === 'ja' || language === 'zh' ? '' : ' ';
-    return { kind, narration: `${question}${separator}${fill(language, 'answer', { name })}`, headline: question };
+    return {
+      kind,
+      narration: `${question}${phraseSet(language).sentenceSeparator}${fill(language, 'answer', { name })}`,
+      headline: question,
+    };
   }
   if (kind === 'benefit') return { kind, narration: fill(language, 'benefit', { name, benefit: text }), headline: text };
   return { kind, narration: fill(language, 'number', { name, figure: text }), headline: text };
 }
 
-/** Whether an opening fits its reading time (the name counted as one word: a long name makes it longer, never cut). */
-function fits(narration: string, name: string, language: LanguageCode, seconds: number): boolean {
-  const shortName = language === 'ja' || language === 'zh' || language === 'th' ? 'X' : 'Name';
-  return estimateSeconds(narration.split(name).join(shortName), language) <= seconds;
+/**
+ * Whether an opening fits its reading time, each part at the reading rate of the voice that says it (the page's
+ * words in theirs), the name counted as one word: a long name makes it longer, never cut.
+ */
+function fits(
+  opening: Omit<ScriptOpening, 'variant'>,
+  name: string,
+  language: LanguageCode,
+  wordsLanguage: LanguageCode,
+  seconds: number,
+): boolean {
+  const short = (lang: LanguageCode) => (phraseSet(lang).unit === 'chars' ? 'X' : 'Name');
+  const said = openingSegments(opening, language, wordsLanguage, name);
+  return said.reduce((total, s) => total + estimateSeconds(s.text.split(name).join(short(s.language)), s.language), 0) <= seconds;
 }
 
-/** Whether an opening says again a sentence the video says later (the check's repeated_narration, saysAgain). */
-function saidLater(narration: string, language: LanguageCode, later: OpeningOptions['later']): boolean {
-  return splitSentences(narration, language).some((sentence) =>
-    later.some((l) =>
-      splitSentences(l.text, l.language).some((before) => saysAgain(sentence, before, language) || saysAgain(sentence, before, l.language)),
+/**
+ * Whether an opening says again a sentence the video says later (the check's repeated_narration, saysAgain): each
+ * part in the language of the voice that says it, the product's name left out (the closing names its domain).
+ */
+function saidLater(
+  opening: Omit<ScriptOpening, 'variant'>,
+  name: string,
+  language: LanguageCode,
+  wordsLanguage: LanguageCode,
+  later: OpeningOptions['later'],
+): boolean {
+  return openingSegments(opening, language, wordsLanguage, name).some((segment) =>
+    splitSentences(segment.text.split(name).join(' '), segment.language).some((sentence) =>
+      later.some((l) =>
+        splitSentences(l.text, l.language).some(
+          (before) => saysAgain(sentence, before, segment.language) || saysAgain(sentence, before, l.language),
+        ),
+      ),
     ),
   );
 }
@@ -252,6 +306,7 @@ function saidLater(narration: string, language: LanguageCode, later: OpeningOpti
  */
 export function chooseOpenings(options: OpeningOptions): ScriptOpening[] {
   const { language, name, words, later, seconds } = options;
+  const wordsLanguage = options.wordsLanguage ?? language;
   const count = Math.max(1, Math.min(MAX_VARIANTS, Math.floor(options.count) || 1));
   const meet = meetOpening(language, name);
   if (count === 1) return [{ variant: 'a', ...meet }];
@@ -273,8 +328,8 @@ export function chooseOpenings(options: OpeningOptions): ScriptOpening[] {
       (c) =>
         !usedPhrases.has(key(c.phrase)) &&
         distinct(c) &&
-        fits(c.narration, name, language, seconds) &&
-        !saidLater(c.narration, language, later) &&
+        fits(c, name, language, wordsLanguage, seconds) &&
+        !saidLater(c, name, language, wordsLanguage, later) &&
         endsWhole(c.narration, language),
     );
     if (!next) return false;
@@ -291,4 +346,57 @@ export function chooseOpenings(options: OpeningOptions): ScriptOpening[] {
 /** An opening ends as a sentence of its language ends: a terminator, or (Thai) no dangling word. */
 function endsWhole(narration: string, language: LanguageCode): boolean {
   return cutNarrationEnd(narration, language) === null && (language === 'th' || endsWithSentenceTerminator(narration));
+}
+
+const escapePattern = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * What voices say an opening: its frame and the product's name in the video's `language`; the page's words in
+ * `wordsLanguage`, the language they are written in (a `source_text` script's openings carry the page's words as
+ * they are, said by the page's language's voice, as its screens are). A mark beside the page's words ("?", "。")
+ * is said with them. `name`: the product's name as the opening says it (else told apart by the frame alone).
+ */
+export function openingSegments(
+  opening: Pick<ScriptOpening, 'kind' | 'narration'>,
+  language: LanguageCode,
+  wordsLanguage: LanguageCode,
+  name?: string,
+): NarrationSegment[] {
+  const whole = [{ text: opening.narration, language }];
+  if (opening.kind === 'meet' || wordsLanguage === language) return whole;
+  const parts = openingFrame(language, opening.kind)
+    .split(/(\{\w+\})/u)
+    .filter(Boolean);
+  const slot = (part: string) => /^\{\w+\}$/u.test(part);
+  // The name, when known, as it is (a frame with the name and the page's words side by side: Thai's benefit).
+  const pattern = (part: string) =>
+    part === '{name}' && name ? `(${escapePattern(normalizeText(name))})` : slot(part) ? '(.+?)' : escapePattern(part);
+  const match = new RegExp(`^${parts.map(pattern).join('')}$`, 'u').exec(opening.narration);
+  if (!match) return whole;
+  let group = 1;
+  const pieces = parts.map((part) =>
+    slot(part) ? { text: match[group++], language: part === '{name}' ? language : wordsLanguage } : { text: part, language },
+  );
+  // A frame's marks before its first letter end the piece before ("? Then meet" gives "?" to the question).
+  for (let n = 1; n < pieces.length; n++) {
+    if (slot(parts[n])) continue;
+    const lead = /^[^\p{L}\p{N}]*/u.exec(pieces[n].text)![0];
+    pieces[n - 1].text += lead;
+    pieces[n].text = pieces[n].text.slice(lead.length);
+  }
+  // A piece of marks only ("¿") goes with the words after it.
+  for (let n = pieces.length - 2; n >= 0; n--) {
+    if (pieces[n].text && !/[\p{L}\p{N}]/u.test(pieces[n].text)) {
+      pieces[n + 1].text = pieces[n].text + pieces[n + 1].text;
+      pieces[n].text = '';
+    }
+  }
+  const segments: NarrationSegment[] = [];
+  for (const piece of pieces) {
+    if (!piece.text.trim()) continue;
+    const last = segments.at(-1);
+    if (last && last.language === piece.language) last.text += piece.text;
+    else segments.push({ ...piece });
+  }
+  return segments.map((segment) => ({ ...segment, text: normalizeText(segment.text) })).filter((segment) => segment.text);
 }

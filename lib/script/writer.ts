@@ -23,7 +23,16 @@ import {
   type PlannedScene,
 } from './analyze';
 import { proseSentences } from './sections';
-import { chooseOpenings, hookWords, NO_HOOK_WORDS, type HookPage, type HookWords, type ScriptOpening } from './hooks';
+import {
+  chooseOpenings,
+  hookPhrase,
+  hookWords,
+  NO_HOOK_WORDS,
+  openingSegments,
+  type HookPage,
+  type HookWords,
+  type ScriptOpening,
+} from './hooks';
 
 export type { ScriptOpening } from './hooks';
 
@@ -260,6 +269,12 @@ export interface ScriptHelpers {
   variants?: number;
 }
 
+/** The page's words an opening may carry, and the language they are in. */
+interface PageWords {
+  words: HookWords;
+  language: LanguageCode;
+}
+
 /** The most phrases of each kind translated for the openings (the best first; the rest are rarely reached). */
 const HOOK_PHRASES_TRANSLATED = 4;
 
@@ -281,10 +296,11 @@ async function translatedHookWords(
   let at = 0;
   const out = { ...NO_HOOK_WORDS };
   kinds.forEach((k, n) => {
-    out[k] = translated
-      .slice(at, at + picked[n].length)
-      .map((t) => tidy(t ?? ''))
-      .filter((t) => t && inPageScript(t, language));
+    out[k] = translated.slice(at, at + picked[n].length).flatMap((t) => {
+      // Said as the page's phrase is (no full stop a translator added, a question still asked), in the language's script.
+      const phrase = hookPhrase(k, t ?? '', language);
+      return phrase && inPageScript(phrase, language) ? [phrase] : [];
+    });
     at += picked[n].length;
   });
   return out;
@@ -393,14 +409,23 @@ export async function writeScript(
   const opened = async (
     doc: Omit<ScriptDocument, 'openings'>,
     name: string,
-    words: () => HookWords | Promise<HookWords>,
+    words: () => PageWords | Promise<PageWords>,
   ): Promise<ScriptDocument> => {
     const said = doc.title.narration.map((n) => n.text).join(' ');
     if (count <= 1) return { ...doc, openings: [{ variant: 'a', kind: 'meet', narration: said, headline: doc.title.onScreenText }] };
     const later = [...doc.screens, doc.closing].flatMap((scene) => scene.narration);
-    const openings = chooseOpenings({ language, name, count, words: await words(), later, seconds: SCREEN_NARRATION_SECONDS });
+    const page = await words();
+    const openings = chooseOpenings({
+      language,
+      name,
+      count,
+      words: page.words,
+      wordsLanguage: page.language,
+      later,
+      seconds: SCREEN_NARRATION_SECONDS,
+    });
     const [first] = openings;
-    return { ...doc, title: { onScreenText: first.headline, narration: [say(first.narration, language)] }, openings };
+    return { ...doc, title: { onScreenText: first.headline, narration: openingSegments(first, language, page.language, name) }, openings };
   };
   const pageOf = (facts: KeyFacts, text: CapturedText): HookPage => ({
     name: facts.name,
@@ -409,9 +434,10 @@ export async function writeScript(
     text,
   });
   /** The source page's words: in this language by the translator, else as the page says them (source_text). */
-  const sourceWords = async () => {
+  const sourceWords = async (): Promise<PageWords> => {
     const words = hookWords(pageOf(plan.facts, source.text), sourceLanguage);
-    return translator && sourceLanguage !== language ? translatedHookWords(words, sourceLanguage, language, translator) : words;
+    if (!translator || sourceLanguage === language) return { words, language: sourceLanguage };
+    return { words: await translatedHookWords(words, sourceLanguage, language, translator), language };
   };
 
   // Everything the video says is compared with everything it said before: the opening and closing lines too.
@@ -444,10 +470,14 @@ export async function writeScript(
     // A model's scene that says again what was said says its section's own next sentences instead (same language).
     const said = sayOnce(texts, language, wordsOf(own.name), { preferred: written ?? undefined });
     // This page's own words: its headline and its own sections (never the source's, which are in another language).
-    const ownWords = (): HookWords => {
-      const words = hookWords({ ...pageOf(own, localized.text), features: facts.features }, language);
+    const ownWords = (): PageWords => {
+      // (The source page itself, in its own language: its sections as the plan read them.)
+      const words = hookWords({ ...pageOf(own, localized.text), features: localized === source ? own.features : facts.features }, language);
       const inLanguage = (list: string[]) => list.filter((t) => inPageScript(t, language));
-      return { questions: inLanguage(words.questions), benefits: inLanguage(words.benefits), figures: inLanguage(words.figures) };
+      return {
+        words: { questions: inLanguage(words.questions), benefits: inLanguage(words.benefits), figures: inLanguage(words.figures) },
+        language,
+      };
     };
     return opened(
       {

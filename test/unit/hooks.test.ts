@@ -10,7 +10,15 @@ import type { Browser } from 'puppeteer-core';
 import type { LanguageCode } from '../../config/catalog';
 import { DESKTOP, makePresentable, openPage, readText, type PageText } from '../../lib/capture/page-reader';
 import { keyFacts, type CampaignPlanDocument, type CapturedText } from '../../lib/script/analyze';
-import { chooseOpenings, hookOpening, hookWords, pageFigures, type HookWords, type ScriptOpening } from '../../lib/script/hooks';
+import {
+  chooseOpenings,
+  hookOpening,
+  hookWords,
+  openingSegments,
+  pageFigures,
+  type HookWords,
+  type ScriptOpening,
+} from '../../lib/script/hooks';
 import { PHRASES } from '../../lib/script/phrases';
 import { estimateSeconds } from '../../lib/script/reading-rate';
 import type { Translator } from '../../lib/script/translate';
@@ -240,7 +248,8 @@ describe('the fixture pages through the analysis and the writer', () => {
     const calls: string[][] = [];
     const dictionary: Record<string, string> = {
       'Dashboards your team will actually read': 'Dashboards, die Ihr Team wirklich liest',
-      'Connect every source in minutes': 'Jede Quelle in Minuten verbinden',
+      // A translator's full stop is the frame's to add.
+      'Connect every source in minutes': 'Jede Quelle in Minuten verbinden.',
       'Trusted by 2,000+ teams': 'Über 2.000 Teams vertrauen darauf',
     };
     const translator: Translator = {
@@ -278,6 +287,56 @@ describe('the fixture pages through the analysis and the writer', () => {
       },
     ]);
   });
+});
+
+test("a language without its own page or a translator: the page's words said by the page's voice, the frame by the video's", async () => {
+  const plan = planOf('acme');
+  const script = await writeScript('de', plan, variantsOf('acme', []), { variants: 3 });
+  expect(script.source).toBe('source_text');
+  expect(script.openings.map((o) => o.kind)).toEqual(['question', 'benefit', 'number']);
+  // Each opening carries the source page's words (the text a source_text script is made from).
+  const text = pageText(pages.acme.text);
+  for (const opening of script.openings)
+    for (const words of pageWordsOf(opening, 'de', 'Acme Analytics')) expect(onPage(words, text)).toBe(true);
+  expect(script.title.narration).toEqual([
+    { text: 'Dashboards your team will actually read?', language: 'en' },
+    { text: 'Dann entdecken Sie Acme Analytics.', language: 'de' },
+  ]);
+  expect(openingSegments(script.openings[1], 'de', 'en')).toEqual([
+    { text: 'Mit Acme Analytics:', language: 'de' },
+    { text: 'Connect every source in minutes.', language: 'en' },
+  ]);
+  expect(openingSegments(hookOpening('es', 'question', 'Dashboards', 'Acme'), 'es', 'en')).toEqual([
+    { text: '¿Dashboards?', language: 'en' },
+    { text: 'Entonces te presentamos Acme.', language: 'es' },
+  ]);
+  expect(openingSegments(hookOpening('ja', 'number', 'Trusted by 2,000+ teams', 'Acme'), 'ja', 'en')).toEqual([
+    { text: 'Trusted by 2,000+ teams。', language: 'en' },
+    { text: 'それがAcmeです。', language: 'ja' },
+  ]);
+  // The meet line, and words in the video's own language, are one segment.
+  expect(openingSegments(script.openings[0], 'de', 'de')).toEqual([{ text: script.openings[0].narration, language: 'de' }]);
+});
+
+test("a translation that comes back outside the language's script is not said: the next kind, else the meet line", async () => {
+  const translator: Translator = {
+    name: 'partial',
+    async translate(texts) {
+      // Only the headline is translated; the rest comes back as it was sent, in English.
+      return texts.map((t) => (t === 'Dashboards your team will actually read' ? 'チームが本当に読むダッシュボード' : t));
+    },
+  };
+  const script = await writeScript('ja', planOf('acme'), variantsOf('acme', []), { translator, variants: 3 });
+  expect(script.source).toBe('translated');
+  expect(script.openings).toEqual([
+    {
+      variant: 'a',
+      kind: 'question',
+      narration: 'チームが本当に読むダッシュボード？それならAcme Analytics。',
+      headline: 'チームが本当に読むダッシュボード？',
+    },
+    { variant: 'b', kind: 'meet', narration: 'Acme Analyticsをご紹介します。', headline: 'Acme Analytics' },
+  ]);
 });
 
 describe('the frames in every language', () => {
@@ -357,7 +416,7 @@ describe('choosing the openings', () => {
     const long = 'Dashboards for product, billing, CRM, support, finance, marketing, sales and every other team you have';
     const openings = chooseOpenings({ ...base, count: 2, words: { ...words, benefits: [long, ...words.benefits] } });
     expect(openings.every((o) => !o.narration.includes(long))).toBe(true);
-    const longName = 'Northwind Ledger Accounting Automation Platform Documentation';
+    const longName = 'Northwind Ledger Accounting Automation Platform Documentation Hub for Finance and Reporting Teams Worldwide';
     expect(chooseOpenings({ ...base, name: longName, count: 3 }).map((o) => o.kind)).toEqual(['question', 'benefit', 'number']);
   });
 });

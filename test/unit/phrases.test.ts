@@ -100,3 +100,70 @@ describe('phrase()', () => {
     expect(() => phrase('de', 'callToAction', { name: 'Acme' })).toThrow(/\{domain\}/);
   });
 });
+
+describe('hook frames (question, answer, benefit, number)', () => {
+  const HOOK_KEYS = ['question', 'answer', 'benefit', 'number'] as const;
+  const PLACEHOLDERS: Record<(typeof HOOK_KEYS)[number], string[]> = {
+    question: ['{benefit}'],
+    answer: ['{name}'],
+    benefit: ['{benefit}', '{name}'],
+    number: ['{figure}', '{name}'],
+  };
+  const LONG_NAME = 'Northwind Ledger Accounting Automation Platform Documentation';
+  const vars = {
+    name: LONG_NAME,
+    benefit: 'Dashboards your whole team will actually read',
+    figure: 'Trusted by 10,000+ teams, 99.9 % uptime, 24/7',
+  };
+
+  test('each placeholder once, no other', () => {
+    for (const lang of SUPPORTED_LANGUAGES) {
+      for (const key of HOOK_KEYS) {
+        const template = PHRASES[lang][key];
+        expect((template.match(/\{\w+\}/g) ?? []).sort()).toEqual([...PLACEHOLDERS[key]].sort());
+      }
+    }
+  });
+
+  test('written in its own script (the question frame is marks around the page phrase, so it is read with its answer)', () => {
+    const own: Partial<Record<LanguageCode, RegExp>> = {
+      ja: /[\p{Script=Hiragana}\p{Script=Katakana}]/u,
+      ko: /\p{Script=Hangul}/u,
+      zh: /\p{Script=Han}/u,
+      ar: /\p{Script=Arabic}/u,
+      hi: /\p{Script=Devanagari}/u,
+      th: /\p{Script=Thai}/u,
+      ru: /\p{Script=Cyrillic}/u,
+      uk: /\p{Script=Cyrillic}/u,
+    };
+    for (const lang of SUPPORTED_LANGUAGES) {
+      const p = PHRASES[lang];
+      const texts = [`${p.question} ${p.answer}`, p.benefit, p.number].map((t) => t.replace(/\{\w+\}/g, ''));
+      for (const t of texts) {
+        const script = own[lang];
+        if (script) expect(t).toMatch(script);
+        else for (const letter of t.match(/\p{L}/gu) ?? []) expect(letter).toMatch(/\p{Script=Latin}/u);
+      }
+    }
+    for (const t of HOOK_KEYS.map((k) => PHRASES.zh[k])) expect(t).not.toMatch(/[\p{Script=Hiragana}\p{Script=Katakana}]/u);
+    expect(HOOK_KEYS.map((k) => PHRASES.uk[k]).join(' ')).toMatch(/[іїєґ]/u);
+    expect(HOOK_KEYS.map((k) => PHRASES.ru[k]).join(' ')).not.toMatch(/[іїєґ]/u);
+  });
+
+  test("filled with a long name, a long phrase and numbers: whole, ended with the language's punctuation", () => {
+    for (const lang of SUPPORTED_LANGUAGES) {
+      for (const key of HOOK_KEYS) {
+        const text = phrase(lang, key, vars);
+        expect(text).not.toMatch(/[{}]/);
+        for (const placeholder of PLACEHOLDERS[key]) expect(text).toContain(vars[placeholder.slice(1, -1) as keyof typeof vars]);
+        if (lang === 'th') expect(text).not.toMatch(/[.!?]$/);
+        else if (key === 'question') expect(text).toMatch(lang === 'ar' ? /؟$/u : /[?？]$/u);
+        else expect(text).toMatch(lang === 'hi' ? /।$/u : lang === 'ja' || lang === 'zh' ? /。$/u : /\.$/u);
+      }
+    }
+    expect(phrase('en', 'number', { figure: '10,000+ teams', name: 'Acme' })).toBe("10,000+ teams: that's Acme.");
+    expect(phrase('es', 'question', { benefit: 'Paneles que tu equipo lee' })).toBe('¿Paneles que tu equipo lee?');
+    expect(phrase('ja', 'benefit', { benefit: '説明いらずのダッシュボード', name: 'Acme' })).toBe('Acmeなら、説明いらずのダッシュボード。');
+    expect(() => phrase('en', 'number', { name: 'Acme' })).toThrow(/\{figure\}/);
+  });
+});

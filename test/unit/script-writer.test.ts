@@ -67,6 +67,49 @@ describe('opening and closing lines', () => {
   });
 });
 
+describe('hook openings (variants 3) with a long name', () => {
+  test.each([...SUPPORTED_LANGUAGES])('%s: a question and a benefit from the page, then the meet line, each whole', async (language) => {
+    const script = await writeScript(language, plan, [source], { variants: 3 });
+    // English is the page's own language: its hero says its headline, so the question asks its section's heading
+    // and nothing is left for a benefit (two openings, not three: never the same one twice).
+    expect(script.openings.map((o) => [o.variant, o.kind])).toEqual(
+      language === 'en'
+        ? [
+            ['a', 'question'],
+            ['b', 'meet'],
+          ]
+        : [
+            ['a', 'question'],
+            ['b', 'benefit'],
+            ['c', 'meet'],
+          ],
+    );
+    for (const opening of script.openings) {
+      expect(opening.narration).toContain(LONG_NAME);
+      expect(opening.narration).not.toMatch(/[{}]/);
+      if (language === 'th') expect(opening.narration).not.toMatch(/[.!?]$/);
+      else expect(endsWithSentenceTerminator(opening.narration)).toBe(true);
+    }
+    if (language === 'en') {
+      expect(script.openings[0].narration).toBe(`Close the books in hours, not weeks? Then meet ${LONG_NAME}.`);
+      expect(script.openings[1].narration).toBe(`Meet ${LONG_NAME}.`);
+      return;
+    }
+    expect(script.openings[0].narration).toContain('Accounting that closes itself');
+    expect(script.openings[1].headline).toBe('Close the books in hours, not weeks');
+    expect(script.openings[2].narration).toBe(phrase(language, 'intro', { name: LONG_NAME }));
+    // The title scene is variant a's: the page's words said by the page's voice, the frame and the name by the video's.
+    expect(script.title.onScreenText).toBe(script.openings[0].headline);
+    expect(script.title.narration.map((n) => n.text).join(language === 'ja' || language === 'zh' ? '' : ' ')).toBe(
+      script.openings[0].narration,
+    );
+    expect(script.title.narration.at(-1)).toEqual({ text: expect.stringContaining(LONG_NAME), language });
+    expect(script.title.narration.some((n) => n.language === 'en' && n.text.includes('Accounting that closes itself'))).toBe(true);
+    // The closing line is the same whatever the opening.
+    expect(script.closing.narration[0].text).toBe(phrase(language, 'callToAction', { domain: LONG_DOMAIN }));
+  });
+});
+
 test('a page translated in part: a section left in English is said by the English voice, the translated ones by their own', async () => {
   const ar: CapturedVariant = {
     variant: 'ar',
