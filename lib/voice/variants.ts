@@ -7,6 +7,7 @@
  */
 import { VIDEO_VARIANTS, type VideoVariant } from '../../config/catalog';
 import type { StoryboardScene } from '../campaign/storyboard';
+import { openingSegments } from '../script/hooks';
 import type { ScriptDocument, ScriptScene } from '../script/writer';
 
 /** One scene to speak: its place in the video (0 the title, then the screens, then the closing) and, for a title, its variant. */
@@ -36,7 +37,10 @@ export function openingScene(script: ScriptDocument, variant: VideoVariant): Scr
   const openings: ScriptDocument['openings'] | undefined = script.openings;
   const opening = openings?.find((o) => o.variant === variant);
   if (variant === 'a' || !opening) return script.title;
-  return { onScreenText: opening.headline, narration: [{ text: opening.narration, language: script.language }] };
+  // The page's words in it are said by their own language's voice, as the writer says variant a's: a source_text
+  // script's are the page's own (its screens' language), any other script's are the video's language.
+  const wordsLanguage = script.source === 'source_text' ? (script.screens[0]?.narration[0]?.language ?? script.language) : script.language;
+  return { onScreenText: opening.headline, narration: openingSegments(opening, script.language, wordsLanguage) };
 }
 
 /** Every scene a language speaks: each variant's opening, then the shared scenes once (not once per variant). */

@@ -43,6 +43,18 @@ test('a campaign asking n gets a…, at least a, at most c; plans: Growth 2, Bus
 test("each variant opens with its opening's headline and narration; without openings, with the script's title", () => {
   expect(openingScene(script(OPENINGS), 'b')).toEqual({ onScreenText: 'Still by hand?', narration: say('Still syncing orders by hand?') });
   expect(openingScene(script(), 'b')).toEqual(script().title);
+  // A source_text script (a Japanese video of an English page): the page's words in b's opening are said by the
+  // page's voice, the frame by the video's, as the writer says variant a's.
+  const sourceText = {
+    ...script(),
+    language: 'ja',
+    source: 'source_text',
+    openings: [OPENINGS[0], { variant: 'b', kind: 'number', narration: 'Trusted by 2,000+ teams。それがAcmeです。', headline: '2,000+' }],
+  } as ScriptDocument;
+  expect(openingScene(sourceText, 'b').narration).toEqual([
+    { text: 'Trusted by 2,000+ teams。', language: 'en' },
+    { text: 'それがAcmeです。', language: 'ja' },
+  ]);
   expect(
     languageVariants(
       [
