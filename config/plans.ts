@@ -17,53 +17,15 @@ export interface PlanLimits {
   variantsPerCampaign: number;
 }
 
+/* One row per plan, read as the table it is. */
+// prettier-ignore
 export const PLANS: Record<PlanName, PlanLimits> = {
-  free: {
-    apiAccess: false,
-    campaignsPerMonth: 0,
-    languagesPerCampaign: 0,
-    ratePerMinute: 0,
-    maxApiKeys: 0,
-    batchItems: 0,
-    variantsPerCampaign: 1,
-  },
-  starter: {
-    apiAccess: false,
-    campaignsPerMonth: 0,
-    languagesPerCampaign: 0,
-    ratePerMinute: 0,
-    maxApiKeys: 0,
-    batchItems: 0,
-    variantsPerCampaign: 1,
-  },
-  growth: {
-    apiAccess: true,
-    campaignsPerMonth: 40,
-    languagesPerCampaign: 5,
-    ratePerMinute: 10,
-    maxApiKeys: 2,
-    batchItems: 20,
-    variantsPerCampaign: 2,
-  },
-  business: {
-    apiAccess: true,
-    campaignsPerMonth: 150,
-    languagesPerCampaign: 8,
-    ratePerMinute: 90,
-    maxApiKeys: 20,
-    batchItems: 100,
-    variantsPerCampaign: 3,
-  },
+  free: { apiAccess: false, campaignsPerMonth: 0, languagesPerCampaign: 0, ratePerMinute: 0, maxApiKeys: 0, batchItems: 0, variantsPerCampaign: 1 },
+  starter: { apiAccess: false, campaignsPerMonth: 0, languagesPerCampaign: 0, ratePerMinute: 0, maxApiKeys: 0, batchItems: 0, variantsPerCampaign: 1 },
+  growth: { apiAccess: true, campaignsPerMonth: 40, languagesPerCampaign: 5, ratePerMinute: 10, maxApiKeys: 2, batchItems: 20, variantsPerCampaign: 2 },
+  business: { apiAccess: true, campaignsPerMonth: 150, languagesPerCampaign: 8, ratePerMinute: 90, maxApiKeys: 20, batchItems: 100, variantsPerCampaign: 3 },
   /** Enterprise limits are set per organization; these are the starting values. */
-  enterprise: {
-    apiAccess: true,
-    campaignsPerMonth: 500,
-    languagesPerCampaign: 8,
-    ratePerMinute: 120,
-    maxApiKeys: 50,
-    batchItems: 100,
-    variantsPerCampaign: 3,
-  },
+  enterprise: { apiAccess: true, campaignsPerMonth: 500, languagesPerCampaign: 8, ratePerMinute: 120, maxApiKeys: 50, batchItems: 100, variantsPerCampaign: 3 },
 };
 
 /** Per-organization overrides (enterprise contracts); null keeps the plan's value. */
