@@ -430,12 +430,18 @@ function printTargets(results: Result[]): void {
     );
   }
   // Hook variants (decisions §15): the shared scenes are spoken once, so 2 variants cost less than twice the campaign.
-  const one = results.filter((r) => r.setupId === 'variants2' && r.variants === 1).map((r) => r.totalSeconds);
-  const two = results.filter((r) => r.setupId === 'variants2' && r.variants === 2).map((r) => r.totalSeconds);
-  if (one.length && two.length) {
-    const ratio = median(two) / median(one);
+  // Each round's pair (the same harness, a minute apart) is one ratio: the machine's other work varies less within it.
+  const pairs = results
+    .filter((r) => r.setupId === 'variants2' && r.variants === 2)
+    .flatMap((two) => {
+      const one = results.find((r) => r.setupId === 'variants2' && r.variants === 1 && r.round === two.round);
+      return one ? [{ round: two.round, ratio: two.totalSeconds / one.totalSeconds, two: two.totalSeconds, one: one.totalSeconds }] : [];
+    });
+  if (pairs.length) {
+    const ratio = median(pairs.map((p) => p.ratio));
+    const rounds = pairs.map((p) => `round ${p.round}: ${fmt(p.two)} vs ${fmt(p.one)}, ${p.ratio.toFixed(2)}×`).join('; ');
     console.log(
-      `| 2 hook variants over none, submit → review (${fmt(median(two))} vs ${fmt(median(one))}) | ≤ ${VARIANTS2_LIMIT}× | ${ratio.toFixed(2)}× | ${ratio <= VARIANTS2_LIMIT ? 'meets' : 'MISSES'} |`,
+      `| 2 hook variants over none, submit → review (${rounds}) | ≤ ${VARIANTS2_LIMIT}× | ${ratio.toFixed(2)}× | ${ratio <= VARIANTS2_LIMIT ? 'meets' : 'MISSES'} |`,
     );
   }
 }
