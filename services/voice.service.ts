@@ -71,8 +71,17 @@ export type {
 /** The pause after each scene's last word, so scenes do not run into each other. */
 const SCENE_PAUSE_MS = 450;
 const MIN_SCREEN_SECONDS = 3;
-/** Longest speech per scene kind. A voice slower than the reading rate the script assumed is re-fitted to this. */
-const MAX_SPOKEN_SECONDS: Record<StoryboardScene['kind'], number> = { title: 4, screen: SCREEN_NARRATION_SECONDS + 1, closing: 5 };
+/**
+ * Longest speech per scene kind. A voice slower than the reading rate the script assumed is re-fitted to this. The
+ * title never is: the meet line is one sentence, and a hook opening's question, benefit or figure is said whole
+ * with the product's name after it (lib/script/hooks.ts fits it to its time) — a re-fit would keep the question
+ * and drop the name.
+ */
+const MAX_SPOKEN_SECONDS: Record<StoryboardScene['kind'], number> = {
+  title: Number.POSITIVE_INFINITY,
+  screen: SCREEN_NARRATION_SECONDS + 1,
+  closing: 5,
+};
 /** Shortest scene per kind: a scene with little to say still lasts this long. */
 const MIN_SECONDS: Record<StoryboardScene['kind'], number> = { title: TITLE_SECONDS, screen: MIN_SCREEN_SECONDS, closing: CLOSING_SECONDS };
 
@@ -133,20 +142,14 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
           // different engines: English has one festival process, and English scenes queued first waited on it.
           const mostParts = Math.max(...languageParts.map((l) => l.parts.length));
           for (let index = 0; index < mostParts; index += 1) {
-            for (const { language, variants, parts, said } of languageParts) {
+            for (const { language, parts, said } of languageParts) {
               const part = parts[index];
               if (!part) continue;
               said.push(
                 limit(async () => {
                   cancel.signal.throwIfAborted();
-                  // Scene 1 is the hero screen, whose script may run longer (HERO_NARRATION_SECONDS). A hook variant's
-                  // opening is written to a screen's narration time (lib/script/hooks.ts), not the meet line's.
-                  const maxSeconds =
-                    part.index === 1
-                      ? HERO_NARRATION_SECONDS + 1
-                      : part.kind === 'title' && variants.length > 1
-                        ? MAX_SPOKEN_SECONDS.screen
-                        : MAX_SPOKEN_SECONDS[part.kind];
+                  // Scene 1 is the hero screen, whose script may run longer (HERO_NARRATION_SECONDS).
+                  const maxSeconds = part.index === 1 ? HERO_NARRATION_SECONDS + 1 : MAX_SPOKEN_SECONDS[part.kind];
                   const variant = part.variant ?? 'a';
                   const { file, durationSeconds, narration, words } = await this.speakScene(
                     campaign.id,

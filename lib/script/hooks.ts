@@ -2,11 +2,11 @@
  * Hook openings (decisions §15, "Hook variants"): a campaign with `variants` n gives each language's script n
  * openings — the title scene's narration and headline — that differ: a question, a benefit, a number. Each is the
  * page's own words framed by a fixed phrase of the video's language (lib/script/phrases.ts question/answer, benefit,
- * number), never invented: the question is the page's own question heading or one of its benefit phrases said as a
- * question, the benefit a heading of the page's key facts (lib/script/analyze.ts KeyFacts), the number the page's
- * words around one of its numbers ("Trusted by 2,000+ teams"). Pure: the writer (lib/script/writer.ts) gives the
- * page's words in the video's language (its own page, their translation, or the page's words) and what the video
- * says after the opening, so an opening never says again what a later scene says (lib/quality/narration.ts).
+ * number), never invented: the question is the page's own question or one of its benefit phrases asked back, the
+ * benefit a heading of the page's key facts (lib/script/analyze.ts KeyFacts), the number the page's words around
+ * one of its numbers ("Trusted by 2,000+ teams"). Pure: the writer (lib/script/writer.ts) gives the page's words in
+ * the video's language (its own page, their translation, or the page's words) and what the video says after the
+ * opening, so an opening never says again what a later scene says (lib/quality/narration.ts).
  */
 import type { LanguageCode } from '../../config/catalog';
 import { endsWithSentenceTerminator, normalizeText, splitSentences } from '../text';
@@ -32,7 +32,7 @@ export const MAX_VARIANTS = VARIANT_NAMES.length;
 
 /** The page's words an opening may be drawn from, in one language (`language`), best first. */
 export interface HookWords {
-  /** The page's own questions (headings, hero sentences), without their question marks. */
+  /** The page's own questions (its headline, key facts' headings, hero sentences), without their question marks. */
   questions: string[];
   /** Benefit phrases: the page's headline and its key facts' headings. */
   benefits: string[];
@@ -81,6 +81,24 @@ export function hookPhrase(kind: keyof HookWords, text: string, language: Langua
   return fitting && !QUESTION_MARK.test(said) && cutNarrationEnd(said, language) === null ? said : null;
 }
 
+/**
+ * A phrase without the product's name, which the frame says: "Quarry: query any file with SQL" is "Query any file
+ * with SQL" ("With Quarry: query…", not "With Quarry: Quarry: query…"); a phrase that is the name, or names it
+ * elsewhere ("Tome turns Markdown folders into documentation"), is none.
+ */
+export function withoutName(phrase: string, name: string, language: LanguageCode): string | null {
+  const fold = (t: string) => t.toLocaleLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+  const named = fold(name);
+  if (!named || !fold(phrase).includes(named)) return phrase;
+  const lead = new RegExp(`^${escapePattern(normalizeText(name))}\\s*[:,，、：—–-]\\s*`, 'iu').exec(phrase);
+  if (!lead) return null;
+  const rest = phrase.slice(lead[0].length);
+  if (fold(rest).includes(named) || !/[\p{L}\p{N}]/u.test(rest)) return null;
+  // The rest starts the sentence now: its first letter in upper case, as the page would write it there.
+  const upper = rest.charAt(0).toLocaleUpperCase(language) + rest.slice(1);
+  return framable(upper, language, MAX_PHRASE_UNITS[unitsOf(language)]) ? upper : null;
+}
+
 const unique = (list: string[]) => {
   const seen = new Set<string>();
   return list.filter((t) => {
@@ -118,7 +136,9 @@ function notAFigure(line: string, at: number, number: string): boolean {
  * How much a number is a figure worth opening with: 2 when it carries a mark or is large (2,000+, 99.9 %, 24/7,
  * 10k), 1 for a plain count of ten and more, 0 for none (single digits: step numbers, "3 headlines").
  */
-function figureWeight(number: string, after: string): number {
+function figureWeight(number: string, before: string, after: string): number {
+  // A price ("$290 / month") is a figure of a price table, not a claim: said only from the page's prose.
+  if (/[$€£¥₹₩]\s?$/u.test(before) || /^\s?[$€£¥₹₩]/u.test(after)) return 1;
   if (MARKER.test(after) || /[,.\u00a0\u202f ]\d{3}/u.test(number)) return 2;
   const value = Number(number.replace(',', '.'));
   return value >= 10 ? 1 : 0;
@@ -154,10 +174,12 @@ export function pageFigures(lines: string[], prose: string[], language: Language
       markEnd = at + m[0].length + mark.length;
       const rest = after.slice(mark.length);
       if (strict && rest && !/^[\s\p{P}]/u.test(rest)) return;
-      best = Math.max(best, figureWeight(m[0], after));
+      best = Math.max(best, figureWeight(m[0], line.slice(0, at), after));
     }
     const text = line.replace(TERMINATOR, '');
-    if (best === 0 || !/\p{L}/u.test(text.replace(NUMBER, ''))) return;
+    // A stand-alone line needs a marked figure: a plain count there is a rank, a table cell or a code sample's
+    // caption ("Top 10 routes by revenue"); the page's prose may say one ("Free for 14 days").
+    if (best < (strict ? 2 : 1) || !/\p{L}/u.test(text.replace(NUMBER, ''))) return;
     // A line that starts in lower case is the middle of a sentence: said alone it starts mid-thought.
     if (words(language, text) > max || cutNarrationEnd(text, language) || /^\p{Ll}/u.test(text)) return;
     found.push({ text, weight: best, order: found.length });
@@ -183,19 +205,21 @@ export interface HookPage {
 }
 
 /**
- * The hook words of one page, in its own language: its questions (headings of level 1–2 and hero sentences that
- * ask one), its benefits (its headline, then its key facts' headings, best first) and its figures (pageFigures).
+ * The hook words of one page, in its own language: its questions (its headline, key facts' headings and hero
+ * sentences that ask one), its benefits (its headline, then its key facts' headings, best first) and its figures
+ * (pageFigures); none naming the product but to lead with it (withoutName).
  */
 export function hookWords(page: HookPage, language: LanguageCode): HookWords {
-  const name = normalizeText(page.name).toLocaleLowerCase();
-  const notName = (t: string) => t.toLocaleLowerCase() !== name;
   const heroSentences = (page.text.hero_paragraphs ?? []).flatMap((p) => splitSentences(p, language));
   const phrases = (kind: keyof HookWords, texts: string[]) =>
     texts.flatMap((t) => {
       const phrase = hookPhrase(kind, t, language);
-      return phrase && notName(phrase) ? [phrase] : [];
+      const own = phrase && withoutName(phrase, page.name, language);
+      return own ? [own] : [];
     });
-  const questions = phrases('questions', [...page.text.headings.filter((h) => h.level <= 2).map((h) => h.text), ...heroSentences]);
+  // The page's own questions where it says what it sells (its headline, its key facts' headings, its hero), not
+  // a question of its furniture ("Was this page helpful?").
+  const questions = phrases('questions', [page.headline, ...page.features.map((f) => f.title), ...heroSentences]);
   const benefits = phrases('benefits', [page.headline, ...page.features.map((f) => f.title)]);
   const lines = page.text.main_text.split(/\n+/u);
   const prose = [
@@ -209,7 +233,7 @@ export function hookWords(page: HookPage, language: LanguageCode): HookWords {
 // ---------------------------------------------------------------------------------------------------------
 // The openings
 
-/** An opening's narration is written for this long at the language's reading rate, the product's name counted as one word. */
+/** What chooseOpenings needs to know of a script. */
 export interface OpeningOptions {
   language: LanguageCode;
   /** The product's name as the title scene says it. */
@@ -222,7 +246,7 @@ export interface OpeningOptions {
   wordsLanguage?: LanguageCode;
   /** Everything the video says after its opening (its screens and its closing): an opening never says it again. */
   later: Array<{ text: string; language: LanguageCode }>;
-  /** The reading time an opening fits in (writer.ts SCREEN_NARRATION_SECONDS). */
+  /** The reading time an opening fits in (writer.ts SCREEN_NARRATION_SECONDS), the product's name counted as one word. */
   seconds: number;
 }
 

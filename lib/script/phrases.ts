@@ -4,10 +4,10 @@
  *
  * The phrases are written the way a native speaker would say them in a short marketing video, not as
  * word-for-word translations of the English. Placeholders: {name} (product or site name) in `intro`, `answer`,
- * `benefit` and `number`, {domain} (site domain) in `callToAction`, {benefit} (a phrase of the page) in `question` and
- * `benefit`, {figure} (the page's words around one of its numbers) in `number`. The phrases avoid grammar that would have to agree with the
- * substituted name (Korean particles, Turkish suffixes, gendered pronouns, Slavic cases), so any name, domain or
- * page phrase slots in.
+ * `benefit` and `number`; {domain} (site domain) in `callToAction`; {benefit} (a phrase of the page) in `question`
+ * and `benefit`; {figure} (the page's words around one of its numbers) in `number` (lib/script/hooks.ts). The
+ * phrases avoid grammar that would have to agree with the substituted name or phrase (Korean particles, Turkish
+ * suffixes, gendered pronouns, Slavic cases), so any name, domain or page phrase slots in.
  */
 import type { LanguageCode } from '../../config/catalog';
 

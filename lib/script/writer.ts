@@ -289,7 +289,8 @@ async function translatedHookWords(
   translator: Translator,
 ): Promise<HookWords> {
   const kinds = ['questions', 'benefits', 'figures'] as const;
-  const picked = kinds.map((k) => words[k].slice(0, HOOK_PHRASES_TRANSLATED));
+  // A question is sent as one (its mark back on), so that it comes back asked.
+  const picked = kinds.map((k) => words[k].slice(0, HOOK_PHRASES_TRANSLATED).map((t) => (k === 'questions' ? `${t}?` : t)));
   const flat = picked.flat();
   if (!flat.length) return NO_HOOK_WORDS;
   const translated = await translator.translate(flat, from, language);

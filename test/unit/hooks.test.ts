@@ -13,6 +13,7 @@ import { keyFacts, type CampaignPlanDocument, type CapturedText } from '../../li
 import {
   chooseOpenings,
   hookOpening,
+  withoutName,
   hookWords,
   openingSegments,
   pageFigures,
@@ -318,6 +319,27 @@ test("a language without its own page or a translator: the page's words said by 
   expect(openingSegments(script.openings[0], 'de', 'de')).toEqual([{ text: script.openings[0].narration, language: 'de' }]);
 });
 
+test("the page's own question is translated as a question and asked in the video's language", async () => {
+  const plan = planOf('acme');
+  const asking: CampaignPlanDocument = { ...plan, facts: { ...plan.facts, headline: 'Why do dashboards go unread?' } };
+  const sent: string[] = [];
+  const translator: Translator = {
+    name: 'dictionary',
+    async translate(texts) {
+      sent.push(...texts);
+      return texts.map((t) => (t === 'Why do dashboards go unread?' ? 'Warum bleiben Dashboards ungelesen?' : `[de] ${t}`));
+    },
+  };
+  const script = await writeScript('de', asking, variantsOf('acme', []), { translator, variants: 2 });
+  expect(sent).toContain('Why do dashboards go unread?');
+  expect(script.openings[0]).toEqual({
+    variant: 'a',
+    kind: 'question',
+    narration: 'Warum bleiben Dashboards ungelesen? Dann entdecken Sie Acme Analytics.',
+    headline: 'Warum bleiben Dashboards ungelesen?',
+  });
+});
+
 test("a translation that comes back outside the language's script is not said: the next kind, else the meet line", async () => {
   const translator: Translator = {
     name: 'partial',
@@ -436,8 +458,11 @@ describe("the page's figures", () => {
           '24/7online rescheduling',
           '12,000社+導入企業',
           '22日前道順と持ち物',
+          // A plain count or a price on a line of its own: a rank, a code sample's caption, a price table.
+          'Top 10 routes by revenue',
+          '$290 / month',
         ],
-        ['Start from 40 ready-made templates.', 'Free for 14 days.', 'and then 99.9% uptime'],
+        ['Start from 40 ready-made templates.', 'Free for 14 days.', 'and then 99.9% uptime', 'Plans start at $9 a month.'],
         'en',
       ),
     ).toEqual([
@@ -446,6 +471,7 @@ describe("the page's figures", () => {
       '24/7 online rescheduling',
       'Start from 40 ready-made templates',
       'Free for 14 days',
+      'Plans start at $9 a month',
     ]);
     // Japanese writes a number against its words in a sentence; a sentence too long to open with is passed over.
     expect(
@@ -454,6 +480,15 @@ describe("the page's figures", () => {
     expect(pageFigures(['12,000社+導入企業', '70%無断キャンセルの削減', '2,000 以上のチームが利用中'], [], 'ja')).toEqual([
       '2,000 以上のチームが利用中',
     ]);
+  });
+
+  test("the product's name is the frame's to say: a phrase led by it loses it, one that names it elsewhere is none", () => {
+    expect(withoutName('Quarry: query any file with SQL', 'Quarry', 'en')).toBe('Query any file with SQL');
+    expect(withoutName('Lumen, the calm reader for the web', 'Lumen', 'en')).toBe('The calm reader for the web');
+    expect(withoutName('Tome turns Markdown folders into documentation', 'Tome', 'en')).toBeNull();
+    expect(withoutName('Acme Analytics', 'Acme Analytics', 'en')).toBeNull();
+    expect(withoutName('Connect every source in minutes', 'Acme', 'en')).toBe('Connect every source in minutes');
+    expect(withoutName('Lumen，安静的网页阅读器', 'Lumen', 'zh')).toBe('安静的网页阅读器');
   });
 
   test("a page's words: its headline and headings as benefits, its own questions, its figures", () => {
@@ -466,7 +501,11 @@ describe("the page's figures", () => {
           title: 'Acme',
           description: null,
           open_graph: {},
-          headings: [{ level: 1, text: 'Why do dashboards go unread?' }],
+          // A question of the page's furniture is not the page's question.
+          headings: [
+            { level: 1, text: 'Why do dashboards go unread?' },
+            { level: 2, text: 'Was this page helpful?' },
+          ],
           main_text: 'Trusted by 2,000+ teams',
         },
       },

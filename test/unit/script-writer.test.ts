@@ -262,6 +262,33 @@ describe('the script model (SCRIPT_BASE_URL), against a local imitation of an Op
     expect(JSON.stringify(request.body)).toContain('Close the books in hours, not weeks');
   });
 
+  test("with hook variants the model writes the screens as before; the openings are the page's words (lib/script/hooks.ts)", async () => {
+    api.setMode('script');
+    const script = await writeScript('en', plan, [page], { model: model(), variants: 2 });
+    expect(script.screens.map((s) => s.narration[0].text)).toEqual([
+      'Northwind Ledger reconciles every account overnight.',
+      'Every transaction is matched the moment it lands.',
+    ]);
+    expect(script.openings).toEqual([
+      {
+        variant: 'a',
+        kind: 'question',
+        narration: `Accounting that closes itself? Then meet ${LONG_NAME}.`,
+        headline: 'Accounting that closes itself?',
+      },
+      {
+        variant: 'b',
+        kind: 'benefit',
+        narration: `With ${LONG_NAME}: Close the books in hours, not weeks.`,
+        headline: 'Close the books in hours, not weeks',
+      },
+    ]);
+    expect(script.title).toEqual({
+      onScreenText: script.openings[0].headline,
+      narration: [{ text: script.openings[0].narration, language: 'en' }],
+    });
+  });
+
   test.each(['script-invented-number', 'script-wrong-count', 'script-invented-name', 'malformed', 'error500'] as const)(
     '%s: refused, the reason told, the extractive script said instead',
     async (mode) => {
