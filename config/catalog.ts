@@ -98,3 +98,15 @@ export type CaptionMode = (typeof CAPTION_MODES)[number];
 export function isSupportedLanguage(code: string): code is LanguageCode {
   return isOneOf(SUPPORTED_LANGUAGES, code);
 }
+
+/**
+ * A video's hook variant (decisions §15): a campaign asks for 1–3 per language × platform, named in this order; each
+ * opens differently (its title scene). A campaign without variants has one video per language × platform, variant `a`.
+ */
+export const VIDEO_VARIANTS = ['a', 'b', 'c'] as const;
+export type VideoVariant = (typeof VIDEO_VARIANTS)[number];
+
+/** The variants a campaign asking for `count` gets: `a`, then `b`, then `c`. */
+export function variantsOf(count: number | null | undefined): VideoVariant[] {
+  return VIDEO_VARIANTS.slice(0, Math.min(VIDEO_VARIANTS.length, Math.max(1, Math.floor(count ?? 1))));
+}

@@ -1,5 +1,5 @@
 /** The plan table (campaign-api.md §8). The only place plan limits are written down. */
-import { isOneOf } from './catalog';
+import { isOneOf, VIDEO_VARIANTS } from './catalog';
 
 export const PLAN_NAMES = ['free', 'starter', 'growth', 'business', 'enterprise'] as const;
 export type PlanName = (typeof PLAN_NAMES)[number];
@@ -13,15 +13,19 @@ export interface PlanLimits {
   maxApiKeys: number;
   /** Items (campaigns) in one POST /api/v1/batches (decisions §14). */
   batchItems: number;
+  /** Hook variants per language × platform a campaign may ask for (decisions §15 `variants`). */
+  variantsPerCampaign: number;
 }
 
+/* One row per plan, read as the table it is. */
+// prettier-ignore
 export const PLANS: Record<PlanName, PlanLimits> = {
-  free: { apiAccess: false, campaignsPerMonth: 0, languagesPerCampaign: 0, ratePerMinute: 0, maxApiKeys: 0, batchItems: 0 },
-  starter: { apiAccess: false, campaignsPerMonth: 0, languagesPerCampaign: 0, ratePerMinute: 0, maxApiKeys: 0, batchItems: 0 },
-  growth: { apiAccess: true, campaignsPerMonth: 40, languagesPerCampaign: 5, ratePerMinute: 10, maxApiKeys: 2, batchItems: 20 },
-  business: { apiAccess: true, campaignsPerMonth: 150, languagesPerCampaign: 8, ratePerMinute: 90, maxApiKeys: 20, batchItems: 100 },
+  free: { apiAccess: false, campaignsPerMonth: 0, languagesPerCampaign: 0, ratePerMinute: 0, maxApiKeys: 0, batchItems: 0, variantsPerCampaign: 1 },
+  starter: { apiAccess: false, campaignsPerMonth: 0, languagesPerCampaign: 0, ratePerMinute: 0, maxApiKeys: 0, batchItems: 0, variantsPerCampaign: 1 },
+  growth: { apiAccess: true, campaignsPerMonth: 40, languagesPerCampaign: 5, ratePerMinute: 10, maxApiKeys: 2, batchItems: 20, variantsPerCampaign: 2 },
+  business: { apiAccess: true, campaignsPerMonth: 150, languagesPerCampaign: 8, ratePerMinute: 90, maxApiKeys: 20, batchItems: 100, variantsPerCampaign: 3 },
   /** Enterprise limits are set per organization; these are the starting values. */
-  enterprise: { apiAccess: true, campaignsPerMonth: 500, languagesPerCampaign: 8, ratePerMinute: 120, maxApiKeys: 50, batchItems: 100 },
+  enterprise: { apiAccess: true, campaignsPerMonth: 500, languagesPerCampaign: 8, ratePerMinute: 120, maxApiKeys: 50, batchItems: 100, variantsPerCampaign: 3 },
 };
 
 /** Per-organization overrides (enterprise contracts); null keeps the plan's value. */
@@ -38,6 +42,9 @@ export const MAX_LANGUAGES_PER_CAMPAIGN = 8;
 /** The most items any plan allows in one batch: the request schema's bound (each plan's own is checked by the actor). */
 export const MAX_BATCH_ITEMS = Math.max(...Object.values(PLANS).map((plan) => plan.batchItems));
 
+/** The most hook variants any plan allows: the request schema's bound (each plan's own is checked by the actor). */
+export const MAX_VARIANTS = Math.min(VIDEO_VARIANTS.length, Math.max(...Object.values(PLANS).map((plan) => plan.variantsPerCampaign)));
+
 export function isPlanName(value: string): value is PlanName {
   return isOneOf(PLAN_NAMES, value);
 }
@@ -52,5 +59,6 @@ export function effectiveLimits(plan: PlanName, overrides: LimitOverrides = {}):
     ratePerMinute: pick(overrides.ratePerMinute, base.ratePerMinute),
     maxApiKeys: pick(overrides.maxApiKeys, base.maxApiKeys),
     batchItems: base.batchItems,
+    variantsPerCampaign: base.variantsPerCampaign,
   };
 }

@@ -20,6 +20,7 @@ import * as videoQuality from './0018-video-quality';
 import * as batches from './0019-batches';
 import * as campaignWebhookEventsWanted from './0020-campaign-webhook-events';
 import * as stageTurns from './0021-stage-turns';
+import * as videoVariants from './0022-video-variants';
 
 export const MIGRATIONS = [
   { name: '0001-initial', ...initial },
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   { name: '0019-batches', ...batches },
   { name: '0020-campaign-webhook-events', ...campaignWebhookEventsWanted },
   { name: '0021-stage-turns', ...stageTurns },
+  { name: '0022-video-variants', ...videoVariants },
 ];

@@ -500,6 +500,7 @@ const AccountsService: ServiceSchema<AccountsSettings, AccountsMethods, Accounts
             ratePerMinute: limits.ratePerMinute,
             apiAccess: limits.apiAccess,
             batchItems: limits.batchItems,
+            variantsPerCampaign: limits.variantsPerCampaign,
           },
         };
       },

@@ -10,7 +10,7 @@ import crypto from 'node:crypto';
 import { Op, UniqueConstraintError, type Attributes, type FindOptions, type Transaction } from 'sequelize';
 import type { Context, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import { configOf } from '../config';
-import { DEFAULT_LANGUAGES, DEFAULT_PLATFORMS, isSupportedLanguage } from '../config/catalog';
+import { DEFAULT_LANGUAGES, DEFAULT_PLATFORMS, isSupportedLanguage, variantsOf } from '../config/catalog';
 import {
   CampaignIdParams,
   CampaignSchema,
@@ -356,6 +356,12 @@ const CampaignsService: ServiceSchema<ServiceSettingSchema, CampaignsMethods, Ca
           `languages: the ${auth.plan} plan allows at most ${auth.limits.languagesPerCampaign} languages per campaign (got ${languages.length})`,
         );
       }
+      // decisions §15: hook variants, capped by plan like languages (400 naming the field); the quota counts the campaign once.
+      if (params.variants !== undefined && params.variants > auth.limits.variantsPerCampaign) {
+        throw invalidInput(
+          `variants: the ${auth.plan} plan allows at most ${auth.limits.variantsPerCampaign} variants per campaign (got ${params.variants})`,
+        );
+      }
       const notAsked = Object.keys(params.voice ?? {}).find((language) => !languages.includes(language));
       if (notAsked) throw invalidInput(`voice: "${notAsked}" is not one of the campaign's languages (${languages.join(', ')})`);
       // An explicit title was trimmed and measured (in code points) by its schema; the default is cut to fit.
@@ -467,14 +473,12 @@ const CampaignsService: ServiceSchema<ServiceSettingSchema, CampaignsMethods, Ca
         },
         { transaction },
       );
+      // One video per language × platform × hook variant (decisions §15).
       await models.Video.bulkCreate(
         campaign.languages.flatMap((language: string) =>
-          campaign.platforms.map((platform: string) => ({
-            campaign_id: campaignId,
-            language,
-            platform,
-            status: 'queued',
-          })),
+          campaign.platforms.flatMap((platform: string) =>
+            variantsOf(params.variants).map((variant) => ({ campaign_id: campaignId, language, platform, variant, status: 'queued' })),
+          ),
         ),
         { transaction },
       );

@@ -29,7 +29,7 @@ import { call } from '../lib/net/calls';
 import { loadSigningKey } from '../lib/storage/file-links';
 import { editorActions, editorMethods } from './dashboard/editor';
 import { accountActions } from './dashboard/account-pages';
-import { campaignPageActions, campaignPageExtras, campaignPageMethods } from './dashboard/campaign-pages';
+import { campaignPageActions, campaignPageExtras, campaignPageMethods, campaignVariants } from './dashboard/campaign-pages';
 import { batchPageActions } from './dashboard/batch-pages';
 import {
   csrfField,
@@ -251,6 +251,7 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
             video[field] = sameOriginLink(video[field]);
           }
         }
+        const { variantGroups, openings } = campaignVariants(campaign.videos, outputs?.scripts ?? []);
         const scripts = (outputs?.scripts ?? []).map((s) => ({
           language: s.language,
           script_source: s.script_source,
@@ -258,12 +259,14 @@ const DashboardService: ServiceSchema<DashboardSettings, DashboardMethods, Dashb
             onScreenText: scene.onScreenText,
             narration: scene.narration.map((segment) => segment.text).join(' '),
           })),
+          ...(variantGroups ? { openings: openings(s.script) } : {}),
         }));
         return this.page(ctx, 'campaign', {
           title: campaign.title,
           campaign,
           timeline,
           scripts,
+          variantGroups,
           readyCount: campaign.videos.filter((v) => v.status === 'ready').length,
           renderingCount: campaign.videos.filter((v) => v.status === 'rendering').length,
           ...campaignPageExtras(campaign),

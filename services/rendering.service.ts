@@ -246,6 +246,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
           campaign_id: campaignId,
           language: storyboard.language,
           platform: storyboard.platform,
+          variant: storyboard.variant ?? 'a',
           status: 'rendering',
           file_key: null,
           thumbnail_key: null,

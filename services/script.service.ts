@@ -6,7 +6,7 @@ import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'mole
 import type { Transaction } from 'sequelize';
 import { configOf } from '../config';
 import { CAMPAIGN_SLOTS } from '../lib/campaign/turns';
-import { isSupportedLanguage } from '../config/catalog';
+import { isSupportedLanguage, variantsOf } from '../config/catalog';
 import type { CampaignPlan, CampaignScript, ScreenshotRef } from '../lib/db/models';
 import { stageFailure } from '../lib/errors';
 import {
@@ -151,6 +151,8 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
                   this.logger.warn(
                     `campaign ${campaign.id}: the script model's ${lang} narration was not used (${reason}); the page's own sentences are said`,
                   ),
+                // Hook variants (decisions §15): as many openings as the campaign has variants, one per variant video.
+                variants: variantsOf(campaign.options?.variants).length,
               }),
             );
           } catch (err) {

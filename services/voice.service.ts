@@ -11,7 +11,7 @@ import pLimit from 'p-limit';
 import type { Transaction } from 'sequelize';
 import { configOf } from '../config';
 import { CAMPAIGN_SLOTS } from '../lib/campaign/turns';
-import type { LanguageCode, PlatformName } from '../config/catalog';
+import type { LanguageCode, PlatformName, VideoVariant } from '../config/catalog';
 import { toWebVtt, videoCues } from '../lib/voice/captions';
 import type { StoryboardRow } from '../lib/db/models';
 import { stageFailure } from '../lib/errors';
@@ -38,6 +38,7 @@ import { OfflineSpeechProvider } from '../lib/voice/offline';
 import { createSpeechProvider } from '../lib/voice/tts';
 import { asSpeechFailure, type SpeechRequest, type SpeechResult, type WordTiming } from '../lib/voice/speech';
 import { wordTimings } from '../lib/voice/word-timing';
+import { languageVariants, sceneJobs, variantScenes } from '../lib/voice/variants';
 import { CancelableMixin, type CancelableMethods } from '../mixins/cancelable.mixin';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 
@@ -82,6 +83,8 @@ const MAX_SPOKEN_SECONDS: Record<StoryboardScene['kind'], number> = {
   screen: SCREEN_NARRATION_SECONDS + 1,
   closing: 5,
 };
+/** Shortest scene per kind: a scene with little to say still lasts this long. */
+const MIN_SECONDS: Record<StoryboardScene['kind'], number> = { title: TITLE_SECONDS, screen: MIN_SCREEN_SECONDS, closing: CLOSING_SECONDS };
 
 const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocalVars> = {
   name: 'voice',
@@ -132,16 +135,14 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
         const storyboards: Array<{ videoId: string; document: Storyboard }> = [];
         try {
           // Every scene of every language is its own job (an engine run and a few ffmpeg runs, each mostly
-          // process start-up and one core): a few at a time, ordered back per language below.
+          // process start-up and one core): a few at a time, ordered back per language below. With hook variants
+          // (decisions §15), each variant's opening is a job of its own and the shared scenes are spoken once.
           const limit = pLimit(SCENE_JOBS);
           const languageParts = scripts.map((row) => {
             const script = row.script;
-            const parts: Array<{ kind: StoryboardScene['kind']; scene: ScriptScene; min: number }> = [
-              { kind: 'title', scene: script.title, min: TITLE_SECONDS },
-              ...script.screens.map((scene) => ({ kind: 'screen' as const, scene, min: MIN_SCREEN_SECONDS })),
-              { kind: 'closing', scene: script.closing, min: CLOSING_SECONDS },
-            ];
-            return { row, language: script.language, parts, said: [] as Array<Promise<SaidScene>> };
+            const variants = languageVariants(campaign.videos, script.language);
+            const parts = sceneJobs(script, variants);
+            return { row, language: script.language, variants, parts, said: [] as Array<Promise<SaidScene>> };
           });
           // Queued scene by scene across the languages (en 0, ja 0, ko 0, en 1, …), so the jobs running at once use
           // different engines: English has one festival process, and English scenes queued first waited on it.
@@ -154,31 +155,38 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
                 limit(async () => {
                   cancel.signal.throwIfAborted();
                   // Scene 1 is the hero screen, whose script may run longer (HERO_NARRATION_SECONDS).
-                  const maxSeconds = index === 1 ? HERO_NARRATION_SECONDS + 1 : MAX_SPOKEN_SECONDS[part.kind];
+                  const maxSeconds = part.index === 1 ? HERO_NARRATION_SECONDS + 1 : MAX_SPOKEN_SECONDS[part.kind];
+                  const variant = part.variant ?? 'a';
                   const { file, durationSeconds, narration, words } = await this.speakScene(
                     campaign.id,
                     language,
-                    index,
+                    variant === 'a' ? part.index : `${part.index}${variant}`,
                     part.scene,
-                    part.min,
+                    MIN_SECONDS[part.kind],
                     maxSeconds,
                     workDir,
                     campaign.options?.voice ?? {},
                     campaign.options?.captions === 'words',
                   );
-                  const audioKey = storageKeys.sceneAudio(campaign.id, language, index);
+                  const audioKey = storageKeys.sceneAudio(campaign.id, language, part.index, variant);
                   await this.storage.put(audioKey, await fs.readFile(file));
                   return { file, spoken: { kind: part.kind, script: { ...part.scene, narration }, audioKey, durationSeconds, words } };
                 }),
               );
             }
           }
+          // Each variant's track: its own opening, then the language's shared scenes (spoken once above).
           const languages = await Promise.all(
-            languageParts.map(async ({ row, language, said }) =>
-              this.languageStoryboards(campaign, plan, row, language, await Promise.all(said), workDir),
-            ),
+            languageParts.map(async ({ row, language, variants, parts, said }) => {
+              const spoken = await Promise.all(said);
+              return Promise.all(
+                variants.map((variant) =>
+                  this.languageStoryboards(campaign, plan, row, language, variantScenes(parts, spoken, variant), workDir, variant),
+                ),
+              );
+            }),
           );
-          storyboards.push(...languages.flat());
+          storyboards.push(...languages.flat(2));
         } catch (err) {
           if (cancel.signal.aborted) throw cancel.signal.reason;
           throw asSpeechFailure(err);
@@ -264,8 +272,9 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
     },
 
     /**
-     * One language's scenes spoken: its narration track and WebVTT stored, and a storyboard for each of its videos
-     * (one per platform), the scenes' times added up from their audio.
+     * One language's scenes spoken, as one hook variant says them (its opening, then the shared scenes): its narration
+     * track and WebVTT stored, and a storyboard for each of its videos of that variant (one per platform), the scenes'
+     * times added up from their audio.
      */
     async languageStoryboards(
       campaign: StageInput,
@@ -274,6 +283,7 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
       language: LanguageCode,
       said: SaidScene[],
       workDir: string,
+      variant: VideoVariant = 'a',
     ) {
       const script = row.script;
       // The plan's scenes this script says (a scene with nothing new to say may have been left out).
@@ -281,9 +291,9 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
       const files = said.map((s) => s.file);
       const spoken: SpokenScene[] = said.map((s) => s.spoken);
       const languageStoryboards: Array<{ videoId: string; document: Storyboard }> = [];
-      const trackFile = path.join(workDir, `${language}-narration.wav`);
+      const trackFile = path.join(workDir, `${language}-${variant}-narration.wav`);
       await concatAudio(files, trackFile);
-      const narrationKey = storageKeys.narration(campaign.id, language);
+      const narrationKey = storageKeys.narration(campaign.id, language, variant);
       await this.storage.put(narrationKey, await fs.readFile(trackFile));
 
       let start = 0;
@@ -318,10 +328,10 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
         language,
         campaign.options?.captions,
       );
-      const captionsKey = storageKeys.captions(campaign.id, language);
+      const captionsKey = storageKeys.captions(campaign.id, language, variant);
       await this.storage.put(captionsKey, Buffer.from(toWebVtt(cues), 'utf8'));
 
-      for (const video of campaign.videos.filter((v) => v.language === language)) {
+      for (const video of campaign.videos.filter((v) => v.language === language && (v.variant ?? 'a') === variant)) {
         languageStoryboards.push({
           videoId: video.id,
           document: buildStoryboard({
@@ -329,6 +339,7 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
             videoId: video.id,
             language,
             platform: video.platform as PlatformName,
+            variant,
             plan: shown,
             scriptSource: row.script_source as Storyboard['scriptSource'],
             scenes,
@@ -351,7 +362,7 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
     async speakScene(
       campaignId: string,
       language: LanguageCode,
-      index: number,
+      index: number | string,
       scene: ScriptScene,
       minSeconds: number,
       maxSeconds: number,

@@ -8,7 +8,9 @@
  * Per campaign: the create call's own latency (it waits for the page check), each stage's time from
  * `campaign_events`, and every render attempt from `render_attempts` (node, wall time, peak memory).
  * Run: npm run bench:e2e   (BENCH_ROUNDS=1 by default: campaigns per setup; BENCH_SETUPS=single,unchecked,draft by default;
- *   `unchecked` is single without the video's own check, QUALITY_CHECK=off, so the check's cost is printed beside its limit)
+ *   `unchecked` is single without the video's own check, QUALITY_CHECK=off, so the check's cost is printed beside its limit;
+ *   `variants2` runs, each round, the campaign without variants and the same with `variants: 2` (decisions §15) at
+ *   BENCH_VARIANTS_QUALITY, draft by default, and prints the second's time over the first's beside its limit)
  * Other processes' CPU is watched meanwhile: above 10 % of the machine the run is declared invalid (exit 2).
  */
 import fs from 'node:fs';
@@ -47,6 +49,9 @@ const TARGETS: Array<{ measure: string; setup: Setup['id']; seconds: number; of:
 /** decisions §13: the check and repair cost at most this share of a campaign's time at full quality. */
 const CHECK_COST_LIMIT = 0.2;
 
+/** Hook variants (decisions §15): a campaign with 2 variants takes at most this many times the campaign without. */
+const VARIANTS2_LIMIT = 1.6;
+
 class BenchFailure extends Error {}
 
 interface Attempt {
@@ -61,6 +66,8 @@ interface Result {
   setupId: Setup['id'];
   setup: string;
   round: number;
+  /** The campaign's hook variants (1: none asked). */
+  variants: number;
   totalSeconds: number;
   createSeconds: number;
   stages: Record<(typeof STAGES)[number], number>;
@@ -72,8 +79,10 @@ interface Result {
 
 interface Setup {
   /** What BENCH_SETUPS names it by. */
-  id: 'single' | 'unchecked' | 'draft' | 'nodes';
+  id: 'single' | 'unchecked' | 'draft' | 'nodes' | 'variants2';
   name: string;
+  /** The campaigns of each round, by their hook variants; absent: one campaign without variants. */
+  campaigns?: number[];
   start(): Promise<{ h: Harness; nodes: RenderNode[] }>;
 }
 
@@ -100,6 +109,17 @@ const SETUPS: Setup[] = [
     name: 'single process, draft quality',
     async start() {
       const h = await startHarness({ render: 'worker', config: { ...CONFIG, renderQuality: 'draft' } });
+      return { h, nodes: [] };
+    },
+  },
+  {
+    // The same campaign without variants and with 2, one after the other in one process (decisions §15).
+    id: 'variants2',
+    name: `single process, ${process.env.BENCH_VARIANTS_QUALITY || 'draft'} quality, 1 then 2 hook variants`,
+    campaigns: [1, 2],
+    async start() {
+      const quality = process.env.BENCH_VARIANTS_QUALITY === 'full' ? 'full' : 'draft';
+      const h = await startHarness({ render: 'worker', config: { ...CONFIG, renderQuality: quality } });
       return { h, nodes: [] };
     },
   },
@@ -235,23 +255,29 @@ function commandLine(pid: number, name: string): string {
   }
 }
 
-async function runCampaign(h: Harness, key: string, setup: Setup, round: number): Promise<Result> {
+async function runCampaign(h: Harness, key: string, setup: Setup, round: number, variants = 1): Promise<Result> {
   const stopWatching = watchForeignCpu();
-  let result: Omit<Result, 'foreign' | 'setupId'>;
+  let result: Omit<Result, 'foreign' | 'setupId' | 'variants'>;
   try {
-    result = await timeCampaign(h, key, setup.name, round);
+    result = await timeCampaign(h, key, variants > 1 ? `${setup.name} (variants ${variants})` : setup.name, round, variants);
   } catch (err) {
     stopWatching();
     throw err;
   }
-  return { ...result, setupId: setup.id, foreign: stopWatching() };
+  return { ...result, setupId: setup.id, variants, foreign: stopWatching() };
 }
 
-async function timeCampaign(h: Harness, key: string, setup: string, round: number): Promise<Omit<Result, 'foreign' | 'setupId'>> {
+async function timeCampaign(
+  h: Harness,
+  key: string,
+  setup: string,
+  round: number,
+  variants: number,
+): Promise<Omit<Result, 'foreign' | 'setupId' | 'variants'>> {
   const submitted = performance.now();
   const created = await h.request('POST', '/api/v1/campaigns', {
     key,
-    body: { url: h.pageUrl, languages: LANGUAGES, platforms: PLATFORMS },
+    body: { url: h.pageUrl, languages: LANGUAGES, platforms: PLATFORMS, ...(variants > 1 ? { variants } : {}) },
   });
   const createSeconds = (performance.now() - submitted) / 1000;
   if (created.status !== 201) throw new BenchFailure(`create answered ${created.status}: ${JSON.stringify(created.body)}`);
@@ -287,13 +313,14 @@ async function timeCampaign(h: Harness, key: string, setup: string, round: numbe
   const rows = await h.sql<{
     language: string;
     platform: string;
+    variant: string;
     duration_seconds: number | null;
     node_id: string | null;
     outcome: string;
     wall_ms: number | null;
     peak_rss_bytes: string | null;
   }>(
-    `SELECT v.language, v.platform, v.duration_seconds, a.node_id, a.outcome, a.wall_ms, a.peak_rss_bytes
+    `SELECT v.language, v.platform, v.variant, v.duration_seconds, a.node_id, a.outcome, a.wall_ms, a.peak_rss_bytes
        FROM render_attempts a JOIN videos v ON v.id = a.video_id
       WHERE a.campaign_id = $1 ORDER BY a.id`,
     [id],
@@ -301,7 +328,7 @@ async function timeCampaign(h: Harness, key: string, setup: string, round: numbe
   const attempts = rows
     .filter((r) => r.outcome !== 'busy')
     .map((r) => ({
-      video: `${r.language}/${r.platform}`,
+      video: `${r.language}/${r.platform}${r.variant === 'a' ? '' : `/${r.variant}`}`,
       videoSeconds: r.duration_seconds,
       node: nodeLabel(h, r.node_id),
       outcome: r.outcome,
@@ -348,7 +375,7 @@ async function main(): Promise<void> {
   const rounds = positiveInteger('BENCH_ROUNDS', 1);
   const wanted = (process.env.BENCH_SETUPS || 'single,unchecked,draft').split(',').map((name) => name.trim());
   const unknown = wanted.filter((name) => !SETUPS.some((setup) => setup.id === name));
-  if (unknown.length) throw new BenchFailure(`BENCH_SETUPS: unknown ${unknown.join(', ')} (single, unchecked, draft, nodes)`);
+  if (unknown.length) throw new BenchFailure(`BENCH_SETUPS: unknown ${unknown.join(', ')} (single, unchecked, draft, nodes, variants2)`);
   console.log(
     `bench/e2e: ${new Date().toISOString()}, ${rounds} round(s) per setup, ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), ` +
       `${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
@@ -361,9 +388,13 @@ async function main(): Promise<void> {
     try {
       const { key } = await h.newCustomer('business');
       for (let round = 1; round <= rounds; round += 1) {
-        const result = await runCampaign(h, key, setup, round);
-        console.log(`${setup.name}, round ${round}: review after ${fmt(result.totalSeconds)}`);
-        results.push(result);
+        // variants2: the campaign with variants first in odd rounds, so the first campaign's warm-up counts against it.
+        const campaigns = setup.campaigns ?? [1];
+        for (const variants of round % 2 === 1 ? [...campaigns].reverse() : campaigns) {
+          const result = await runCampaign(h, key, setup, round, variants);
+          console.log(`${result.setup}, round ${round}: review after ${fmt(result.totalSeconds)}`);
+          results.push(result);
+        }
       }
     } finally {
       await Promise.allSettled(nodes.map((node) => node.stop()));
@@ -384,7 +415,7 @@ function printTargets(results: Result[]): void {
   console.log('\n| measure | target | this run (median of rounds) | |');
   console.log('|---|---|---|---|');
   for (const target of TARGETS) {
-    const runs = results.filter((r) => r.setupId === target.setup).map(target.of);
+    const runs = results.filter((r) => r.setupId === target.setup && r.variants === 1).map(target.of);
     if (!runs.length) continue;
     const value = median(runs);
     console.log(`| ${target.measure} | ≤ ${target.seconds} s | ${fmt(value)} | ${value <= target.seconds ? 'meets' : 'MISSES'} |`);
@@ -396,6 +427,21 @@ function printTargets(results: Result[]): void {
     const cost = median(checked) / median(unchecked) - 1;
     console.log(
       `| the quality check's cost, submit → review (single vs unchecked: ${fmt(median(checked))} vs ${fmt(median(unchecked))}) | ≤ ${Math.round(CHECK_COST_LIMIT * 100)} % | ${(cost * 100).toFixed(1)} % | ${cost <= CHECK_COST_LIMIT ? 'meets' : 'MISSES'} |`,
+    );
+  }
+  // Hook variants (decisions §15): the shared scenes are spoken once, so 2 variants cost less than twice the campaign.
+  // Each round's pair (the same harness, a minute apart) is one ratio: the machine's other work varies less within it.
+  const pairs = results
+    .filter((r) => r.setupId === 'variants2' && r.variants === 2)
+    .flatMap((two) => {
+      const one = results.find((r) => r.setupId === 'variants2' && r.variants === 1 && r.round === two.round);
+      return one ? [{ round: two.round, ratio: two.totalSeconds / one.totalSeconds, two: two.totalSeconds, one: one.totalSeconds }] : [];
+    });
+  if (pairs.length) {
+    const ratio = median(pairs.map((p) => p.ratio));
+    const rounds = pairs.map((p) => `round ${p.round}: ${fmt(p.two)} vs ${fmt(p.one)}, ${p.ratio.toFixed(2)}×`).join('; ');
+    console.log(
+      `| 2 hook variants over none, submit → review (${rounds}) | ≤ ${VARIANTS2_LIMIT}× | ${ratio.toFixed(2)}× | ${ratio <= VARIANTS2_LIMIT ? 'meets' : 'MISSES'} |`,
     );
   }
 }

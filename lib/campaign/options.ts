@@ -20,6 +20,8 @@ export interface CampaignOptions {
   brand?: { primary_color?: string; logo_url?: string };
   /** the customer's track under the narration (lib/render/music.ts); volume (0, 1], MUSIC_DEFAULT_VOLUME when absent */
   music?: { url: string; volume?: number };
+  /** Hook variants per language × platform (decisions §15), 1–3; absent: 1. The plan's cap is checked at create. */
+  variants?: number;
 }
 /** The integrator's own key–value pairs, echoed in GET, the list and the webhooks; never interpreted. */
 export type CampaignMetadata = Record<string, string>;
@@ -38,6 +40,7 @@ export function optionsOf(body: CampaignOptions): CampaignOptions | null {
           },
         }
       : {}),
+    ...(body.variants !== undefined ? { variants: body.variants } : {}),
     ...(body.music ? { music: { url: body.music.url, ...(body.music.volume !== undefined ? { volume: body.music.volume } : {}) } } : {}),
   };
   return Object.keys(options).length ? options : null;

@@ -68,6 +68,8 @@ export interface StageInput {
     campaign_id: string;
     language: string;
     platform: string;
+    /** The hook variant (decisions §15): "a", "b" or "c". */
+    variant: string;
     status: string;
     file_key: string | null;
     thumbnail_key: string | null;

@@ -4,7 +4,14 @@
  * every file it names is a key in lib/storage/storage.ts.
  */
 import { MUSIC_DEFAULT_VOLUME, type CampaignOptions } from './options';
-import { PLATFORMS, type CaptionMode, type LanguageCode, type PlatformName, type RenderQuality } from '../../config/catalog';
+import {
+  PLATFORMS,
+  type CaptionMode,
+  type LanguageCode,
+  type PlatformName,
+  type RenderQuality,
+  type VideoVariant,
+} from '../../config/catalog';
 import { luminance } from '../render/color';
 import { typeScale, type ShotContent } from '../render/framing';
 import type { CampaignPlanDocument, PlannedScene } from '../script/analyze';
@@ -56,6 +63,8 @@ export interface Storyboard {
   videoId: string;
   language: LanguageCode;
   platform: PlatformName;
+  /** The video's hook variant (decisions §15): its title scene is that variant's opening. Absent on storyboards stored before: "a". */
+  variant?: VideoVariant;
   frame: { width: number; height: number };
   direction: 'ltr' | 'rtl';
   /** Font family for on-screen text and captions in this language (installed Noto fonts). */
@@ -145,6 +154,7 @@ export interface StoryboardInput {
   videoId: string;
   language: LanguageCode;
   platform: PlatformName;
+  variant?: VideoVariant;
   plan: CampaignPlanDocument;
   scriptSource: ScriptSource;
   /** The language's spoken scenes, timed; screen scenes show the desktop screenshot. */
@@ -193,6 +203,7 @@ export function buildStoryboard(input: StoryboardInput): Storyboard {
     videoId: input.videoId,
     language,
     platform,
+    ...(input.variant ? { variant: input.variant } : {}),
     frame: { ...frame },
     direction: PHRASES[language].direction,
     font: fontFor(language),

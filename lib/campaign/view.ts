@@ -33,6 +33,8 @@ export interface VideoRow {
   id: string;
   platform: string;
   language: string;
+  /** The hook variant (decisions §15); absent on rows read without it: "a". */
+  variant?: string | null;
   status: string;
   duration_seconds?: number | null;
   published_at?: Date | string | null;
@@ -103,7 +105,9 @@ export function videoWarnings(video: Pick<VideoRow, 'language' | 'script_source'
 
 /** `links` signs a video's download links (lib/storage/file-links.ts); without it every link is null. */
 export function presentCampaign(campaign: CampaignRow, videos: VideoRow[], links?: VideoLinks): CampaignView {
-  const order = (v: VideoRow) => campaign.languages.indexOf(v.language) * 100 + campaign.platforms.indexOf(v.platform);
+  // By language, then platform, then variant (a, b, c side by side).
+  const order = (v: VideoRow) =>
+    campaign.languages.indexOf(v.language) * 1000 + campaign.platforms.indexOf(v.platform) * 10 + (v.variant ?? 'a').charCodeAt(0);
   // The row's text columns hold one of the API's values by construction (written only from lib/campaign/states.ts,
   // config/catalog.ts and lib/errors.ts's lists): named as such here, where the row becomes the document.
   const body: CampaignView = {
@@ -122,6 +126,7 @@ export function presentCampaign(campaign: CampaignRow, videos: VideoRow[], links
         id: video.id,
         platform: video.platform as VideoView['platform'],
         language: video.language,
+        variant: (video.variant ?? 'a') as VideoView['variant'],
         status: video.status as VideoView['status'],
         ...(links ? links(video) : NO_FILE_LINKS),
         duration_seconds: video.duration_seconds ?? null,

@@ -1,6 +1,6 @@
 /**
  * The dashboard's New batch form (decisions §14): its rows, pasted (one page URL a line) or from a CSV file (columns
- * url,title,languages,platforms under a header row), read into the items of campaigns.createBatch; and the shared
+ * url,title,languages,platforms,variants under a header row), read into the items of campaigns.createBatch; and the shared
  * defaults taken from the New campaign form's own fields (lib/dashboard/create-form.ts). No CSV library is among the
  * project's dependencies, so the CSV is read here, by RFC 4180 (quoted fields, "" inside quotes, CRLF or LF). What an
  * item may hold is not judged here: the campaign actor's own checks say that (campaigns.checkBatch). Pure: no I/O.
@@ -14,6 +14,8 @@ export interface BatchRow {
   title?: string;
   languages?: string[];
   platforms?: string[];
+  /** Hook variants (decisions §15): a whole number, judged by the API (1–3, the plan's cap). */
+  variants?: number;
   /** The row could not be read (wrong number of fields): its words; the row is not sent. */
   error?: string;
 }
@@ -24,9 +26,10 @@ export interface BatchItem {
   title?: string;
   languages?: string[];
   platforms?: string[];
+  variants?: number;
 }
 
-export const BATCH_COLUMNS = ['url', 'title', 'languages', 'platforms'] as const;
+export const BATCH_COLUMNS = ['url', 'title', 'languages', 'platforms', 'variants'] as const;
 
 export class CsvError extends Error {}
 
@@ -133,10 +136,13 @@ export function readBatchRows(input: string): BatchRow[] {
         ...(cell('title') ? { title: cell('title') } : {}),
         ...(listCell(cell('languages')) ? { languages: listCell(cell('languages')) } : {}),
         ...(listCell(cell('platforms')) ? { platforms: listCell(cell('platforms')) } : {}),
+        ...(/^\d+$/.test(cell('variants') ?? '') ? { variants: Number(cell('variants')) } : {}),
       };
       if (record.length !== columns.length)
         row.error = `It has ${record.length} ${record.length === 1 ? 'field' : 'fields'}; the header row has ${columns.length}.`;
       else if (!row.url) row.error = 'Its url is empty.';
+      else if (cell('variants') && row.variants === undefined)
+        row.error = `Its variants “${cell('variants')!.slice(0, 20)}” is not a whole number.`;
       return row;
     });
   } else {
@@ -157,6 +163,7 @@ export function batchItems(rows: BatchRow[]): BatchItem[] {
     ...(row.title ? { title: row.title } : {}),
     ...(row.languages ? { languages: row.languages } : {}),
     ...(row.platforms ? { platforms: row.platforms } : {}),
+    ...(row.variants !== undefined ? { variants: row.variants } : {}),
   }));
 }
 
@@ -168,26 +175,35 @@ function csvCell(value: string): string {
 /** The rows written back as the CSV the form reads (the preview's editable text, and what "Create" sends). */
 export function rowsAsCsv(rows: BatchRow[]): string {
   const lines = rows.map((row) =>
-    [row.url, row.title ?? '', (row.languages ?? []).join(' '), (row.platforms ?? []).join(' ')].map(csvCell).join(','),
+    [row.url, row.title ?? '', (row.languages ?? []).join(' '), (row.platforms ?? []).join(' '), row.variants?.toString() ?? '']
+      .map(csvCell)
+      .join(','),
   );
   return [BATCH_COLUMNS.join(','), ...lines].join('\n') + '\n';
 }
 
 /** The create form's fields the batch's defaults take: the rest are each campaign's own or the API's defaults. */
-export const BATCH_DEFAULT_FIELDS = ['languages', 'platforms', 'quality'] as const;
+export const BATCH_DEFAULT_FIELDS = ['languages', 'platforms', 'variants', 'quality'] as const;
 
 /**
  * The defaults from the posted form, read by the New campaign form's own reader (the same words for an empty list of
  * languages or platforms).
  */
 export function readBatchDefaults(form: PostedForm): {
-  defaults: Pick<CreateCampaignInput, 'languages' | 'platforms' | 'quality'>;
+  defaults: Pick<CreateCampaignInput, 'languages' | 'platforms' | 'variants' | 'quality'>;
   error?: string;
 } {
-  const { body, error } = readCreateForm({ url: 'batch', languages: form.languages, platforms: form.platforms, quality: form.quality });
+  const { body, error } = readCreateForm({
+    url: 'batch',
+    languages: form.languages,
+    platforms: form.platforms,
+    variants: form.variants,
+    quality: form.quality,
+  });
   const defaults = {
     ...(body.languages ? { languages: body.languages } : {}),
     ...(body.platforms ? { platforms: body.platforms } : {}),
+    ...(body.variants !== undefined ? { variants: body.variants } : {}),
     ...(body.quality ? { quality: body.quality } : {}),
   };
   return { defaults, ...(error ? { error } : {}) };

@@ -9,7 +9,7 @@ import { SUPPORTED_LANGUAGES, isOneOf } from '../../config/catalog';
 import { CreateCampaignBody } from '../http/api-schemas';
 import type { CampaignMetadata, CampaignOptions } from '../campaign/options';
 import type { CampaignWebhookEventType } from '../net/webhooks';
-import { CAPTION_WORDS, QUALITY_WORDS, defaultVoiceOf, eventLabel, languageName, platformLabel, voiceLabel } from './words';
+import { CAPTION_WORDS, QUALITY_WORDS, defaultVoiceOf, eventLabel, languageName, platformLabel, variantsLabel, voiceLabel } from './words';
 
 /** Form fields arrive as a string, or an array of strings when a name repeats (checkboxes, metadata rows). */
 export type FormValue = string | string[];
@@ -83,7 +83,13 @@ export const FIELD_WORDS: Record<CreateFieldName, FieldWords> = {
   },
   title: { section: 'page', label: 'Title', hint: "Defaults to the page's host name." },
   languages: { section: 'videos', label: 'Languages' },
-  platforms: { section: 'videos', label: 'Platforms', hint: 'One video per language and platform.' },
+  platforms: { section: 'videos', label: 'Platforms', hint: 'One video per language and platform (and hook variant).' },
+  variants: {
+    section: 'videos',
+    label: 'Hook variants',
+    hint: 'Videos per language and platform, each opening differently (a question, a benefit, a number from the page), to test which hook works. Still one campaign of the quota.',
+    defaultValue: '1',
+  },
   voice: {
     section: 'videos',
     label: 'Voices',
@@ -142,6 +148,7 @@ function choiceWords(field: string, value: string): { label: string; hint?: stri
   if (field === 'languages') return { label: languageName(value) };
   if (field === 'platforms') return { label: platformLabel(value) };
   if (field === 'webhook_events') return { label: eventLabel(value), hint: value };
+  if (field === 'variants') return { label: variantsLabel(Number(value)) };
   if (field === 'captions' && isOneOf(Object.keys(CAPTION_WORDS), value)) return CAPTION_WORDS[value as keyof typeof CAPTION_WORDS];
   if (field === 'quality' && isOneOf(Object.keys(QUALITY_WORDS), value)) return QUALITY_WORDS[value as keyof typeof QUALITY_WORDS];
   return { label: value };
@@ -154,12 +161,15 @@ function choiceValues(name: string, schema: SchemaShape): readonly string[] {
   throw new Error(`the create form cannot offer choices for "${name}": its items have no enum`);
 }
 
-export type FieldKind = 'text' | 'choices' | 'one-of' | 'per-language' | 'group' | 'pairs';
+export type FieldKind = 'text' | 'choices' | 'one-of' | 'count' | 'per-language' | 'group' | 'pairs';
 
 /** The kind of field a property's schema makes; a shape the form does not know throws. */
 export function fieldKind(name: string, schema: SchemaShape): FieldKind {
   const type = schema.type;
   if (type === 'string') return schema.enum ? 'one-of' : 'text';
+  // A small whole number (variants): one of its values, picked like a one-of.
+  if (type === 'integer' && schema.minimum !== undefined && schema.maximum !== undefined && schema.maximum - schema.minimum < 10)
+    return 'count';
   if (type === 'array' && schema.items?.type === 'string') return 'choices';
   if (type === 'object') {
     const keys = Object.keys(schema.properties ?? {});
@@ -247,6 +257,16 @@ export function readCreateForm(form: PostedForm): { body: CreateCampaignInput; e
       case 'one-of': {
         const value = textOf(form[name]);
         if (value) body[name] = value;
+        break;
+      }
+      case 'count': {
+        // The default sends nothing (the API's default); anything else is sent as a number, the API judging it.
+        const value = textOf(form[name]);
+        if (value && value !== words.defaultValue) {
+          const number = Number(value);
+          if (!Number.isInteger(number)) refuse(`${words.label} must be a whole number.`);
+          body[name] = number;
+        }
         break;
       }
       case 'per-language': {
@@ -378,6 +398,11 @@ export function createFormView(posted: PostedForm | undefined): SectionView[] {
           ],
         };
       }
+      case 'count': {
+        const picked = textOf(form[name]) || (words.defaultValue ?? '');
+        const values = Array.from({ length: schema.maximum! - schema.minimum! + 1 }, (_, i) => String(schema.minimum! + i));
+        return { ...base, choices: values.map((value) => ({ value, ...choiceWords(name, value), checked: picked === value })) };
+      }
       case 'per-language': {
         const chosen = posted ? listOf(form.languages) : ((PROPERTIES.languages.default as string[] | undefined) ?? []);
         return {
@@ -446,6 +471,7 @@ export interface AskedOptions {
   quality?: string;
   brand?: { primary_color?: string; logo_url?: string };
   music?: { url: string; volume?: number };
+  variants?: number;
   metadata?: Record<string, string>;
 }
 export function optionsSummary(asked: AskedOptions): Array<{ label: string; value: string }> {
@@ -453,6 +479,7 @@ export function optionsSummary(asked: AskedOptions): Array<{ label: string; valu
   const voices = Object.entries(asked.voice ?? {}).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
   if (voices.length)
     lines.push({ label: 'Voices', value: voices.map(([code, id]) => `${languageName(code)}: ${voiceLabel(id)}`).join('; ') });
+  if (asked.variants && asked.variants > 1) lines.push({ label: 'Hook variants', value: `${asked.variants} per language and platform` });
   if (asked.captions) lines.push({ label: 'Captions', value: choiceWords('captions', asked.captions).label });
   if (asked.quality) lines.push({ label: 'Quality', value: choiceWords('quality', asked.quality).label });
   if (asked.brand?.primary_color) lines.push({ label: 'Brand colour', value: asked.brand.primary_color });

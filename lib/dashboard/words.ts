@@ -274,3 +274,10 @@ export const words = {
   repairSentence,
   batchCountsWords,
 };
+
+/** A number of hook variants (decisions §15) in words: "One opening", "2 variants (A, B)". */
+export function variantsLabel(count: number): string {
+  if (count <= 1) return 'One opening';
+  const letters = Array.from({ length: count }, (_, i) => String.fromCharCode(65 + i)).join(', ');
+  return `${count} variants (${letters})`;
+}

@@ -136,6 +136,8 @@ export class Video extends Model<InferAttributes<Video>, InferCreationAttributes
   declare campaign_id: string;
   declare language: string;
   declare platform: string;
+  /** The hook variant (decisions §15): "a", "b" or "c"; "a" for a campaign without variants (the column's default). */
+  declare variant: CreationOptional<string>;
   declare status: string;
   declare file_key: CreationOptional<string | null>;
   declare captions_key: CreationOptional<string | null>;
@@ -523,6 +525,7 @@ export function defineModels(sequelize: Sequelize): Models {
       campaign_id: DataTypes.UUID,
       language: DataTypes.STRING(5),
       platform: DataTypes.STRING(30),
+      variant: { type: DataTypes.STRING(1), defaultValue: 'a' },
       status: DataTypes.STRING(12),
       file_key: DataTypes.STRING(500),
       captions_key: DataTypes.STRING(500),

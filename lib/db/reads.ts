@@ -58,6 +58,7 @@ const VIDEO_COLUMNS = [
   'id',
   'platform',
   'language',
+  'variant',
   'status',
   'duration_seconds',
   'published_at',

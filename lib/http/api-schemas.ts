@@ -9,9 +9,10 @@ import {
   PLATFORM_NAMES,
   RENDER_QUALITIES,
   SUPPORTED_LANGUAGES,
+  VIDEO_VARIANTS,
 } from '../../config/catalog';
 import { VOICE_OPTIONS_BY_ID, voiceIdsFor } from '../../config/voices';
-import { MAX_BATCH_ITEMS, PLAN_NAMES, PLANS } from '../../config/plans';
+import { MAX_BATCH_ITEMS, MAX_VARIANTS, PLAN_NAMES, PLANS } from '../../config/plans';
 import { CAMPAIGN_STATES, GENERATING_STATES, VIDEO_STATES } from '../campaign/states';
 import { VIDEO_WARNING_CODES } from '../campaign/view';
 import { API_ERROR_CODES, CAMPAIGN_FAILURE_CODES } from '../errors';
@@ -28,6 +29,13 @@ function languageCapsInWords(): string {
     .join(', ');
 }
 
+/** "Growth 2, Business 3, Enterprise 3": each API plan's hook variants per campaign, from the plan table. */
+function variantCapsInWords(): string {
+  return PLAN_NAMES.filter((plan) => PLANS[plan].apiAccess)
+    .map((plan) => `${plan[0].toUpperCase()}${plan.slice(1)} ${PLANS[plan].variantsPerCampaign}`)
+    .join(', ');
+}
+
 /** decisions §1: a title is 1–200 characters (Unicode code points, as ajv counts them) after trimming. */
 export const TITLE_MAX_CHARACTERS = 200;
 /** One line of text: no control characters (U+0000–U+001F, U+007F). lib/http/validator.ts words its error. */
@@ -35,6 +43,14 @@ export const SINGLE_LINE_PATTERN = '^[^\\u0000-\\u001F\\u007F]*$';
 
 /** The creative options of a create (lib/campaign/options.ts), echoed by GET as given. */
 const CREATIVE_OPTIONS = {
+  variants: {
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_VARIANTS,
+    description:
+      `Hook variants (extension, decisions §15; default 1): this many videos per language and platform, labelled ${VIDEO_VARIANTS.map((v) => `"${v}"`).join(', ')} (each video's variant), whose openings differ: the title scene's narration and headline (a question, a benefit, a number, drawn from the page in the video's language); the rest of each video is the same. ` +
+      `Capped by plan (${variantCapsInWords()}; more answers 400 invalid_input naming variants). Variants draw nothing extra from the monthly quota: a campaign counts once.`,
+  },
   voice: {
     type: 'object',
     additionalProperties: false,
@@ -274,6 +290,7 @@ export const VideoSchema = {
     'id',
     'platform',
     'language',
+    'variant',
     'status',
     'file_url',
     'captions_url',
@@ -292,6 +309,12 @@ export const VideoSchema = {
     id: { type: 'string' },
     platform: { type: 'string', enum: PLATFORM_NAMES },
     language: { type: 'string' },
+    variant: {
+      type: 'string',
+      enum: VIDEO_VARIANTS,
+      description:
+        'The hook variant (extension, decisions §15): "a" for a campaign without variants; with variants, one video per language, platform and variant, each opening differently and each with its own document.',
+    },
     status: { type: 'string', enum: [...VIDEO_STATES] },
     file_url: { type: ['string', 'null'], description: 'Signed, expiring download link (video/mp4); null until ready.' },
     captions_url: { type: ['string', 'null'], description: 'WebVTT captions (text/vtt), signed like file_url; null until ready.' },
@@ -944,6 +967,7 @@ export const BatchItemSchema = {
     title: itemFields.title,
     languages: itemFields.languages,
     platforms: itemFields.platforms,
+    variants: itemFields.variants,
     metadata: itemFields.metadata,
     webhook_url: {
       ...itemFields.webhook_url,

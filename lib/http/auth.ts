@@ -50,5 +50,12 @@ export interface AuthContext {
   keyId: string;
   scopes: ApiScope[];
   plan: string;
-  limits: { campaignsPerMonth: number; languagesPerCampaign: number; ratePerMinute: number; apiAccess: boolean; batchItems: number };
+  limits: {
+    campaignsPerMonth: number;
+    languagesPerCampaign: number;
+    ratePerMinute: number;
+    apiAccess: boolean;
+    batchItems: number;
+    variantsPerCampaign: number;
+  };
 }

@@ -48,6 +48,7 @@ export function authOfSession(session: SessionInfo): AuthContext {
       ratePerMinute: session.limits.ratePerMinute,
       apiAccess: session.limits.apiAccess,
       batchItems: session.limits.batchItems,
+      variantsPerCampaign: session.limits.variantsPerCampaign,
     },
   };
 }

@@ -8,7 +8,7 @@
  * the video's language (its own page, their translation, or the page's words) and what the video says after the
  * opening, so an opening never says again what a later scene says (lib/quality/narration.ts).
  */
-import type { LanguageCode } from '../../config/catalog';
+import { VIDEO_VARIANTS, type LanguageCode, type VideoVariant } from '../../config/catalog';
 import { endsWithSentenceTerminator, normalizeText, splitSentences } from '../text';
 import { cutNarrationEnd, headingSentence, saysAgain } from '../quality/narration';
 import { phrase, phraseSet, type PhraseKey } from './phrases';
@@ -20,15 +20,11 @@ export type OpeningKind = 'meet' | 'question' | 'benefit' | 'number';
 
 /** One video's opening: what its title scene says and shows (variant a is the script's own title scene). */
 export interface ScriptOpening {
-  variant: 'a' | 'b' | 'c';
+  variant: VideoVariant;
   kind: OpeningKind;
   narration: string;
   headline: string;
 }
-
-export const VARIANT_NAMES = ['a', 'b', 'c'] as const;
-/** How many openings a campaign may ask for (decisions §15: variants 1–3). */
-export const MAX_VARIANTS = VARIANT_NAMES.length;
 
 /** The page's words an opening may be drawn from, in one language (`language`), best first. */
 export interface HookWords {
@@ -331,7 +327,7 @@ function saidLater(
 export function chooseOpenings(options: OpeningOptions): ScriptOpening[] {
   const { language, name, words, later, seconds } = options;
   const wordsLanguage = options.wordsLanguage ?? language;
-  const count = Math.max(1, Math.min(MAX_VARIANTS, Math.floor(options.count) || 1));
+  const count = Math.max(1, Math.min(VIDEO_VARIANTS.length, Math.floor(options.count) || 1));
   const meet = meetOpening(language, name);
   if (count === 1) return [{ variant: 'a', ...meet }];
   const usedPhrases = new Set<string>();
@@ -364,7 +360,7 @@ export function chooseOpenings(options: OpeningOptions): ScriptOpening[] {
   for (const kind of ['question', 'benefit', 'number'] as const) if (chosen.length < count) take(kind);
   if (chosen.length < count && distinct(meet)) chosen.push(meet);
   for (const kind of ['question', 'benefit', 'number'] as const) if (chosen.length < count) take(kind);
-  return chosen.slice(0, count).map((o, n) => ({ variant: VARIANT_NAMES[n], ...o }));
+  return chosen.slice(0, count).map((o, n) => ({ variant: VIDEO_VARIANTS[n], ...o }));
 }
 
 /** An opening ends as a sentence of its language ends: a terminator, or (Thai) no dangling word. */

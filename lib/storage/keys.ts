@@ -7,13 +7,21 @@ const campaignPrefix = (campaignId: string) => `campaigns/${campaignId}`;
 const revisionSuffix = (revision: number | string) =>
   typeof revision === 'string' ? `-r${revision}` : revision > 1 ? `-r${revision}` : '';
 
+const variantSuffix = (variant: string) => (variant === 'a' ? '' : `-${variant}`);
+
 export const storageKeys = {
   screenshot: (campaignId: string, variant: string, viewport: string, index: number) =>
     `${campaignPrefix(campaignId)}/capture/${variant}-${viewport}-${index}.png`,
-  sceneAudio: (campaignId: string, language: string, sceneIndex: number) =>
-    `${campaignPrefix(campaignId)}/voice/${language}/scene-${sceneIndex}.wav`,
-  narration: (campaignId: string, language: string) => `${campaignPrefix(campaignId)}/voice/${language}/narration.wav`,
-  captions: (campaignId: string, language: string) => `${campaignPrefix(campaignId)}/voice/${language}/captions.vtt`,
+  /**
+   * A language's spoken scene, shared by its videos; a hook variant's own title scene (decisions §15) carries the
+   * variant. Variant a's files keep the names they had before variants existed.
+   */
+  sceneAudio: (campaignId: string, language: string, sceneIndex: number, variant = 'a') =>
+    `${campaignPrefix(campaignId)}/voice/${language}/scene-${sceneIndex}${variantSuffix(variant)}.wav`,
+  narration: (campaignId: string, language: string, variant = 'a') =>
+    `${campaignPrefix(campaignId)}/voice/${language}/narration${variantSuffix(variant)}.wav`,
+  captions: (campaignId: string, language: string, variant = 'a') =>
+    `${campaignPrefix(campaignId)}/voice/${language}/captions${variantSuffix(variant)}.vtt`,
   /** The campaign's logo (create's brand.logo_url) as a PNG, fetched by the capture stage (lib/capture/logo.ts). */
   logo: (campaignId: string) => `${campaignPrefix(campaignId)}/capture/logo.png`,
   /** The campaign's music (create's music.url) as fetched (MP3, AAC, WAV or OGG: ffmpeg reads which), by the capture stage. */

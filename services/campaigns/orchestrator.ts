@@ -221,6 +221,7 @@ export const orchestratorMethods = {
         campaign_id: video.campaign_id,
         language: video.language,
         platform: video.platform,
+        variant: video.variant ?? 'a',
         status: video.status,
         file_key: video.file_key ?? null,
         thumbnail_key: video.thumbnail_key ?? null,

@@ -125,6 +125,7 @@ export const retryMethods = {
             campaign_id: campaignId,
             language: video.language,
             platform: video.platform,
+            variant: video.variant,
             status: 'queued',
             script_source: stepOf(startsIn) > stepOf('scripting') ? video.script_source : null,
             captions_key: stepOf(startsIn) > stepOf('voiceover') ? video.captions_key : null,

@@ -29,6 +29,7 @@ interface BatchForm extends CsrfParams {
   file?: string;
   languages?: string | string[];
   platforms?: string | string[];
+  variants?: string;
   quality?: string;
   /** The batch's own webhook_url (batch.completed), not the items'. */
   webhook_url?: string;
@@ -51,6 +52,7 @@ const formParams = {
   file: { type: 'string', maxLength: 1024 * 1024 },
   languages: choices,
   platforms: choices,
+  variants: { type: 'string', maxLength: 8 },
   quality: { type: 'string', maxLength: 64 },
   webhook_url: { type: 'string', maxLength: 2048 },
   ...csrfField,

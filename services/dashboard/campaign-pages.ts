@@ -8,7 +8,10 @@
  * module of the `dashboard` service (spread into services/dashboard.service.ts).
  */
 import { CAMPAIGN_STATES, GENERATING_STATES, isGenerating } from '../../lib/campaign/states';
-import { isOneOf } from '../../config/catalog';
+import { isOneOf, VIDEO_VARIANTS } from '../../config/catalog';
+import type { ScriptDocument } from '../../lib/script/writer';
+import { variantGroups, variantLabel } from '../../lib/dashboard/variants';
+import { openingScene } from '../../lib/voice/variants';
 import { VOICE_OPTIONS_BY_ID } from '../../config/voices';
 import {
   createFormParams,
@@ -51,6 +54,29 @@ export function campaignPageExtras(campaign: AskedOptions & { status: string }):
   options: ReturnType<typeof optionsSummary>;
 } {
   return { generating: isGenerating(campaign.status), options: optionsSummary(campaign) };
+}
+
+/**
+ * The campaign page's hook variants (decisions §15): the videos grouped by language × platform, side by side, each
+ * with its opening (null when the campaign has none), and a script's openings in words, one per variant.
+ */
+export function campaignVariants(
+  videos: Parameters<typeof variantGroups>[0],
+  scripts: Parameters<typeof variantGroups>[1],
+): {
+  variantGroups: ReturnType<typeof variantGroups>;
+  openings: (script: ScriptDocument) => Array<{ variant: string; label: string; headline: string; narration: string }>;
+} {
+  const variants = VIDEO_VARIANTS.filter((variant) => videos.some((v) => v.variant === variant));
+  return {
+    variantGroups: variantGroups(videos, scripts),
+    openings: (script) =>
+      variants.map((variant) => {
+        const scene = openingScene(script, variant);
+        const narration = scene.narration.map((segment) => segment.text).join(' ');
+        return { variant, label: variantLabel(variant), headline: scene.onScreenText, narration };
+      }),
+  };
 }
 
 /** A posted form as the flash keeps it: its fields' values, without the empty ones. */

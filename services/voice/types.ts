@@ -4,7 +4,7 @@
  */
 import os from 'node:os';
 import type { Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
-import type { LanguageCode } from '../../config/catalog';
+import type { LanguageCode, VideoVariant } from '../../config/catalog';
 import type { CampaignOptions } from '../../lib/campaign/options';
 import type {
   AdoptParams,
@@ -135,11 +135,13 @@ export type VoiceMethods = DbMethods<'voice'> &
       language: LanguageCode,
       said: SaidScene[],
       workDir: string,
+      variant?: VideoVariant,
     ): Promise<Array<{ videoId: string; document: Storyboard }>>;
     speakScene(
       campaignId: string,
       language: LanguageCode,
-      index: number,
+      /** Names its files in the work directory: the scene's index, with a hook variant's letter for its opening. */
+      index: number | string,
       scene: ScriptScene,
       minSeconds: number,
       maxSeconds: number,

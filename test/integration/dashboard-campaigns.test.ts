@@ -350,3 +350,52 @@ test('Cancel, asked on a page of its own, without JavaScript; a finished campaig
   expect(redeliver.text).toContain('The campaign was created without a webhook_url');
   await page.close();
 });
+
+test('hook variants: chosen in the form within the plan; the campaign page shows both variants side by side with their openings', async () => {
+  const page = await newPage();
+  await page.goto(`${h.baseUrl}/dashboard/campaigns/new`);
+  expect(await text(page, '#variants legend')).toBe('Hook variants (up to 3 on your plan)');
+  await page.type('#url', h.pageUrl);
+  for (const code of ['ja', 'ko']) await page.click(`input[name=languages][value=${code}]`);
+  await page.click('input[name=variants][value="2"]');
+  await page.click('input[name=quality][value=draft]');
+  expect(await press(page, '.form-actions button[type=submit]')).toBe(200);
+  const id = page.url().split('/').pop()!;
+  expect(await apiCampaign(id)).toMatchObject({ variants: 2, languages: ['en'], platforms: ['tiktok'] });
+  await waitFor(
+    () => apiCampaign(id),
+    (c) => c.status === 'review',
+    300_000,
+    1000,
+  );
+  await page.reload();
+  expect(await text(page, '#variants-note')).toMatch(/^Hook variants: each language and platform has 2 videos side by side/);
+  expect(await text(page, '.variant-group h3')).toBe('English · TikTok');
+  const figures = await page.$$eval('.variant-group figure.video', (els) =>
+    els.map((el) => ({
+      variant: el.getAttribute('data-variant'),
+      label: el.querySelector('.variant-label')?.textContent,
+      headline: el.querySelector('.opening-headline')?.textContent,
+      opening: (el.querySelector('.opening')?.textContent ?? '').replace(/\s+/g, ' ').trim(),
+      box: { top: el.getBoundingClientRect().top, left: el.getBoundingClientRect().left },
+    })),
+  );
+  expect(figures.map((f) => [f.variant, f.label])).toEqual([
+    ['a', 'Variant A'],
+    ['b', 'Variant B'],
+  ]);
+  // Each shows its own opening, as the script wrote it; side by side at 1280 px (stacked at 390 px, in the screenshot).
+  for (const f of figures) {
+    expect(f.opening).toMatch(/^Opens with \S/);
+    expect(f.headline).toEqual(expect.stringMatching(/\S/));
+  }
+  expect(figures[0].opening).not.toBe(figures[1].opening);
+  expect(figures[1].box.top).toBe(figures[0].box.top);
+  expect(figures[1].box.left).toBeGreaterThan(figures[0].box.left);
+  // The script lists the openings, one per variant, beside its scenes.
+  const openings = await page.$$eval('.script .openings li', (els) => els.map((el) => el.getAttribute('data-variant')));
+  expect(openings).toEqual(['a', 'b']);
+  await screenshots(page, 'dashboard-campaign-variants.png');
+  await expectAccessible(page);
+  await page.close();
+});

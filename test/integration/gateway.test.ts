@@ -57,6 +57,7 @@ describe('POST /api/v1/campaigns', () => {
       id: expect.any(String),
       platform: 'youtube',
       language: 'en',
+      variant: 'a',
       status: 'queued',
       file_url: null,
       captions_url: null,

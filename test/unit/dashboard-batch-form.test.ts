@@ -70,6 +70,17 @@ describe('readBatchRows', () => {
     expect(readBatchRows('languages,url\nko,https://a.example/')).toEqual([{ number: 1, url: 'https://a.example/', languages: ['ko'] }]);
   });
 
+  test("a variants column: a whole number is sent for the API to judge, anything else is the row's refusal; written back", () => {
+    const rows = readBatchRows('url,variants\nhttps://a.example/,2\nhttps://b.example/,\nhttps://c.example/,two\n');
+    expect(rows).toEqual([
+      { number: 1, url: 'https://a.example/', variants: 2 },
+      { number: 2, url: 'https://b.example/' },
+      { number: 3, url: 'https://c.example/', error: 'Its variants “two” is not a whole number.' },
+    ]);
+    expect(batchItems(rows.slice(0, 2))).toEqual([{ url: 'https://a.example/', variants: 2 }, { url: 'https://b.example/' }]);
+    expect(readBatchRows(rowsAsCsv(rows.slice(0, 2)))).toEqual(rows.slice(0, 2));
+  });
+
   test('a row with the wrong number of fields or no url is kept, with its words', () => {
     const rows = readBatchRows('url,title\nhttps://a.example/,A,extra\n,B\n');
     expect(rows.map((r) => r.error)).toEqual(['It has 3 fields; the header row has 2.', 'Its url is empty.']);
@@ -77,11 +88,11 @@ describe('readBatchRows', () => {
 
   test('the whole refused in words: an unknown column, a column twice, no rows', () => {
     expect(() => readBatchRows('url,name\nhttps://a.example/,x')).toThrow(
-      'The header row names a column “name”: the columns are url, title, languages, platforms.',
+      'The header row names a column “name”: the columns are url, title, languages, platforms, variants.',
     );
     expect(() => readBatchRows('url,url\na,b')).toThrow('The header row names the column “url” twice.');
     expect(() => readBatchRows('title,languages\nA,en')).toThrow(
-      'The header row has no url column: the columns are url, title, languages, platforms.',
+      'The header row has no url column: the columns are url, title, languages, platforms, variants.',
     );
     expect(() => readBatchRows('url,title\n')).toThrow(/^No rows/);
     expect(() => readBatchRows('  \n ')).toThrow(/^No rows/);
@@ -93,7 +104,7 @@ describe('readBatchRows', () => {
     );
     const again = readBatchRows(rowsAsCsv(rows));
     expect(again).toEqual(rows);
-    expect(rowsAsCsv(rows).split('\n')[0]).toBe('url,title,languages,platforms');
+    expect(rowsAsCsv(rows).split('\n')[0]).toBe('url,title,languages,platforms,variants');
   });
 });
 
@@ -114,6 +125,16 @@ describe('words', () => {
       defaults: { languages: ['en', 'ja'], platforms: ['tiktok'], quality: 'draft' },
     });
     expect(readBatchDefaults({ platforms: 'tiktok' }).error).toBe('Choose at least one of the languages.');
+    // Hook variants: the default (1) sends nothing; 2 is sent as a number.
+    expect(readBatchDefaults({ languages: 'en', platforms: 'tiktok', variants: '1' }).defaults).toEqual({
+      languages: ['en'],
+      platforms: ['tiktok'],
+    });
+    expect(readBatchDefaults({ languages: 'en', platforms: 'tiktok', variants: '2' }).defaults).toEqual({
+      languages: ['en'],
+      platforms: ['tiktok'],
+      variants: 2,
+    });
   });
 
   test("a batch's counts: in the states' order, the empty ones left out", () => {

@@ -1,5 +1,6 @@
 import { presentCampaign } from '../../lib/campaign/view';
 import { renderView } from '../../lib/dashboard/render';
+import { variantGroups } from '../../lib/dashboard/variants';
 
 /** The campaign page of lib/dashboard/views/campaign.eta for a campaign's public view, as the dashboard serves it. */
 function campaignPage(view: Record<string, unknown>): string {
@@ -73,4 +74,39 @@ test("each video's own check is shown under it: its flags in words with the scen
   expect(b).toContain('quality-passed');
   expect(b).not.toContain('data-flag=');
   expect(c).not.toContain('class="quality"');
+});
+
+test('hook variants: each language × platform under its heading, its variants side by side, each with its opening, escaped', () => {
+  const view = presentCampaign(campaign, [
+    { ...video('a', 'en', 'localized_page'), variant: 'a' },
+    { ...video('b', 'en', 'localized_page'), variant: 'b' },
+  ]) as unknown as { videos: Array<{ id: string; variant: string; language: string; platform: string }> };
+  const script = {
+    language: 'en' as const,
+    source: 'localized_page' as const,
+    title: { onScreenText: 'Acme', narration: [{ text: 'Meet Acme.', language: 'en' as const }] },
+    screens: [],
+    closing: { onScreenText: 'Try', ctaLabel: 'Try', narration: [] },
+    openings: [
+      { variant: 'a' as const, kind: 'meet' as const, narration: 'Meet Acme.', headline: 'Acme' },
+      { variant: 'b' as const, kind: 'question' as const, narration: 'Still <b>by hand</b>?', headline: 'By <i>hand</i>?' },
+    ],
+  };
+  const html = renderView('campaign', {
+    title: 'acme.io',
+    campaign: view,
+    timeline: [],
+    scripts: [],
+    readyCount: 0,
+    csrf: 't',
+    variantGroups: variantGroups(view.videos, [{ language: 'en', script }]),
+  });
+  expect(html).toContain('<h3 id="variants-en-tiktok">English · TikTok</h3>');
+  const figures = html.split('<figure class="video card"').slice(1);
+  expect(figures.map((f) => /data-variant="(\w)"/.exec(f)?.[1])).toEqual(['a', 'b']);
+  expect(figures[0]).toContain('<strong class="variant-label">Variant A</strong>');
+  expect(figures[1]).toContain('Opens with <q class="opening-headline">By &lt;i&gt;hand&lt;/i&gt;?</q>');
+  expect(figures[1]).toContain('<q class="opening-narration">Still &lt;b&gt;by hand&lt;/b&gt;?</q>');
+  // Without variants: the videos as before, no groups.
+  expect(campaignPage(presentCampaign(campaign, [video('a', 'en', 'localized_page')]))).not.toContain('variant-group');
 });

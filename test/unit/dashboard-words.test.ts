@@ -118,6 +118,21 @@ test('what the form posts becomes the API’s body: every option, only the chose
     readCreateForm({ url: 'a.example', languages: 'en', platforms: 'tiktok', 'music.url': 'u', 'music.volume': 'loud' }).error,
   ).toMatch(/music.volume must be a number/);
   expect(readCreateForm({ url: '', languages: 'en', platforms: 'tiktok' }).error).toMatch(/Page URL is required/);
+  // Hook variants: picked among 1–3 (the schema's bounds), 1 (the default) sends nothing, 2 is sent as a number.
+  const variants = createFormView(undefined)
+    .flatMap((section) => section.fields)
+    .find((field) => field.name === 'variants')!;
+  expect(variants.kind).toBe('count');
+  expect(variants.choices!.map((c) => [c.value, c.label, c.checked])).toEqual([
+    ['1', 'One opening', true],
+    ['2', '2 variants (A, B)', false],
+    ['3', '3 variants (A, B, C)', false],
+  ]);
+  expect(readCreateForm({ url: 'a.example', languages: 'en', platforms: 'tiktok', variants: '1' }).body).not.toHaveProperty('variants');
+  expect(readCreateForm({ url: 'a.example', languages: 'en', platforms: 'tiktok', variants: '2' }).body).toMatchObject({ variants: 2 });
+  expect(readCreateForm({ url: 'a.example', languages: 'en', platforms: 'tiktok', variants: '2.5' }).error).toBe(
+    'Hook variants must be a whole number.',
+  );
   expect(readCreateForm({ url: 'a.example', platforms: 'tiktok' }).error).toMatch(/at least one of the languages/);
 });
 

@@ -679,6 +679,11 @@ export interface operations {
                                 /** @enum {string} */
                                 platform: "tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin";
                                 language: string;
+                                /**
+                                 * @description The hook variant (extension, decisions §15): "a" for a campaign without variants; with variants, one video per language, platform and variant, each opening differently and each with its own document.
+                                 * @enum {string}
+                                 */
+                                variant: "a" | "b" | "c";
                                 /** @enum {string} */
                                 status: "queued" | "rendering" | "ready" | "failed";
                                 /** @description Signed, expiring download link (video/mp4); null until ready. */
@@ -743,6 +748,8 @@ export interface operations {
                             };
                             /** @description The events sent to webhook_url, as given at creation or the default list. */
                             webhook_events?: ("campaign.completed" | "campaign.failed" | "video.updated" | "video.ready")[];
+                            /** @description Hook variants (extension, decisions §15; default 1): this many videos per language and platform, labelled "a", "b", "c" (each video's variant), whose openings differ: the title scene's narration and headline (a question, a benefit, a number, drawn from the page in the video's language); the rest of each video is the same. Capped by plan (Growth 2, Business 3, Enterprise 3; more answers 400 invalid_input naming variants). Variants draw nothing extra from the monthly quota: a campaign counts once. */
+                            variants?: number;
                             /** @description The voice per language (lower-case codes among the campaign's languages). A language not listed gets the default voice; a voice whose engine a node lacks is spoken by the language's espeak-ng voice (the report names the voice used). */
                             voice?: {
                                 /**
@@ -1018,6 +1025,8 @@ export interface operations {
                      *     ]
                      */
                     platforms?: ("tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin")[];
+                    /** @description Hook variants (extension, decisions §15; default 1): this many videos per language and platform, labelled "a", "b", "c" (each video's variant), whose openings differ: the title scene's narration and headline (a question, a benefit, a number, drawn from the page in the video's language); the rest of each video is the same. Capped by plan (Growth 2, Business 3, Enterprise 3; more answers 400 invalid_input naming variants). Variants draw nothing extra from the monthly quota: a campaign counts once. */
+                    variants?: number;
                     /** @description The voice per language (lower-case codes among the campaign's languages). A language not listed gets the default voice; a voice whose engine a node lacks is spoken by the language's espeak-ng voice (the report names the voice used). */
                     voice?: {
                         /**
@@ -1565,6 +1574,11 @@ export interface operations {
                             /** @enum {string} */
                             platform: "tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin";
                             language: string;
+                            /**
+                             * @description The hook variant (extension, decisions §15): "a" for a campaign without variants; with variants, one video per language, platform and variant, each opening differently and each with its own document.
+                             * @enum {string}
+                             */
+                            variant: "a" | "b" | "c";
                             /** @enum {string} */
                             status: "queued" | "rendering" | "ready" | "failed";
                             /** @description Signed, expiring download link (video/mp4); null until ready. */
@@ -1908,6 +1922,8 @@ export interface operations {
                          *     ]
                          */
                         platforms?: ("tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin")[];
+                        /** @description Hook variants (extension, decisions §15; default 1): this many videos per language and platform, labelled "a", "b", "c" (each video's variant), whose openings differ: the title scene's narration and headline (a question, a benefit, a number, drawn from the page in the video's language); the rest of each video is the same. Capped by plan (Growth 2, Business 3, Enterprise 3; more answers 400 invalid_input naming variants). Variants draw nothing extra from the monthly quota: a campaign counts once. */
+                        variants?: number;
                         /** @description Your own string pairs (at most 20, keys and values ≤ 500 characters), never interpreted; echoed in GET, the list and the webhooks. */
                         metadata?: {
                             [key: string]: string;
@@ -1955,6 +1971,8 @@ export interface operations {
                          *     ]
                          */
                         platforms?: ("tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin")[];
+                        /** @description Hook variants (extension, decisions §15; default 1): this many videos per language and platform, labelled "a", "b", "c" (each video's variant), whose openings differ: the title scene's narration and headline (a question, a benefit, a number, drawn from the page in the video's language); the rest of each video is the same. Capped by plan (Growth 2, Business 3, Enterprise 3; more answers 400 invalid_input naming variants). Variants draw nothing extra from the monthly quota: a campaign counts once. */
+                        variants?: number;
                         /** @description The voice per language (lower-case codes among the campaign's languages). A language not listed gets the default voice; a voice whose engine a node lacks is spoken by the language's espeak-ng voice (the report names the voice used). */
                         voice?: {
                             /**
@@ -2534,6 +2552,11 @@ export interface operations {
                             /** @enum {string} */
                             platform: "tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin";
                             language: string;
+                            /**
+                             * @description The hook variant (extension, decisions §15): "a" for a campaign without variants; with variants, one video per language, platform and variant, each opening differently and each with its own document.
+                             * @enum {string}
+                             */
+                            variant: "a" | "b" | "c";
                             /** @enum {string} */
                             status: "queued" | "rendering" | "ready" | "failed";
                             /** @description Signed, expiring download link (video/mp4); null until ready. */
@@ -2598,6 +2621,8 @@ export interface operations {
                         };
                         /** @description The events sent to webhook_url, as given at creation or the default list. */
                         webhook_events?: ("campaign.completed" | "campaign.failed" | "video.updated" | "video.ready")[];
+                        /** @description Hook variants (extension, decisions §15; default 1): this many videos per language and platform, labelled "a", "b", "c" (each video's variant), whose openings differ: the title scene's narration and headline (a question, a benefit, a number, drawn from the page in the video's language); the rest of each video is the same. Capped by plan (Growth 2, Business 3, Enterprise 3; more answers 400 invalid_input naming variants). Variants draw nothing extra from the monthly quota: a campaign counts once. */
+                        variants?: number;
                         /** @description The voice per language (lower-case codes among the campaign's languages). A language not listed gets the default voice; a voice whose engine a node lacks is spoken by the language's espeak-ng voice (the report names the voice used). */
                         voice?: {
                             /**
@@ -2865,6 +2890,11 @@ export interface operations {
                             /** @enum {string} */
                             platform: "tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin";
                             language: string;
+                            /**
+                             * @description The hook variant (extension, decisions §15): "a" for a campaign without variants; with variants, one video per language, platform and variant, each opening differently and each with its own document.
+                             * @enum {string}
+                             */
+                            variant: "a" | "b" | "c";
                             /** @enum {string} */
                             status: "queued" | "rendering" | "ready" | "failed";
                             /** @description Signed, expiring download link (video/mp4); null until ready. */
@@ -2929,6 +2959,8 @@ export interface operations {
                         };
                         /** @description The events sent to webhook_url, as given at creation or the default list. */
                         webhook_events?: ("campaign.completed" | "campaign.failed" | "video.updated" | "video.ready")[];
+                        /** @description Hook variants (extension, decisions §15; default 1): this many videos per language and platform, labelled "a", "b", "c" (each video's variant), whose openings differ: the title scene's narration and headline (a question, a benefit, a number, drawn from the page in the video's language); the rest of each video is the same. Capped by plan (Growth 2, Business 3, Enterprise 3; more answers 400 invalid_input naming variants). Variants draw nothing extra from the monthly quota: a campaign counts once. */
+                        variants?: number;
                         /** @description The voice per language (lower-case codes among the campaign's languages). A language not listed gets the default voice; a voice whose engine a node lacks is spoken by the language's espeak-ng voice (the report names the voice used). */
                         voice?: {
                             /**
@@ -3205,6 +3237,11 @@ export interface operations {
                             /** @enum {string} */
                             platform: "tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin";
                             language: string;
+                            /**
+                             * @description The hook variant (extension, decisions §15): "a" for a campaign without variants; with variants, one video per language, platform and variant, each opening differently and each with its own document.
+                             * @enum {string}
+                             */
+                            variant: "a" | "b" | "c";
                             /** @enum {string} */
                             status: "queued" | "rendering" | "ready" | "failed";
                             /** @description Signed, expiring download link (video/mp4); null until ready. */
@@ -3269,6 +3306,8 @@ export interface operations {
                         };
                         /** @description The events sent to webhook_url, as given at creation or the default list. */
                         webhook_events?: ("campaign.completed" | "campaign.failed" | "video.updated" | "video.ready")[];
+                        /** @description Hook variants (extension, decisions §15; default 1): this many videos per language and platform, labelled "a", "b", "c" (each video's variant), whose openings differ: the title scene's narration and headline (a question, a benefit, a number, drawn from the page in the video's language); the rest of each video is the same. Capped by plan (Growth 2, Business 3, Enterprise 3; more answers 400 invalid_input naming variants). Variants draw nothing extra from the monthly quota: a campaign counts once. */
+                        variants?: number;
                         /** @description The voice per language (lower-case codes among the campaign's languages). A language not listed gets the default voice; a voice whose engine a node lacks is spoken by the language's espeak-ng voice (the report names the voice used). */
                         voice?: {
                             /**
@@ -4762,6 +4801,11 @@ export interface operations {
                         /** @enum {string} */
                         platform: "tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin";
                         language: string;
+                        /**
+                         * @description The hook variant (extension, decisions §15): "a" for a campaign without variants; with variants, one video per language, platform and variant, each opening differently and each with its own document.
+                         * @enum {string}
+                         */
+                        variant: "a" | "b" | "c";
                         /** @enum {string} */
                         status: "queued" | "rendering" | "ready" | "failed";
                         /** @description Signed, expiring download link (video/mp4); null until ready. */
@@ -4886,6 +4930,11 @@ export interface operations {
                         /** @enum {string} */
                         platform: "tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin";
                         language: string;
+                        /**
+                         * @description The hook variant (extension, decisions §15): "a" for a campaign without variants; with variants, one video per language, platform and variant, each opening differently and each with its own document.
+                         * @enum {string}
+                         */
+                        variant: "a" | "b" | "c";
                         /** @enum {string} */
                         status: "queued" | "rendering" | "ready" | "failed";
                         /** @description Signed, expiring download link (video/mp4); null until ready. */
@@ -5011,6 +5060,11 @@ export interface operations {
                         /** @enum {string} */
                         platform: "tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin";
                         language: string;
+                        /**
+                         * @description The hook variant (extension, decisions §15): "a" for a campaign without variants; with variants, one video per language, platform and variant, each opening differently and each with its own document.
+                         * @enum {string}
+                         */
+                        variant: "a" | "b" | "c";
                         /** @enum {string} */
                         status: "queued" | "rendering" | "ready" | "failed";
                         /** @description Signed, expiring download link (video/mp4); null until ready. */
@@ -5132,6 +5186,11 @@ export interface operations {
                         /** @enum {string} */
                         platform: "tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin";
                         language: string;
+                        /**
+                         * @description The hook variant (extension, decisions §15): "a" for a campaign without variants; with variants, one video per language, platform and variant, each opening differently and each with its own document.
+                         * @enum {string}
+                         */
+                        variant: "a" | "b" | "c";
                         /** @enum {string} */
                         status: "queued" | "rendering" | "ready" | "failed";
                         /** @description Signed, expiring download link (video/mp4); null until ready. */
