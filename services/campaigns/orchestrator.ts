@@ -354,7 +354,13 @@ export const orchestratorMethods = {
    * the campaign, and the other lanes start no further step. Returns once every lane has stopped.
    */
   async runLanes(campaign: Campaign) {
-    const { Video: Videos } = this.db.models;
+    const { Campaign: Campaigns, Video: Videos } = this.db.models;
+    // Lanes already past the campaign's status (an actor that died after the ready reports, before the stage's end
+    // was recorded) move it on first: a campaign whose every lane is done has no step left to do it.
+    await this.db.sequelize.transaction(async (transaction: Transaction) => {
+      const locked: Campaign | null = await Campaigns.findByPk(campaign.id, { transaction, lock: true });
+      if (locked && isLaneStage(locked.status)) await this.followLanes(locked, transaction);
+    });
     const videos = await Videos.findAll({ where: { campaign_id: campaign.id }, attributes: [...LANE_VIDEO_ATTRIBUTES] });
     const lanes = lanesOf(campaign.status as LaneStage, campaign.languages, videos);
     let ended = false;
@@ -428,7 +434,8 @@ export const orchestratorMethods = {
     let status = campaign.status as LaneState;
     while (isLaneStage(status) && status !== target) {
       const to = nextState(status) as LaneState;
-      await this.applyTransition({ campaign_id: campaign.id, to, detail: `${STAGE_ACTIONS[status]} done for every language` }, transaction);
+      // The detail the timeline's words know (lib/dashboard/words.ts): the stage is done, for every language now.
+      await this.applyTransition({ campaign_id: campaign.id, to, detail: `${STAGE_ACTIONS[status]} done` }, transaction);
       status = to;
     }
   },

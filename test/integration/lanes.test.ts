@@ -6,7 +6,9 @@
  * and the campaign shows its least advanced lane (voiceover). Then the held call ends as a node stopping would end it:
  * the lane waits, the actor lets the campaign go, and the actor that takes it over goes on from what is recorded —
  * the first language is neither scripted nor spoken again — to review with every video and one campaign.completed
- * after both video.ready.
+ * after both video.ready. With the pipeline paused, the stages called for one lane: called again after a node died,
+ * the script and voice stages answer what they stored for it; a lane's render closes the open attempts of its own
+ * videos only, not those of another lane rendering beside it.
  */
 import { Errors, type Context, type Middleware } from 'moleculer';
 import { createCampaignClient, verifyWebhook, type WebhookEvent } from '../../clients/typescript/src';
@@ -114,6 +116,14 @@ describe('a campaign’s languages in lanes', () => {
     const en = firstReady.videos.find((v) => v.language === 'en')!;
     expect(en).toMatchObject({ status: 'ready', file_revision: 1 });
     expect(en.file_url).toMatch(/\/files\/videos\/.+\.mp4\?expires=\d+&signature=[0-9a-f]+$/);
+    // Its file is served already (the link names the public base URL; the harness's gateway is on loopback).
+    const download = await fetch(`${h.baseUrl}${en.file_url!.slice(h.config.publicBaseUrl.length)}`, { headers: { Range: 'bytes=0-11' } });
+    expect(download.status).toBe(206);
+    expect(
+      Buffer.from(await download.arrayBuffer())
+        .subarray(4, 8)
+        .toString('latin1'),
+    ).toBe('ftyp');
     expect(firstReady.videos.find((v) => v.language === HELD_LANGUAGE)).toMatchObject({ status: 'queued', file_url: null });
     expect(firstReady.status).toBe('voiceover');
     expect(firstReady.progress).toBeGreaterThanOrEqual(50);
@@ -162,4 +172,87 @@ describe('a campaign’s languages in lanes', () => {
     );
     expect(received).toEqual(['video.ready en', `video.ready ${HELD_LANGUAGE}`, 'campaign.completed']);
   }, 900_000);
+});
+
+describe('a lane’s render beside another’s, pipeline paused', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startHarness({ render: 'dispatcher', config: { pipelinePaused: true, rateLimits: limits } });
+  }, 120_000);
+  afterAll(async () => {
+    await h?.stop();
+  });
+
+  test('a lane’s script and voice stages called again (its node died before the actor recorded them) keep what they stored', async () => {
+    const { key } = await h.newCustomer('business');
+    const created = await h.request('POST', '/api/v1/campaigns', {
+      key,
+      body: { url: h.pageUrl, languages: ['en', HELD_LANGUAGE], platforms: ['tiktok'] },
+    });
+    expect(created.status).toBe(201);
+    const id: string = created.body.campaign_id;
+    await h.sql("UPDATE campaigns SET status = 'scripting', progress = 25 WHERE id = $1", [id]);
+    const [en] = await h.sql<{ id: string }>("SELECT id FROM videos WHERE campaign_id = $1 AND language = 'en'", [id]);
+    // What the lane's first run stored before its node died: the plan, its script, its video's storyboard.
+    await h.sql(
+      `INSERT INTO campaign_plans (campaign_id, plan, page_texts, created_at, updated_at) VALUES ($1, '{"sourceLanguage":"en"}', '[]', now(), now())`,
+      [id],
+    );
+    const script = { language: 'en', source: 'localized_page', title: {}, screens: [], closing: {} };
+    await h.sql(
+      "INSERT INTO campaign_scripts (id, campaign_id, language, script_source, script, created_at, updated_at) VALUES (gen_random_uuid(), $1, 'en', 'localized_page', $2, now(), now())",
+      [id, JSON.stringify(script)],
+    );
+    await h.sql('INSERT INTO storyboards (video_id, campaign_id, document, created_at, updated_at) VALUES ($1, $2, $3, now(), now())', [
+      en.id,
+      id,
+      JSON.stringify({ videoId: en.id, captionsKey: 'captions/stored-en.vtt' }),
+    ]);
+    const stored = async () =>
+      h.sql<{ id: string; updated_at: Date }>('SELECT id, updated_at FROM campaign_scripts WHERE campaign_id = $1', [id]);
+    const before = await stored();
+    const input = await h.call('campaigns.stageInput', { campaign_id: id });
+    // Answered from what is stored: nothing is written again (a script written anew would need the page's texts).
+    expect(await h.call('script.write', { campaign_id: id, input, languages: ['en'] })).toEqual({
+      campaign_id: id,
+      script_sources: [{ language: 'en', script_source: 'localized_page' }],
+      page_language: 'en',
+    });
+    expect(await stored()).toEqual(before);
+    expect(await h.call('voice.speak', { campaign_id: id, input, languages: ['en'] })).toEqual({
+      campaign_id: id,
+      captions: [{ video_id: en.id, captions_key: 'captions/stored-en.vtt' }],
+    });
+  }, 120_000);
+
+  test('its start closes the open attempts of its own videos (an earlier run’s), not those of another lane rendering', async () => {
+    const { key } = await h.newCustomer('business');
+    const created = await h.request('POST', '/api/v1/campaigns', {
+      key,
+      body: { url: h.pageUrl, languages: ['en', HELD_LANGUAGE], platforms: ['tiktok'] },
+    });
+    expect(created.status).toBe(201);
+    const id: string = created.body.campaign_id;
+    await h.sql("UPDATE campaigns SET status = 'rendering', progress = 50 WHERE id = $1", [id]);
+    const videos = await h.sql<{ id: string; language: string }>('SELECT id, language FROM videos WHERE campaign_id = $1', [id]);
+    for (const video of videos)
+      await h.sql(
+        "INSERT INTO render_attempts (video_id, campaign_id, node_id, outcome, started_at) VALUES ($1, $2, 'node-a', 'rendering', now())",
+        [video.id, id],
+      );
+    const input = await h.call('campaigns.stageInput', { campaign_id: id });
+    // No storyboards were made (the campaign was put in rendering by hand): the stage ends after its start.
+    await expect(h.call('rendering.renderCampaign', { campaign_id: id, input, languages: [HELD_LANGUAGE] })).rejects.toMatchObject({
+      type: 'render_failed',
+    });
+    const attempts = await h.sql<{ language: string; outcome: string }>(
+      'SELECT v.language, a.outcome FROM render_attempts a JOIN videos v ON v.id = a.video_id WHERE a.campaign_id = $1 ORDER BY v.language',
+      [id],
+    );
+    expect(attempts).toEqual([
+      { language: 'en', outcome: 'rendering' },
+      { language: HELD_LANGUAGE, outcome: 'lost' },
+    ]);
+  }, 120_000);
 });
