@@ -6,7 +6,8 @@
  * and the campaign shows its least advanced lane (voiceover). Then the held call ends as a node stopping would end it:
  * the lane waits, the actor lets the campaign go, and the actor that takes it over goes on from what is recorded —
  * the first language is neither scripted nor spoken again — to review with every video and one campaign.completed
- * after both video.ready. With the pipeline paused, the stages called for one lane: called again after a node died,
+ * after both video.ready. A cancel while the second language is held stops both lanes: nothing more is called for
+ * the campaign and its lease is let go. With the pipeline paused, the stages called for one lane: called again after a node died,
  * the script and voice stages answer what they stored for it; a lane's render closes the open attempts of its own
  * videos only, not those of another lane rendering beside it.
  */
@@ -20,33 +21,53 @@ import { waitFor } from '../support/wait';
 const limits = { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000, redisTimeoutMs: 10_000 };
 const HELD_LANGUAGE = 'ja';
 
-/** The stage calls the actor made, as "action languages", and the hold on the held language's first voice call. */
+/** A hold on one campaign's first voice call for the held language: reached when it is made, released by the test. */
+interface Hold {
+  reached: Promise<void>;
+  reach(): void;
+  released: Promise<'interrupt' | 'go'>;
+  letGo(how: 'interrupt' | 'go'): void;
+  held: boolean;
+}
+function newHold(): Hold {
+  const hold = { held: false } as Hold;
+  hold.reached = new Promise<void>((resolve) => (hold.reach = resolve));
+  hold.released = new Promise<'interrupt' | 'go'>((resolve) => (hold.letGo = resolve));
+  return hold;
+}
+
+/** The stage calls the actor made per campaign, as "action languages", and a hold per campaign on the held language's voice. */
 function laneWatch() {
-  const calls: string[] = [];
-  let letGo: (how: 'interrupt' | 'go') => void = () => undefined;
-  const released = new Promise<'interrupt' | 'go'>((resolve) => (letGo = resolve));
-  let held = false;
-  let reached: () => void = () => undefined;
-  const heldNow = new Promise<void>((resolve) => (reached = resolve));
+  const calls = new Map<string, string[]>();
+  const holds = new Map<string, Hold>();
+  const hold = (campaignId: string): Hold => {
+    if (!holds.has(campaignId)) holds.set(campaignId, newHold());
+    return holds.get(campaignId)!;
+  };
+  const callsOf = (campaignId: string): string[] => {
+    if (!calls.has(campaignId)) calls.set(campaignId, []);
+    return calls.get(campaignId)!;
+  };
   const middleware: Middleware = {
     name: 'HoldSecondLane',
     localAction(next: (ctx: Context) => Promise<unknown>, action: { name?: string }) {
       if (!['script.write', 'voice.speak', 'rendering.renderCampaign'].includes(action.name ?? '')) return next;
-      return async (ctx: Context<{ languages?: string[] }>) => {
+      return async (ctx: Context<{ campaign_id: string; languages?: string[] }>) => {
         const languages = ctx.params.languages?.join(',') ?? 'all';
-        calls.push(`${action.name} ${languages}`);
-        if (action.name === 'voice.speak' && languages === HELD_LANGUAGE && !held) {
-          held = true;
-          reached();
+        callsOf(ctx.params.campaign_id).push(`${action.name} ${languages}`);
+        const held = hold(ctx.params.campaign_id);
+        if (action.name === 'voice.speak' && languages === HELD_LANGUAGE && !held.held) {
+          held.held = true;
+          held.reach();
           // Ended as a stopping voice node ends it (STAGE_INTERRUPTED: the campaign waits), not retried by the broker.
-          if ((await released) === 'interrupt')
+          if ((await held.released) === 'interrupt')
             throw new Errors.MoleculerError('The voice node stopped (held by the test).', 503, StageInterruptedError.TYPE);
         }
         return next(ctx);
       };
     },
   };
-  return { middleware, calls, heldNow, letGo };
+  return { middleware, callsOf, hold, releaseAll: () => holds.forEach((held) => held.letGo('go')) };
 }
 
 describe('a campaign’s languages in lanes', () => {
@@ -76,7 +97,7 @@ describe('a campaign’s languages in lanes', () => {
     hook = await receivers.start();
   }, 120_000);
   afterAll(async () => {
-    watch.letGo('go');
+    watch.releaseAll();
     await receivers.closeAll();
     await h?.stop();
   });
@@ -103,7 +124,7 @@ describe('a campaign’s languages in lanes', () => {
     expect(created.response.status).toBe(201);
     id = created.data!.campaign_id;
 
-    await watch.heldNow;
+    await watch.hold(id).reached;
     const firstReady = await waitFor(
       read,
       (c) => c.status === 'failed' || c.videos.some((v) => v.language === 'en' && v.status === 'ready'),
@@ -135,7 +156,7 @@ describe('a campaign’s languages in lanes', () => {
       100,
     );
     expect(delivered).toEqual(['video.ready en']);
-    expect(watch.calls.filter((c) => c.endsWith(` ${HELD_LANGUAGE}`))).toEqual([
+    expect(watch.callsOf(id).filter((c) => c.endsWith(` ${HELD_LANGUAGE}`))).toEqual([
       `script.write ${HELD_LANGUAGE}`,
       `voice.speak ${HELD_LANGUAGE}`,
     ]);
@@ -143,7 +164,7 @@ describe('a campaign’s languages in lanes', () => {
 
   test('the held lane, interrupted, is resumed by the next actor from what is recorded; the campaign reaches review', async () => {
     // The first lane ends (its render recorded), then the interrupted one waits: the actor lets the campaign go.
-    watch.letGo('interrupt');
+    watch.hold(id).letGo('interrupt');
     const done = await waitFor(read, (c) => ['review', 'failed'].includes(c.status), 600_000, 1000);
     expect(done.error ?? null).toBeNull();
     expect(done.status).toBe('review');
@@ -153,8 +174,12 @@ describe('a campaign’s languages in lanes', () => {
       [HELD_LANGUAGE, 'ready'],
     ]);
     // The first language was scripted, spoken and rendered once; only the held lane's voice was called again.
-    expect(watch.calls.filter((c) => c.endsWith(' en'))).toEqual(['script.write en', 'voice.speak en', 'rendering.renderCampaign en']);
-    expect(watch.calls.filter((c) => c.endsWith(` ${HELD_LANGUAGE}`))).toEqual([
+    expect(watch.callsOf(id).filter((c) => c.endsWith(' en'))).toEqual([
+      'script.write en',
+      'voice.speak en',
+      'rendering.renderCampaign en',
+    ]);
+    expect(watch.callsOf(id).filter((c) => c.endsWith(` ${HELD_LANGUAGE}`))).toEqual([
       `script.write ${HELD_LANGUAGE}`,
       `voice.speak ${HELD_LANGUAGE}`,
       `voice.speak ${HELD_LANGUAGE}`,
@@ -171,6 +196,35 @@ describe('a campaign’s languages in lanes', () => {
       100,
     );
     expect(received).toEqual(['video.ready en', `video.ready ${HELD_LANGUAGE}`, 'campaign.completed']);
+  }, 900_000);
+
+  test('a cancel while one lane is spoken and another rendered or done stops every lane', async () => {
+    const created = await client().POST('/api/v1/campaigns', {
+      body: { url: h.pageUrl, languages: ['en', HELD_LANGUAGE], platforms: ['tiktok'], quality: 'draft' },
+    });
+    expect(created.response.status).toBe(201);
+    const canceledId = created.data!.campaign_id;
+    await watch.hold(canceledId).reached;
+    const canceled = await client().POST('/api/v1/campaigns/{id}/cancel', { params: { path: { id: canceledId } } });
+    expect(canceled.response.status).toBe(200);
+    // The held voice call goes on after the cancel: the stage stops at once (the cancel is remembered), and the lane
+    // with it; the actor lets the campaign go, nothing more is called for it.
+    watch.hold(canceledId).letGo('go');
+    const row = async () =>
+      (await h.sql<{ lease_owner: string | null }>('SELECT lease_owner FROM campaigns WHERE id = $1', [canceledId]))[0];
+    expect((await waitFor(row, (r) => r.lease_owner === null, 120_000, 250)).lease_owner).toBeNull();
+    const after = (await client().GET('/api/v1/campaigns/{id}', { params: { path: { id: canceledId } } })).data!;
+    expect(after).toMatchObject({ status: 'failed', error: { code: 'canceled' } });
+    expect(after.videos.find((v) => v.language === HELD_LANGUAGE)).toMatchObject({ status: 'failed' });
+    expect(watch.callsOf(canceledId).filter((c) => c.endsWith(` ${HELD_LANGUAGE}`))).toEqual([
+      `script.write ${HELD_LANGUAGE}`,
+      `voice.speak ${HELD_LANGUAGE}`,
+    ]);
+    const [{ count }] = await h.sql<{ count: string }>(
+      'SELECT count(*) AS count FROM storyboards s JOIN videos v ON v.id = s.video_id WHERE v.campaign_id = $1 AND v.language = $2',
+      [canceledId, HELD_LANGUAGE],
+    );
+    expect(Number(count)).toBe(0);
   }, 900_000);
 });
 
