@@ -34,10 +34,12 @@ const rank = (state: LaneState) => LANE_STATES.indexOf(state);
 
 /**
  * One language's lane state: scripting until each of its videos has its script's source recorded, voiceover until
- * each has its captions, rendering until each is ready, then review. Never below `floor`, the campaign's status (a
+ * each has its captions, rendering until each is ready, then review (a language without videos: `floor`). Never below `floor`, the campaign's status (a
  * campaign in rendering has every lane spoken, even a retry's whose videos were given their captions another way).
  */
 export function laneStateOf(videos: readonly LaneVideo[], floor: LaneState): LaneState {
+  // A language without videos has nothing recorded: it is where the campaign is, never done by default.
+  if (videos.length === 0) return floor;
   const recorded: LaneState = videos.some((v) => !v.script_source)
     ? 'scripting'
     : videos.some((v) => !v.captions_key)

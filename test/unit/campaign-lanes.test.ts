@@ -26,6 +26,14 @@ describe('a lane’s state', () => {
     expect(laneStateOf([spoken('en', 'ready'), spoken('en', 'ready')], 'scripting')).toBe('review');
   });
 
+  test('a language without videos has nothing recorded: it is where the campaign is, not done', () => {
+    expect(laneStateOf([], 'voiceover')).toBe('voiceover');
+    expect(lanesOf('scripting', ['en', 'ja'], [spoken('en', 'ready')])).toEqual([
+      { language: 'en', state: 'review' },
+      { language: 'ja', state: 'scripting' },
+    ]);
+  });
+
   test('never below the campaign’s status: a retry that starts in rendering has every lane spoken', () => {
     expect(laneStateOf([video('en')], 'rendering')).toBe('rendering');
     expect(laneStateOf([scripted('en')], 'voiceover')).toBe('voiceover');
