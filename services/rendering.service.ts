@@ -25,6 +25,7 @@ import {
 } from '../lib/errors';
 import { slotTableOf, takeRenderNode, type RenderMeta, type SlotReport } from '../lib/render/slots';
 import {
+  callVideos,
   campaignTrace,
   STAGE_CALL_SCHEMA,
   STAGE_PARAMS_SCHEMA,
@@ -150,7 +151,7 @@ type RenderingMethods = DbMethods<'rendering'> &
       signal: AbortSignal,
       onSent: (nodeID: string) => Promise<unknown>,
     ): Promise<RenderVideoResult>;
-    closeAbandonedAttempts(where: { campaign_id: string; video_id?: string }): Promise<number>;
+    closeAbandonedAttempts(where: { campaign_id: string; video_id?: string | string[] }): Promise<number>;
     watchRender(render: Promise<RenderVideoResult>, nodeID: string, videoId: string): Promise<RenderVideoResult>;
     transporterBack(withinMs: number): Promise<boolean>;
     reportVideo(video: StageVideo, report: Omit<VideoReport, 'campaign_id' | 'video_id' | 'at'>): VideoReport;
@@ -178,11 +179,17 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
       params: STAGE_CALL_SCHEMA,
       async handler(ctx: Context<StageCall>): Promise<RenderingResult> {
         const campaignId = ctx.params.campaign_id;
-        // This run holds the campaign's lease: an attempt still open is an earlier run's, whose node died.
-        await this.closeAbandonedAttempts({ campaign_id: campaignId });
         // Read afresh, not taken from the call's `input`: the videos' state changes while this stage runs, and the
         // broker's retry of a retryable failure sends the same params again, which would render the ready ones anew.
-        const { videos, page_language: pageLanguage = null } = await call(ctx, 'campaigns.stageInput', { campaign_id: campaignId });
+        const input = await call(ctx, 'campaigns.stageInput', { campaign_id: campaignId });
+        const { page_language: pageLanguage = null } = input;
+        // Only the call's languages (a lane's): the other lanes' videos are theirs to render.
+        const videos = callVideos({ ...ctx.params, input });
+        // This run holds the campaign's lease: an attempt of its videos still open is an earlier run's, whose node died.
+        // Not another lane's, rendering beside this one: scoped to this call's videos.
+        await this.closeAbandonedAttempts(
+          ctx.params.languages ? { campaign_id: campaignId, video_id: videos.map((v) => v.id) } : { campaign_id: campaignId },
+        );
         // The storyboards are the voiceover stage's: it is asked for them.
         const rows = await call(ctx, 'voice.storyboards', { campaign_id: campaignId });
         const storyboards = new Map<string, Storyboard>(rows.map((row) => [row.video_id, row.document]));
@@ -574,7 +581,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
     },
 
     /** Closes the campaign's attempts still `rendering` as `lost`; only called where no live stage can own them. */
-    async closeAbandonedAttempts(where: { campaign_id: string; video_id?: string }) {
+    async closeAbandonedAttempts(where: { campaign_id: string; video_id?: string | string[] }) {
       const [closed] = await this.db.models.RenderAttempt.update(
         { outcome: 'lost', error_message: ABANDONED_MESSAGE, finished_at: new Date() },
         { where: { ...where, outcome: 'rendering' } },

@@ -25,6 +25,7 @@ import { createScriptModel, type ScriptModel } from '../lib/script/model-writer'
 import { writeScript, type CapturedVariant, type ScriptDocument } from '../lib/script/writer';
 import {
   ADOPT_SCHEMA,
+  callLanguages,
   campaignTrace,
   STAGE_CALL_SCHEMA,
   STAGE_PARAMS_SCHEMA,
@@ -139,9 +140,15 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
         if (!planRow) throw stageFailure('capture_failed', 'The campaign plan is missing; processing must run again.', false);
         const plan = planRow.plan;
         const variants: CapturedVariant[] = planRow.page_texts ?? (await this.captures(campaign.id)).map(pageText);
+        const languages = callLanguages(ctx.params);
+        // A lane's call (its languages named) after a node died mid-lane: a script already stored is that lane's, kept.
+        const stored: CampaignScript[] = ctx.params.languages
+          ? await models.CampaignScript.findAll({ where: { campaign_id: campaign.id, language: languages } })
+          : [];
+        const kept = stored.map((row) => row.script);
         const scripts: ScriptDocument[] = [];
-        for (const language of campaign.languages) {
-          if (!isSupportedLanguage(language)) continue;
+        for (const language of languages) {
+          if (!isSupportedLanguage(language) || kept.some((script) => script.language === language)) continue;
           try {
             scripts.push(
               await writeScript(language, plan, variants, {
@@ -163,7 +170,9 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
           }
         }
         await sequelize.transaction(async (transaction: Transaction) => {
-          await models.CampaignScript.destroy({ where: { campaign_id: campaign.id }, transaction });
+          // Only the call's languages written now: another lane's script, written meanwhile, stays.
+          const written = languages.filter((language) => !kept.some((script) => script.language === language));
+          await models.CampaignScript.destroy({ where: { campaign_id: campaign.id, language: written }, transaction });
           for (const script of scripts) {
             await models.CampaignScript.create(
               { campaign_id: campaign.id, language: script.language, script_source: script.source, script },
@@ -174,7 +183,7 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
         // The videos' script_source is the campaign actor's to record (lib/campaign/stages.ts).
         return {
           campaign_id: campaign.id,
-          script_sources: scripts.map((s) => ({ language: s.language, script_source: s.source })),
+          script_sources: [...kept, ...scripts].map((s) => ({ language: s.language, script_source: s.source })),
           // The language the page is written in: a video narrated from its text names it in its warning.
           page_language: plan.sourceLanguage || null,
         };

@@ -19,6 +19,8 @@ import { CLOSING_SECONDS, TITLE_SECONDS, type CampaignPlanDocument } from '../li
 import { HERO_NARRATION_SECONDS, plannedFor, SCREEN_NARRATION_SECONDS, shortenNarration, type ScriptScene } from '../lib/script/writer';
 import {
   ADOPT_SCHEMA,
+  callLanguages,
+  callVideos,
   STAGE_CALL_SCHEMA,
   STAGE_PARAMS_SCHEMA,
   type AdoptParams,
@@ -127,7 +129,21 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
         const { models, sequelize } = this.db;
         // The campaign and its videos are the campaign actor's; the plan and scripts are the script stage's.
         const campaign = ctx.params.input;
-        const { plan, scripts } = await call(ctx, 'script.outputs', { campaign_id: campaign.id });
+        const languages = callLanguages(ctx.params);
+        const videos = callVideos(ctx.params);
+        // A lane's call (its languages named) after a node died mid-lane: storyboards already stored for each of its
+        // videos are that lane's voiceover, done; they are answered, not spoken again.
+        if (ctx.params.languages) {
+          const done: StoryboardRow[] = await models.Storyboard.findAll({ where: { video_id: videos.map((v) => v.id) } });
+          if (done.length === videos.length && videos.length > 0)
+            return {
+              campaign_id: campaign.id,
+              captions: done.map((row) => ({ video_id: row.video_id, captions_key: row.document.captionsKey })),
+            };
+        }
+        const outputs = await call(ctx, 'script.outputs', { campaign_id: campaign.id });
+        const { plan } = outputs;
+        const scripts = outputs.scripts.filter((row) => languages.includes(row.language));
         if (!plan || scripts.length === 0) throw stageFailure('speech_failed', 'The scripts are missing; scripting must run again.', false);
         const workDir = await fs.mkdtemp(path.join(os.tmpdir(), `voice-${campaign.id}-`));
         // Canceled: the scenes not yet started are not spoken (one is at most a second).
@@ -195,7 +211,8 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
           await fs.rm(workDir, { recursive: true, force: true });
         }
         await sequelize.transaction(async (transaction: Transaction) => {
-          await models.Storyboard.destroy({ where: { campaign_id: campaign.id }, transaction });
+          // Only the call's videos: another lane's storyboards, stored meanwhile, stay.
+          await models.Storyboard.destroy({ where: { campaign_id: campaign.id, video_id: videos.map((v) => v.id) }, transaction });
           for (const { videoId, document } of storyboards) {
             await models.Storyboard.create({ video_id: videoId, campaign_id: campaign.id, document }, { transaction });
           }

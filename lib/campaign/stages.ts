@@ -21,6 +21,23 @@ export interface StageParams {
  */
 export interface StageCall extends StageParams {
   input: StageInput;
+  /**
+   * The languages this call is for (a lane's, lib/campaign/lanes.ts): the stage does, stores and returns only theirs,
+   * and leaves the other languages' work as it is. Absent: every language of the campaign.
+   */
+  languages?: string[];
+}
+
+/** The languages a stage call is for: its `languages`, in the campaign's order, or every language of the campaign. */
+export function callLanguages(params: StageCall): string[] {
+  const { languages } = params;
+  return languages ? params.input.languages.filter((language) => languages.includes(language)) : params.input.languages;
+}
+
+/** The campaign's videos a stage call is for (those of its languages). */
+export function callVideos(params: StageCall): StageInput['videos'] {
+  const languages = callLanguages(params);
+  return params.input.videos.filter((video) => languages.includes(video.language));
 }
 
 /**
@@ -48,6 +65,7 @@ export const STAGE_CALL_SCHEMA = {
     campaign_id: { type: 'string', maxLength: 64 },
     // The actor's own read (services/campaigns/orchestrator.ts stageInputOf), not a customer's: its shape is StageInput's.
     input: { type: 'object', required: ['id', 'url', 'languages', 'platforms', 'videos'] },
+    languages: { type: 'array', minItems: 1, maxItems: 50, items: { type: 'string', maxLength: 20 } },
   },
 } as const;
 

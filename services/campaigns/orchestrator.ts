@@ -36,6 +36,7 @@ import {
   type VoiceoverResult,
 } from '../../lib/campaign/stages';
 import { refundQuota } from '../../lib/campaign/quota';
+import { campaignStateOfLanes, isLaneStage, lanesOf, progressWithReady, type LaneStage, type LaneState } from '../../lib/campaign/lanes';
 import { pageLanguageCode } from '../../lib/campaign/view';
 import type { Campaign } from '../../lib/db/models';
 import { CampaignCanceledError, isDatabaseUnavailable, notFound, STAGE_ERROR_CODES, STAGE_WAITS_ON, messageOf } from '../../lib/errors';
@@ -83,6 +84,16 @@ export function startSweeping(this: CampaignsThis): void {
       });
   };
   this.sweepTimer = setTimeout(tick, configOf(this.broker).campaignSweepMs);
+}
+
+/** What a lane's state is read from (lib/campaign/lanes.ts), of each video. */
+const LANE_VIDEO_ATTRIBUTES = ['language', 'status', 'script_source', 'captions_key'] as const;
+
+/** A promise settled once, from outside: a lane's turn passed on to the next lane. */
+function settled(): { done: Promise<void>; settle: () => void } {
+  let settle: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => (settle = resolve));
+  return { done, settle };
 }
 
 export function stopSweeping(this: CampaignsThis): void {
@@ -254,7 +265,8 @@ export const orchestratorMethods = {
         const stage = campaign.status;
         if (isGenerating(stage)) transaction.afterCommit(() => this.announceTurns(stage));
       } else {
-        changes.progress = PROGRESS_ON_ENTRY[params.to];
+        // Never back: a lane's videos ready moved it within the rendering band before the campaign got there.
+        changes.progress = Math.max(PROGRESS_ON_ENTRY[params.to], campaign.progress ?? 0);
       }
       // Guarded by the status we read under lock: a concurrent mover makes this a no-op, not a double step.
       const [updated] = await models.Campaign.update(changes, { where: { id: campaign.id, status: from }, transaction });
@@ -306,6 +318,11 @@ export const orchestratorMethods = {
           return;
         }
         from = campaign.status;
+        // After processing, each language runs its own lane (lib/campaign/lanes.ts) until every one is done.
+        if (isLaneStage(campaign.status)) {
+          await this.runLanes(campaign);
+          return;
+        }
         const input = await this.stageInputOf(campaignId);
         const result = await this.callStage(campaign, action, { campaign_id: campaignId, input });
         // Stages compute and return; what they found about the videos is recorded here, with the step, before the
@@ -319,37 +336,7 @@ export const orchestratorMethods = {
         });
       }
     } catch (err) {
-      const e = err as { message?: string; retryable?: boolean; type?: string; code?: number; data?: { videos?: VideoReport[] } };
-      // Canceled (or timed out) while its stage ran: the campaign is failed already, and its stage's end changes nothing.
-      if (e.type === CampaignCanceledError.TYPE || err instanceof InvalidTransitionError) {
-        this.logger.info(`campaign ${campaignId}: ended while its stage ran (${e.message})`);
-        return;
-      }
-      if (STAGE_WAITS_ON.has(e.type ?? '') || isDatabaseUnavailable(err)) {
-        // Not the campaign's fault (a node stopping, a stage gone, the database down, met here or in the stage): it
-        // waits and is resumed when the stage (or the database) is back.
-        this.logger.warn(`campaign ${campaignId}: stage interrupted, will resume: ${e.message}`);
-        return;
-      }
-      this.logger.error(`campaign ${campaignId}: stage failed: ${e.message}`);
-      const known = isOneOf(STAGE_ERROR_CODES, e.type ?? '');
-      // A failed render names its videos' final reports: recorded with the failure, as its webhook shows them.
-      const reports = from === 'rendering' && Array.isArray(e.data?.videos) ? e.data.videos : [];
-      await this.db.sequelize
-        .transaction(async (transaction: Transaction) => {
-          await this.db.models.Campaign.findByPk(campaignId, { transaction, lock: true });
-          for (const report of reports) await this.recordVideo(report, transaction);
-          await this.applyTransition(
-            {
-              campaign_id: campaignId,
-              to: 'failed',
-              error_code: known ? e.type : 'internal',
-              error_message: known ? e.message : 'A generation step failed.',
-            },
-            transaction,
-          );
-        })
-        .catch((inner: Error) => this.logger.error(`campaign ${campaignId}: could not record failure`, inner.message));
+      await this.settleStageError(campaignId, from, err);
     } finally {
       clearInterval(renew);
       this.running.delete(campaignId);
@@ -357,6 +344,145 @@ export const orchestratorMethods = {
         { lease_owner: null, lease_expires_at: null },
         { where: { id: campaignId, lease_owner: this.broker.nodeID } },
       ).catch(() => undefined);
+    }
+  },
+
+  /**
+   * What a stage's error means for its campaign, recorded: `ended` (canceled, timed out or settled while the stage
+   * ran: its end changes nothing), `waits` (not the campaign's fault: it is resumed when the stage or the database is
+   * back), or `failed` (the campaign fails, with the stage's code if it is one of ours).
+   */
+  async settleStageError(campaignId: string, state: CampaignState | undefined, err: unknown): Promise<'ended' | 'waits' | 'failed'> {
+    const e = err as { message?: string; retryable?: boolean; type?: string; code?: number; data?: { videos?: VideoReport[] } };
+    // Canceled (or timed out) while its stage ran: the campaign is failed already, and its stage's end changes nothing.
+    if (e.type === CampaignCanceledError.TYPE || err instanceof InvalidTransitionError) {
+      this.logger.info(`campaign ${campaignId}: ended while its stage ran (${e.message})`);
+      return 'ended';
+    }
+    if (STAGE_WAITS_ON.has(e.type ?? '') || isDatabaseUnavailable(err)) {
+      // Not the campaign's fault (a node stopping, a stage gone, the database down, met here or in the stage): it
+      // waits and is resumed when the stage (or the database) is back.
+      this.logger.warn(`campaign ${campaignId}: stage interrupted, will resume: ${e.message}`);
+      return 'waits';
+    }
+    this.logger.error(`campaign ${campaignId}: stage failed: ${e.message}`);
+    const known = isOneOf(STAGE_ERROR_CODES, e.type ?? '');
+    // A failed render names its videos' final reports: recorded with the failure, as its webhook shows them.
+    const reports = state === 'rendering' && Array.isArray(e.data?.videos) ? e.data.videos : [];
+    await this.db.sequelize
+      .transaction(async (transaction: Transaction) => {
+        await this.db.models.Campaign.findByPk(campaignId, { transaction, lock: true });
+        for (const report of reports) await this.recordVideo(report, transaction);
+        await this.applyTransition(
+          {
+            campaign_id: campaignId,
+            to: 'failed',
+            error_code: known ? e.type : 'internal',
+            error_message: known ? e.message : 'A generation step failed.',
+          },
+          transaction,
+        );
+      })
+      .catch((inner: Error) => {
+        // Another lane's failure (or a cancel) settled it first.
+        if (inner instanceof InvalidTransitionError) this.logger.info(`campaign ${campaignId}: already ended (${inner.message})`);
+        else this.logger.error(`campaign ${campaignId}: could not record failure`, inner.message);
+      });
+    return 'failed';
+  },
+
+  /**
+   * A campaign's lanes (lib/campaign/lanes.ts), each language's script → voice → render, from where each one is
+   * (what is recorded is not done again: a node that died mid-lane leaves the rest to the actor that takes over).
+   * Scheduled in the campaign's language order, one lane at a time in scripting and in voiceover (the voice is
+   * CPU-bound), so lane i+1 is scripted while lane i is spoken, and spoken while lane i renders: the first video is
+   * ready long before the last. A lane that must wait stops (the campaign is resumed later); one that fails fails
+   * the campaign, and the other lanes start no further step. Returns once every lane has stopped.
+   */
+  async runLanes(campaign: Campaign) {
+    const { Campaign: Campaigns, Video: Videos } = this.db.models;
+    // Lanes already past the campaign's status (an actor that died after the ready reports, before the stage's end
+    // was recorded) move it on first: a campaign whose every lane is done has no step left to do it.
+    await this.db.sequelize.transaction(async (transaction: Transaction) => {
+      const locked: Campaign | null = await Campaigns.findByPk(campaign.id, { transaction, lock: true });
+      if (locked && isLaneStage(locked.status)) await this.followLanes(locked, transaction);
+    });
+    const videos = await Videos.findAll({ where: { campaign_id: campaign.id }, attributes: [...LANE_VIDEO_ATTRIBUTES] });
+    const lanes = lanesOf(campaign.status as LaneStage, campaign.languages, videos);
+    let ended = false;
+    // turns[stage][i] settles once lane i is past that stage (done, waiting or ended): lane i + 1's turn.
+    const turns = { scripting: lanes.map(() => settled()), voiceover: lanes.map(() => settled()) };
+    await Promise.all(
+      lanes.map(async (lane, i) => {
+        let state: LaneState = lane.state;
+        try {
+          while (isLaneStage(state) && !ended) {
+            const turn = state === 'rendering' ? undefined : turns[state];
+            if (turn && i > 0) await turn[i - 1].done;
+            if (ended) return;
+            const stepped = await this.runLaneStep(campaign, lane.language, state);
+            turn?.[i].settle();
+            if (!stepped) return;
+            state = nextState(state) as LaneState;
+          }
+        } catch (err) {
+          if ((await this.settleStageError(campaign.id, state, err)) !== 'waits') ended = true;
+        } finally {
+          turns.scripting[i].settle();
+          turns.voiceover[i].settle();
+        }
+      }),
+    );
+  },
+
+  /**
+   * One lane's step: the stage of `state` called for `language` only, its result recorded with the lanes' state in one
+   * transaction under the campaign row's lock, and the campaign moved on when its least advanced lane did. False when
+   * the step cannot start (paused, past the deadline, the campaign settled, no service offers the stage): the lane
+   * stops there.
+   */
+  async runLaneStep(campaign: Campaign, language: string, state: LaneStage) {
+    const { Campaign: Campaigns } = this.db.models;
+    const campaignId = campaign.id;
+    if (configOf(this.broker).pipelinePaused) return false;
+    const now: Campaign | null = await Campaigns.findByPk(campaignId, { attributes: ['status', 'deadline_at'] });
+    // Past its deadline, no further stage starts: the reaper fails it with timeout.
+    if (!now || !isLaneStage(now.status) || new Date(now.deadline_at).getTime() < Date.now()) return false;
+    const action = STAGE_ACTIONS[state];
+    if (!this.broker.registry.getActionEndpoints(action)?.hasAvailable()) {
+      this.logger.debug(`campaign ${campaignId}: ${language} waits in ${state}: no service offers ${action}`);
+      return false;
+    }
+    const input = await this.stageInputOf(campaignId);
+    const result = await this.callStage(campaign, action, { campaign_id: campaignId, input, languages: [language] });
+    await this.db.sequelize.transaction(async (transaction: Transaction) => {
+      // The campaign row is locked first, as publish does, so the two never wait on each other.
+      const locked: Campaign | null = await Campaigns.findByPk(campaignId, { transaction, lock: true });
+      if (!locked || !isLaneStage(locked.status)) throw new InvalidTransitionError(locked?.status ?? 'gone', nextState(state)!);
+      await this.recordStageResult(state, result, transaction);
+      await this.followLanes(locked, transaction);
+    });
+    return true;
+  },
+
+  /**
+   * The campaign's status follows its least advanced lane, one documented step at a time (each with its event;
+   * review's with its terminal webhook event, after every video's video.ready). In the caller's transaction, the
+   * campaign row locked.
+   */
+  async followLanes(campaign: Campaign, transaction: Transaction) {
+    const videos = await this.db.models.Video.findAll({
+      where: { campaign_id: campaign.id },
+      attributes: [...LANE_VIDEO_ATTRIBUTES],
+      transaction,
+    });
+    const target = campaignStateOfLanes(lanesOf(campaign.status as LaneStage, campaign.languages, videos));
+    let status = campaign.status as LaneState;
+    while (isLaneStage(status) && status !== target) {
+      const to = nextState(status) as LaneState;
+      // The detail the timeline's words know (lib/dashboard/words.ts): the stage is done, for every language now.
+      await this.applyTransition({ campaign_id: campaign.id, to, detail: `${STAGE_ACTIONS[status]} done` }, transaction);
+      status = to;
     }
   },
 
@@ -433,8 +559,8 @@ export const orchestratorMethods = {
 
   /**
    * One video's report from the rendering stage (an event as it happens, or the stage's result at its end), applied
-   * only if newer than the last one applied: events can cross. A video ready moves a rendering campaign's progress
-   * within its band (50 → 99; 100 is review's), and writes its video.ready webhook event if the campaign wants it
+   * only if newer than the last one applied: events can cross. A video ready moves its campaign's progress in the
+   * rendering band (50 → 99 with the videos ready; 100 is review's) whichever lane state the campaign shows, and writes its video.ready webhook event if the campaign wants it
    * (decisions §15), once per video, in this transaction: every caller holds the campaign row's lock while it renders.
    */
   async recordVideo(report: VideoReport, outer?: Transaction) {
@@ -443,7 +569,8 @@ export const orchestratorMethods = {
       // report that arrives after a cancel or the stage's end never changes a video the transition settled.
       await this.db.sequelize.transaction(async (transaction: Transaction) => {
         const campaign = await this.db.models.Campaign.findByPk(report.campaign_id, { transaction, lock: true, attributes: ['status'] });
-        if (campaign?.status === 'rendering') await this.recordVideo(report, transaction);
+        // Its lane renders while another may still be scripted or spoken (lib/campaign/lanes.ts).
+        if (campaign && isLaneStage(campaign.status)) await this.recordVideo(report, transaction);
       });
       return;
     }
@@ -458,11 +585,13 @@ export const orchestratorMethods = {
     if (applied === 0 || changes.status !== 'ready') return;
     const videos = await Videos.findAll({ where: { campaign_id: campaignId }, attributes: ['status'], transaction });
     const ready = videos.filter((v) => v.status === 'ready').length;
-    const band = PROGRESS_ON_ENTRY.review - PROGRESS_ON_ENTRY.rendering;
-    const progress = Math.min(99, PROGRESS_ON_ENTRY.rendering + Math.floor((band * ready) / Math.max(1, videos.length)));
-    await Campaigns.update({ progress }, { where: { id: campaignId, status: 'rendering' }, transaction });
     const campaign: Campaign | null = await Campaigns.findByPk(campaignId, { transaction });
     if (!campaign) return;
+    if (isLaneStage(campaign.status)) {
+      const progress = progressWithReady(campaign.status, ready, videos.length, campaign.progress);
+      await Campaigns.update({ progress }, { where: { id: campaignId, status: campaign.status }, transaction });
+      campaign.progress = progress;
+    }
     const written = await writeVideoReadyEvent(this.db.models, transaction, campaign, videoId, (video) => this.links(video), new Date());
     if (written) transaction.afterCommit(() => this.broker.emit('webhooks.enqueued', { campaign_id: campaignId }));
   },

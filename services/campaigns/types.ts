@@ -2,6 +2,7 @@
  * The campaign actor's vocabulary (services/campaigns.service.ts and its two modules beside it): what its actions take
  * and answer, for the services that call them, and the methods and state the three parts share on `this`.
  */
+import type { LaneStage } from '../../lib/campaign/lanes';
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import type { Attributes, FindOptions, Transaction } from 'sequelize';
 import type { CampaignMetadata, CampaignOptions } from '../../lib/campaign/options';
@@ -324,6 +325,10 @@ export interface OrchestratorMethods {
   stageCapacity(stage: GeneratingState): number;
   recordVideo(report: VideoReport, transaction?: Transaction): Promise<void>;
   recordStageResult(state: CampaignState, result: unknown, transaction: Transaction): Promise<void>;
+  settleStageError(campaignId: string, state: CampaignState | undefined, err: unknown): Promise<'ended' | 'waits' | 'failed'>;
+  runLanes(campaign: Campaign): Promise<void>;
+  runLaneStep(campaign: Campaign, language: string, state: LaneStage): Promise<boolean>;
+  followLanes(campaign: Campaign, transaction: Transaction): Promise<void>;
   takeLease(campaignId: string): Promise<boolean>;
   sweep(): Promise<void>;
   closeAbandoned(now: Date): Promise<void>;

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
-import { ServiceBroker, type ServiceSchema } from 'moleculer';
+import { ServiceBroker, type Middleware, type ServiceSchema } from 'moleculer';
 import Redis from 'ioredis';
 import pg from 'pg';
 import { dropSchema } from '../../lib/db/database';
@@ -47,6 +47,8 @@ export interface HarnessOptions {
   config?: ConfigOverrides;
   /** Extra services for the worker broker (e.g. a stage under test). */
   workerServices?: Array<ServiceSchema<any, any>>;
+  /** Middlewares added to the worker broker's own (e.g. one that holds a stage's call until the test lets it go). */
+  workerMiddlewares?: Middleware[];
   /** Where the capture pool runs: on the worker (default) or on a node of its own. */
   capture?: 'worker' | 'own-node';
   /**
@@ -145,15 +147,16 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
   );
   const transporter = options.transport === 'redis' ? transporterOption(redisUrl) : 'Fake';
-  const make = (nodeID: string) =>
+  const make = (nodeID: string, middlewares: Middleware[] = []) =>
     new ServiceBroker({
       ...brokerOptions(config),
+      middlewares: [...(brokerOptions(config).middlewares ?? []), ...middlewares],
       nodeID: `${nodeID}-${schema}`,
       transporter: transporter as any,
       logger: process.env.HARNESS_LOG ? { type: 'Console', options: { level: 'info' } } : false,
     });
   const site = await phase('fixture site', startFixtureSite());
-  const worker = make('worker');
+  const worker = make('worker', options.workerMiddlewares);
   const api = options.oneNode ? worker : make('api');
   const captureNode = options.capture === 'own-node' ? make('capture') : undefined;
   api.createService(ApiService);

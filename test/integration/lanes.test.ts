@@ -1,0 +1,321 @@
+/**
+ * Each video as soon as it is ready (decisions §15): after processing, each language of a campaign runs its own lane
+ * (script → voice → render, lib/campaign/lanes.ts). Through the whole pipeline (Chromium, the voices, editly at draft
+ * quality), with the second language's voice stage held by the test (a middleware on the worker broker, no timing):
+ * the first language's video is ready, shown by GET and announced by its signed video.ready, while the second is not
+ * and the campaign shows its least advanced lane (voiceover). Then the held call ends as a node stopping would end it:
+ * the lane waits, the actor lets the campaign go, and the actor that takes it over goes on from what is recorded —
+ * the first language is neither scripted nor spoken again — to review with every video and one campaign.completed
+ * after both video.ready. A cancel while the second language is held stops both lanes: nothing more is called for
+ * the campaign and its lease is let go. With the pipeline paused, the stages called for one lane: called again after a node died,
+ * the script and voice stages answer what they stored for it; a lane's render closes the open attempts of its own
+ * videos only, not those of another lane rendering beside it.
+ */
+import { Errors, type Context, type Middleware } from 'moleculer';
+import { createCampaignClient, verifyWebhook, type WebhookEvent } from '../../clients/typescript/src';
+import { StageInterruptedError } from '../../lib/errors';
+import { webhookReceivers } from '../fixtures/webhook-receiver';
+import { CHECK_NOT_THE_SUBJECT, startHarness, type Harness } from '../support/harness';
+import { waitFor } from '../support/wait';
+
+const limits = { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000, redisTimeoutMs: 10_000 };
+const HELD_LANGUAGE = 'ja';
+
+/** A hold on one campaign's first voice call for the held language: reached when it is made, released by the test. */
+interface Hold {
+  reached: Promise<void>;
+  reach(): void;
+  released: Promise<'interrupt' | 'go'>;
+  letGo(how: 'interrupt' | 'go'): void;
+  held: boolean;
+}
+function newHold(): Hold {
+  const hold = { held: false } as Hold;
+  hold.reached = new Promise<void>((resolve) => (hold.reach = resolve));
+  hold.released = new Promise<'interrupt' | 'go'>((resolve) => (hold.letGo = resolve));
+  return hold;
+}
+
+/** The stage calls the actor made per campaign, as "action languages", and a hold per campaign on the held language's voice. */
+function laneWatch() {
+  const calls = new Map<string, string[]>();
+  const holds = new Map<string, Hold>();
+  const hold = (campaignId: string): Hold => {
+    if (!holds.has(campaignId)) holds.set(campaignId, newHold());
+    return holds.get(campaignId)!;
+  };
+  const callsOf = (campaignId: string): string[] => {
+    if (!calls.has(campaignId)) calls.set(campaignId, []);
+    return calls.get(campaignId)!;
+  };
+  const middleware: Middleware = {
+    name: 'HoldSecondLane',
+    localAction(next: (ctx: Context) => Promise<unknown>, action: { name?: string }) {
+      if (!['script.write', 'voice.speak', 'rendering.renderCampaign'].includes(action.name ?? '')) return next;
+      return async (ctx: Context<{ campaign_id: string; languages?: string[] }>) => {
+        const languages = ctx.params.languages?.join(',') ?? 'all';
+        callsOf(ctx.params.campaign_id).push(`${action.name} ${languages}`);
+        const held = hold(ctx.params.campaign_id);
+        if (action.name === 'voice.speak' && languages === HELD_LANGUAGE && !held.held) {
+          held.held = true;
+          held.reach();
+          // Ended as a stopping voice node ends it (STAGE_INTERRUPTED: the campaign waits), not retried by the broker.
+          if ((await held.released) === 'interrupt')
+            throw new Errors.MoleculerError('The voice node stopped (held by the test).', 503, StageInterruptedError.TYPE);
+        }
+        return next(ctx);
+      };
+    },
+  };
+  return { middleware, callsOf, hold, releaseAll: () => holds.forEach((held) => held.letGo('go')) };
+}
+
+describe('a campaign’s languages in lanes', () => {
+  let h: Harness;
+  let customer: { orgId: string; key: string };
+  let secret: string;
+  const receivers = webhookReceivers();
+  const watch = laneWatch();
+  let hook: Awaited<ReturnType<typeof receivers.start>>;
+  let id: string;
+
+  beforeAll(async () => {
+    h = await startHarness({
+      render: 'worker',
+      workerMiddlewares: [watch.middleware],
+      config: {
+        ...CHECK_NOT_THE_SUBJECT,
+        rateLimits: limits,
+        videoTargetSeconds: 10,
+        captureMaxShots: 2,
+        campaignSweepMs: 500,
+        webhookRetryDelaysMs: [1100, 1100],
+      },
+    });
+    customer = await h.newCustomer('business');
+    ({ secret } = await h.call<{ secret: string }>('accounts.webhookSecret', { org_id: customer.orgId }));
+    hook = await receivers.start();
+  }, 120_000);
+  afterAll(async () => {
+    watch.releaseAll();
+    await receivers.closeAll();
+    await h?.stop();
+  });
+
+  const client = () => createCampaignClient({ baseUrl: h.baseUrl, apiKey: customer.key });
+  const read = async () => (await client().GET('/api/v1/campaigns/{id}', { params: { path: { id } } })).data!;
+  const events = () =>
+    hook.received
+      .map((r) => verifyWebhook({ headers: r.headers, rawBody: r.body }, secret))
+      .filter((e): e is WebhookEvent => e !== null)
+      .map((e) => (e.event === 'video.ready' ? `video.ready ${e.video.language}` : e.event));
+
+  test('the first language’s video is ready and announced while the second language is still being spoken', async () => {
+    const created = await client().POST('/api/v1/campaigns', {
+      body: {
+        url: h.pageUrl,
+        languages: ['en', HELD_LANGUAGE],
+        platforms: ['tiktok'],
+        quality: 'draft',
+        webhook_url: hook.url,
+        webhook_events: ['campaign.completed', 'campaign.failed', 'video.ready'],
+      },
+    });
+    expect(created.response.status).toBe(201);
+    id = created.data!.campaign_id;
+
+    await watch.hold(id).reached;
+    const firstReady = await waitFor(
+      read,
+      (c) => c.status === 'failed' || c.videos.some((v) => v.language === 'en' && v.status === 'ready'),
+      600_000,
+      500,
+    );
+    expect(firstReady.error ?? null).toBeNull();
+    // GET shows the ready video with its files; the held language's is not made yet; the campaign shows its least
+    // advanced lane, and its progress the video ready.
+    const en = firstReady.videos.find((v) => v.language === 'en')!;
+    expect(en).toMatchObject({ status: 'ready', file_revision: 1 });
+    expect(en.file_url).toMatch(/\/files\/videos\/.+\.mp4\?expires=\d+&signature=[0-9a-f]+$/);
+    // Its file is served already (the link names the public base URL; the harness's gateway is on loopback).
+    const download = await fetch(`${h.baseUrl}${en.file_url!.slice(h.config.publicBaseUrl.length)}`, { headers: { Range: 'bytes=0-11' } });
+    expect(download.status).toBe(206);
+    expect(
+      Buffer.from(await download.arrayBuffer())
+        .subarray(4, 8)
+        .toString('latin1'),
+    ).toBe('ftyp');
+    expect(firstReady.videos.find((v) => v.language === HELD_LANGUAGE)).toMatchObject({ status: 'queued', file_url: null });
+    expect(firstReady.status).toBe('voiceover');
+    expect(firstReady.progress).toBeGreaterThanOrEqual(50);
+    // Its video.ready is delivered, signed; nothing says the campaign is complete.
+    const delivered = await waitFor(
+      async () => events(),
+      (list) => list.includes('video.ready en'),
+      30_000,
+      100,
+    );
+    expect(delivered).toEqual(['video.ready en']);
+    expect(watch.callsOf(id).filter((c) => c.endsWith(` ${HELD_LANGUAGE}`))).toEqual([
+      `script.write ${HELD_LANGUAGE}`,
+      `voice.speak ${HELD_LANGUAGE}`,
+    ]);
+  }, 900_000);
+
+  test('the held lane, interrupted, is resumed by the next actor from what is recorded; the campaign reaches review', async () => {
+    // The first lane ends (its render recorded), then the interrupted one waits: the actor lets the campaign go.
+    watch.hold(id).letGo('interrupt');
+    const done = await waitFor(read, (c) => ['review', 'failed'].includes(c.status), 600_000, 1000);
+    expect(done.error ?? null).toBeNull();
+    expect(done.status).toBe('review');
+    expect(done.progress).toBe(100);
+    expect(done.videos.map((v) => [v.language, v.status])).toEqual([
+      ['en', 'ready'],
+      [HELD_LANGUAGE, 'ready'],
+    ]);
+    // The first language was scripted, spoken and rendered once; only the held lane's voice was called again.
+    expect(watch.callsOf(id).filter((c) => c.endsWith(' en'))).toEqual([
+      'script.write en',
+      'voice.speak en',
+      'rendering.renderCampaign en',
+    ]);
+    expect(watch.callsOf(id).filter((c) => c.endsWith(` ${HELD_LANGUAGE}`))).toEqual([
+      `script.write ${HELD_LANGUAGE}`,
+      `voice.speak ${HELD_LANGUAGE}`,
+      `voice.speak ${HELD_LANGUAGE}`,
+      `rendering.renderCampaign ${HELD_LANGUAGE}`,
+    ]);
+    // Each documented step once, in order.
+    const timeline = await h.sql<{ to_status: string }>('SELECT to_status FROM campaign_events WHERE campaign_id = $1 ORDER BY id', [id]);
+    expect(timeline.map((e) => e.to_status)).toEqual(['collecting', 'processing', 'scripting', 'voiceover', 'rendering', 'review']);
+    // Both video.ready, each delivered once, and one campaign.completed, written after them: the last video's ready
+    // may be written in the transaction that settles the campaign (its report crossing the stage's end), and events
+    // written together are delivered side by side, so the outbox says the order, not the arrivals.
+    const received = await waitFor(
+      async () => events(),
+      (list) => list.length >= 3,
+      30_000,
+      100,
+    );
+    expect([...received].sort()).toEqual(['campaign.completed', 'video.ready en', `video.ready ${HELD_LANGUAGE}`]);
+    const outbox = await h.sql<{ event_type: string; created_at: Date }>(
+      'SELECT event_type, created_at FROM campaign_webhook_events WHERE campaign_id = $1',
+      [id],
+    );
+    const completed = outbox.find((row) => row.event_type === 'campaign.completed')!;
+    for (const row of outbox.filter((r) => r.event_type === 'video.ready'))
+      expect(new Date(row.created_at).getTime()).toBeLessThanOrEqual(new Date(completed.created_at).getTime());
+  }, 900_000);
+
+  test('a cancel while one lane is spoken and another rendered or done stops every lane', async () => {
+    const created = await client().POST('/api/v1/campaigns', {
+      body: { url: h.pageUrl, languages: ['en', HELD_LANGUAGE], platforms: ['tiktok'], quality: 'draft' },
+    });
+    expect(created.response.status).toBe(201);
+    const canceledId = created.data!.campaign_id;
+    await watch.hold(canceledId).reached;
+    const canceled = await client().POST('/api/v1/campaigns/{id}/cancel', { params: { path: { id: canceledId } } });
+    expect(canceled.response.status).toBe(200);
+    // The held voice call goes on after the cancel: the stage stops at once (the cancel is remembered), and the lane
+    // with it; the actor lets the campaign go, nothing more is called for it.
+    watch.hold(canceledId).letGo('go');
+    const row = async () =>
+      (await h.sql<{ lease_owner: string | null }>('SELECT lease_owner FROM campaigns WHERE id = $1', [canceledId]))[0];
+    expect((await waitFor(row, (r) => r.lease_owner === null, 120_000, 250)).lease_owner).toBeNull();
+    const after = (await client().GET('/api/v1/campaigns/{id}', { params: { path: { id: canceledId } } })).data!;
+    expect(after).toMatchObject({ status: 'failed', error: { code: 'canceled' } });
+    expect(after.videos.find((v) => v.language === HELD_LANGUAGE)).toMatchObject({ status: 'failed' });
+    expect(watch.callsOf(canceledId).filter((c) => c.endsWith(` ${HELD_LANGUAGE}`))).toEqual([
+      `script.write ${HELD_LANGUAGE}`,
+      `voice.speak ${HELD_LANGUAGE}`,
+    ]);
+    const [{ count }] = await h.sql<{ count: string }>(
+      'SELECT count(*) AS count FROM storyboards s JOIN videos v ON v.id = s.video_id WHERE v.campaign_id = $1 AND v.language = $2',
+      [canceledId, HELD_LANGUAGE],
+    );
+    expect(Number(count)).toBe(0);
+  }, 900_000);
+});
+
+describe('a lane’s render beside another’s, pipeline paused', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startHarness({ render: 'dispatcher', config: { pipelinePaused: true, rateLimits: limits } });
+  }, 120_000);
+  afterAll(async () => {
+    await h?.stop();
+  });
+
+  test('a lane’s script and voice stages called again (its node died before the actor recorded them) keep what they stored', async () => {
+    const { key } = await h.newCustomer('business');
+    const created = await h.request('POST', '/api/v1/campaigns', {
+      key,
+      body: { url: h.pageUrl, languages: ['en', HELD_LANGUAGE], platforms: ['tiktok'] },
+    });
+    expect(created.status).toBe(201);
+    const id: string = created.body.campaign_id;
+    await h.sql("UPDATE campaigns SET status = 'scripting', progress = 25 WHERE id = $1", [id]);
+    const [en] = await h.sql<{ id: string }>("SELECT id FROM videos WHERE campaign_id = $1 AND language = 'en'", [id]);
+    // What the lane's first run stored before its node died: the plan, its script, its video's storyboard.
+    await h.sql(
+      `INSERT INTO campaign_plans (campaign_id, plan, page_texts, created_at, updated_at) VALUES ($1, '{"sourceLanguage":"en"}', '[]', now(), now())`,
+      [id],
+    );
+    const script = { language: 'en', source: 'localized_page', title: {}, screens: [], closing: {} };
+    await h.sql(
+      "INSERT INTO campaign_scripts (id, campaign_id, language, script_source, script, created_at, updated_at) VALUES (gen_random_uuid(), $1, 'en', 'localized_page', $2, now(), now())",
+      [id, JSON.stringify(script)],
+    );
+    await h.sql('INSERT INTO storyboards (video_id, campaign_id, document, created_at, updated_at) VALUES ($1, $2, $3, now(), now())', [
+      en.id,
+      id,
+      JSON.stringify({ videoId: en.id, captionsKey: 'captions/stored-en.vtt' }),
+    ]);
+    const stored = async () =>
+      h.sql<{ id: string; updated_at: Date }>('SELECT id, updated_at FROM campaign_scripts WHERE campaign_id = $1', [id]);
+    const before = await stored();
+    const input = await h.call('campaigns.stageInput', { campaign_id: id });
+    // Answered from what is stored: nothing is written again (a script written anew would need the page's texts).
+    expect(await h.call('script.write', { campaign_id: id, input, languages: ['en'] })).toEqual({
+      campaign_id: id,
+      script_sources: [{ language: 'en', script_source: 'localized_page' }],
+      page_language: 'en',
+    });
+    expect(await stored()).toEqual(before);
+    expect(await h.call('voice.speak', { campaign_id: id, input, languages: ['en'] })).toEqual({
+      campaign_id: id,
+      captions: [{ video_id: en.id, captions_key: 'captions/stored-en.vtt' }],
+    });
+  }, 120_000);
+
+  test('its start closes the open attempts of its own videos (an earlier run’s), not those of another lane rendering', async () => {
+    const { key } = await h.newCustomer('business');
+    const created = await h.request('POST', '/api/v1/campaigns', {
+      key,
+      body: { url: h.pageUrl, languages: ['en', HELD_LANGUAGE], platforms: ['tiktok'] },
+    });
+    expect(created.status).toBe(201);
+    const id: string = created.body.campaign_id;
+    await h.sql("UPDATE campaigns SET status = 'rendering', progress = 50 WHERE id = $1", [id]);
+    const videos = await h.sql<{ id: string; language: string }>('SELECT id, language FROM videos WHERE campaign_id = $1', [id]);
+    for (const video of videos)
+      await h.sql(
+        "INSERT INTO render_attempts (video_id, campaign_id, node_id, outcome, started_at) VALUES ($1, $2, 'node-a', 'rendering', now())",
+        [video.id, id],
+      );
+    const input = await h.call('campaigns.stageInput', { campaign_id: id });
+    // No storyboards were made (the campaign was put in rendering by hand): the stage ends after its start.
+    await expect(h.call('rendering.renderCampaign', { campaign_id: id, input, languages: [HELD_LANGUAGE] })).rejects.toMatchObject({
+      type: 'render_failed',
+    });
+    const attempts = await h.sql<{ language: string; outcome: string }>(
+      'SELECT v.language, a.outcome FROM render_attempts a JOIN videos v ON v.id = a.video_id WHERE a.campaign_id = $1 ORDER BY v.language',
+      [id],
+    );
+    expect(attempts).toEqual([
+      { language: 'en', outcome: 'rendering' },
+      { language: HELD_LANGUAGE, outcome: 'lost' },
+    ]);
+  }, 120_000);
+});
