@@ -23,6 +23,8 @@ import {
   type StageAction,
 } from '../../lib/campaign/states';
 import {
+  callLanguages,
+  callVideos,
   campaignTrace,
   STAGE_PARAMS_SCHEMA,
   VIDEO_REPORT_SCHEMA,
@@ -496,15 +498,15 @@ export const orchestratorMethods = {
    */
   async callStage(campaign: Campaign, action: StageAction, params: StageCall): Promise<unknown> {
     const stage = (Object.keys(STAGE_ACTIONS) as GeneratingState[]).find((state) => STAGE_ACTIONS[state] === action)!;
-    const lane = (params as StageCall & { language?: unknown }).language;
-    const key: TurnKey = { campaignId: campaign.id, stage, lane: typeof lane === 'string' ? lane : '' };
+    // A language's lane (runLanes) holds its own turn: the campaign's lanes queue, and are granted, each on its own.
+    const key: TurnKey = { campaignId: campaign.id, stage, lane: params.languages ? callLanguages(params).join(' ') : '' };
     const gate = this.turnGate();
     const queuedAt = Date.now();
     try {
       await gate.take({
         ...key,
         orgId: campaign.org_id,
-        weight: stage === 'rendering' ? Math.max(1, params.input.videos.filter((video) => video.status !== 'ready').length) : 1,
+        weight: stage === 'rendering' ? Math.max(1, callVideos(params).filter((video) => video.status !== 'ready').length) : 1,
         ageMs: new Date(campaign.created_at).getTime(),
       });
       const waited = Date.now() - queuedAt;
