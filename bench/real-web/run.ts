@@ -7,7 +7,7 @@
  * document are copied beside it for looking at. The closing table counts, per site, the videos and (once videos
  * carry `quality`, decisions §13) how many passed, the flags by code and the repairs by action.
  *
- *   npm run bench:real-web -- [--label baseline] [--quality draft|full] [--sites a,b] [--concurrency 1]
+ *   npm run bench:real-web -- [--label baseline] [--quality draft|full] [--sites a,b] [--concurrency 1] [--variants 1|2|3]
  *                             [--set /path/to/evalset] [--timeout-minutes 30]
  * See README.md beside this file.
  */
@@ -31,6 +31,8 @@ interface Options {
   sites?: string[];
   concurrency: number;
   timeoutMinutes: number;
+  /** Hook variants per language × platform (1–3; the bench's organization is on the business plan). */
+  variants: number;
 }
 
 class UsageError extends Error {}
@@ -42,6 +44,7 @@ function parseArgs(argv: string[]): Options {
     quality: 'full',
     concurrency: 1,
     timeoutMinutes: 30,
+    variants: 1,
   };
   for (let i = 0; i < argv.length; i += 1) {
     const flag = argv[i];
@@ -65,6 +68,10 @@ function parseArgs(argv: string[]): Options {
           .split(',')
           .map((s) => s.trim())
           .filter(Boolean);
+        break;
+      case '--variants':
+        if (!['1', '2', '3'].includes(value)) throw new UsageError('--variants is 1, 2 or 3');
+        options.variants = Number(value);
         break;
       case '--concurrency':
       case '--timeout-minutes': {
@@ -140,7 +147,14 @@ async function runSite(entry: SiteEntry, options: Options, product: Product, key
     if (!product.alive) await product.start();
     site = await startStaticSite(folder);
     const url = site.url(entry.path);
-    const request = { url, languages: entry.languages, platforms: entry.platforms, quality: options.quality, title: entry.name };
+    const request = {
+      url,
+      languages: entry.languages,
+      platforms: entry.platforms,
+      quality: options.quality,
+      title: entry.name,
+      ...(options.variants > 1 ? { variants: options.variants } : {}),
+    };
     const created = await product.api<{ campaign_id?: string; error?: unknown }>('POST', '/api/v1/campaigns', key, request);
     if (created.status !== 201 || !created.body.campaign_id) {
       const error = `create answered ${created.status}: ${JSON.stringify(created.body)}`;
