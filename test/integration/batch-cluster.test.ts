@@ -7,10 +7,9 @@
  * batch.completed naming all four.
  */
 import pg from 'pg';
-import type { ServiceBroker } from 'moleculer';
 import { startWebhookReceiver, verifyWebhook, type WebhookReceiver } from '../fixtures/webhook-receiver';
 import { startHarness, TEST_DATABASE_URL, type Harness } from '../support/harness';
-import { orchestratorEnv, startNodeProcess, type NodeProcess } from '../support/node-process';
+import { offers, orchestratorEnv, startNodeProcess, type NodeProcess } from '../support/node-process';
 import { waitFor } from '../support/wait';
 
 jest.setTimeout(600_000);
@@ -47,13 +46,6 @@ function orchestrator(name: string): NodeProcess {
   });
   nodes.push(node);
   return node;
-}
-
-/** Whether `broker` sees `action` offered by node `nodeID` (available). */
-function offers(broker: ServiceBroker, action: string, nodeID: string): boolean {
-  const list = broker.registry.getActionEndpoints(action) as unknown as
-    { endpoints: Array<{ node: { id: string }; isAvailable: boolean }> } | undefined;
-  return !!list?.endpoints.some((endpoint) => endpoint.node.id === nodeID && endpoint.isAvailable);
 }
 
 /** Until the API sees the node's campaign actor, accounts and capture check (the boot takes a few seconds). */

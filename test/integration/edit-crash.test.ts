@@ -20,13 +20,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ServiceBroker } from 'moleculer';
 import pg from 'pg';
 import type { VideoDocument } from '../../clients/typescript/src';
 import { startWebhookReceiver, verifyWebhook, type ReceivedWebhook, type WebhookReceiver } from '../fixtures/webhook-receiver';
 import { untilSettled } from '../support/campaign-run';
 import { startHarness, TEST_DATABASE_URL, type Harness } from '../support/harness';
-import { orchestratorEnv, startNodeProcess, type NodeProcess } from '../support/node-process';
+import { offers, orchestratorEnv, startNodeProcess, type NodeProcess } from '../support/node-process';
 import { startRenderNode, type RenderNode } from '../support/render-node';
 import { waitFor } from '../support/wait';
 
@@ -85,10 +84,6 @@ function orchestrator(name: string): NodeProcess {
   });
   nodes.push(node);
   return node;
-}
-
-function offers(broker: ServiceBroker, action: string, nodeID: string): boolean {
-  return (broker.registry.getActionEndpoints(action)?.endpoints ?? []).some((endpoint) => endpoint.id === nodeID && endpoint.isAvailable);
 }
 
 /** Until the gateway sees `actions` on the node; with `notInstance`, on a new instance of it (a restart under the same id). */

@@ -5,9 +5,8 @@
  * every attempt has a final outcome, in the database and in the customer's report. Real PostgreSQL, Redis, Chromium,
  * espeak-ng, editly; each node a process of its own, started as an operator starts one.
  */
-import type { ServiceBroker } from 'moleculer';
 import { startHarness, type Harness } from '../support/harness';
-import { orchestratorEnv, startNodeProcess, type NodeProcess } from '../support/node-process';
+import { offers, orchestratorEnv, startNodeProcess, type NodeProcess } from '../support/node-process';
 import { startRenderNode } from '../support/render-node';
 import { waitFor } from '../support/wait';
 
@@ -47,10 +46,6 @@ function orchestrator(name: string): NodeProcess {
   });
   nodes.push(node);
   return node;
-}
-
-function offers(broker: ServiceBroker, action: string, nodeID: string): boolean {
-  return (broker.registry.getActionEndpoints(action)?.endpoints ?? []).some((endpoint) => endpoint.id === nodeID && endpoint.isAvailable);
 }
 
 async function joined(node: NodeProcess, actions: string[]): Promise<void> {

@@ -12,11 +12,10 @@
 import fs from 'node:fs';
 import Redis from 'ioredis';
 import pg from 'pg';
-import type { ServiceBroker } from 'moleculer';
 import { startWebhookReceiver, verifyWebhook, type ReceivedWebhook, type WebhookReceiver } from '../fixtures/webhook-receiver';
 import { RedisSingleConnectionTransporter } from '../../lib/net/redis-transporter';
 import { startHarness, TEST_DATABASE_URL, type Harness } from '../support/harness';
-import { orchestratorEnv, startNodeProcess, type NodeProcess } from '../support/node-process';
+import { offers, orchestratorEnv, startNodeProcess, type NodeProcess } from '../support/node-process';
 import { freePort, startRedisServer, type RedisServer } from '../support/redis-server';
 import { waitFor } from '../support/wait';
 
@@ -49,12 +48,6 @@ interface CampaignRow {
 }
 async function campaignRow(db: pg.Client, id: string): Promise<CampaignRow> {
   return (await db.query('SELECT status, lease_owner, error_code, error_message FROM campaigns WHERE id = $1', [id])).rows[0];
-}
-
-/** Whether `broker` sees `action` offered by node `nodeID` (available). */
-function offers(broker: ServiceBroker, action: string, nodeID: string): boolean {
-  const list = (broker.registry as any).getActionEndpoints(action);
-  return !!list?.endpoints.some((endpoint: any) => endpoint.node.id === nodeID && endpoint.isAvailable);
 }
 
 /** The checks both scenarios end with: review, one signed completion, one outbox row, a clean timeline. */

@@ -9,6 +9,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { ServiceBroker } from 'moleculer';
 import type { Harness } from './harness';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from './harness';
 
@@ -160,4 +161,9 @@ export function startNodeProcess(h: Harness, options: NodeProcessOptions): NodeP
       if (ownDataDir) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Whether `broker` sees `action` offered, and available, on node `nodeID` (a node process has joined, or is back). */
+export function offers(broker: ServiceBroker, action: string, nodeID: string): boolean {
+  return (broker.registry.getActionEndpoints(action)?.endpoints ?? []).some((endpoint) => endpoint.id === nodeID && endpoint.isAvailable);
 }
