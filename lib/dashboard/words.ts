@@ -10,6 +10,7 @@ import {
   isOneOf,
   PLATFORM_NAMES,
   RENDER_QUALITIES,
+  VIDEO_VARIANTS,
   type CaptionMode,
   type PlatformName,
   type RenderQuality,
@@ -278,6 +279,17 @@ export const words = {
 /** A number of hook variants (decisions §15) in words: "One opening", "2 variants (A, B)". */
 export function variantsLabel(count: number): string {
   if (count <= 1) return 'One opening';
-  const letters = Array.from({ length: count }, (_, i) => String.fromCharCode(65 + i)).join(', ');
+  const letters = VIDEO_VARIANTS.slice(0, count)
+    .map((variant) => variant.toUpperCase())
+    .join(', ');
   return `${count} variants (${letters})`;
+}
+
+/**
+ * A webhook event sent again from the dashboard, and the allowance left: a campaign's last event ("Sent again, …") or
+ * the event named (`event`: "batch.completed sent again, …").
+ */
+export function sentAgainWords(left: number, event?: string): string {
+  const sent = event ? `${event} sent again` : 'Sent again';
+  return `${sent}, with the same event id and a fresh signature. ${left} more ${left === 1 ? 'redelivery' : 'redeliveries'} allowed in the next 24 hours.`;
 }

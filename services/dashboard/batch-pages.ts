@@ -20,7 +20,7 @@ import {
 import { createFormView, type PostedForm } from '../../lib/dashboard/create-form';
 import { flashCookie } from '../../lib/dashboard/flash';
 import { formRefusal } from '../../lib/dashboard/form-errors';
-import { batchCountsWords, stateLabel } from '../../lib/dashboard/words';
+import { batchCountsWords, sentAgainWords, stateLabel } from '../../lib/dashboard/words';
 import { call } from '../../lib/net/calls';
 import { csrfField, type CsrfParams, type Ctx, type DashboardActionSchemas, type DashboardThis } from './types';
 
@@ -257,10 +257,7 @@ export const batchPageActions: DashboardActionSchemas = {
       const id = ctx.params.id;
       try {
         const result = await call(ctx, 'campaigns.redeliverBatchWebhook', { id });
-        const left = result.redeliveries_left;
-        return await this.redirectWithFlash(ctx, batchPath(id), {
-          notice: `batch.completed sent again, with the same event id and a fresh signature. ${left} more ${left === 1 ? 'redelivery' : 'redeliveries'} allowed in the next 24 hours.`,
-        });
+        return await this.redirectWithFlash(ctx, batchPath(id), { notice: sentAgainWords(result.redeliveries_left, 'batch.completed') });
       } catch (err) {
         const refusal = formRefusal(err);
         if (refusal.status === 404) throw err;

@@ -22,7 +22,7 @@ import {
   type PostedForm,
 } from '../../lib/dashboard/create-form';
 import { formRefusal } from '../../lib/dashboard/form-errors';
-import { stateLabel } from '../../lib/dashboard/words';
+import { sentAgainWords, stateLabel } from '../../lib/dashboard/words';
 import { invalidInput, notFound } from '../../lib/errors';
 import { call } from '../../lib/net/calls';
 import { storageFor } from '../../lib/storage/storage';
@@ -221,10 +221,7 @@ export const campaignPageActions: DashboardActionSchemas = {
       const id = ctx.params.id;
       try {
         const result = await call(ctx, 'campaigns.redeliverWebhook', { id });
-        const left = result.redeliveries_left;
-        return this.redirectWithFlash(ctx, `${campaignPath(id)}/webhooks`, {
-          notice: `Sent again, with the same event id and a fresh signature. ${left} more ${left === 1 ? 'redelivery' : 'redeliveries'} allowed in the next 24 hours.`,
-        });
+        return this.redirectWithFlash(ctx, `${campaignPath(id)}/webhooks`, { notice: sentAgainWords(result.redeliveries_left) });
       } catch (err) {
         const refusal = formRefusal(err);
         if (refusal.status === 404) throw err;
