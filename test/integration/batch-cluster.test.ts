@@ -9,7 +9,7 @@
 import pg from 'pg';
 import { startWebhookReceiver, verifyWebhook, type WebhookReceiver } from '../fixtures/webhook-receiver';
 import { startHarness, TEST_DATABASE_URL, type Harness } from '../support/harness';
-import { offers, orchestratorEnv, startNodeProcess, type NodeProcess } from '../support/node-process';
+import { orchestratorNodes, type NodeProcess } from '../support/node-process';
 import { waitFor } from '../support/wait';
 
 jest.setTimeout(600_000);
@@ -24,46 +24,21 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 let h: Harness;
 let db: pg.Client | undefined;
 let receiver: WebhookReceiver | undefined;
-const nodes: NodeProcess[] = [];
+const cluster = orchestratorNodes(() => h, {
+  services: ORCHESTRATOR_SERVICES,
+  env: { CAMPAIGN_LEASE: '4s', CAMPAIGN_SWEEP_INTERVAL: '1s', CAPTURE_MAX_SHOTS: '1', QUALITY_CHECK: 'off' },
+});
+const JOINED = ['campaigns.createBatch', 'campaigns.getBatch', 'accounts.authenticate', 'capture.check'];
 
 beforeAll(async () => {
   h = await startHarness({ transport: 'redis', config: { rateLimits: limits } });
 }, 120_000);
 afterAll(async () => {
-  await Promise.allSettled(nodes.map((node) => node.stop()));
+  await cluster.stopAll();
   await receiver?.close();
   await db?.end();
   await h?.stop();
 }, 120_000);
-
-function orchestrator(name: string): NodeProcess {
-  const node = startNodeProcess(h, {
-    nodeID: `${h.config.namespace}-orchestrator-${name}`,
-    services: ORCHESTRATOR_SERVICES,
-    dataDir: h.config.dataDir,
-    detached: true, // its own process group: SIGKILL to the group takes its espeak-ng/ffmpeg children along
-    env: orchestratorEnv(h, { CAMPAIGN_LEASE: '4s', CAMPAIGN_SWEEP_INTERVAL: '1s', CAPTURE_MAX_SHOTS: '1', QUALITY_CHECK: 'off' }),
-  });
-  nodes.push(node);
-  return node;
-}
-
-/** Until the API sees the node's campaign actor, accounts and capture check (the boot takes a few seconds). */
-async function joined(node: NodeProcess): Promise<void> {
-  const actions = ['campaigns.createBatch', 'campaigns.getBatch', 'accounts.authenticate', 'capture.check'];
-  const ok = await waitFor(
-    async () => actions.every((action) => offers(h.api, action, node.nodeID)),
-    (all) => all,
-    90_000,
-    200,
-  );
-  expect({ node: node.nodeID, joined: ok, exited: node.exited(), output: ok ? '' : node.output() }).toEqual({
-    node: node.nodeID,
-    joined: true,
-    exited: false,
-    output: '',
-  });
-}
 
 interface Row {
   id: string;
@@ -77,16 +52,9 @@ test('a node SIGKILLed mid-batch loses none of it: every campaign reaches review
   const { orgId, key } = await h.newCustomer('business');
   const { secret } = await h.call<{ secret: string }>('accounts.webhookSecret', { org_id: orgId });
   // Only the two child processes orchestrate from here on.
-  const workerID = h.worker.nodeID;
-  await h.worker.stop();
-  await waitFor(
-    async () => h.api.registry.nodes.get(workerID)?.available ?? false,
-    (available) => !available,
-    20_000,
-    100,
-  );
-  const pair = [orchestrator('a'), orchestrator('b')];
-  await Promise.all(pair.map(joined));
+  await cluster.stopHarnessWorker();
+  const pair = [cluster.start('a'), cluster.start('b')];
+  await Promise.all(pair.map((node) => cluster.joined(node, JOINED)));
   receiver = await startWebhookReceiver();
   db = new pg.Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${h.config.databaseSchema}` });
   await db.connect();

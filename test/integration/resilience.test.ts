@@ -15,7 +15,7 @@ import pg from 'pg';
 import { startWebhookReceiver, verifyWebhook, type ReceivedWebhook, type WebhookReceiver } from '../fixtures/webhook-receiver';
 import { RedisSingleConnectionTransporter } from '../../lib/net/redis-transporter';
 import { startHarness, TEST_DATABASE_URL, type Harness } from '../support/harness';
-import { offers, orchestratorEnv, startNodeProcess, type NodeProcess } from '../support/node-process';
+import { orchestratorNodes } from '../support/node-process';
 import { freePort, startRedisServer, type RedisServer } from '../support/redis-server';
 import { waitFor } from '../support/wait';
 
@@ -98,59 +98,33 @@ describe('the campaign actor SIGKILLed mid-pipeline', () => {
   let h: Harness;
   let db: pg.Client | undefined;
   let receiver: WebhookReceiver | undefined;
-  const nodes: NodeProcess[] = [];
+  // Chromium is in the group too but outlives a SIGKILL of it: see below.
+  const cluster = orchestratorNodes(() => h, {
+    services: ORCHESTRATOR_SERVICES,
+    keepOutputChars: 60_000,
+    env: { CAMPAIGN_LEASE: '4s', CAMPAIGN_SWEEP_INTERVAL: '1s', LOG_LEVEL: 'info' },
+  });
+  const JOINED = ['campaigns.create', 'campaigns.get', 'accounts.authenticate', 'capture.check'];
 
   beforeAll(async () => {
     h = await startHarness({ transport: 'redis', config: { rateLimits: limits } });
   }, 120_000);
   afterAll(async () => {
-    await Promise.allSettled(nodes.map((node) => node.stop()));
+    await cluster.stopAll();
     await receiver?.close();
     await db?.end();
     await h?.stop();
   }, 120_000);
-
-  function orchestrator(name: string): NodeProcess {
-    const node = startNodeProcess(h, {
-      nodeID: `${h.config.namespace}-orchestrator-${name}`,
-      services: ORCHESTRATOR_SERVICES,
-      dataDir: h.config.dataDir, // files land where the test (and the API's /files route) can see them
-      detached: true, // its own process group: SIGKILL to the group takes its espeak-ng/ffmpeg children along (not Chromium, see below)
-      keepOutputChars: 60_000,
-      env: orchestratorEnv(h, { CAMPAIGN_LEASE: '4s', CAMPAIGN_SWEEP_INTERVAL: '1s', LOG_LEVEL: 'info' }),
-    });
-    nodes.push(node);
-    return node;
-  }
-
-  /** Until the API sees the node's campaign actor, accounts and capture check (the boot takes a few seconds). */
-  async function joined(node: NodeProcess): Promise<void> {
-    const actions = ['campaigns.create', 'campaigns.get', 'accounts.authenticate', 'capture.check'];
-    const ok = await waitFor(
-      async () => actions.every((action) => offers(h.api, action, node.nodeID)),
-      (all) => all,
-      90_000,
-      200,
-    );
-    expect({ node: node.nodeID, joined: ok, exited: node.exited() }).toEqual({ node: node.nodeID, joined: true, exited: false });
-  }
 
   test('a second actor takes the campaign over, finishes it, and the customer hears of it once', async () => {
     try {
       const { orgId, key } = await h.newCustomer('business');
       const { secret } = await h.call<{ secret: string }>('accounts.webhookSecret', { org_id: orgId });
       // Only the child processes orchestrate from here on.
-      const workerID = h.worker.nodeID;
-      await h.worker.stop();
-      await waitFor(
-        async () => h.api.registry.nodes.get(workerID)?.available ?? false,
-        (available) => !available,
-        20_000,
-        100,
-      );
+      await cluster.stopHarnessWorker();
 
-      const first = orchestrator('a');
-      await joined(first);
+      const first = cluster.start('a');
+      await cluster.joined(first, JOINED);
       receiver = await startWebhookReceiver();
       db = await openDb(h);
 
@@ -202,8 +176,8 @@ describe('the campaign actor SIGKILLed mid-pipeline', () => {
       await sleep(1000);
       expect((await campaignRow(db, id)).status).toBe(killedIn);
 
-      const second = orchestrator('b');
-      await joined(second);
+      const second = cluster.start('b');
+      await cluster.joined(second, JOINED);
       const joinedAt = Date.now();
 
       // The killed actor's lease runs out (4 s); the live actor takes the campaign when it joins (services changed)
@@ -276,7 +250,7 @@ describe('the campaign actor SIGKILLed mid-pipeline', () => {
         ].join(' '),
       );
     } catch (err) {
-      for (const node of nodes) console.log(`--- output of ${node.nodeID} (tail) ---\n${node.output().slice(-20_000)}`);
+      for (const node of cluster.nodes) console.log(`--- output of ${node.nodeID} (tail) ---\n${node.output().slice(-20_000)}`);
       throw err;
     }
   }, 600_000);

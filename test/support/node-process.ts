@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { ServiceBroker } from 'moleculer';
 import type { Harness } from './harness';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from './harness';
+import { waitFor } from './wait';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const MARKER_VARIABLE = 'CV_TEST_NODE_MARKER';
@@ -166,4 +167,64 @@ export function startNodeProcess(h: Harness, options: NodeProcessOptions): NodeP
 /** Whether `broker` sees `action` offered, and available, on node `nodeID` (a node process has joined, or is back). */
 export function offers(broker: ServiceBroker, action: string, nodeID: string): boolean {
   return (broker.registry.getActionEndpoints(action)?.endpoints ?? []).some((endpoint) => endpoint.id === nodeID && endpoint.isAvailable);
+}
+
+/**
+ * Orchestrator nodes of a cluster test (batch-cluster, resilience): each started in its own process group, so that a
+ * SIGKILL to the group takes its espeak-ng/ffmpeg children along, with the harness's database, Redis and files.
+ * `harness` is read when a node starts (the harness is made in the test's beforeAll).
+ */
+export function orchestratorNodes(
+  harness: () => Harness,
+  options: { services: string[]; env: Record<string, string>; keepOutputChars?: number },
+) {
+  const nodes: NodeProcess[] = [];
+  return {
+    nodes,
+    /** Starts node `name` as an operator would (SERVICES=…, npm start). */
+    start(name: string): NodeProcess {
+      const h = harness();
+      const node = startNodeProcess(h, {
+        nodeID: `${h.config.namespace}-orchestrator-${name}`,
+        services: options.services,
+        dataDir: h.config.dataDir, // files land where the test (and the API's /files route) can see them
+        detached: true,
+        keepOutputChars: options.keepOutputChars,
+        env: orchestratorEnv(h, options.env),
+      });
+      nodes.push(node);
+      return node;
+    },
+    /** Until the API sees each of `actions` on the node (the boot takes a few seconds); its output if it never does. */
+    async joined(node: NodeProcess, actions: string[]): Promise<void> {
+      const h = harness();
+      const ok = await waitFor(
+        async () => actions.every((action) => offers(h.api, action, node.nodeID)),
+        (all) => all,
+        90_000,
+        200,
+      );
+      expect({ node: node.nodeID, joined: ok, exited: node.exited(), output: ok ? '' : node.output() }).toEqual({
+        node: node.nodeID,
+        joined: true,
+        exited: false,
+        output: '',
+      });
+    },
+    /** Stops the harness's own worker node, until the API no longer sees it: only the test's nodes orchestrate. */
+    async stopHarnessWorker(): Promise<void> {
+      const h = harness();
+      const workerID = h.worker.nodeID;
+      await h.worker.stop();
+      await waitFor(
+        async () => h.api.registry.nodes.get(workerID)?.available ?? false,
+        (available) => !available,
+        20_000,
+        100,
+      );
+    },
+    async stopAll(): Promise<void> {
+      await Promise.allSettled(nodes.map((node) => node.stop()));
+    },
+  };
 }
