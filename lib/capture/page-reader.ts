@@ -111,6 +111,16 @@ export async function openPage(
     notAPage(response);
     await page.waitForNetworkIdle({ idleTime: 300, timeout: Math.min(5000, timeoutMs) }).catch(() => undefined);
   }
+  // A navigation the page made by itself (a meta refresh or a script, before the loop above could follow it) that
+  // failed: what Chromium shows is its own error page ("This site can't be reached") or the egress guard's refusal,
+  // not the customer's page, and it must not be filmed and narrated.
+  const lastDocument = documentResponse as HTTPResponse | null;
+  const refusedLater = lastDocument?.headers()[EGRESS_REFUSED_HEADER];
+  if (refusedLater) throw new Error(`ERR_EGRESS_${refusedLater}`);
+  if (page.url().startsWith('chrome-error:')) {
+    const code = await page.evaluate(() => document.querySelector('.error-code')?.textContent ?? '').catch(() => '');
+    throw new Error(`the page's own navigation failed: ${code.trim() || 'net::ERR_FAILED'}`);
+  }
   // A page drawn by its own scripts (a single-page app, a Markdown page rendered in the browser) can still be blank
   // when the network falls quiet, the more so on a busy node: it has a few seconds to show text or a picture before
   // it is judged empty (the rule of lib/capture/refusal.ts).

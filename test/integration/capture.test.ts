@@ -135,6 +135,8 @@ describe('capturing the fixture site', () => {
     ['/status/403', /HTTP 403/],
     ['/status/429', /HTTP 429/],
     ['/empty', /empty/],
+    ['/moved-away', /could not be (reached|resolved)/],
+    ['/moved-away-https', /could not be (reached|resolved)/],
     ['/slow', /did not load in time/],
   ])(
     '%s is refused with 422 and a reason, creating nothing',
