@@ -1,6 +1,9 @@
 /**
  * The real-web checks on pages that imitate the real web (test/fixtures/real-web, truth in its truth.ts): a real
- * campaign per page, at full quality, and every video judged as its customer would judge it.
+ * campaign per page, and every video judged as its customer would judge it. Rendered at draft quality (half each side,
+ * the same layout in shares of the frame: lib/render/plan.ts frameFor), its frames read by OCR at twice their size,
+ * about the full frame's pixels: what is judged here is which screens, words and script a video shows, not full-quality
+ * pixels; those are judged on every language and frame shape by visual-site.test.ts.
  * - every screen scene shows and narrates a product section of the page, never furniture; the title card carries the
  *   product's name and the closing card the page's own call to action (never a control's or a neighbour's label);
  * - the opening line is the language's phrase with the whole name in it, and every scene's narration is whole
@@ -16,6 +19,7 @@ import path from 'node:path';
 import type { LanguageCode } from '../../config/catalog';
 import { difference, fingerprint } from '../../lib/capture/images';
 import { safeZoneFor } from '../../lib/render/framing';
+import { frameFor } from '../../lib/render/plan';
 import { contactSheet, frameAt } from '../../lib/render/contact-sheet';
 import { phrase } from '../../lib/script/phrases';
 import type { Storyboard } from '../../lib/campaign/storyboard';
@@ -26,6 +30,8 @@ import { fold, readWords, scriptCounts, wordsAtSideEdges, type OcrWord } from '.
 import { runCampaign } from './campaign-run';
 
 const limits = { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000, redisTimeoutMs: 10_000 };
+/** Draft, but full for REAL_WEB_SHEETS (the contact sheets of docs/video.md show full-quality frames). */
+const QUALITY = process.env.REAL_WEB_SHEETS ? 'full' : 'draft';
 /** Below this a word is more likely a smudge of the blurred backdrop than text. */
 const MIN_CONFIDENCE = 60;
 
@@ -49,6 +55,8 @@ interface VideoUnderTest {
   /** Every sentence-bearing text the capture read of that page, spaces folded. */
   pageText: string;
   frames: Array<{ scene: number; png: string; pageWords: OcrWord[] }>;
+  /** The rendered frame's width (OCR's words are in its pixels). */
+  shownWidth: number;
 }
 
 interface CaptureRow {
@@ -77,7 +85,7 @@ export function describeRealWebChecks(campaigns: RealWebCampaign[]): void {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'real-web-'));
 
     beforeAll(async () => {
-      h = await startHarness({ render: 'worker', config: { rateLimits: limits, renderQuality: 'full', videoTargetSeconds: 25 } });
+      h = await startHarness({ render: 'worker', config: { rateLimits: limits, renderQuality: QUALITY, videoTargetSeconds: 25 } });
       const { key } = await h.newCustomer('business');
       await Promise.all(
         campaigns.map(async (campaign) => {
@@ -116,6 +124,8 @@ export function describeRealWebChecks(campaigns: RealWebCampaign[]): void {
                 ...(capture.text.sections ?? []).flatMap((s) => s.paragraphs),
               ].join('\n'),
             );
+            // The storyboard's frame is the platform's; the video's is frameFor's (half each side at draft).
+            const shown = frameFor(row.document.frame, QUALITY);
             const video: VideoUnderTest = {
               id: row.id,
               language: row.language,
@@ -127,6 +137,7 @@ export function describeRealWebChecks(campaigns: RealWebCampaign[]): void {
               own,
               pageText,
               frames: [],
+              shownWidth: shown.width,
             };
             const file = path.join(h.config.dataDir, 'files', row.file_key);
             // REAL_WEB_SHEETS=<dir> keeps a contact sheet of every video (docs/video.md's come from such a run).
@@ -157,9 +168,9 @@ export function describeRealWebChecks(campaigns: RealWebCampaign[]): void {
                 png,
                 pageWords: await readWords(png, row.language, {
                   minConfidence: MIN_CONFIDENCE,
-                  // One scale: the suite's time; the fixture sites' suites read at two (visual-checks.ts).
-                  scales: [1],
-                  rows: { top: (safe.top - 0.01) * row.document.frame.height, bottom: (safe.bottom + 0.01) * row.document.frame.height },
+                  // One scale, about the full frame's size: the suite's time; the fixture sites' suites read at two (visual-checks.ts).
+                  scales: QUALITY === 'full' ? [1] : [2],
+                  rows: { top: (safe.top - 0.01) * shown.height, bottom: (safe.bottom + 0.01) * shown.height },
                 }),
               });
             }
@@ -254,7 +265,7 @@ export function describeRealWebChecks(campaigns: RealWebCampaign[]): void {
     test('no word of the page touches the frame’s left or right edge', () => {
       for (const v of videos) {
         for (const f of v.frames) {
-          const touching = wordsAtSideEdges(f.pageWords, v.board.frame.width).map((w) => w.text);
+          const touching = wordsAtSideEdges(f.pageWords, v.shownWidth).map((w) => w.text);
           expect({ video: label(v), scene: f.scene, touching }).toEqual({ video: label(v), scene: f.scene, touching: [] });
         }
       }

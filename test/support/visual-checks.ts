@@ -1,7 +1,8 @@
 /**
  * The checks of the videos as a customer watches them, one fixture site per test file so that Jest's
- * workers run the sites' campaigns side by side (test/integration/visual-*.test.ts). Originally: real campaigns on both fixture sites, en/ja/ko ×
- * tiktok/youtube/linkedin at full quality, a frame read by tesseract at each screen scene's start, before its camera moves.
+ * workers run the sites' campaigns side by side (test/integration/visual-*.test.ts). Real campaigns on both fixture
+ * sites, en/ja/ko × their frame shapes (VISUAL_SITES: the first at full quality, the second at draft), a frame read by
+ * tesseract at each screen scene's start, before its camera moves.
  * - the page area of a ja/ko frame is in that language (each language's video shows its own page);
  * - the scene's heading is on screen in its scene, in the page area (the screen is under the words);
  * - no two screen scenes of a video show the same picture;
@@ -15,6 +16,8 @@ import { fingerprint, difference } from '../../lib/capture/images';
 import { safeZoneFor } from '../../lib/render/framing';
 import { SCROLL_LEAD } from '../../lib/render/camera';
 import { frameAt } from '../../lib/render/contact-sheet';
+import { frameFor } from '../../lib/render/plan';
+import type { RenderQuality } from '../../config/catalog';
 import type { Storyboard } from '../../lib/campaign/storyboard';
 import { SITE2_PREFIX } from '../fixtures/site/server';
 import { startHarness, type Harness } from './harness';
@@ -50,11 +53,26 @@ export interface FixtureSiteUnderTest {
   name: string;
   path: string;
   platforms: string[];
+  /**
+   * full: the customer's pixels, read by OCR as they are and at twice their size. draft (half each side, the same
+   * layout in shares of the frame: lib/render/plan.ts frameFor): read at twice and four times their size, about the
+   * pixels OCR reads of a full frame, for a fraction of the render's work.
+   */
+  quality: RenderQuality;
 }
-/** The first site on every frame shape; the second on 9:16 and 16:9 (1:1 is judged on the first and on /tiny/). */
+/**
+ * The first site on every frame shape in every language at full quality (the customer's pixels); the second on 9:16
+ * and 16:9 at draft (1:1 is judged on the first and on /tiny/): what it adds is its pages (client-rendered, a cookie
+ * banner, a sticky header, lazy images), not other pixels.
+ */
 export const VISUAL_SITES: FixtureSiteUnderTest[] = [
-  { name: 'static product page (test/fixtures/site)', path: '/', platforms: ['tiktok', 'youtube', 'linkedin'] },
-  { name: 'client-rendered booking app (test/fixtures/site2)', path: `${SITE2_PREFIX}/`, platforms: ['tiktok', 'youtube'] },
+  { name: 'static product page (test/fixtures/site)', path: '/', platforms: ['tiktok', 'youtube', 'linkedin'], quality: 'full' },
+  {
+    name: 'client-rendered booking app (test/fixtures/site2)',
+    path: `${SITE2_PREFIX}/`,
+    platforms: ['tiktok', 'youtube'],
+    quality: 'draft',
+  },
 ];
 
 export function describeVisualChecks(site: FixtureSiteUnderTest): void {
@@ -67,7 +85,7 @@ export function describeVisualChecks(site: FixtureSiteUnderTest): void {
     beforeAll(async () => {
       h = await startHarness({
         render: 'worker',
-        config: { rateLimits: limits, renderQuality: 'full', videoTargetSeconds: 25 },
+        config: { rateLimits: limits, renderQuality: site.quality, videoTargetSeconds: 25 },
       });
       const { key } = await h.newCustomer('business');
       const created = await h.request('POST', '/api/v1/campaigns', {
@@ -93,6 +111,8 @@ export function describeVisualChecks(site: FixtureSiteUnderTest): void {
       for (const row of rows) {
         const video = path.join(h.config.dataDir, 'files', row.file_key);
         const board = row.document;
+        // The storyboard's frame is the platform's; the video's is frameFor's (half each side at draft).
+        const shown = frameFor(board.frame, site.quality);
         for (const scene of board.scenes.filter((s) => s.kind === 'screen')) {
           const safe = safeZoneFor(board.frame, {
             platform: board.platform,
@@ -115,13 +135,14 @@ export function describeVisualChecks(site: FixtureSiteUnderTest): void {
               scene: scene.index,
               heading: scene.onScreenText,
               screenshotKey: scene.screenshotKey!,
-              width: board.frame.width,
-              height: board.frame.height,
-              // The page area (between the headline band and the captions, ±1 %), read as it is and at twice its size.
+              width: shown.width,
+              height: shown.height,
+              // The page area (between the headline band and the captions, ±1 %), read at the full frame's size and at
+              // twice it.
               pageWords: await readWords(png, row.language, {
                 minConfidence: MIN_CONFIDENCE,
-                scales: [1, 2],
-                rows: { top: (safe.top - 0.01) * board.frame.height, bottom: (safe.bottom + 0.01) * board.frame.height },
+                scales: site.quality === 'full' ? [1, 2] : [2, 4],
+                rows: { top: (safe.top - 0.01) * shown.height, bottom: (safe.bottom + 0.01) * shown.height },
               }),
               png,
             };
