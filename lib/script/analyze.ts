@@ -6,6 +6,7 @@ import { languageName, withoutSponsorNote } from '../capture/cta-label';
 import { difference, fingerprint } from '../capture/images';
 import { isOneOf, SUPPORTED_LANGUAGES, type LanguageCode } from '../../config/catalog';
 import type { Box, ShotContent, TextBox } from '../render/framing';
+import { judgeLanguage } from '../quality/language';
 import { LANGUAGE_SCRIPT, letterCounts } from '../text';
 import { docsFurniture, genericName, narratable, notice, placeholder } from './page-words';
 import { bestSections, furnitureHeading, proseSentences, type SectionFeatures, type SectionPlace } from './sections';
@@ -495,9 +496,13 @@ export function keyPoints(
       .replace(/\s+/g, ' ')
       .trim()
       .replace(/[:：]$/u, '');
+  // In the page's language as the video's own check judges a headline (lib/quality/language.ts): a real Chinese
+  // page's "搜索相关 Search Bar" is in its script by a third, yet its headline was flagged wrong_language.
+  const supported = supportedPageLanguage(language);
   const fit = (t: string) =>
     pointSized(t) &&
     inPageScript(t, language) &&
+    !(supported && judgeLanguage(t, supported, { names: [facts.name] }).foreign) &&
     // In a cased script a point starts in upper case: a lower-case start is an identifier ("routes", "linkActiveClass")
     // or the middle of a sentence; nor is a word in lower camel case (an identifier) part of one.
     !/^[\p{Ll}]/u.test(t) &&
