@@ -239,7 +239,7 @@ const DOCS_FURNITURE = [
   'releases', 'migration', 'migration guide', 'migrating', 'upgrade guide', 'contributing', 'contribute', 'license',
   'credits', 'properties', 'methods', 'events', 'options', 'configuration', 'config', 'setup', 'set up', 'table of contents',
   'contents', 'next steps', 'see also', 'learn more', 'read more', 'community', 'support', 'resources', 'download',
-  'downloads', 'github', 'edit this page', 'on this page', 'prerequisites', 'requirements', 'troubleshooting',
+  'downloads', 'github', 'edit this page', 'edit on github', 'view on github', 'developer guide', 'on this page', 'prerequisites', 'requirements', 'troubleshooting',
   // ja
   'インストール', 'はじめに', 'はじめる', '始めに', '導入', '概要', 'ガイド', 'チュートリアル', 'ドキュメント', 'api リファレンス',
   'リファレンス', '使い方', '基本的な使い方', '高度な使い方', '基本', '応用', 'リリースノート', '変更履歴', '移行', '移行ガイド',
