@@ -491,10 +491,12 @@ export function keyPoints(
 ): string[] {
   const key = (t: string) => t.toLocaleLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
   const taken = new Set([facts.name, facts.headline, facts.valueProposition, ...facts.features.map((f) => f.title)].map(key));
+  // A list item's leading pictograph ("🍭 支持按需引入") is its bullet, not its words.
   const clean = (t: string) =>
     t
       .replace(/\s+/g, ' ')
       .trim()
+      .replace(/^(?:[\p{Extended_Pictographic}\p{So}\uFE0F\u200D]+\s*)+/u, '')
       .replace(/[:：]$/u, '');
   // In the page's language as the video's own check judges a headline (lib/quality/language.ts): a real Chinese
   // page's "搜索相关 Search Bar" is in its script by a third, yet its headline was flagged wrong_language.

@@ -239,6 +239,10 @@ const DOCS_FURNITURE = [
   'releases', 'migration', 'migration guide', 'migrating', 'upgrade guide', 'contributing', 'contribute', 'license',
   'credits', 'properties', 'methods', 'events', 'options', 'configuration', 'config', 'setup', 'set up', 'table of contents',
   'contents', 'next steps', 'see also', 'learn more', 'read more', 'community', 'support', 'resources', 'download',
+  'browser support', 'core team', 'team', 'contributors', 'links', 'other links', 'useful links', 'related links',
+  'ecosystem', 'maintenance', 'maintenance status', 'version notice', 'versions', 'sponsors',
+  '浏览器支持', '核心团队', '贡献者', '贡献者们', '其他链接', '相关链接', '生态', '官方生态', '社区生态', '维护状态', '版本提示', '开源协议',
+  'ブラウザサポート', 'コアチーム', 'コントリビューター', '関連リンク', 'エコシステム',
   'downloads', 'github', 'edit this page', 'edit on github', 'view on github', 'developer guide', 'on this page', 'prerequisites', 'requirements', 'troubleshooting',
   // ja
   'インストール', 'はじめに', 'はじめる', '始めに', '導入', '概要', 'ガイド', 'チュートリアル', 'ドキュメント', 'api リファレンス',

@@ -415,6 +415,9 @@ describe('documentation sites and component libraries: no marketing feature grid
     expect(zh.points?.some((p) => /注意|Node/u.test(p))).toBe(false);
     // Half in English (a real Chinese page's "搜索相关 Search Bar"): the video's check would call its headline foreign.
     expect(zh.points).not.toContain('搜索相关 Search Bar');
+    // A docs heading ("浏览器支持", browser support) is no point; a list item's leading emoji is its bullet.
+    expect(zh.points).not.toContain('浏览器支持');
+    expect(zh.points?.some((p) => /🍭/u.test(p))).toBe(false);
     expect(zh.valueProposition).toBe('轻量、可靠的移动端组件库');
   });
 
