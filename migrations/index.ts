@@ -21,6 +21,7 @@ import * as batches from './0019-batches';
 import * as campaignWebhookEventsWanted from './0020-campaign-webhook-events';
 import * as stageTurns from './0021-stage-turns';
 import * as videoVariants from './0022-video-variants';
+import * as videoOpeningRepeated from './0023-video-opening-repeated';
 
 export const MIGRATIONS = [
   { name: '0001-initial', ...initial },
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   { name: '0020-campaign-webhook-events', ...campaignWebhookEventsWanted },
   { name: '0021-stage-turns', ...stageTurns },
   { name: '0022-video-variants', ...videoVariants },
+  { name: '0023-video-opening-repeated', ...videoOpeningRepeated },
 ];

@@ -45,6 +45,7 @@ async function main(): Promise<void> {
       actions: text.actions,
       sections,
       hero_paragraphs: text.heroParagraphs,
+      list_items: text.listItems,
       brand_names: text.brandNames,
     };
     console.log(JSON.stringify(keyFacts(captured, opened.signals.finalUrl, text.language), null, 2));

@@ -472,6 +472,7 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
                 actions: v.text.actions,
                 sections: v.text.sections ?? [],
                 hero_paragraphs: v.text.heroParagraphs ?? [],
+                list_items: v.text.listItems ?? [],
                 brand_names: v.text.brandNames ?? [],
                 credits: v.text.credits ?? [],
               },

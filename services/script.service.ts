@@ -183,7 +183,12 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
         // The videos' script_source is the campaign actor's to record (lib/campaign/stages.ts).
         return {
           campaign_id: campaign.id,
-          script_sources: [...kept, ...scripts].map((s) => ({ language: s.language, script_source: s.source })),
+          // How many openings each script has: a variant beyond them repeats a's, and its video says so.
+          script_sources: [...kept, ...scripts].map((s) => ({
+            language: s.language,
+            script_source: s.source,
+            openings: s.openings?.length ?? 1,
+          })),
           // The language the page is written in: a video narrated from its text names it in its warning.
           page_language: plan.sourceLanguage || null,
         };

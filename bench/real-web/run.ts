@@ -119,7 +119,9 @@ async function keepVideos(product: Product, key: string, body: CampaignBody, fol
   fs.mkdirSync(folder, { recursive: true });
   const boards = await storyboards(product.dataDir, body.campaign_id);
   for (const video of body.videos) {
-    const stem = path.join(folder, `${video.language}-${video.platform}`);
+    // A hook variant other than a carries its letter (en-tiktok-b), so that variants do not overwrite each other.
+    const variant = video.variant && video.variant !== 'a' ? `-${video.variant}` : '';
+    const stem = path.join(folder, `${video.language}-${video.platform}${variant}`);
     const board = boards.get(video.id);
     if (board) fs.writeFileSync(`${stem}.storyboard.json`, `${JSON.stringify(board, null, 2)}\n`);
     const document = await product.api<unknown>('GET', `/api/v1/campaigns/${body.campaign_id}/videos/${video.id}/document`, key);

@@ -22,6 +22,8 @@ export interface CampaignVideo {
   id: string;
   language: string;
   platform: string;
+  /** The hook variant (a, b, c); absent from an answer of a version without variants. */
+  variant?: string;
   status: string;
   duration_seconds: number | null;
   script_source?: string;

@@ -195,7 +195,11 @@ export interface CapturedPage {
 /** What the scripting stage returns: where each language's script came from (decisions §5). */
 export interface ScriptingResult {
   campaign_id: string;
-  script_sources: Array<{ language: string; script_source: string }>;
+  /**
+   * `openings`: how many different openings the language's script has (decisions §15); a variant beyond them opens
+   * as variant a does, and its video says so (opening_not_distinct). Absent from a stage of an older version.
+   */
+  script_sources: Array<{ language: string; script_source: string; openings?: number }>;
   /**
    * The language the page's own text is in (the plan's sourceLanguage): what a `source_text` video is narrated in,
    * named by its warning (lib/campaign/view.ts). Absent from a stage of an older version: the warning then says

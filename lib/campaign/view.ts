@@ -35,6 +35,8 @@ export interface VideoRow {
   language: string;
   /** The hook variant (decisions §15); absent on rows read without it: "a". */
   variant?: string | null;
+  /** This variant opens as variant a does (too few page words for its own opening); absent: false. */
+  opening_repeated?: boolean | null;
   status: string;
   duration_seconds?: number | null;
   published_at?: Date | string | null;
@@ -71,8 +73,12 @@ export type CampaignListView = operations['campaigns_list']['responses'][200]['c
  *   provider is configured, so its scenes are narrated in the page's own language, framed by an opening and a
  *   closing line in the video's language. By construction that is exactly `script_source === 'source_text'`
  *   (decisions §5), so the warning is derived from that one fact and never stored.
+ * - `opening_not_distinct`: a hook variant (b or c, decisions §15) whose page gave too few words of its own, in the
+ *   video's language, for an opening that differs from the others (lib/script/hooks.ts chooseOpenings never makes
+ *   the same opening twice): the video is made, as asked, but opens as variant a does. Recorded by the scripting
+ *   stage (videos.opening_repeated).
  */
-export const VIDEO_WARNING_CODES = ['narration_not_in_language'] as const;
+export const VIDEO_WARNING_CODES = ['narration_not_in_language', 'opening_not_distinct'] as const;
 export type VideoWarningCode = (typeof VIDEO_WARNING_CODES)[number];
 export interface VideoWarning {
   code: VideoWarningCode;
@@ -87,7 +93,25 @@ export function pageLanguageCode(declared: unknown): string | null {
 }
 
 /** The warnings of one video, in plain words; empty when none. `pageLanguage` names the page's language if known. */
-export function videoWarnings(video: Pick<VideoRow, 'language' | 'script_source'>, pageLanguage?: string | null): VideoWarning[] {
+export function videoWarnings(
+  video: Pick<VideoRow, 'language' | 'script_source' | 'variant' | 'opening_repeated'>,
+  pageLanguage?: string | null,
+): VideoWarning[] {
+  const repeated: VideoWarning[] = video.opening_repeated
+    ? [
+        {
+          code: 'opening_not_distinct',
+          message:
+            `The page gave too few words in ${video.language} for a different opening, so variant ${video.variant ?? 'a'} opens as ` +
+            'variant a does; the rest of the video is the same too. A page that says more of its product (its features, a ' +
+            "figure, a question it answers) gives each variant its own opening; or edit this video's title scene.",
+        },
+      ]
+    : [];
+  return [...languageWarnings(video, pageLanguage), ...repeated];
+}
+
+function languageWarnings(video: Pick<VideoRow, 'language' | 'script_source'>, pageLanguage?: string | null): VideoWarning[] {
   if (video.script_source !== 'source_text') return [];
   const language = video.language;
   const page = pageLanguageCode(pageLanguage);

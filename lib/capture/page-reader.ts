@@ -40,6 +40,12 @@ export interface PageText {
   sections?: PageSection[];
   /** The hero's prose: the paragraphs between the page's h1 and its first section, notices and banners left out. */
   heroParagraphs?: string[];
+  /**
+   * The short items of the page's own lists and definition lists (a docs page's topics, a component library's
+   * feature list), each its own words without a nested list's, outside navigation, sidebars, headers, footers,
+   * code and forms: lib/script/analyze.ts keyPoints reads them for the openings.
+   */
+  listItems?: string[];
   /** Names the page gives itself besides its title: application-name, the header logo's alt text. */
   brandNames?: string[];
   /** The footer's lines that credit someone ("… by Hollow Pine."): who made the product (lib/script/analyze.ts makersIn). */
@@ -858,6 +864,7 @@ export async function readText(page: Page): Promise<PageText> {
       iconUrls: [...new Set(icons)].slice(0, 8),
       actionsSeen: callsToAction(),
       heroParagraphs: heroProse(),
+      listItems: listItems(),
       brandNames: [
         // The header's logo link: one named or styled as the brand, or the header's first link when it goes to the site's
         // root or to this page itself (not its menu's other links, which a real page pointed at "" too, nor a contact
@@ -973,6 +980,36 @@ export async function readText(page: Page): Promise<PageText> {
       );
       // Their labels are made in Node (lib/capture/cta-label.ts), where the rule is tested.
       return ordered.map((el) => ({ lines: lines(el), ariaLabel: el.getAttribute('aria-label') }));
+    }
+
+    /**
+     * The page's own list items and definition terms, short ones (a topic, a feature), each without its nested
+     * list's words: not the chrome's (navigation, sidebars, header, footer, dialogs), nor code, forms, notices.
+     */
+    function listItems(): string[] {
+      const chrome =
+        'nav,header,footer,aside,dialog,form,pre,code,[role="navigation"],[role="dialog"],[role="contentinfo"],[role="banner"],[role="note"],[role="alert"]';
+      // Named as chrome by a class: a layout's wrapper named so ("book with-summary") holds the page's h1 too, and is not.
+      const named = /(^|[\s_-])(sidebar|menu|toc|breadcrumbs?|cookie|consent)([\s_-]|$)/i;
+      const inChrome = (el: Element) => {
+        if (el.closest(chrome)) return true;
+        for (let up = el.parentElement; up && up !== document.body; up = up.parentElement) {
+          if (typeof up.className === 'string' && named.test(up.className) && !up.querySelector('h1')) return true;
+        }
+        return false;
+      };
+      const own = (el: Element) =>
+        [...el.childNodes]
+          .filter((n) => !(n instanceof Element && n.matches('ul,ol,dl')))
+          .map((n) => (n instanceof HTMLElement ? n.innerText : (n.textContent ?? '')))
+          .join(' ')
+          .replace(/\s+/g, ' ')
+          .trim();
+      return [...document.querySelectorAll('li,dt')]
+        .filter((el) => el.getBoundingClientRect().height > 0 && !inChrome(el))
+        .map(own)
+        .filter((t) => t.length >= 2 && t.length <= 120)
+        .slice(0, 60);
     }
 
     /** The hero's paragraphs: after the page's h1, before its first section heading, notices and banners left out. */

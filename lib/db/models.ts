@@ -138,6 +138,8 @@ export class Video extends Model<InferAttributes<Video>, InferCreationAttributes
   declare platform: string;
   /** The hook variant (decisions §15): "a", "b" or "c"; "a" for a campaign without variants (the column's default). */
   declare variant: CreationOptional<string>;
+  /** This variant opens as variant a does: its page gave too few words for an opening of its own (its warning says so). */
+  declare opening_repeated: CreationOptional<boolean>;
   declare status: string;
   declare file_key: CreationOptional<string | null>;
   declare captions_key: CreationOptional<string | null>;
@@ -526,6 +528,7 @@ export function defineModels(sequelize: Sequelize): Models {
       language: DataTypes.STRING(5),
       platform: DataTypes.STRING(30),
       variant: { type: DataTypes.STRING(1), defaultValue: 'a' },
+      opening_repeated: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
       status: DataTypes.STRING(12),
       file_key: DataTypes.STRING(500),
       captions_key: DataTypes.STRING(500),

@@ -59,6 +59,7 @@ const VIDEO_COLUMNS = [
   'platform',
   'language',
   'variant',
+  'opening_repeated',
   'status',
   'duration_seconds',
   'published_at',

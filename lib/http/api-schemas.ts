@@ -338,7 +338,7 @@ export const VideoSchema = {
     warnings: {
       type: 'array',
       description:
-        "What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language.",
+        "What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language. opening_not_distinct: a hook variant (b or c) whose page gave too few words for an opening of its own, so it opens as variant a does (the video is made, as asked; decisions §15).",
       items: {
         type: 'object',
         additionalProperties: false,

@@ -6,8 +6,9 @@ import { languageName, withoutSponsorNote } from '../capture/cta-label';
 import { difference, fingerprint } from '../capture/images';
 import { isOneOf, SUPPORTED_LANGUAGES, type LanguageCode } from '../../config/catalog';
 import type { Box, ShotContent, TextBox } from '../render/framing';
+import { judgeLanguage } from '../quality/language';
 import { LANGUAGE_SCRIPT, letterCounts } from '../text';
-import { genericName, narratable, placeholder } from './page-words';
+import { docsFurniture, genericName, narratable, notice, placeholder } from './page-words';
 import { bestSections, furnitureHeading, proseSentences, type SectionFeatures, type SectionPlace } from './sections';
 
 /** A captured page's text as capture stores it (page_captures.text) and the script stages read it. */
@@ -21,6 +22,8 @@ export interface CapturedText {
   /** Each section as the capture read it (lib/script/sections.ts); absent on captures older than the ranking. */
   sections?: Array<SectionFeatures & SectionPlace>;
   hero_paragraphs?: string[];
+  /** The page's own short list items and definition terms (lib/capture/page-reader.ts); absent on older captures. */
+  list_items?: string[];
   brand_names?: string[];
   /** The lines of the page's footer that credit someone ("Solstice is a theme by Hollow Pine."): its maker, the vendor. */
   credits?: string[];
@@ -50,6 +53,12 @@ export interface KeyFacts {
    * (`detail` the first), its position among the page's sections and its score. Older plans have title and detail.
    */
   features: Array<{ title: string; detail: string; sentences?: string[]; section?: number; score?: number }>;
+  /**
+   * Short phrases the page says of its product beyond its best sections (keyPoints): a documentation site's topics,
+   * a component library's feature list, its other headings, its intro's short sentences; in the page's language,
+   * best first. The openings draw on them (lib/script/hooks.ts). Absent on older plans.
+   */
+  points?: string[];
   callToAction: string | null;
 }
 
@@ -410,11 +419,14 @@ export function keyFacts(text: CapturedText, pageUrl: string, language?: string 
   // What the page says of itself, in its own words and language: its hero's prose before its meta description
   // (often left untranslated on a translated page, or written for search engines). Prose only: not a contact bar, a
   // lone label, nor placeholder copy (lib/script/page-words.ts narratable).
-  const heroProse = (text.hero_paragraphs ?? []).filter((t) => inLanguage(t) && narratable(t));
+  // Never a notice ("Note: for TypeScript users, vue-router@3.0+ requires vue@2.5+", a real docs page's first
+  // paragraph), nor code (lib/script/page-words.ts notice).
+  const said = (t: string | null | undefined): t is string => inLanguage(t) && narratable(t) && !notice(t) && !docsFurniture(t);
+  const heroProse = (text.hero_paragraphs ?? []).filter(said);
   const valueProposition =
     heroProse[0] ??
-    [text.description, text.open_graph.description].find((t) => inLanguage(t) && narratable(t)) ??
-    sentences(text.main_text).find((s) => s !== headline && narratable(s)) ??
+    [text.description, text.open_graph.description].find(said) ??
+    sentences(text.main_text).find((s) => s !== headline && said(s)) ??
     '';
   // A section's placeholder paragraphs are absent; a section made only of them is not shown.
   const sections = text.sections
@@ -426,18 +438,96 @@ export function keyFacts(text: CapturedText, pageUrl: string, language?: string 
         8,
       ).map((ranked) => {
         const section = sections.find((s) => s.index === ranked.index)!;
-        const said = proseSentences(section).filter(narratable);
-        return { title: section.heading, detail: said[0] ?? '', sentences: said.slice(0, 6), section: section.index, score: ranked.score };
+        const prose = proseSentences(section).filter((t) => narratable(t) && !notice(t));
+        return {
+          title: section.heading,
+          detail: prose[0] ?? '',
+          sentences: prose.slice(0, 6),
+          section: section.index,
+          score: ranked.score,
+        };
       })
     : text.headings
         .filter((h) => h.level === 2 && !furnitureHeading(h.text) && !placeholder(h.text) && h.text !== headline)
         .slice(0, 4)
-        .map((h) => ({ title: h.text, detail: [detailFor(h.text, text.main_text)].find(narratable) ?? '' }));
+        .map((h) => ({ title: h.text, detail: [detailFor(h.text, text.main_text)].find((t) => narratable(t) && !notice(t)) ?? '' }));
   // A capture made before calls to action were read line by line may carry a sponsor's note: dropped here too.
   // A language switcher's control is no call to action (captures made before the capture left it out carry it).
   const action = text.actions?.find((a) => !languageName(a));
   const callToAction = action ? withoutSponsorNote(action) || null : null;
-  return { name, domain, headline, valueProposition, features, callToAction };
+  const points = keyPoints(text, { name, headline, valueProposition, features }, language);
+  return { name, domain, headline, valueProposition, features, ...(points.length ? { points } : {}), callToAction };
+}
+
+/** A point's length at most: nine words, or 22 letters in a language written without spaces. */
+const POINT_WORDS = 9;
+const POINT_CHARS = 22;
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]/u;
+
+/** Whether `text` is short enough to be said as one phrase of an opening, and long enough to say something. */
+function pointSized(text: string): boolean {
+  if (UNSPACED.test(text)) {
+    const length = [...text.replace(/[^\p{L}\p{N}]/gu, '')].length;
+    return length >= 3 && length <= POINT_CHARS;
+  }
+  const count = text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
+  // One word is a label ("Transitions"), not a point; a hyphenated or camel-cased term is a name ("SearchBar").
+  return count >= 2 && count <= POINT_WORDS;
+}
+
+/**
+ * The short phrases a page says of its product beyond its best sections, best first, in the page's language
+ * (inPageScript): the headings of its other sections (h2, h3), the first sentence of each section that is short,
+ * its list items and definition terms (a documentation site's topics, a component library's feature list: real
+ * docs and component-library pages have no marketing feature grid, and their openings were all "Meet X."), and its
+ * intro's short sentences. Never a notice or code (notice), a part of a docs site ("Installation", "API Reference":
+ * docsFurniture), page furniture, placeholder copy, the product's name, its headline or value proposition, or what
+ * the key facts already carry. Pure: page words only, each whole as the page writes it.
+ */
+export function keyPoints(
+  text: CapturedText,
+  facts: Pick<KeyFacts, 'name' | 'headline' | 'valueProposition' | 'features'>,
+  language?: string | null,
+): string[] {
+  const key = (t: string) => t.toLocaleLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+  const taken = new Set([facts.name, facts.headline, facts.valueProposition, ...facts.features.map((f) => f.title)].map(key));
+  // A list item's leading pictograph ("🍭 支持按需引入") is its bullet, not its words.
+  const clean = (t: string) =>
+    t
+      .replace(/\s+/g, ' ')
+      .trim()
+      .replace(/^(?:[\p{Extended_Pictographic}\p{So}\uFE0F\u200D]+\s*)+/u, '')
+      .replace(/[:：]$/u, '');
+  // In the page's language as the video's own check judges a headline (lib/quality/language.ts): a real Chinese
+  // page's "搜索相关 Search Bar" is in its script by a third, yet its headline was flagged wrong_language.
+  const supported = supportedPageLanguage(language);
+  const fit = (t: string) =>
+    pointSized(t) &&
+    inPageScript(t, language) &&
+    !(supported && judgeLanguage(t, supported, { names: [facts.name] }).foreign) &&
+    // In a cased script a point starts in upper case: a lower-case start is an identifier ("routes", "linkActiveClass")
+    // or the middle of a sentence; nor is a word in lower camel case (an identifier) part of one.
+    !/^[\p{Ll}]/u.test(t) &&
+    !/(?:^|\s)\p{Ll}+\p{Lu}/u.test(t) &&
+    // A version, a date or a count alone is no point ("v3.1.0", "2018").
+    /\p{L}{2}/u.test(t) &&
+    !notice(t) &&
+    !docsFurniture(t) &&
+    !furnitureHeading(t) &&
+    !genericName(t) &&
+    !placeholder(t);
+  const headings = text.headings.filter((h) => h.level >= 2).map((h) => h.text);
+  const firstSentences = (text.sections ?? []).map((s) => proseSentences(s).find((t) => narratable(t) && !notice(t)) ?? '');
+  const intro = (text.hero_paragraphs ?? []).flatMap(sentences);
+  const points: string[] = [];
+  for (const candidate of [...headings, ...(text.list_items ?? []), ...firstSentences, ...intro].map(clean)) {
+    const folded = key(candidate);
+    if (!folded || taken.has(folded) || !fit(candidate)) continue;
+    taken.add(folded);
+    points.push(candidate);
+    if (points.length >= 12) break;
+  }
+  return points;
 }
 
 /**

@@ -14,6 +14,7 @@ import { cutNarrationEnd, headingSentence, saysAgain } from '../quality/narratio
 import { phrase, phraseSet, type PhraseKey } from './phrases';
 import { countUnits, estimateSeconds } from './reading-rate';
 import type { CapturedText } from './analyze';
+import { notice } from './page-words';
 import type { NarrationSegment } from '../campaign/storyboard';
 
 export type OpeningKind = 'meet' | 'question' | 'benefit' | 'number';
@@ -197,16 +198,19 @@ export interface HookPage {
   name: string;
   headline: string;
   features: Array<{ title: string; sentences?: string[]; detail?: string }>;
+  /** The page's other short phrases (lib/script/analyze.ts keyPoints: its topics, list items, other headings), best first. */
+  points?: string[];
   text: CapturedText;
 }
 
 /**
  * The hook words of one page, in its own language: its questions (its headline, key facts' headings and hero
- * sentences that ask one), its benefits (its headline, then its key facts' headings, best first) and its figures
+ * sentences that ask one), its benefits (its headline, then its key facts' headings, then its key points, best first) and its figures
  * (pageFigures); none naming the product but to lead with it (withoutName).
  */
 export function hookWords(page: HookPage, language: LanguageCode): HookWords {
-  const heroSentences = (page.text.hero_paragraphs ?? []).flatMap((p) => splitSentences(p, language));
+  // A notice or code is never an opening's ("Note: … vue-router@3.0+ requires vue@2.5+": page-words.ts notice).
+  const heroSentences = (page.text.hero_paragraphs ?? []).flatMap((p) => splitSentences(p, language)).filter((t) => !notice(t));
   const phrases = (kind: keyof HookWords, texts: string[]) =>
     texts.flatMap((t) => {
       const phrase = hookPhrase(kind, t, language);
@@ -215,14 +219,17 @@ export function hookWords(page: HookPage, language: LanguageCode): HookWords {
     });
   // The page's own questions where it says what it sells (its headline, its key facts' headings, its hero), not
   // a question of its furniture ("Was this page helpful?").
-  const questions = phrases('questions', [page.headline, ...page.features.map((f) => f.title), ...heroSentences]);
-  const benefits = phrases('benefits', [page.headline, ...page.features.map((f) => f.title)]);
-  const lines = page.text.main_text.split(/\n+/u);
+  // A page without a marketing feature grid (a documentation site, a component library) offers its key points: its
+  // topics, its feature list's items, its other headings (keyPoints), after its headline and best sections.
+  const points = page.points ?? [];
+  const questions = phrases('questions', [page.headline, ...page.features.map((f) => f.title), ...heroSentences, ...points]);
+  const benefits = phrases('benefits', [page.headline, ...page.features.map((f) => f.title), ...points]);
+  const lines = [...page.text.main_text.split(/\n+/u), ...(page.text.list_items ?? [])].filter((t) => !notice(t));
   const prose = [
     ...(page.text.hero_paragraphs ?? []),
     ...(page.text.sections ?? []).flatMap((s) => s.paragraphs),
     ...page.features.flatMap((f) => f.sentences ?? [f.detail ?? '']),
-  ];
+  ].filter((t) => !notice(t));
   return { questions: unique(questions), benefits: unique(benefits), figures: pageFigures(lines, prose, language) };
 }
 

@@ -190,3 +190,83 @@ export function narratable(text: string): boolean {
   if (!ended && words.every((w) => /^[\p{Lu}\p{N}]/u.test(w))) return false;
   return words.length >= 4 || (words.length >= 3 && ended);
 }
+
+/**
+ * The words that open a notice, in the supported languages: "Note: …", "Warning", "注意：", "참고:", "Hinweis: …".
+ * A documentation page's admonition (real page: vue-router's docs open with "Note: for TypeScript users,
+ * vue-router@3.0+ requires vue@2.5+…") is a caveat for its readers, never what the product is or does.
+ */
+// prettier-ignore
+const NOTICE_WORDS = [
+  'note', 'notes', 'nb', 'n b', 'warning', 'caution', 'important', 'tip', 'hint', 'attention', 'heads up', 'deprecated',
+  'danger', 'info', 'notice', 'disclaimer', 'todo', 'fixme', 'remark',
+  '注意', '注', '警告', '提示', '重要', '备注', '備註', 'ご注意', '注記', 'ヒント', '참고', '주의', '경고', '알림', '팁',
+  'hinweis', 'achtung', 'warnung', 'wichtig', 'remarque', 'avertissement', 'nota', 'atención', 'atencion', 'aviso',
+  'advertencia', 'importante', 'observação', 'observacao', 'aviso', 'avvertenza', 'attenzione', 'opmerking', 'let op',
+  'waarschuwing', 'uwaga', 'ostrzeżenie', 'примечание', 'внимание', 'предупреждение', 'важно', 'примітка', 'увага',
+  'not', 'uyarı', 'dikkat', 'ملاحظة', 'تحذير', 'تنبيه', 'नोट', 'चेतावनी', 'ध्यान दें', 'catatan', 'peringatan', 'perhatian',
+  'lưu ý', 'cảnh báo', 'chú ý', 'หมายเหตุ', 'คำเตือน', 'obs', 'varning', 'viktigt',
+].map(fold);
+
+/** Code, a package's version range or a command: "vue-router@3.0+", "npm install x", "`x`", "() => {}". */
+const CODE_LIKE = /[`{}]|=>|<\/?[a-z]|[\p{L}\p{N}]@\^?~?\d|\b(?:npm|yarn|pnpm|pip|brew|cargo|go) (?:install|add|get|i)\b|^\$\s|\w\(\)/iu;
+
+/**
+ * Whether `text` is a notice or code, not what the page says of its product: an admonition ("Note: …", "Warning",
+ * "注意：…", a lone "Tip"), a line of code or a command, a version range. Neither a value proposition nor a key fact.
+ */
+export function notice(text: string): boolean {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (!flat) return false;
+  if (CODE_LIKE.test(flat)) return true;
+  // The notice word alone, or before a colon, a dash or an exclamation mark ("Note:", "注意：", "Warning!").
+  const lead = /^(?:[\s\p{So}\p{Sk}!*_[(]|\uFE0F)*([^:：!！—–\-\]]{1,24}?)\s*(?:[:：!！—–\]]|\s-\s|$)/u.exec(flat);
+  return !!lead && NOTICE_WORDS.includes(fold(lead[1]));
+}
+
+/**
+ * The headings and topic names every documentation site and component library has, in the supported languages: a
+ * part of the site ("Installation", "Getting Started", "API Reference", "はじめに", "快速上手"), not something the
+ * product does. A docs page's list of topics is read for openings (lib/script/analyze.ts keyPoints) without them.
+ */
+// prettier-ignore
+const DOCS_FURNITURE = [
+  // en
+  'installation', 'install', 'installing', 'getting started', 'get started', 'quick start', 'quickstart', 'start here',
+  'introduction', 'intro', 'overview', 'guide', 'guides', 'user guide', 'tutorial', 'tutorials', 'documentation', 'docs',
+  'api', 'api reference', 'reference', 'references', 'examples', 'example', 'demo', 'demos', 'usage', 'basic usage',
+  'essentials', 'basics', 'advanced', 'advanced usage', 'concepts', 'core concepts', 'faq', 'changelog', 'release notes',
+  'releases', 'migration', 'migration guide', 'migrating', 'upgrade guide', 'contributing', 'contribute', 'license',
+  'credits', 'properties', 'methods', 'events', 'options', 'configuration', 'config', 'setup', 'set up', 'table of contents',
+  'contents', 'next steps', 'see also', 'learn more', 'read more', 'community', 'support', 'resources', 'download',
+  'browser support', 'core team', 'team', 'contributors', 'links', 'other links', 'useful links', 'related links',
+  'ecosystem', 'maintenance', 'maintenance status', 'version notice', 'versions', 'sponsors',
+  '浏览器支持', '核心团队', '贡献者', '贡献者们', '其他链接', '相关链接', '生态', '官方生态', '社区生态', '维护状态', '版本提示', '开源协议',
+  'ブラウザサポート', 'コアチーム', 'コントリビューター', '関連リンク', 'エコシステム',
+  'downloads', 'github', 'edit this page', 'edit on github', 'view on github', 'developer guide', 'on this page', 'prerequisites', 'requirements', 'troubleshooting',
+  // ja
+  'インストール', 'はじめに', 'はじめる', '始めに', '導入', '概要', 'ガイド', 'チュートリアル', 'ドキュメント', 'api リファレンス',
+  'リファレンス', '使い方', '基本的な使い方', '高度な使い方', '基本', '応用', 'リリースノート', '変更履歴', '移行', '移行ガイド',
+  'サンプル', 'デモ', '例', 'よくある質問', 'ライセンス', '設定', 'プロパティ', 'メソッド', 'イベント', 'オプション', '目次',
+  // zh
+  '安装', '安裝', '快速上手', '快速开始', '快速開始', '开始使用', '開始使用', '介绍', '介紹', '简介', '簡介', '概述', '指南',
+  '教程', '文档', '文檔', 'api 参考', 'api 文档', '参考', '示例', '例子', '演示', '基础', '进阶', '高级', '更新日志', '发布说明',
+  '迁移', '迁移指南', '常见问题', '许可证', '配置', '属性', '方法', '事件', '选项', '目录', '贡献指南',
+  // ko
+  '설치', '시작하기', '빠른 시작', '소개', '개요', '가이드', '튜토리얼', '문서', 'api 레퍼런스', '레퍼런스', '예제', '데모',
+  '기본', '고급', '릴리스 노트', '변경 사항', '마이그레이션', '자주 묻는 질문', '라이선스', '설정', '속성', '메서드', '이벤트', '옵션', '목차',
+  // es, pt, fr, it, de, nl, pl, ru, uk, tr, id, vi, sv
+  'instalación', 'instalacion', 'primeros pasos', 'introducción', 'guía', 'referencia', 'ejemplos', 'notas de la versión',
+  'instalação', 'instalacao', 'começando', 'introdução', 'guia', 'referência', 'exemplos',
+  'installation', 'démarrage', 'démarrage rapide', 'premiers pas', 'référence', 'exemples', 'notes de version',
+  'installazione', 'per iniziare', 'introduzione', 'riferimento', 'esempi', 'installatie', 'aan de slag', 'voorbeelden',
+  'erste schritte', 'einführung', 'referenz', 'beispiele', 'anleitung', 'instalacja', 'wprowadzenie', 'przykłady',
+  'установка', 'начало работы', 'введение', 'руководство', 'справочник', 'примеры', 'встановлення', 'початок роботи',
+  'kurulum', 'başlarken', 'örnekler', 'instalasi', 'memulai', 'contoh', 'cài đặt', 'bắt đầu', 'ví dụ', 'installation',
+  'kom igång', 'exempel',
+].map(fold);
+
+/** Whether `text` names a part of a documentation site rather than what its product does ("Installation", "API Reference", "快速上手"). */
+export function docsFurniture(text: string): boolean {
+  return DOCS_FURNITURE.includes(fold(text));
+}

@@ -432,6 +432,7 @@ export async function writeScript(
     name: facts.name,
     headline: facts.headline,
     features: facts.features,
+    points: facts.points,
     text,
   });
   /** The source page's words: in this language by the translator, else as the page says them (source_text). */

@@ -56,7 +56,7 @@ import type {
   WebhookEventsHandedOverParams,
   WebhookEventsParams,
 } from './types';
-import { isOneOf } from '../../config/catalog';
+import { isOneOf, VIDEO_VARIANTS } from '../../config/catalog';
 import { TurnGate } from '../../lib/campaign/turn-gate';
 import {
   campaignSlotsOf,
@@ -603,8 +603,19 @@ export const orchestratorMethods = {
     const { Video: Videos } = this.db.models;
     if (state === 'scripting') {
       const { campaign_id: campaignId, script_sources: sources, page_language: pageLanguage } = result as ScriptingResult;
-      for (const { language, script_source: source } of sources) {
+      for (const { language, script_source: source, openings } of sources) {
         await Videos.update({ script_source: source }, { where: { campaign_id: campaignId, language }, transaction });
+        // A variant beyond the script's openings opens as a does (decisions §15): made as asked, never silently.
+        if (typeof openings === 'number') {
+          const repeated = VIDEO_VARIANTS.slice(Math.max(1, openings));
+          await Videos.update({ opening_repeated: false }, { where: { campaign_id: campaignId, language }, transaction });
+          if (repeated.length) {
+            await Videos.update(
+              { opening_repeated: true },
+              { where: { campaign_id: campaignId, language, variant: repeated }, transaction },
+            );
+          }
+        }
       }
       // Named by the warning of a video narrated in it (lib/campaign/view.ts); a page's declared language is its text.
       const page = pageLanguageCode(pageLanguage);

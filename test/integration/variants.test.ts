@@ -169,6 +169,18 @@ describe('the whole pipeline', () => {
       'ja/tiktok/a/ready',
       'ja/tiktok/b/ready',
     ]);
+    // Each variant has an opening of its own: no video says it repeats a's (opening_not_distinct).
+    expect(campaign.videos.map((v) => v.warnings)).toEqual([[], [], [], []]);
+    const recorded = await h.sql<{ variant: string; opening_repeated: boolean }>(
+      'SELECT variant, opening_repeated FROM videos WHERE campaign_id = $1 ORDER BY language, variant',
+      [id],
+    );
+    expect(recorded.map((r) => [r.variant, r.opening_repeated])).toEqual([
+      ['a', false],
+      ['b', false],
+      ['a', false],
+      ['b', false],
+    ]);
 
     const boards = new Map(
       (await h.call<Array<{ video_id: string; document: Storyboard }>>('voice.storyboards', { campaign_id: id })).map((row) => [

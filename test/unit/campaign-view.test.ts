@@ -126,7 +126,42 @@ test('a video narrated in the page language, not its own (script_source source_t
     const [ja] = presentCampaign({ ...campaign, page_language }, [video('b', 'ja', 'source_text')]).videos as any[];
     expect(ja.warnings[0].message).toContain("narrated in the page's own language; only the opening and closing lines are in ja.");
   }
-  expect(VIDEO_WARNING_CODES).toEqual(['narration_not_in_language']);
+  expect(VIDEO_WARNING_CODES).toEqual(['narration_not_in_language', 'opening_not_distinct']);
+});
+
+test('a hook variant whose page gave too few words for its own opening is made, and says it opens as variant a does', () => {
+  const campaign = {
+    id: 'c2',
+    status: 'review',
+    url: 'https://weui.example/',
+    title: 'weui.example',
+    languages: ['zh'],
+    platforms: ['tiktok'],
+    progress: 100,
+    created_at: '2026-11-01T00:00:00.000Z',
+    page_language: 'zh',
+  };
+  const video = (id: string, variant: string, opening_repeated: boolean) => ({
+    id,
+    language: 'zh',
+    platform: 'tiktok',
+    variant,
+    status: 'ready',
+    script_source: 'localized_page',
+    opening_repeated,
+  });
+  const shown = presentCampaign(campaign, [video('a', 'a', false), video('b', 'b', true), video('c', 'c', true)]).videos as any[];
+  expect(shown.map((v) => [v.variant, v.warnings.map((w: { code: string }) => w.code)])).toEqual([
+    ['a', []],
+    ['b', ['opening_not_distinct']],
+    ['c', ['opening_not_distinct']],
+  ]);
+  expect(shown[1].warnings[0].message).toMatch(
+    /^The page gave too few words in zh for a different opening, so variant b opens as variant a does/,
+  );
+  // Narrated from the page's text and repeating a's opening: both said.
+  const both = presentCampaign(campaign, [{ ...video('b', 'b', true), script_source: 'source_text' }]).videos as any[];
+  expect(both[0].warnings.map((w: { code: string }) => w.code)).toEqual(['narration_not_in_language', 'opening_not_distinct']);
 });
 
 test("a page's declared language is kept only as a plain lower-case code", () => {

@@ -43,6 +43,7 @@ const captured = (t: PageText): CapturedText => ({
   alternates: t.alternates,
   sections: t.sections ?? [],
   hero_paragraphs: t.heroParagraphs ?? [],
+  list_items: t.listItems ?? [],
   brand_names: t.brandNames ?? [],
   credits: t.credits ?? [],
 });
@@ -56,6 +57,12 @@ beforeAll(async () => {
     'acme-ko': site.url('/ko/'),
     slotwise: site2Url(site, 'en'),
     'slotwise-ja': site2Url(site, 'ja'),
+    // A GitBook docs home (a note, then its topics as a nested list) in English and Japanese, a Chinese component
+    // library (a feature list, a grid of components), and a demo home with one line in Chinese (test/fixtures/wild).
+    switchyard: site.url('/wild/switchyard/'),
+    'switchyard-ja': site.url('/wild/switchyard/ja/'),
+    tilekit: site.url('/wild/tilekit/'),
+    'tilekit-bare': site.url('/wild/tilekit/bare/'),
   };
   for (const [key, url] of Object.entries(urls)) {
     const page = await browser.newPage();
@@ -117,6 +124,7 @@ const pageText = (text: CapturedText) =>
     text.main_text,
     ...(text.hero_paragraphs ?? []),
     ...(text.sections ?? []).flatMap((s) => s.paragraphs),
+    ...(text.list_items ?? []),
   ]
     .join('\n')
     .replace(/\s+/gu, '');
@@ -167,7 +175,8 @@ function expectOpeningsOfPage(script: ScriptDocument, count: number, page: Captu
     for (const number of opening.narration.match(/\p{Nd}+/gu) ?? []) expect(text).toContain(number);
     expect(estimateSeconds(opening.narration.replace(name, 'Name'), language)).toBeLessThanOrEqual(SCREEN_NARRATION_SECONDS);
     expect(cutNarrationEnd(opening.narration, language)).toBeNull();
-    for (const sentence of splitSentences(opening.narration, language))
+    // The product's name left out, as the writer compares (a docs page's hero scene may say only its name).
+    for (const sentence of splitSentences(opening.narration.split(name).join(' '), language))
       for (const scene of later)
         for (const before of splitSentences(scene, language)) expect(saysAgain(sentence, before, language)).toBe(false);
     expect(repeatedSentences([opening.narration, ...later], language)).toEqual([]);
@@ -234,15 +243,21 @@ describe('the fixture pages through the analysis and the writer', () => {
     });
   });
 
-  test('Slotwise in Japanese: its stats run into their labels and its one figure is in a long sentence, so the third opening is the meet line', async () => {
+  test('Slotwise in Japanese: its main text runs its stats into their labels, its list items read them apart: the third opening is a stat as the list shows it', async () => {
     const plan = planOf('slotwise');
     const script = await writeScript('ja', plan, variantsOf('slotwise', ['ja']), { variants: 3 });
-    expect(script.openings.map((o) => o.kind)).toEqual(['question', 'benefit', 'meet']);
-    expect(script.openings[2]).toEqual({ variant: 'c', kind: 'meet', narration: 'Slotwiseをご紹介します。', headline: 'Slotwise' });
+    expect(script.openings.map((o) => o.kind)).toEqual(['question', 'benefit', 'number']);
+    expect(script.openings[2]).toEqual({
+      variant: 'c',
+      kind: 'number',
+      narration: '4.9 / 5 平均評価。それがSlotwiseです。',
+      headline: '4.9 / 5 平均評価',
+    });
     expectOpeningsOfPage(script, 3, pages['slotwise-ja'].text, 'Slotwise');
+    // "12,000社+導入企業" (the main text's, run together) is no figure; each list item's value and label are.
     expect(
       hookWords({ ...keyFacts(pages['slotwise-ja'].text, pages['slotwise-ja'].url, 'ja'), text: pages['slotwise-ja'].text }, 'ja').figures,
-    ).toEqual([]);
+    ).toEqual(['4.9 / 5 平均評価', '70% 無断キャンセルの削減']);
   });
 
   test('a translated script: the openings carry the translation of the page words, in one more call', async () => {
@@ -359,6 +374,68 @@ test("a translation that comes back outside the language's script is not said: t
     },
     { variant: 'b', kind: 'meet', narration: 'Acme Analyticsをご紹介します。', headline: 'Acme Analytics' },
   ]);
+});
+
+describe('documentation sites and component libraries: no marketing feature grid', () => {
+  /** The plan of a page in its own language: the hero, then its best sections (none on these pages). */
+  const planIn = (key: string, language: LanguageCode): CampaignPlanDocument => {
+    const facts = keyFacts(pages[key].text, pages[key].url, language);
+    return {
+      facts,
+      scenes: [{ feature: null, section: null, screenshotKey: 'k0', mobileScreenshotKey: null }],
+      targetSeconds: 30,
+      sourceLanguage: language,
+      brand: { themeColor: null, palette: [], iconUrls: [] },
+    };
+  };
+  const source = (key: string): CapturedVariant => ({
+    variant: 'source',
+    url: pages[key].url,
+    language: pages[key].language,
+    text: pages[key].text,
+  });
+
+  test("a docs home's note is no value proposition, its topics are key points; its docs parts, identifiers and the note are not", () => {
+    const en = keyFacts(pages.switchyard.text, pages.switchyard.url, 'en');
+    expect(en.headline).toBe('switchyard');
+    expect(en.features).toEqual([]);
+    expect(en.valueProposition).not.toMatch(/Note|@/u);
+    expect(en.points?.slice(0, 3)).toEqual(['Dynamic Track Matching', 'Nested Tracks', 'Named Signals']);
+    for (const none of ['Installation', 'Getting Started', 'Essentials', 'Release Notes', 'API Reference', 'tracks', 'linkActiveClass'])
+      expect(en.points).not.toContain(none);
+    expect(en.points?.some((p) => /Note|TypeScript|Published/u.test(p))).toBe(false);
+    const ja = keyFacts(pages['switchyard-ja'].text, pages['switchyard-ja'].url, 'ja');
+    expect(ja.valueProposition).not.toMatch(/注意|@/u);
+    expect(ja.points?.slice(0, 2)).toEqual(['動的トラックマッチング', 'ネストされたトラック']);
+    for (const none of ['インストール', 'はじめに', '基本的な使い方', 'リリースノート', 'API リファレンス'])
+      expect(ja.points).not.toContain(none);
+    // The Chinese component library: its feature list, not its callout ("注意：…") nor its version.
+    const zh = keyFacts(pages.tilekit.text, pages.tilekit.url, 'zh');
+    expect(zh.points).toEqual(expect.arrayContaining(['支持按需引入', '支持主题定制']));
+    expect(zh.points?.some((p) => /注意|Node/u.test(p))).toBe(false);
+    // Half in English (a real Chinese page's "搜索相关 Search Bar"): the video's check would call its headline foreign.
+    expect(zh.points).not.toContain('搜索相关 Search Bar');
+    // A docs heading ("浏览器支持", browser support) is no point; a list item's leading emoji is its bullet.
+    expect(zh.points).not.toContain('浏览器支持');
+    expect(zh.points?.some((p) => /🍭/u.test(p))).toBe(false);
+    expect(zh.valueProposition).toBe('轻量、可靠的移动端组件库');
+  });
+
+  test.each([
+    ['switchyard', 'en', 'switchyard'],
+    ['switchyard-ja', 'ja', 'switchyard'],
+    ['tilekit', 'zh', 'TileKit'],
+  ] as const)('%s in %s with variants 2: two different openings, each of the page words in its language', async (key, language, name) => {
+    const script = await writeScript(language, planIn(key, language), [source(key)], { variants: 2 });
+    expect(script.source).toBe('localized_page');
+    expect(script.openings.map((o) => o.kind)).not.toContain('meet');
+    expectOpeningsOfPage(script, 2, pages[key].text, name);
+  });
+
+  test('a demo home with one line in its language, said by the hero scene: one opening, the meet line, never the same one twice', async () => {
+    const script = await writeScript('zh', planIn('tilekit-bare', 'zh'), [source('tilekit-bare')], { variants: 2 });
+    expect(script.openings).toEqual([{ variant: 'a', kind: 'meet', narration: '来认识一下TileKit。', headline: 'TileKit' }]);
+  });
 });
 
 describe('the frames in every language', () => {

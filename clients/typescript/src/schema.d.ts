@@ -702,10 +702,10 @@ export interface operations {
                                  * @enum {string|null}
                                  */
                                 script_source: "localized_page" | "translated" | "source_text" | null;
-                                /** @description What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language. */
+                                /** @description What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language. opening_not_distinct: a hook variant (b or c) whose page gave too few words for an opening of its own, so it opens as variant a does (the video is made, as asked; decisions §15). */
                                 warnings: {
                                     /** @enum {string} */
-                                    code: "narration_not_in_language";
+                                    code: "narration_not_in_language" | "opening_not_distinct";
                                     message: string;
                                 }[];
                                 /** @description The video document's revision (GET …/videos/{video_id}/document): 1 for the first render, +1 per accepted edit. While an edit renders (status rendering), the one being rendered. */
@@ -1597,10 +1597,10 @@ export interface operations {
                              * @enum {string|null}
                              */
                             script_source: "localized_page" | "translated" | "source_text" | null;
-                            /** @description What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language. */
+                            /** @description What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language. opening_not_distinct: a hook variant (b or c) whose page gave too few words for an opening of its own, so it opens as variant a does (the video is made, as asked; decisions §15). */
                             warnings: {
                                 /** @enum {string} */
-                                code: "narration_not_in_language";
+                                code: "narration_not_in_language" | "opening_not_distinct";
                                 message: string;
                             }[];
                             /** @description The video document's revision (GET …/videos/{video_id}/document): 1 for the first render, +1 per accepted edit. While an edit renders (status rendering), the one being rendered. */
@@ -2575,10 +2575,10 @@ export interface operations {
                              * @enum {string|null}
                              */
                             script_source: "localized_page" | "translated" | "source_text" | null;
-                            /** @description What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language. */
+                            /** @description What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language. opening_not_distinct: a hook variant (b or c) whose page gave too few words for an opening of its own, so it opens as variant a does (the video is made, as asked; decisions §15). */
                             warnings: {
                                 /** @enum {string} */
-                                code: "narration_not_in_language";
+                                code: "narration_not_in_language" | "opening_not_distinct";
                                 message: string;
                             }[];
                             /** @description The video document's revision (GET …/videos/{video_id}/document): 1 for the first render, +1 per accepted edit. While an edit renders (status rendering), the one being rendered. */
@@ -2913,10 +2913,10 @@ export interface operations {
                              * @enum {string|null}
                              */
                             script_source: "localized_page" | "translated" | "source_text" | null;
-                            /** @description What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language. */
+                            /** @description What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language. opening_not_distinct: a hook variant (b or c) whose page gave too few words for an opening of its own, so it opens as variant a does (the video is made, as asked; decisions §15). */
                             warnings: {
                                 /** @enum {string} */
-                                code: "narration_not_in_language";
+                                code: "narration_not_in_language" | "opening_not_distinct";
                                 message: string;
                             }[];
                             /** @description The video document's revision (GET …/videos/{video_id}/document): 1 for the first render, +1 per accepted edit. While an edit renders (status rendering), the one being rendered. */
@@ -3260,10 +3260,10 @@ export interface operations {
                              * @enum {string|null}
                              */
                             script_source: "localized_page" | "translated" | "source_text" | null;
-                            /** @description What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language. */
+                            /** @description What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language. opening_not_distinct: a hook variant (b or c) whose page gave too few words for an opening of its own, so it opens as variant a does (the video is made, as asked; decisions §15). */
                             warnings: {
                                 /** @enum {string} */
-                                code: "narration_not_in_language";
+                                code: "narration_not_in_language" | "opening_not_distinct";
                                 message: string;
                             }[];
                             /** @description The video document's revision (GET …/videos/{video_id}/document): 1 for the first render, +1 per accepted edit. While an edit renders (status rendering), the one being rendered. */
@@ -4824,10 +4824,10 @@ export interface operations {
                          * @enum {string|null}
                          */
                         script_source: "localized_page" | "translated" | "source_text" | null;
-                        /** @description What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language. */
+                        /** @description What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language. opening_not_distinct: a hook variant (b or c) whose page gave too few words for an opening of its own, so it opens as variant a does (the video is made, as asked; decisions §15). */
                         warnings: {
                             /** @enum {string} */
-                            code: "narration_not_in_language";
+                            code: "narration_not_in_language" | "opening_not_distinct";
                             message: string;
                         }[];
                         /** @description The video document's revision (GET …/videos/{video_id}/document): 1 for the first render, +1 per accepted edit. While an edit renders (status rendering), the one being rendered. */
@@ -4953,10 +4953,10 @@ export interface operations {
                          * @enum {string|null}
                          */
                         script_source: "localized_page" | "translated" | "source_text" | null;
-                        /** @description What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language. */
+                        /** @description What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language. opening_not_distinct: a hook variant (b or c) whose page gave too few words for an opening of its own, so it opens as variant a does (the video is made, as asked; decisions §15). */
                         warnings: {
                             /** @enum {string} */
-                            code: "narration_not_in_language";
+                            code: "narration_not_in_language" | "opening_not_distinct";
                             message: string;
                         }[];
                         /** @description The video document's revision (GET …/videos/{video_id}/document): 1 for the first render, +1 per accepted edit. While an edit renders (status rendering), the one being rendered. */
@@ -5083,10 +5083,10 @@ export interface operations {
                          * @enum {string|null}
                          */
                         script_source: "localized_page" | "translated" | "source_text" | null;
-                        /** @description What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language. */
+                        /** @description What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language. opening_not_distinct: a hook variant (b or c) whose page gave too few words for an opening of its own, so it opens as variant a does (the video is made, as asked; decisions §15). */
                         warnings: {
                             /** @enum {string} */
-                            code: "narration_not_in_language";
+                            code: "narration_not_in_language" | "opening_not_distinct";
                             message: string;
                         }[];
                         /** @description The video document's revision (GET …/videos/{video_id}/document): 1 for the first render, +1 per accepted edit. While an edit renders (status rendering), the one being rendered. */
@@ -5209,10 +5209,10 @@ export interface operations {
                          * @enum {string|null}
                          */
                         script_source: "localized_page" | "translated" | "source_text" | null;
-                        /** @description What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language. */
+                        /** @description What is not quite as asked about this video, in plain words; empty when nothing is. narration_not_in_language: the scenes are narrated in the page's language, not this video's (script_source source_text); the message says how to get a video narrated in this language. opening_not_distinct: a hook variant (b or c) whose page gave too few words for an opening of its own, so it opens as variant a does (the video is made, as asked; decisions §15). */
                         warnings: {
                             /** @enum {string} */
-                            code: "narration_not_in_language";
+                            code: "narration_not_in_language" | "opening_not_distinct";
                             message: string;
                         }[];
                         /** @description The video document's revision (GET …/videos/{video_id}/document): 1 for the first render, +1 per accepted edit. While an edit renders (status rendering), the one being rendered. */
