@@ -11,8 +11,10 @@
  * the script and voice stages answer what they stored for it; a lane's render closes the open attempts of its own
  * videos only, not those of another lane rendering beside it.
  */
+import crypto from 'node:crypto';
 import { Errors, type Context, type Middleware } from 'moleculer';
 import { createCampaignClient, verifyWebhook, type WebhookEvent } from '../../clients/typescript/src';
+import type { TurnGate } from '../../lib/campaign/turn-gate';
 import { StageInterruptedError } from '../../lib/errors';
 import { webhookReceivers } from '../fixtures/webhook-receiver';
 import { CHECK_NOT_THE_SUBJECT, startHarness, type Harness } from '../support/harness';
@@ -288,6 +290,49 @@ describe('a lane’s render beside another’s, pipeline paused', () => {
       captions: [{ video_id: en.id, captions_key: 'captions/stored-en.vtt' }],
     });
   }, 120_000);
+
+  test('a canceled campaign’s waiting lane turns are removed: its waiting calls end, nothing of it is left to grant', async () => {
+    const { orgId, key } = await h.newCustomer('business');
+    const created = await h.request('POST', '/api/v1/campaigns', {
+      key,
+      body: { url: h.pageUrl, languages: ['en', HELD_LANGUAGE], platforms: ['tiktok'] },
+    });
+    expect(created.status).toBe(201);
+    const id: string = created.body.campaign_id;
+    await h.sql("UPDATE campaigns SET status = 'voiceover', progress = 35 WHERE id = $1", [id]);
+    // Another organization holds more of each stage than any capacity: the lanes' turns wait.
+    const blocker = crypto.randomUUID();
+    for (const stage of ['voiceover', 'rendering'])
+      await h.sql(
+        `INSERT INTO stage_turns (campaign_id, stage, lane, org_id, weight, age_ms, queued_ms, granted_ms, holder, lease_expires_ms)
+         VALUES ($1, $2, '', $3, 1000, 0, 0, 0, 'elsewhere', $4)`,
+        [blocker, stage, crypto.randomUUID(), Date.now() + 600_000],
+      );
+    const gate = (h.worker.getLocalService('campaigns') as unknown as { turnGate(): TurnGate }).turnGate();
+    // One lane spoken, the other (past it) rendered: a turn of each waits.
+    const lanes = [
+      { campaignId: id, stage: 'voiceover', lane: HELD_LANGUAGE },
+      { campaignId: id, stage: 'rendering', lane: 'en' },
+    ] as const;
+    const waits = lanes.map((turn) =>
+      gate.take({ ...turn, orgId, weight: 1, ageMs: Date.now() }).then(
+        () => 'granted',
+        (err: { type?: string }) => err.type,
+      ),
+    );
+    const queued = () =>
+      h.sql<{ stage: string; lane: string }>('SELECT stage, lane FROM stage_turns WHERE campaign_id = $1 ORDER BY stage', [id]);
+    expect(await waitFor(queued, (rows) => rows.length === 2, 10_000, 50)).toHaveLength(2);
+    try {
+      expect((await h.request('POST', `/api/v1/campaigns/${id}/cancel`, { key })).status).toBe(200);
+      // Gone with the cancel's transaction: no grant can go to them, and they hold no place.
+      expect(await queued()).toEqual([]);
+      expect(await Promise.all(waits)).toEqual([StageInterruptedError.TYPE, StageInterruptedError.TYPE]);
+    } finally {
+      for (const turn of lanes) await gate.release(turn);
+      await h.sql('DELETE FROM stage_turns WHERE campaign_id = $1', [blocker]);
+    }
+  }, 60_000);
 
   test('its start closes the open attempts of its own videos (an earlier run’s), not those of another lane rendering', async () => {
     const { key } = await h.newCustomer('business');
