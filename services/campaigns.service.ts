@@ -27,7 +27,6 @@ import type { Campaign, Video } from '../lib/db/models';
 import { findCampaignWithVideos } from '../lib/db/reads';
 import { conflict, invalidInput, notFound, quotaExceeded, unauthorized } from '../lib/errors';
 import { UUID_ANY_CASE } from '../lib/ids';
-import type { CampaignCanceledEvent } from '../mixins/cancelable.mixin';
 import { assertPublicUrl, guardFor, UrlRejectedError } from '../lib/net/net-guard';
 import { periodResetsAt, quotaPeriod, reserveQuota, usedInPeriod } from '../lib/campaign/quota';
 import { DbMixin } from '../mixins/db.mixin';
@@ -258,7 +257,6 @@ const CampaignsService: ServiceSchema<ServiceSettingSchema, CampaignsMethods, Ca
           if (err instanceof InvalidTransitionError) throw conflict(`Only a generating campaign can be canceled; this one is ${err.from}.`);
           throw err;
         }
-        await this.broker.broadcast<CampaignCanceledEvent>('campaigns.canceled', { campaign_id: id });
         const campaign = (await models.Campaign.findByPk(id, { include: [{ model: models.Video, as: 'videos' }] }))!;
         return this.present(campaign, campaign.videos ?? []);
       },

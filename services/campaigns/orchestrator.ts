@@ -67,6 +67,7 @@ import {
   type TurnKey,
 } from '../../lib/campaign/turns';
 import { declaredSlots } from '../../lib/render/slots';
+import { CAMPAIGN_WORK_STOPS, type CampaignCanceledEvent } from '../../mixins/cancelable.mixin';
 
 /** How often a node's waiting turns are looked at when no node said anything (one that died says nothing). */
 const TURN_POLL_MS = 2000;
@@ -265,7 +266,13 @@ export const orchestratorMethods = {
         // It waits for no stage any more: its turns go, and a waiting call of it learns so at once.
         await removeCampaignTurns(this.db, campaign.id, transaction);
         const stage = campaign.status;
-        if (isGenerating(stage)) transaction.afterCommit(() => this.announceTurns(stage));
+        // Its work in flight on any node is for nothing now (canceled, timed out, or one of its lanes failed while
+        // the others ran): stopped as a cancel stops it.
+        if (isGenerating(stage))
+          transaction.afterCommit(() => {
+            this.announceTurns(stage);
+            this.stopCampaignWork(campaign.id);
+          });
       } else {
         // Never back: a lane's videos ready moved it within the rendering band before the campaign got there.
         changes.progress = Math.max(PROGRESS_ON_ENTRY[params.to], campaign.progress ?? 0);
@@ -399,7 +406,8 @@ export const orchestratorMethods = {
    * Scheduled in the campaign's language order, one lane at a time in scripting and in voiceover (the voice is
    * CPU-bound), so lane i+1 is scripted while lane i is spoken, and spoken while lane i renders: the first video is
    * ready long before the last. A lane that must wait stops (the campaign is resumed later); one that fails fails
-   * the campaign, and the other lanes start no further step. Returns once every lane has stopped.
+   * the campaign (decisions §3), the other lanes start no further step, and their calls in flight are stopped (the
+   * failure's stop broadcast, applyTransition). Returns once every lane has stopped.
    */
   async runLanes(campaign: Campaign) {
     const { Campaign: Campaigns, Video: Videos } = this.db.models;
@@ -539,6 +547,16 @@ export const orchestratorMethods = {
     const warn = (err: Error) => this.logger.warn(`turns of ${stage} not announced: ${err.message}`);
     try {
       this.broker.broadcast<TurnsChanged>(TURNS_CHANGED, { stage }).catch(warn);
+    } catch (err) {
+      warn(err as Error);
+    }
+  },
+
+  /** Tells every node to stop the campaign's work in flight (mixins/cancelable.mixin.ts); never throws. */
+  stopCampaignWork(campaignId: string) {
+    const warn = (err: Error) => this.logger.warn(`campaign ${campaignId}: stop of its work not broadcast: ${err.message}`);
+    try {
+      this.broker.broadcast<CampaignCanceledEvent>(CAMPAIGN_WORK_STOPS, { campaign_id: campaignId }).catch(warn);
     } catch (err) {
       warn(err as Error);
     }

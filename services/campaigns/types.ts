@@ -322,6 +322,7 @@ export interface OrchestratorMethods {
   callStage(campaign: Campaign, action: StageAction, params: StageCall): Promise<unknown>;
   turnGate(): TurnGate;
   announceTurns(stage: GeneratingState): void;
+  stopCampaignWork(campaignId: string): void;
   stageCapacity(stage: GeneratingState): number;
   recordVideo(report: VideoReport, transaction?: Transaction): Promise<void>;
   recordStageResult(state: CampaignState, result: unknown, transaction: Transaction): Promise<void>;
