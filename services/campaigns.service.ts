@@ -376,7 +376,13 @@ const CampaignsService: ServiceSchema<ServiceSettingSchema, CampaignsMethods, Ca
       };
     },
 
-    /** decisions §1: the page loaded and checked (with the logo and the music) before anything is created; 422 when it cannot be. */
+    /**
+     * decisions §1: the page loaded and checked (with the logo and the music) before anything is created; 422 when it
+     * cannot be. It takes no turn of the collecting stage (decisions §14): the customer's request stays open for its
+     * answer (at most CAPTURE_CHECK_TIMEOUT), and a turn could wait behind other organizations' collections for longer
+     * than that. It runs in the capture service's own pool, apart from the collections, so it takes none of the stage's
+     * capacity either; each organization's share of the checks is bounded by its plan's request rate (rateLimit: plan).
+     */
     async checkPage(ctx: Context<CreateCampaignParams, CampaignMeta>, campaign: NormalizedCampaign) {
       const config = configOf(this.broker);
       try {

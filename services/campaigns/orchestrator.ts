@@ -63,6 +63,7 @@ import {
   queueView,
   removeCampaignTurns,
   removeSettledTurns,
+  type NewTurn,
   type StageTurnsView,
   type TurnKey,
 } from '../../lib/campaign/turns';
@@ -506,25 +507,39 @@ export const orchestratorMethods = {
    */
   async callStage(campaign: Campaign, action: StageAction, params: StageCall): Promise<unknown> {
     const stage = (Object.keys(STAGE_ACTIONS) as GeneratingState[]).find((state) => STAGE_ACTIONS[state] === action)!;
-    // A language's lane (runLanes) holds its own turn: the campaign's lanes queue, and are granted, each on its own.
-    const key: TurnKey = { campaignId: campaign.id, stage, lane: params.languages ? callLanguages(params).join(' ') : '' };
+    const turn: NewTurn = {
+      campaignId: campaign.id,
+      stage,
+      // A language's lane (runLanes) holds its own turn: the campaign's lanes queue, and are granted, each on its own.
+      lane: params.languages ? callLanguages(params).join(' ') : '',
+      orgId: campaign.org_id,
+      weight: stage === 'rendering' ? Math.max(1, callVideos(params).filter((video) => video.status !== 'ready').length) : 1,
+      ageMs: new Date(campaign.created_at).getTime(),
+    };
+    return this.inTurn(turn, () => call(this.broker, action, params, campaignTrace(campaign.id)));
+  },
+
+  /**
+   * Runs `work` holding `turn`: waits until it is granted, and gives it back when the work returns or throws. A
+   * campaign's stage calls (callStage) and an edit's voice and render (runEdit) all go through here.
+   */
+  async inTurn<T>(turn: NewTurn, work: () => Promise<T>): Promise<T> {
+    const { campaignId, stage, lane, orgId } = turn;
+    const key: TurnKey = { campaignId, stage, lane };
     const gate = this.turnGate();
     const queuedAt = Date.now();
     try {
-      await gate.take({
-        ...key,
-        orgId: campaign.org_id,
-        weight: stage === 'rendering' ? Math.max(1, callVideos(params).filter((video) => video.status !== 'ready').length) : 1,
-        ageMs: new Date(campaign.created_at).getTime(),
-      });
+      await gate.take(turn);
       const waited = Date.now() - queuedAt;
       if (waited >= 1000)
-        this.logger.info(`campaign ${campaign.id} (org ${campaign.org_id}): turn of ${stage} after ${(waited / 1000).toFixed(1)} s`);
-      return await call(this.broker, action, params, campaignTrace(campaign.id));
+        this.logger.info(
+          `campaign ${campaignId}${lane ? ` (${lane})` : ''} (org ${orgId}): turn of ${stage} after ${(waited / 1000).toFixed(1)} s`,
+        );
+      return await work();
     } finally {
       await gate
         .release(key)
-        .catch((err: Error) => this.logger.warn(`campaign ${campaign.id}: turn of ${stage} not released: ${err.message}`));
+        .catch((err: Error) => this.logger.warn(`campaign ${campaignId}: turn of ${stage} not released: ${err.message}`));
     }
   },
 
