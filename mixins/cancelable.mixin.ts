@@ -1,7 +1,8 @@
 /**
  * Cancel reaches the work in flight (decisions §11): the campaign actor broadcasts `campaigns.canceled` after it
- * failed the campaign with `canceled`, and every service with this mixin, on every node, aborts the signal of that
- * campaign's work. A stage takes a watch when it starts a campaign's work, checks the signal between its steps or
+ * failed the campaign with `canceled` — or for any other reason while it generated (timed out, or one language's lane
+ * failed while the others ran: their work is for nothing, decisions §3) — and every service with this mixin, on every
+ * node, aborts the signal of that campaign's work. A stage takes a watch when it starts a campaign's work, checks the signal between its steps or
  * hands it on (the renderer kills its child processes with it), and lets the watch go when done.
  *
  * A campaign canceled a moment before its work starts here is remembered for a few minutes, so that work stops at
@@ -10,6 +11,9 @@
  */
 import type { Context, Service, ServiceSchema } from 'moleculer';
 import { CampaignCanceledError } from '../lib/errors';
+
+/** The broadcast that stops a campaign's work: named for the cancel that first sent it, kept so for nodes of either version. */
+export const CAMPAIGN_WORK_STOPS = 'campaigns.canceled';
 
 /** `campaigns.canceled`'s payload. */
 export interface CampaignCanceledEvent {
@@ -48,7 +52,7 @@ export const CancelableMixin: Partial<ServiceSchema> = {
   },
 
   events: {
-    'campaigns.canceled'(this: CancelableThis, ctx: Context<CampaignCanceledEvent>) {
+    [CAMPAIGN_WORK_STOPS](this: CancelableThis, ctx: Context<CampaignCanceledEvent>) {
       const campaignId = ctx.params.campaign_id;
       const now = Date.now();
       for (const [id, at] of this.recentlyCanceled) if (now - at > REMEMBER_MS) this.recentlyCanceled.delete(id);

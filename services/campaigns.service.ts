@@ -27,7 +27,6 @@ import type { Campaign, Video } from '../lib/db/models';
 import { findCampaignWithVideos } from '../lib/db/reads';
 import { conflict, invalidInput, notFound, quotaExceeded, unauthorized } from '../lib/errors';
 import { UUID_ANY_CASE } from '../lib/ids';
-import type { CampaignCanceledEvent } from '../mixins/cancelable.mixin';
 import { assertPublicUrl, guardFor, UrlRejectedError } from '../lib/net/net-guard';
 import { periodResetsAt, quotaPeriod, reserveQuota, usedInPeriod } from '../lib/campaign/quota';
 import { DbMixin } from '../mixins/db.mixin';
@@ -258,7 +257,6 @@ const CampaignsService: ServiceSchema<ServiceSettingSchema, CampaignsMethods, Ca
           if (err instanceof InvalidTransitionError) throw conflict(`Only a generating campaign can be canceled; this one is ${err.from}.`);
           throw err;
         }
-        await this.broker.broadcast<CampaignCanceledEvent>('campaigns.canceled', { campaign_id: id });
         const campaign = (await models.Campaign.findByPk(id, { include: [{ model: models.Video, as: 'videos' }] }))!;
         return this.present(campaign, campaign.videos ?? []);
       },
@@ -378,7 +376,13 @@ const CampaignsService: ServiceSchema<ServiceSettingSchema, CampaignsMethods, Ca
       };
     },
 
-    /** decisions §1: the page loaded and checked (with the logo and the music) before anything is created; 422 when it cannot be. */
+    /**
+     * decisions §1: the page loaded and checked (with the logo and the music) before anything is created; 422 when it
+     * cannot be. It takes no turn of the collecting stage (decisions §14): the customer's request stays open for its
+     * answer (at most CAPTURE_CHECK_TIMEOUT), and a turn could wait behind other organizations' collections for longer
+     * than that. It runs in the capture service's own pool, apart from the collections, so it takes none of the stage's
+     * capacity either; each organization's share of the checks is bounded by its plan's request rate (rateLimit: plan).
+     */
     async checkPage(ctx: Context<CreateCampaignParams, CampaignMeta>, campaign: NormalizedCampaign) {
       const config = configOf(this.broker);
       try {

@@ -197,21 +197,21 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
 
     /** The voiceover stage's input: the plan and each language's script (this stage owns both tables). */
     /**
-     * A retry's plan (it starts after processing) and, if it starts after scripting, its scripts: the failed
-     * campaign's, copied.
+     * A retry's plan and scripts (it starts after processing): the failed campaign's, copied. Its languages run in
+     * lanes, so a retry that starts in scripting may have languages scripted already (kept); a language whose script
+     * failed has none stored, and is scripted again.
      */
     adopt: {
       visibility: 'public',
       params: ADOPT_SCHEMA,
       async handler(ctx: Context<AdoptParams>): Promise<AdoptResult> {
         const { models, sequelize } = this.db;
-        const { from_campaign_id: from, campaign_id: to, starts_in: startsIn } = ctx.params;
-        const withScripts = startsIn === 'voiceover' || startsIn === 'rendering';
+        const { from_campaign_id: from, campaign_id: to } = ctx.params;
         return sequelize.transaction(async (transaction: Transaction) => {
           const plan = await models.CampaignPlan.findByPk(from, { transaction });
           if (!plan) return { copied: 0 };
           await models.CampaignPlan.upsert({ campaign_id: to, plan: plan.plan, page_texts: plan.page_texts ?? null }, { transaction });
-          const scripts = withScripts ? await models.CampaignScript.findAll({ where: { campaign_id: from }, transaction }) : [];
+          const scripts = await models.CampaignScript.findAll({ where: { campaign_id: from }, transaction });
           await models.CampaignScript.destroy({ where: { campaign_id: to }, transaction });
           for (const row of scripts) {
             await models.CampaignScript.create(

@@ -227,8 +227,9 @@ const VoiceService: ServiceSchema<ServiceSettingSchema, VoiceMethods, VoiceLocal
 
     /** The rendering stage's input: each video's storyboard (this stage owns the storyboards table). */
     /**
-     * A retry that starts at rendering: each failed video's storyboard, copied to the retry's video of the same
-     * language and platform (its narration and captions stay where they were stored).
+     * A retry that starts after processing: each storyboard the failed campaign's videos have (their languages' lanes
+     * spoken before it failed), copied to the retry's video of the same language, platform and variant (its narration
+     * and captions stay where they were stored).
      */
     adopt: {
       visibility: 'public',

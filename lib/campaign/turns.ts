@@ -1,7 +1,7 @@
 /**
  * The stages' turn queue in the database (decisions §14: fair scheduling across organizations at every stage, on
- * every node). Before the campaign actor calls a stage, the call queues a turn here and waits until it is granted
- * (services/campaigns/turns.ts); grants follow lib/campaign/fair-order.ts, made under the stage's row lock
+ * every node). Before the campaign actor calls a stage (a campaign's, or an edit's voice or render), the call queues a
+ * turn here and waits until it is granted (services/campaigns/orchestrator.ts, inTurn); grants follow lib/campaign/fair-order.ts, made under the stage's row lock
  * (`stage_queues`, FOR UPDATE on PostgreSQL; SQLite's IMMEDIATE transactions serialise writers), so two nodes never
  * grant past the stage's capacity nor the same turn twice. Every turn has a lease its node renews: a turn whose node
  * died is granted to nobody while it waits, and given back to the queue (its place kept) once its lease runs out
@@ -11,11 +11,15 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { GENERATING_STATES, type GeneratingState } from './states';
 import { pickGrants, type WaitingTurn } from './fair-order';
+import { VIDEO_EDIT_RUNNING } from './video-edit';
 
 export interface TurnKey {
   campaignId: string;
   stage: GeneratingState;
-  /** A part of the campaign calling the stage on its own (a language's lane); '' for the whole campaign. */
+  /**
+   * A part of the campaign calling the stage on its own: a language's lane, or a video's id for an edit of that video
+   * (the campaign is in review then); '' for the whole campaign.
+   */
   lane: string;
 }
 
@@ -192,11 +196,16 @@ export async function removeCampaignTurns(db: TurnsDb, campaignId: string, trans
   await db.sequelize.query('DELETE FROM stage_turns WHERE campaign_id = :campaignId', { replacements: { campaignId }, transaction });
 }
 
-/** Turns left behind by campaigns no longer generating (their actor died before it released them). */
+/**
+ * Turns left behind by campaigns no longer generating (their actor died before it released them); an edit's, by
+ * its lane, only once the edit of that video is no longer running.
+ */
 export async function removeSettledTurns(db: TurnsDb): Promise<void> {
-  await db.sequelize.query('DELETE FROM stage_turns WHERE campaign_id NOT IN (SELECT id FROM campaigns WHERE status IN (:generating))', {
-    replacements: { generating: [...GENERATING_STATES] },
-  });
+  await db.sequelize.query(
+    `DELETE FROM stage_turns WHERE campaign_id NOT IN (SELECT id FROM campaigns WHERE status IN (:generating))
+       AND lane NOT IN (SELECT CAST(video_id AS VARCHAR(40)) FROM video_edits WHERE status IN (:editing))`,
+    { replacements: { generating: [...GENERATING_STATES], editing: [...VIDEO_EDIT_RUNNING] } },
+  );
 }
 
 export interface StageQueueView {

@@ -2,7 +2,8 @@
  * Editing a video (decisions §12): PUT /campaigns/{id}/videos/{video_id}/document. The actor checks
  * the edit against the document as it is (lib/campaign/video-edit.ts), records it with the video now `rendering` at the
  * new revision, and runs it: the voice stage speaks only the scenes that changed (voice.respeak), the rendering stage
- * renders that one video (rendering.renderEdit, with a campaign render's balancing, retries and cancel), and the actor
+ * renders that one video (rendering.renderEdit, with a campaign render's balancing, retries and cancel), each in a
+ * turn of its stage like a campaign's calls (decisions §14: fair across organizations), and the actor
  * settles it — the new revision's files served, or the previous ones kept with the reason — writing `video.updated` to
  * the outbox in the same transaction. A module of the `campaigns` service (mixed into services/campaigns.service.ts).
  *
@@ -16,6 +17,7 @@ import { Op, type Transaction } from 'sequelize';
 import { configOf } from '../../config';
 import { writeVideoUpdatedEvent } from '../../lib/campaign/outbox';
 import { campaignTrace, type VideoReport } from '../../lib/campaign/stages';
+import type { NewTurn } from '../../lib/campaign/turns';
 import { buildVideoDocument, type VideoDocument } from '../../lib/campaign/video-document';
 import { EDIT_WINDOW_MS, EDITS_PER_VIDEO_PER_DAY, readEdit, VIDEO_EDIT_RUNNING } from '../../lib/campaign/video-edit';
 import type { Campaign, Video, VideoEdit } from '../../lib/db/models';
@@ -47,6 +49,15 @@ import type {
 
 /** How an edit's run ended: its render's report, or why it failed for good. */
 type EditOutcome = { report: VideoReport } | { error: { code: string; message: string } };
+
+/**
+ * An edit's turn of the voice or rendering stage (decisions §14: fair at every stage, an edit's work as a campaign's):
+ * its organization's, as old as the edit, in its video's lane (one edit of a video runs at a time); a render holds
+ * one render slot.
+ */
+function editTurn(edit: VideoEdit, orgId: string, stage: 'voiceover' | 'rendering'): NewTurn {
+  return { campaignId: edit.campaign_id, stage, lane: edit.video_id, orgId, weight: 1, ageMs: new Date(edit.created_at).getTime() };
+}
 
 export const editActions: CampaignsActionSchemas = {
   editVideo: {
@@ -217,24 +228,26 @@ export const editMethods = {
         const edit: VideoEdit | null = await this.db.models.VideoEdit.findByPk(editId);
         if (!edit || !isOneOf(VIDEO_EDIT_RUNNING, edit.status)) return;
         const trace = campaignTrace(edit.campaign_id);
+        const campaign = (await this.db.models.Campaign.findByPk(edit.campaign_id, { attributes: ['id', 'org_id', 'options'] }))!;
         if (edit.status === 'speaking') {
-          const campaign = (await this.db.models.Campaign.findByPk(edit.campaign_id, { attributes: ['id', 'options'] }))!;
           const shown = new Set(edit.document.scenes.flatMap((s) => (s.screen ? [screenshotKeyOf(edit.campaign_id, s.screen)] : [])));
           const captures = await call(this.broker, 'capture.screenshots', { campaign_id: edit.campaign_id }, trace);
           const screens = captures.flatMap((c) => c.screenshots).filter((ref) => shown.has(ref.key));
-          const spoken = await call(
-            this.broker,
-            'voice.respeak',
-            {
-              campaign_id: edit.campaign_id,
-              video_id: edit.video_id,
-              revision: edit.revision,
-              base_revision: edit.base_revision,
-              edit: edit.document,
-              screens,
-              options: campaign.options ?? null,
-            },
-            trace,
+          const spoken = await this.inTurn(editTurn(edit, campaign.org_id, 'voiceover'), () =>
+            call(
+              this.broker,
+              'voice.respeak',
+              {
+                campaign_id: edit.campaign_id,
+                video_id: edit.video_id,
+                revision: edit.revision,
+                base_revision: edit.base_revision,
+                edit: edit.document,
+                screens,
+                options: campaign.options ?? null,
+              },
+              trace,
+            ),
           );
           await this.db.models.VideoEdit.update(
             { status: 'rendering', captions_key: spoken.captions_key, scenes_spoken: spoken.scenes_spoken },
@@ -242,11 +255,13 @@ export const editMethods = {
           );
           continue;
         }
-        const report = await call(
-          this.broker,
-          'rendering.renderEdit',
-          { campaign_id: edit.campaign_id, video_id: edit.video_id, revision: edit.revision },
-          trace,
+        const report = await this.inTurn(editTurn(edit, campaign.org_id, 'rendering'), () =>
+          call(
+            this.broker,
+            'rendering.renderEdit',
+            { campaign_id: edit.campaign_id, video_id: edit.video_id, revision: edit.revision },
+            trace,
+          ),
         );
         await this.settleEdit(editId, { report });
         return;

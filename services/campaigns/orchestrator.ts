@@ -63,10 +63,12 @@ import {
   queueView,
   removeCampaignTurns,
   removeSettledTurns,
+  type NewTurn,
   type StageTurnsView,
   type TurnKey,
 } from '../../lib/campaign/turns';
 import { declaredSlots } from '../../lib/render/slots';
+import { CAMPAIGN_WORK_STOPS, type CampaignCanceledEvent } from '../../mixins/cancelable.mixin';
 
 /** How often a node's waiting turns are looked at when no node said anything (one that died says nothing). */
 const TURN_POLL_MS = 2000;
@@ -265,7 +267,13 @@ export const orchestratorMethods = {
         // It waits for no stage any more: its turns go, and a waiting call of it learns so at once.
         await removeCampaignTurns(this.db, campaign.id, transaction);
         const stage = campaign.status;
-        if (isGenerating(stage)) transaction.afterCommit(() => this.announceTurns(stage));
+        // Its work in flight on any node is for nothing now (canceled, timed out, or one of its lanes failed while
+        // the others ran): stopped as a cancel stops it.
+        if (isGenerating(stage))
+          transaction.afterCommit(() => {
+            this.announceTurns(stage);
+            this.stopCampaignWork(campaign.id);
+          });
       } else {
         // Never back: a lane's videos ready moved it within the rendering band before the campaign got there.
         changes.progress = Math.max(PROGRESS_ON_ENTRY[params.to], campaign.progress ?? 0);
@@ -399,7 +407,8 @@ export const orchestratorMethods = {
    * Scheduled in the campaign's language order, one lane at a time in scripting and in voiceover (the voice is
    * CPU-bound), so lane i+1 is scripted while lane i is spoken, and spoken while lane i renders: the first video is
    * ready long before the last. A lane that must wait stops (the campaign is resumed later); one that fails fails
-   * the campaign, and the other lanes start no further step. Returns once every lane has stopped.
+   * the campaign (decisions §3), the other lanes start no further step, and their calls in flight are stopped (the
+   * failure's stop broadcast, applyTransition). Returns once every lane has stopped.
    */
   async runLanes(campaign: Campaign) {
     const { Campaign: Campaigns, Video: Videos } = this.db.models;
@@ -498,25 +507,39 @@ export const orchestratorMethods = {
    */
   async callStage(campaign: Campaign, action: StageAction, params: StageCall): Promise<unknown> {
     const stage = (Object.keys(STAGE_ACTIONS) as GeneratingState[]).find((state) => STAGE_ACTIONS[state] === action)!;
-    // A language's lane (runLanes) holds its own turn: the campaign's lanes queue, and are granted, each on its own.
-    const key: TurnKey = { campaignId: campaign.id, stage, lane: params.languages ? callLanguages(params).join(' ') : '' };
+    const turn: NewTurn = {
+      campaignId: campaign.id,
+      stage,
+      // A language's lane (runLanes) holds its own turn: the campaign's lanes queue, and are granted, each on its own.
+      lane: params.languages ? callLanguages(params).join(' ') : '',
+      orgId: campaign.org_id,
+      weight: stage === 'rendering' ? Math.max(1, callVideos(params).filter((video) => video.status !== 'ready').length) : 1,
+      ageMs: new Date(campaign.created_at).getTime(),
+    };
+    return this.inTurn(turn, () => call(this.broker, action, params, campaignTrace(campaign.id)));
+  },
+
+  /**
+   * Runs `work` holding `turn`: waits until it is granted, and gives it back when the work returns or throws. A
+   * campaign's stage calls (callStage) and an edit's voice and render (runEdit) all go through here.
+   */
+  async inTurn<T>(turn: NewTurn, work: () => Promise<T>): Promise<T> {
+    const { campaignId, stage, lane, orgId } = turn;
+    const key: TurnKey = { campaignId, stage, lane };
     const gate = this.turnGate();
     const queuedAt = Date.now();
     try {
-      await gate.take({
-        ...key,
-        orgId: campaign.org_id,
-        weight: stage === 'rendering' ? Math.max(1, callVideos(params).filter((video) => video.status !== 'ready').length) : 1,
-        ageMs: new Date(campaign.created_at).getTime(),
-      });
+      await gate.take(turn);
       const waited = Date.now() - queuedAt;
       if (waited >= 1000)
-        this.logger.info(`campaign ${campaign.id} (org ${campaign.org_id}): turn of ${stage} after ${(waited / 1000).toFixed(1)} s`);
-      return await call(this.broker, action, params, campaignTrace(campaign.id));
+        this.logger.info(
+          `campaign ${campaignId}${lane ? ` (${lane})` : ''} (org ${orgId}): turn of ${stage} after ${(waited / 1000).toFixed(1)} s`,
+        );
+      return await work();
     } finally {
       await gate
         .release(key)
-        .catch((err: Error) => this.logger.warn(`campaign ${campaign.id}: turn of ${stage} not released: ${err.message}`));
+        .catch((err: Error) => this.logger.warn(`campaign ${campaignId}: turn of ${stage} not released: ${err.message}`));
     }
   },
 
@@ -539,6 +562,16 @@ export const orchestratorMethods = {
     const warn = (err: Error) => this.logger.warn(`turns of ${stage} not announced: ${err.message}`);
     try {
       this.broker.broadcast<TurnsChanged>(TURNS_CHANGED, { stage }).catch(warn);
+    } catch (err) {
+      warn(err as Error);
+    }
+  },
+
+  /** Tells every node to stop the campaign's work in flight (mixins/cancelable.mixin.ts); never throws. */
+  stopCampaignWork(campaignId: string) {
+    const warn = (err: Error) => this.logger.warn(`campaign ${campaignId}: stop of its work not broadcast: ${err.message}`);
+    try {
+      this.broker.broadcast<CampaignCanceledEvent>(CAMPAIGN_WORK_STOPS, { campaign_id: campaignId }).catch(warn);
     } catch (err) {
       warn(err as Error);
     }

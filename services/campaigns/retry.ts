@@ -2,7 +2,8 @@
  * Retry a failed campaign: POST /campaigns/{id}/retry makes a new campaign (its own id, `retry_of`
  * the failed one, one quota unit like any create) that starts in the state its original failed in, with what the
  * original's finished stages stored copied by their owners (capture.adopt, script.adopt, voice.adopt): a render that
- * failed is rendered again without loading the page again. A module of the `campaigns` service (mixed into
+ * failed is rendered again without loading the page again. Each video keeps what it had finished (its script's source,
+ * its captions, its files if it was ready), so a language done before another failed is not made again. A module of the `campaigns` service (mixed into
  * services/campaigns.service.ts).
  *
  * The new campaign is written holding its lease, so the reaper leaves it alone while the owners copy; then the actor
@@ -21,11 +22,15 @@ import { CampaignIdParams, RetriedCampaign } from '../../lib/http/api-schemas';
 import { call } from '../../lib/net/calls';
 import type { CampaignByIdParams, CampaignMeta, CampaignsActionSchemas, CampaignsThis, RetryCampaignResult, RetryMethods } from './types';
 
-/** The owner that copies each stage's outputs, and the first state after which they exist. */
+/**
+ * The owner that copies each stage's outputs, and the first state after which they may exist. After processing, each
+ * language runs its own lane (lib/campaign/lanes.ts): a campaign that failed in scripting may have languages spoken, or
+ * their videos ready, already.
+ */
 const ADOPTERS: Array<{ action: 'capture.adopt' | 'script.adopt' | 'voice.adopt'; after: GeneratingState }> = [
   { action: 'capture.adopt', after: 'collecting' },
   { action: 'script.adopt', after: 'processing' },
-  { action: 'voice.adopt', after: 'voiceover' },
+  { action: 'voice.adopt', after: 'processing' },
 ];
 const stepOf = (state: GeneratingState) => GENERATING_STATES.indexOf(state);
 
@@ -38,7 +43,7 @@ export const retryActions: CampaignsActionSchemas = {
     openapi: {
       summary: 'Retry a failed campaign',
       description:
-        "Makes a new campaign (201, its own id, retry_of this one) that starts where this one failed, reusing what its finished stages stored (the page's captures, the plan, the scripts, the narration): a failed render is rendered again without loading the page. One campaign of the monthly quota, like any create. Only a failed campaign that was not canceled can be retried (409 otherwise).",
+        "Makes a new campaign (201, its own id, retry_of this one) that starts where this one failed, reusing what its finished stages stored (the page's captures, the plan, the scripts, the narration, the videos already made): a failed render is rendered again without loading the page, and a language finished before another failed is not made again. One campaign of the monthly quota, like any create. Only a failed campaign that was not canceled can be retried (409 otherwise).",
       successStatus: 201,
       response: RetriedCampaign,
       responses: { 409: 'The campaign has not failed, or was canceled by its customer.' },
@@ -108,7 +113,8 @@ export const retryMethods = {
           webhook_events: original.webhook_events,
           options: original.options,
           metadata: original.metadata,
-          page_language: stepOf(startsIn) > stepOf('scripting') ? original.page_language : null,
+          // Recorded by the first language scripted, which another lane's failure did not undo.
+          page_language: stepOf(startsIn) > stepOf('processing') ? original.page_language : null,
           retry_of: original.id,
           progress: PROGRESS_ON_ENTRY[startsIn],
           quota_period: period,
@@ -120,15 +126,29 @@ export const retryMethods = {
         { transaction },
       );
       for (const video of originals) {
+        // What each video had finished is kept, whichever state the campaign failed in: its lane goes on from there
+        // (a language done before another failed is neither scripted, spoken nor rendered again).
+        const after = stepOf(startsIn) > stepOf('processing');
+        const ready = after && video.status === 'ready' && Boolean(video.file_key);
         const copy = await models.Video.create(
           {
             campaign_id: campaignId,
             language: video.language,
             platform: video.platform,
             variant: video.variant,
-            status: 'queued',
-            script_source: stepOf(startsIn) > stepOf('scripting') ? video.script_source : null,
-            captions_key: stepOf(startsIn) > stepOf('voiceover') ? video.captions_key : null,
+            status: ready ? 'ready' : 'queued',
+            script_source: after ? (video.script_source ?? null) : null,
+            captions_key: after ? (video.captions_key ?? null) : null,
+            ...(ready
+              ? {
+                  file_key: video.file_key,
+                  thumbnail_key: video.thumbnail_key,
+                  captions_srt_key: video.captions_srt_key,
+                  duration_seconds: video.duration_seconds,
+                  quality: video.quality,
+                  file_revision: 1,
+                }
+              : {}),
           },
           { transaction },
         );

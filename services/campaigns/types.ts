@@ -11,7 +11,7 @@ import type { CampaignState, GeneratingState, StageAction } from '../../lib/camp
 import type { CampaignListView, CampaignRow, CampaignView, VideoRow, VideoView } from '../../lib/campaign/view';
 import type { VideoEditInput } from '../../lib/campaign/video-edit';
 import type { TurnGate } from '../../lib/campaign/turn-gate';
-import type { StageTurnsView } from '../../lib/campaign/turns';
+import type { NewTurn, StageTurnsView } from '../../lib/campaign/turns';
 import type { Batch, Campaign, Video } from '../../lib/db/models';
 import type { operations } from '../../clients/typescript/src/schema';
 import type { AuthContext } from '../../lib/http/auth';
@@ -320,8 +320,10 @@ export interface OrchestratorMethods {
   applyTransition(params: TransitionParams, outer?: Transaction): Promise<Campaign>;
   advance(campaignId: string): Promise<void>;
   callStage(campaign: Campaign, action: StageAction, params: StageCall): Promise<unknown>;
+  inTurn<T>(turn: NewTurn, work: () => Promise<T>): Promise<T>;
   turnGate(): TurnGate;
   announceTurns(stage: GeneratingState): void;
+  stopCampaignWork(campaignId: string): void;
   stageCapacity(stage: GeneratingState): number;
   recordVideo(report: VideoReport, transaction?: Transaction): Promise<void>;
   recordStageResult(state: CampaignState, result: unknown, transaction: Transaction): Promise<void>;

@@ -7,19 +7,25 @@
  * the lane waits, the actor lets the campaign go, and the actor that takes it over goes on from what is recorded —
  * the first language is neither scripted nor spoken again — to review with every video and one campaign.completed
  * after both video.ready. A cancel while the second language is held stops both lanes: nothing more is called for
- * the campaign and its lease is let go. With the pipeline paused, the stages called for one lane: called again after a node died,
- * the script and voice stages answer what they stored for it; a lane's render closes the open attempts of its own
- * videos only, not those of another lane rendering beside it.
+ * the campaign and its lease is let go. A lane whose stage fails fails the campaign (decisions §3), and the other
+ * lane's voice call in flight stops as a cancel stops it. With the pipeline paused, the stages called for one lane:
+ * called again after a node died, the script and voice stages answer what they stored for it; a canceled campaign's
+ * waiting turns are removed and their calls told; a lane's render closes the open attempts of its own videos only,
+ * not those of another lane rendering beside it.
  */
+import crypto from 'node:crypto';
 import { Errors, type Context, type Middleware } from 'moleculer';
 import { createCampaignClient, verifyWebhook, type WebhookEvent } from '../../clients/typescript/src';
-import { StageInterruptedError } from '../../lib/errors';
+import type { TurnGate } from '../../lib/campaign/turn-gate';
+import { CampaignCanceledError, StageInterruptedError, stageFailure } from '../../lib/errors';
 import { webhookReceivers } from '../fixtures/webhook-receiver';
 import { CHECK_NOT_THE_SUBJECT, startHarness, type Harness } from '../support/harness';
 import { waitFor } from '../support/wait';
 
 const limits = { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000, redisTimeoutMs: 10_000 };
 const HELD_LANGUAGE = 'ja';
+/** A campaign so titled has its held language's script fail once the first language's voice call is made. */
+const FAILING_LANE_TITLE = 'The second language fails';
 
 /** A hold on one campaign's first voice call for the held language: reached when it is made, released by the test. */
 interface Hold {
@@ -36,10 +42,15 @@ function newHold(): Hold {
   return hold;
 }
 
-/** The stage calls the actor made per campaign, as "action languages", and a hold per campaign on the held language's voice. */
+/**
+ * The stage calls the actor made per campaign, as "action languages", and a hold per campaign on the held language's
+ * voice. In a campaign titled FAILING_LANE_TITLE, the first language's voice call is held instead (its hold, and how
+ * the call ended once let go: `spoken`, or its error's type) while the held language's script fails.
+ */
 function laneWatch() {
   const calls = new Map<string, string[]>();
   const holds = new Map<string, Hold>();
+  const ended = new Map<string, Promise<string>>();
   const hold = (campaignId: string): Hold => {
     if (!holds.has(campaignId)) holds.set(campaignId, newHold());
     return holds.get(campaignId)!;
@@ -52,10 +63,29 @@ function laneWatch() {
     name: 'HoldSecondLane',
     localAction(next: (ctx: Context) => Promise<unknown>, action: { name?: string }) {
       if (!['script.write', 'voice.speak', 'rendering.renderCampaign'].includes(action.name ?? '')) return next;
-      return async (ctx: Context<{ campaign_id: string; languages?: string[] }>) => {
+      return async (ctx: Context<{ campaign_id: string; languages?: string[]; input?: { title?: string } }>) => {
         const languages = ctx.params.languages?.join(',') ?? 'all';
         callsOf(ctx.params.campaign_id).push(`${action.name} ${languages}`);
         const held = hold(ctx.params.campaign_id);
+        if (ctx.params.input?.title === FAILING_LANE_TITLE) {
+          if (action.name === 'script.write' && languages === HELD_LANGUAGE) {
+            await held.reached;
+            throw stageFailure('translation_failed', 'The script failed (by the test).', false);
+          }
+          if (action.name === 'voice.speak' && languages === 'en') {
+            held.reach();
+            await held.released;
+            const outcome = next(ctx);
+            ended.set(
+              ctx.params.campaign_id,
+              outcome.then(
+                () => 'spoken',
+                (err: { type?: string }) => err.type ?? 'error',
+              ),
+            );
+            return outcome;
+          }
+        }
         if (action.name === 'voice.speak' && languages === HELD_LANGUAGE && !held.held) {
           held.held = true;
           held.reach();
@@ -67,7 +97,14 @@ function laneWatch() {
       };
     },
   };
-  return { middleware, callsOf, hold, releaseAll: () => holds.forEach((held) => held.letGo('go')) };
+  const endOf = (campaignId: string) =>
+    waitFor(
+      async () => ended.get(campaignId),
+      (outcome) => outcome !== undefined,
+      30_000,
+      50,
+    ).then((outcome) => outcome!);
+  return { middleware, callsOf, hold, endOf, releaseAll: () => holds.forEach((held) => held.letGo('go')) };
 }
 
 describe('a campaign’s languages in lanes', () => {
@@ -235,6 +272,28 @@ describe('a campaign’s languages in lanes', () => {
     );
     expect(Number(count)).toBe(0);
   }, 900_000);
+
+  test('a lane that fails fails the campaign, and the other lane’s call in flight stops instead of running to its end', async () => {
+    const created = await client().POST('/api/v1/campaigns', {
+      body: { url: h.pageUrl, title: FAILING_LANE_TITLE, languages: ['en', HELD_LANGUAGE], platforms: ['tiktok'], quality: 'draft' },
+    });
+    expect(created.response.status).toBe(201);
+    const failingId = created.data!.campaign_id;
+    const readFailing = async () => (await client().GET('/api/v1/campaigns/{id}', { params: { path: { id: failingId } } })).data!;
+    // The first language is being spoken when the second's script fails.
+    await watch.hold(failingId).reached;
+    const failed = await waitFor(readFailing, (c) => c.status === 'failed', 120_000, 250);
+    expect(failed.error).toMatchObject({ code: 'translation_failed' });
+    // The voice call goes on after the failure: the stage stops at once, as for a cancel; nothing of it is spoken or stored.
+    watch.hold(failingId).letGo('go');
+    expect(await watch.endOf(failingId)).toBe(CampaignCanceledError.TYPE);
+    const [{ count }] = await h.sql<{ count: string }>('SELECT count(*) AS count FROM storyboards WHERE campaign_id = $1', [failingId]);
+    expect(Number(count)).toBe(0);
+    const row = async () =>
+      (await h.sql<{ lease_owner: string | null }>('SELECT lease_owner FROM campaigns WHERE id = $1', [failingId]))[0];
+    expect((await waitFor(row, (r) => r.lease_owner === null, 60_000, 250)).lease_owner).toBeNull();
+    expect(watch.callsOf(failingId).filter((c) => !c.startsWith('script.write'))).toEqual(['voice.speak en']);
+  }, 300_000);
 });
 
 describe('a lane’s render beside another’s, pipeline paused', () => {
@@ -288,6 +347,49 @@ describe('a lane’s render beside another’s, pipeline paused', () => {
       captions: [{ video_id: en.id, captions_key: 'captions/stored-en.vtt' }],
     });
   }, 120_000);
+
+  test('a canceled campaign’s waiting lane turns are removed: its waiting calls end, nothing of it is left to grant', async () => {
+    const { orgId, key } = await h.newCustomer('business');
+    const created = await h.request('POST', '/api/v1/campaigns', {
+      key,
+      body: { url: h.pageUrl, languages: ['en', HELD_LANGUAGE], platforms: ['tiktok'] },
+    });
+    expect(created.status).toBe(201);
+    const id: string = created.body.campaign_id;
+    await h.sql("UPDATE campaigns SET status = 'voiceover', progress = 35 WHERE id = $1", [id]);
+    // Another organization holds more of each stage than any capacity: the lanes' turns wait.
+    const blocker = crypto.randomUUID();
+    for (const stage of ['voiceover', 'rendering'])
+      await h.sql(
+        `INSERT INTO stage_turns (campaign_id, stage, lane, org_id, weight, age_ms, queued_ms, granted_ms, holder, lease_expires_ms)
+         VALUES ($1, $2, '', $3, 1000, 0, 0, 0, 'elsewhere', $4)`,
+        [blocker, stage, crypto.randomUUID(), Date.now() + 600_000],
+      );
+    const gate = (h.worker.getLocalService('campaigns') as unknown as { turnGate(): TurnGate }).turnGate();
+    // One lane spoken, the other (past it) rendered: a turn of each waits.
+    const lanes = [
+      { campaignId: id, stage: 'voiceover', lane: HELD_LANGUAGE },
+      { campaignId: id, stage: 'rendering', lane: 'en' },
+    ] as const;
+    const waits = lanes.map((turn) =>
+      gate.take({ ...turn, orgId, weight: 1, ageMs: Date.now() }).then(
+        () => 'granted',
+        (err: { type?: string }) => err.type,
+      ),
+    );
+    const queued = () =>
+      h.sql<{ stage: string; lane: string }>('SELECT stage, lane FROM stage_turns WHERE campaign_id = $1 ORDER BY stage', [id]);
+    expect(await waitFor(queued, (rows) => rows.length === 2, 10_000, 50)).toHaveLength(2);
+    try {
+      expect((await h.request('POST', `/api/v1/campaigns/${id}/cancel`, { key })).status).toBe(200);
+      // Gone with the cancel's transaction: no grant can go to them, and they hold no place.
+      expect(await queued()).toEqual([]);
+      expect(await Promise.all(waits)).toEqual([StageInterruptedError.TYPE, StageInterruptedError.TYPE]);
+    } finally {
+      for (const turn of lanes) await gate.release(turn);
+      await h.sql('DELETE FROM stage_turns WHERE campaign_id = $1', [blocker]);
+    }
+  }, 60_000);
 
   test('its start closes the open attempts of its own videos (an earlier run’s), not those of another lane rendering', async () => {
     const { key } = await h.newCustomer('business');

@@ -1,7 +1,8 @@
 /**
  * Retry a failed campaign: POST /api/v1/campaigns/{id}/retry makes a new campaign that starts where
  * the failed one failed, reusing what its finished stages stored. A campaign whose render failed is rendered again
- * and reaches review without the page being loaded again (the fixture site counts every request). Real PostgreSQL,
+ * and reaches review without the page being loaded again (the fixture site counts every request); one whose second
+ * language failed keeps the first language's video as made, and only the second is made again. Real PostgreSQL,
  * Chromium, voices and editly on the harness.
  */
 import { runCampaign, untilSettled } from '../support/campaign-run';
@@ -81,7 +82,14 @@ test('a campaign whose render failed is retried from rendering: review again, no
 test('a campaign that failed while scripting is retried from scripting: the captures and plan reused, the rest made anew', async () => {
   const run = await runCampaign(h, customer.key, { languages: ['en'], platforms: ['tiktok'], quality: 'draft' });
   expect(run.campaign.status).toBe('review');
+  // What a script that failed leaves: the video neither scripted, spoken nor rendered, no script stored.
   await h.sql("UPDATE campaigns SET status = 'failed', error_code = 'translation_failed', error_message = 'x' WHERE id = $1", [run.id]);
+  await h.sql(
+    "UPDATE videos SET status = 'queued', script_source = NULL, captions_key = NULL, file_key = NULL, file_revision = NULL WHERE campaign_id = $1",
+    [run.id],
+  );
+  await h.sql('DELETE FROM campaign_scripts WHERE campaign_id = $1', [run.id]);
+  await h.sql('DELETE FROM storyboards WHERE campaign_id = $1', [run.id]);
   await h.sql(
     "INSERT INTO campaign_events (campaign_id, from_status, to_status, detail, created_at) VALUES ($1, 'scripting', 'failed', 'x', now())",
     [run.id],
@@ -103,6 +111,51 @@ test('a campaign that failed while scripting is retried from scripting: the capt
   expect(await h.sql('SELECT video_id FROM storyboards WHERE campaign_id = $1', [id])).toHaveLength(1);
   const events = await h.sql<{ to_status: string }>('SELECT to_status FROM campaign_events WHERE campaign_id = $1 ORDER BY id', [id]);
   expect(events.map((e) => e.to_status)).toEqual(['scripting', 'voiceover', 'rendering', 'review']);
+}, 300_000);
+
+test('a campaign whose second language failed is retried keeping the first: only the failed language is made again', async () => {
+  const run = await runCampaign(h, customer.key, { languages: ['en', 'ja'], platforms: ['tiktok'], quality: 'draft' });
+  expect(run.campaign.status).toBe('review');
+  // What the second language's voice failing leaves, the first language's lane done: its video unspoken, no files.
+  await h.sql("UPDATE campaigns SET status = 'failed', error_code = 'speech_failed', error_message = 'x' WHERE id = $1", [run.id]);
+  await h.sql(
+    `UPDATE videos SET status = 'failed', captions_key = NULL, file_key = NULL, thumbnail_key = NULL, captions_srt_key = NULL,
+       file_revision = NULL WHERE campaign_id = $1 AND language = 'ja'`,
+    [run.id],
+  );
+  await h.sql("DELETE FROM storyboards WHERE video_id IN (SELECT id FROM videos WHERE campaign_id = $1 AND language = 'ja')", [run.id]);
+  await h.sql(
+    "INSERT INTO campaign_events (campaign_id, from_status, to_status, detail, created_at) VALUES ($1, 'voiceover', 'failed', 'x', now())",
+    [run.id],
+  );
+  const [first] = await h.sql<{ file_key: string }>("SELECT file_key FROM videos WHERE campaign_id = $1 AND language = 'en'", [run.id]);
+  const retried = await h.request('POST', `/api/v1/campaigns/${run.id}/retry`, { key: customer.key });
+  expect(retried.status).toBe(201);
+  expect(retried.body.status).toBe('voiceover');
+  const id = retried.body.campaign_id as string;
+  // At once: the first language's video is the retry's, ready with the files already made.
+  const kept = await h.sql<{ language: string; status: string; file_key: string | null }>(
+    'SELECT language, status, file_key FROM videos WHERE campaign_id = $1 ORDER BY language',
+    [id],
+  );
+  expect(kept).toEqual([
+    { language: 'en', status: 'ready', file_key: first.file_key },
+    { language: 'ja', status: 'queued', file_key: null },
+  ]);
+  const done = await untilSettled(h, id, customer.key);
+  expect(done.status).toBe('review');
+  expect(done.videos.map((v) => [v.language, v.status])).toEqual([
+    ['en', 'ready'],
+    ['ja', 'ready'],
+  ]);
+  // Only the second language was rendered again.
+  const rendered = await h.sql<{ language: string }>(
+    'SELECT DISTINCT v.language FROM render_attempts a JOIN videos v ON v.id = a.video_id WHERE a.campaign_id = $1',
+    [id],
+  );
+  expect(rendered).toEqual([{ language: 'ja' }]);
+  const [en] = await h.sql<{ file_key: string }>("SELECT file_key FROM videos WHERE campaign_id = $1 AND language = 'en'", [id]);
+  expect(en.file_key).toBe(first.file_key);
 }, 300_000);
 
 test('the dashboard shows Retry on a failed campaign and retries it through the same action', async () => {

@@ -1,9 +1,10 @@
 /**
  * Editing a video (decisions §12), as an integrator does it with the typed client, on real PostgreSQL,
  * Chromium, the voices, editly and ffmpeg: read the document, change one scene's narration and headline and remove
- * another, PUT it; the video renders at revision 2 while revision 1 keeps being served; one speech engine run (the
- * other scenes keep their audio); `video.updated` arrives signed; the new captions say the new words, the removed
- * scene's are gone, and a frame of the edited scene shows its new headline (tesseract reads it). Then the refusals
+ * another, PUT it; the video renders at revision 2 while revision 1 keeps being served (its render waiting for a render
+ * turn while another organization holds every slot); one speech engine run (the other scenes keep their audio);
+ * `video.updated` arrives signed; the new captions say the new words, the removed scene's are gone, and a frame of the
+ * edited scene shows its new headline (tesseract reads it). Then the refusals
  * (400 naming the field, 409 stale or not in review or still rendering, 404, 429 after 30 edits a day), no quota
  * drawn, and a re-render that fails: the previous revision stays, with the reason on the video.
  */
@@ -96,6 +97,33 @@ async function usedThisMonth(): Promise<number> {
   return usage.body.used;
 }
 
+/**
+ * Another organization's campaign holding every render slot of the cluster (one turn heavier than any capacity; its
+ * actor elsewhere, alive), until released.
+ */
+async function holdRenderSlots() {
+  const other = await h.newCustomer('business');
+  const id = crypto.randomUUID();
+  await h.sql(
+    `INSERT INTO campaigns (id, org_id, job_id, status, url, title, languages, platforms, progress, quota_period, status_changed_at,
+       deadline_at, lease_owner, lease_expires_at, created_at, updated_at)
+     VALUES ($1, $2, $3, 'rendering', 'https://acme.io/', 'acme.io', '["en"]', '["tiktok"]', 50, to_char(now(), 'YYYY-MM'), now(),
+       now() + interval '1 hour', 'elsewhere', now() + interval '1 hour', now(), now())`,
+    [id, other.orgId, crypto.randomUUID()],
+  );
+  await h.sql(
+    `INSERT INTO stage_turns (campaign_id, stage, lane, org_id, weight, age_ms, queued_ms, granted_ms, holder, lease_expires_ms)
+     VALUES ($1, 'rendering', '', $2, 1000, 0, 0, 0, 'elsewhere', $3)`,
+    [id, other.orgId, Date.now() + 3_600_000],
+  );
+  return {
+    release: async () => {
+      await h.sql('DELETE FROM stage_turns WHERE campaign_id = $1', [id]);
+      await h.sql("UPDATE campaigns SET status = 'failed', error_code = 'canceled', lease_owner = NULL WHERE id = $1", [id]);
+    },
+  };
+}
+
 const NEW_NARRATION = 'Edited line: the zebra dashboard shows every order as it ships.';
 const NEW_HEADLINE = 'ZEBRA DASHBOARD';
 
@@ -119,6 +147,7 @@ test('the typed client reads the document, changes one scene and removes another
       .map((s) => (s.id === edited.id ? { ...s, narration: NEW_NARRATION, headline: NEW_HEADLINE } : s)),
   };
   engineRuns.length = 0;
+  const slots = await holdRenderSlots();
   const put = await client.PUT('/api/v1/campaigns/{id}/videos/{video_id}/document', {
     params: { path: { id: campaignId, video_id: videoId } },
     body: changed,
@@ -138,6 +167,26 @@ test('the typed client reads the document, changes one scene and removes another
   });
   expect(meanwhile.response.status).toBe(409);
   expect(JSON.stringify(meanwhile.error)).toMatch(/still being made/);
+  // Its render waits for a render turn like a campaign's (decisions §14), its organization's, while another holds every slot.
+  const editTurn = async () =>
+    (
+      await h.sql<{ org_id: string; granted_ms: string | null }>(
+        "SELECT org_id, granted_ms FROM stage_turns WHERE campaign_id = $1 AND stage = 'rendering' AND lane = $2",
+        [campaignId, videoId],
+      )
+    )[0];
+  const waiting = await waitFor(
+    async () => ({ turn: await editTurn(), video: await videoOf() }),
+    (seen) => seen.turn !== undefined || seen.video.status !== 'rendering',
+    120_000,
+    100,
+  );
+  try {
+    expect(waiting.turn).toEqual({ org_id: customer.orgId, granted_ms: null });
+    expect(waiting.video).toMatchObject({ status: 'rendering', revision: 2, file_revision: 1 });
+  } finally {
+    await slots.release();
+  }
 
   const ready = await waitFor(videoOf, (v) => v.status === 'ready' && v.revision === 2, 180_000, 500);
   expect(ready).toMatchObject({ revision: 2, file_revision: 2, error: null });

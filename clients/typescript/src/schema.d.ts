@@ -39,7 +39,7 @@ export interface paths {
         put?: never;
         /**
          * Retry a failed campaign
-         * @description Makes a new campaign (201, its own id, retry_of this one) that starts where this one failed, reusing what its finished stages stored (the page's captures, the plan, the scripts, the narration): a failed render is rendered again without loading the page. One campaign of the monthly quota, like any create. Only a failed campaign that was not canceled can be retried (409 otherwise).
+         * @description Makes a new campaign (201, its own id, retry_of this one) that starts where this one failed, reusing what its finished stages stored (the page's captures, the plan, the scripts, the narration, the videos already made): a failed render is rendered again without loading the page, and a language finished before another failed is not made again. One campaign of the monthly quota, like any create. Only a failed campaign that was not canceled can be retried (409 otherwise).
          */
         post: operations["campaigns_retry"];
         delete?: never;
