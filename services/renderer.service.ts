@@ -6,6 +6,7 @@
  *
  *   SERVICES=renderer TRANSPORTER=redis://127.0.0.1:6379 RENDER_CONCURRENCY=2 npm start
  */
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +16,7 @@ import { isClusterUnreachable, RendererBusyError, RenderInterruptedError, messag
 import { RenderAbortedError, renderVideo } from '../lib/render/render-video';
 import { CancelableMixin, type CancelableMethods } from '../mixins/cancelable.mixin';
 import type { RenderMeta, SlotReport } from '../lib/render/slots';
+import { SharedTails } from '../lib/render/shared-tails';
 import { storageFor } from '../lib/storage/storage';
 import type { FileStorage } from '../lib/storage/files';
 import type { Storyboard } from '../lib/campaign/storyboard';
@@ -30,6 +32,11 @@ export interface RenderVideoParams {
   storyboard: Storyboard;
   /** The language of the page its screenshots show, when it is not the video's (a translated or source-text script): the check accepts page text in it. */
   page_language?: string | null;
+  /**
+   * The campaign has other hook variants of this video's language and platform (decisions §15): the picture after the
+   * opening is rendered once on this node for them all (lib/render/splice.ts), each variant's opening joined to it.
+   */
+  shared_tail?: boolean;
 }
 export interface RenderVideoResult {
   video_id: string;
@@ -74,6 +81,7 @@ const RENDER_PARAMS = {
     thumbnail_key: { type: 'string', maxLength: 500 },
     captions_srt_key: { type: 'string', maxLength: 500 },
     page_language: { type: ['string', 'null'], maxLength: 16 },
+    shared_tail: { type: 'boolean' },
     storyboard: { type: 'object', required: ['videoId', 'frame', 'scenes', 'narrationKey', 'captionsKey', 'totalSeconds'] },
   },
 };
@@ -114,6 +122,8 @@ interface RendererLocalVars {
   /** Set once the node stops: new renders are refused, running ones finish (drain), then what is left is aborted. */
   stopping: boolean;
   storage: FileStorage;
+  /** The pictures after the opening that hook variants share, rendered once here (lib/render/shared-tails.ts). */
+  sharedTails: SharedTails;
 }
 
 export type RendererThis = Service<ServiceSettingSchema> & RendererMethods & RendererLocalVars;
@@ -129,6 +139,8 @@ const RendererService: ServiceSchema<ServiceSettingSchema, RendererMethods, Rend
     Object.assign(this.metadata, { renderSlots: this.slots });
     this.active = new Map<string, AbortController>();
     this.stopping = false;
+    // Named like a render's work directory, so a node that dies has it removed by the next one to start.
+    this.sharedTails = new SharedTails(path.join(os.tmpdir(), `${WORK_DIR_PREFIX}${process.pid}-tails-${randomUUID()}`));
   },
 
   async started() {
@@ -147,6 +159,7 @@ const RendererService: ServiceSchema<ServiceSettingSchema, RendererMethods, Rend
     this.stopping = true;
     if (this.active.size) this.logger.warn(`drain: ${this.active.size} render(s) still running after DRAIN_TIMEOUT: given back`);
     for (const controller of this.active.values()) controller.abort();
+    return this.sharedTails.clear();
   },
 
   actions: {
@@ -229,6 +242,7 @@ const RendererService: ServiceSchema<ServiceSettingSchema, RendererMethods, Rend
           fetchInput: (key, localPath) => this.storage.getFile(key, localPath),
           memoryLimitBytes: config.renderMemoryLimitBytes,
           timeoutMs: config.renderTimeoutMs,
+          ...(params.shared_tail ? { sharedTails: this.sharedTails } : {}),
         });
         // Same keys every time: a re-render replaces each file whole, only once the video passed its check. The
         // video's own check (decisions §13) reads the local file meanwhile: it is removed with the work directory.

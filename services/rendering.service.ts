@@ -74,6 +74,14 @@ type StageVideo = StageInput['videos'][number];
 interface EditRender {
   revision: number;
 }
+/**
+ * How renderOne renders: an edit's revision (`edit`), or a campaign's video that has hook variants of its language and
+ * platform (`sharedTail`: the picture after its opening is rendered once for them all, on a node that has it).
+ */
+interface RenderHow {
+  edit?: EditRender;
+  sharedTail?: boolean;
+}
 /** rendering.renderEdit: one video of a campaign in review, at the revision an edit made (decisions §12). */
 export interface RenderEditParams {
   campaign_id: string;
@@ -119,7 +127,7 @@ type RenderingMethods = DbMethods<'rendering'> &
       signal: AbortSignal,
       failures: VideoReport[],
       pageLanguage: string | null,
-      edit?: EditRender,
+      how?: RenderHow,
     ): Promise<VideoReport>;
     renderAttempts(
       video: StageVideo,
@@ -129,6 +137,7 @@ type RenderingMethods = DbMethods<'rendering'> &
       files: string | number,
       quiet: boolean,
       pageLanguage: string | null,
+      sharedTail?: boolean,
     ): Promise<RenderVideoResult>;
     repairRound(
       video: StageVideo,
@@ -199,8 +208,15 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
         // Canceled: no video is sent any more, and the render nodes stop those they are rendering (they hear it too).
         const cancel = this.watchCancel(campaignId);
         const failedReports: VideoReport[] = [];
+        // Hook variants (decisions §15): a language × platform's videos differ only in their openings.
+        const hasVariants = (video: StageVideo) =>
+          videos.some((other) => other.language === video.language && other.platform === video.platform && other.variant !== video.variant);
         const outcomes = await Promise.allSettled(
-          pending.map((video) => this.renderOne(video, storyboards.get(video.id)!, cancel.signal, failedReports, pageLanguage)),
+          pending.map((video) =>
+            this.renderOne(video, storyboards.get(video.id)!, cancel.signal, failedReports, pageLanguage, {
+              sharedTail: hasVariants(video),
+            }),
+          ),
         ).finally(() => cancel.done());
         if (cancel.signal.aborted) throw cancel.signal.reason;
         const lostNodes = outcomes.find((o) => o.status === 'rejected' && RENDER_LOST_ON.has((o.reason as { type?: string }).type ?? ''));
@@ -264,7 +280,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
         const cancel = this.watchCancel(campaignId);
         const failed: VideoReport[] = [];
         try {
-          return await this.renderOne(video, storyboard, cancel.signal, failed, pageLanguage, { revision });
+          return await this.renderOne(video, storyboard, cancel.signal, failed, pageLanguage, { edit: { revision } });
         } catch (err) {
           if (cancel.signal.aborted) throw cancel.signal.reason;
           if (failed.length) throw stageFailure('render_failed', `The video could not be rendered: ${messageOf(err)}`, false);
@@ -349,13 +365,22 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
       signal: AbortSignal,
       failed: VideoReport[],
       pageLanguage: string | null,
-      edit?: EditRender,
+      { edit, sharedTail = false }: RenderHow = {},
     ) {
       // An edit's video is the actor's to settle from the answer; a campaign's is reported as it goes.
       const report = (made: Omit<VideoReport, 'campaign_id' | 'video_id' | 'at'>) =>
         edit ? { campaign_id: video.campaign_id, video_id: video.id, at: Date.now(), ...made } : this.reportVideo(video, made);
       let board = storyboard;
-      let result = await this.renderAttempts(video, board, signal, failed, edit?.revision ?? 1, edit !== undefined, pageLanguage);
+      let result = await this.renderAttempts(
+        video,
+        board,
+        signal,
+        failed,
+        edit?.revision ?? 1,
+        edit !== undefined,
+        pageLanguage,
+        sharedTail,
+      );
       const repaired: QualityRepair[] = [];
       let repairedBoard: Storyboard | null = null;
       for (let round = 1; !edit && round <= MAX_REPAIR_ROUNDS && result.quality_flags.length; round += 1) {
@@ -399,7 +424,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
      * One render of a storyboard, retrying on other nodes, its files under `files` (the revision, or a repair round's
      * tag); its final report if it fails for good goes into `failed`. `quiet`: an edit's, whose video is not reported.
      */
-    async renderAttempts(video, storyboard, signal, failed, files, quiet, pageLanguage) {
+    async renderAttempts(video, storyboard, signal, failed, files, quiet, pageLanguage, sharedTail = false) {
       const report = (made: Omit<VideoReport, 'campaign_id' | 'video_id' | 'at'>) => (quiet ? undefined : this.reportVideo(video, made));
       const { models } = this.db;
       const tally: RenderTally = { avoid: [], failures: 0, lost: 0 };
@@ -423,6 +448,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
               captions_srt_key: storageKeys.captionsSrt(video.campaign_id, video.id, files),
               storyboard,
               page_language: pageLanguage,
+              ...(sharedTail ? { shared_tail: true } : {}),
             },
             { renderAvoidNodes: tally.avoid },
             signal,

@@ -115,6 +115,7 @@ export function buildVideoDocument(input: VideoDocumentInput): VideoDocument {
     video_id: storyboard.videoId,
     language: storyboard.language,
     platform: storyboard.platform,
+    variant: storyboard.variant ?? 'a',
     frame: { width: frame.width, height: frame.height, fps: ENCODING[quality].fps },
     voice: {
       // One of config/voices.ts's ids by construction: the create's schema took only those, and the default is one.

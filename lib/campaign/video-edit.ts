@@ -28,9 +28,9 @@ export type { VideoEditDocument, VideoEditScene };
 /** A PUT's body as its schema lets it through: the document, its read-only members optional. */
 export type VideoEditInput = Omit<
   VideoDocument,
-  'campaign_id' | 'video_id' | 'language' | 'platform' | 'frame' | 'assets' | 'quality_report' | 'voice' | 'brand' | 'scenes'
+  'campaign_id' | 'video_id' | 'language' | 'platform' | 'variant' | 'frame' | 'assets' | 'quality_report' | 'voice' | 'brand' | 'scenes'
 > &
-  Partial<Pick<VideoDocument, 'campaign_id' | 'video_id' | 'language' | 'platform' | 'frame' | 'assets' | 'quality_report'>> & {
+  Partial<Pick<VideoDocument, 'campaign_id' | 'video_id' | 'language' | 'platform' | 'variant' | 'frame' | 'assets' | 'quality_report'>> & {
     voice: { id: string; engine?: string | null; name?: string | null };
     brand: { primary_color: string | null; logo_url?: string | null };
     scenes: Array<Omit<VideoDocumentScene, 'start_seconds' | 'duration_seconds'> & { start_seconds?: number; duration_seconds?: number }>;
@@ -42,11 +42,11 @@ export type VideoEditInput = Omit<
  * document says (a client sends back what it read), refused when they say otherwise; measured times are ignored.
  */
 export function readEdit(current: VideoDocument, input: VideoEditInput): VideoEditDocument {
-  for (const field of ['campaign_id', 'video_id', 'language', 'platform'] as const) {
+  for (const field of ['campaign_id', 'video_id', 'language', 'platform', 'variant'] as const) {
     const given = input[field];
     if (given !== undefined && given !== current[field])
       throw invalidInput(
-        `${field}: is read-only; this video's is "${current[field]}" (a video is edited in its own language and platform).`,
+        `${field}: is read-only; this video's is "${current[field]}" (a video is edited in its own language, platform and variant).`,
       );
   }
   if (input.brand.logo_url !== undefined && input.brand.logo_url !== current.brand.logo_url)

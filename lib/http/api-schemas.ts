@@ -284,6 +284,14 @@ export const QualityReportSchema = {
   },
 } as const;
 
+/** A video's hook variant, as a video and its document show it. */
+const VARIANT_PROPERTY = {
+  type: 'string',
+  enum: VIDEO_VARIANTS,
+  description:
+    'The hook variant (extension, decisions §15): "a" for a campaign without variants; with variants, one video per language, platform and variant, each opening differently and each with its own document.',
+} as const;
+
 export const VideoSchema = {
   type: 'object',
   required: [
@@ -309,12 +317,7 @@ export const VideoSchema = {
     id: { type: 'string' },
     platform: { type: 'string', enum: PLATFORM_NAMES },
     language: { type: 'string' },
-    variant: {
-      type: 'string',
-      enum: VIDEO_VARIANTS,
-      description:
-        'The hook variant (extension, decisions §15): "a" for a campaign without variants; with variants, one video per language, platform and variant, each opening differently and each with its own document.',
-    },
+    variant: VARIANT_PROPERTY,
     status: { type: 'string', enum: [...VIDEO_STATES] },
     file_url: { type: ['string', 'null'], description: 'Signed, expiring download link (video/mp4); null until ready.' },
     captions_url: { type: ['string', 'null'], description: 'WebVTT captions (text/vtt), signed like file_url; null until ready.' },
@@ -714,6 +717,7 @@ export const UniversalVideoJsonSchema = {
     'video_id',
     'language',
     'platform',
+    'variant',
     'frame',
     'voice',
     'captions',
@@ -735,6 +739,7 @@ export const UniversalVideoJsonSchema = {
     video_id: { type: 'string', format: 'uuid', readOnly: true },
     language: { type: 'string', enum: SUPPORTED_LANGUAGES, readOnly: true },
     platform: { type: 'string', enum: PLATFORM_NAMES, readOnly: true },
+    variant: { ...VARIANT_PROPERTY, readOnly: true },
     frame: {
       type: 'object',
       additionalProperties: false,

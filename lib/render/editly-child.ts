@@ -12,6 +12,7 @@ import { luminance } from './color';
 import { KEN_BURNS_ZOOM } from './framing';
 import { clipFfmpegArgs, FRAME_PIXEL_FORMAT, frameBytes, type ClipOverlay } from './clip-graph';
 import { FramePipe } from './frame-pipe';
+import { splitOutputArgs } from './splice';
 import { ACTIVE_WORD_COLOR, wordSeparator } from '../voice/captions';
 import { BAND, CAPTIONS, captionLayout, planFrame, screenLayout, WORD_CAPTIONS } from './overlay-layout';
 import type { PlannedCaption, PlannedClip, RenderPlan } from './plan';
@@ -416,10 +417,13 @@ function clipLayer(plan: RenderPlan, clip: PlannedClip, index: number) {
 }
 
 export function editlyConfig(plan: RenderPlan): Record<string, unknown> {
-  const clips = plan.clips.map((clip, index) => ({ duration: clip.duration, layers: [clipLayer(plan, clip, index)] }));
+  const clips = plan.clips.map((clip, index) => ({ duration: clip.shownSeconds ?? clip.duration, layers: [clipLayer(plan, clip, index)] }));
   const { preset, crf, fps } = plan.encoding;
+  const encode = ['-an', '-pix_fmt', 'yuv420p', '-c:v', 'libx264', '-profile:v', 'high', '-preset:v', preset, '-crf', String(crf)];
+  // A hook variant's render: its head (and the tail the variants share, when this render makes it) to files of their own.
+  const split = plan.split ? splitOutputArgs(plan.split, encode) : null;
   return {
-    outPath: plan.videoOnlyPath,
+    outPath: split?.outPath ?? plan.videoOnlyPath,
     width: plan.width,
     height: plan.height,
     fps,
@@ -427,21 +431,7 @@ export function editlyConfig(plan: RenderPlan): Record<string, unknown> {
     clips,
     keepSourceAudio: false,
     framePixelFormat: FRAME_PIXEL_FORMAT,
-    customOutputArgs: [
-      '-an',
-      '-pix_fmt',
-      'yuv420p',
-      '-c:v',
-      'libx264',
-      '-profile:v',
-      'high',
-      '-preset:v',
-      preset,
-      '-crf',
-      String(crf),
-      '-movflags',
-      '+faststart',
-    ],
+    customOutputArgs: split?.args ?? [...encode, '-movflags', '+faststart'],
   };
 }
 

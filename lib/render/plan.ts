@@ -9,6 +9,7 @@
 import type { Cue } from '../voice/captions';
 import type { Box, ShotContent } from './framing';
 import { chooseFocus } from './camera';
+import type { PlanSplit } from './splice';
 import type { ClipScroll, RawStill } from './clip-graph';
 import { wrapsAnywhere } from '../text';
 import { PLATFORM_UI_INSETS, type CaptionMode, type LanguageCode, type PlatformUiInsets, type RenderQuality } from '../../config/catalog';
@@ -43,6 +44,8 @@ export interface PlannedClip {
   kind: StoryboardScene['kind'];
   /** Seconds, transition overlap included. */
   duration: number;
+  /** A head's first screen (lib/render/splice.ts): editly shows only this much of it, its frames those of its whole `duration`. */
+  shownSeconds?: number;
   /** Where the clip starts in the video (seconds). */
   start: number;
   imagePath: string | null;
@@ -85,6 +88,8 @@ export interface RenderPlan {
   totalSeconds: number;
   /** Video-only output of editly; the narration is muxed afterwards without re-encoding the picture. */
   videoOnlyPath: string;
+  /** A hook variant's render in two parts (lib/render/splice.ts): editly writes the head and the tail, joined after. */
+  split?: PlanSplit;
 }
 
 /** decisions §4: draft renders a quarter of the frame area (half each side), even dimensions for x264. */

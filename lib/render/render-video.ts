@@ -36,6 +36,15 @@ import type { RenderQuality } from '../../config/catalog';
 import { mixNarrationWithMusic } from './music';
 import { keyframeTimes, posterMoment, posterProblems, writePoster } from './poster';
 import { RenderProcessError, runEditly } from './run-editly';
+import type { SharedTails, TailClaim } from './shared-tails';
+import { headOnlyPlan, joinParts, splitFrames, tailKey } from './splice';
+
+/** A hook variant's render in two parts: its head rendered, the tail rendered with it (and kept: `claim`) or found. */
+interface Splice {
+  headPath: string;
+  tailPath: string;
+  claim: TailClaim | null;
+}
 
 export interface RenderVideoOptions {
   storyboard: Storyboard;
@@ -48,6 +57,11 @@ export interface RenderVideoOptions {
   memoryLimitBytes: number;
   timeoutMs: number;
   signal?: AbortSignal;
+  /**
+   * The render node's shared tails, for a hook variant's video (lib/render/splice.ts): the picture after its opening
+   * taken from there when another variant rendered it, else rendered apart and kept there. Absent: rendered whole.
+   */
+  sharedTails?: SharedTails;
 }
 
 export class RenderAbortedError extends Error {}
@@ -67,7 +81,7 @@ export interface RenderedVideo {
 /** Every input fetched and checked, each screen composed for the frame, the plan written: its path. */
 async function preparePlan(
   options: RenderVideoOptions,
-): Promise<{ planPath: string; plan: RenderPlan; cues: Cue[]; narration: string; music: string | null }> {
+): Promise<{ planPath: string; plan: RenderPlan; cues: Cue[]; narration: string; music: string | null; splice: Splice | null }> {
   const { storyboard, workDir } = options;
   const inputs = new Map<string, string>();
   const fetch = async (key: string) => {
@@ -109,8 +123,10 @@ async function preparePlan(
     transitionSeconds: options.transitionSeconds,
     videoOnlyPath: path.join(workDir, 'picture.mp4'),
   });
+  // A hook variant: its opening rendered, and the rest once per language × platform on this node (lib/render/splice.ts).
+  const { rendered, splice } = await spliced(plan, inputs, options);
   // Each screen composed for the frame once, two at a time (the machine's cores).
-  const waiting = plan.clips.filter((clip) => clip.imagePath);
+  const waiting = rendered.clips.filter((clip) => clip.imagePath);
   const composeNext = async (): Promise<void> => {
     const clip = waiting.shift();
     // A canceled render composes nothing more: its slot is given back once this plan settles.
@@ -118,10 +134,10 @@ async function preparePlan(
     // A screen without a recorded content box (an older storyboard) is framed as a whole: its lines whole too.
     const shot: ShotContent | null = clip.imageContent ?? (await wholeImage(clip.imagePath!));
     // Laid out between the scene's own headline band and the caption box, as the renderer draws them.
-    const { zone } = screenLayout(plan, clip);
+    const { zone } = screenLayout(rendered, clip);
     const safe = { top: zone.top / plan.height, bottom: zone.bottom / plan.height };
     let framing = shot ? frameShot(shot, plan, KEN_BURNS_ZOOM, safe, clip.reframed ? 'far' : 'near') : null;
-    const output = path.join(workDir, `still-${plan.clips.indexOf(clip)}.yuv`);
+    const output = path.join(workDir, `still-${rendered.clips.indexOf(clip)}.yuv`);
     let strip: { args: string[]; scroll: ClipScroll } | null = null;
     if (shot && framing && cutsContent(shot, framing)) {
       // Taller than the zone: scrolled through it (lib/render/camera.ts), else cut between two lines. A scrolled
@@ -143,10 +159,40 @@ async function preparePlan(
     if (strip) clip.scroll = strip.scroll;
     return composeNext();
   };
-  await Promise.all([composeNext(), composeNext()]);
-  const planPath = path.join(workDir, 'plan.json');
-  await fs.writeFile(planPath, JSON.stringify(plan));
-  return { planPath, plan, cues, narration, music };
+  try {
+    await Promise.all([composeNext(), composeNext()]);
+    const planPath = path.join(workDir, 'plan.json');
+    await fs.writeFile(planPath, JSON.stringify(rendered));
+    return { planPath, plan, cues, narration, music, splice };
+  } catch (err) {
+    splice?.claim?.drop();
+    throw err;
+  }
+}
+
+/**
+ * The plan editly runs for a hook variant's video: its head alone when this node has the tail (or is rendering it for
+ * another variant: waited for), else the whole video written as head and tail, the tail kept for the other variants.
+ * Without shared tails, or with nothing to share, the plan as it is.
+ */
+async function spliced(
+  plan: RenderPlan,
+  inputs: ReadonlyMap<string, string>,
+  options: RenderVideoOptions,
+): Promise<{ rendered: RenderPlan; splice: Splice | null }> {
+  const frames = options.sharedTails ? splitFrames(plan) : null;
+  if (!options.sharedTails || !frames) return { rendered: plan, splice: null };
+  const keyOf = new Map([...inputs].map(([key, local]) => [local, key]));
+  const key = tailKey(plan, frames, (local) => keyOf.get(local) ?? local);
+  const headPath = path.join(options.workDir, 'head.mp4');
+  const found = await options.sharedTails.find(key);
+  if (found)
+    return { rendered: headOnlyPlan(plan, { ...frames, headPath, tailPath: null }), splice: { headPath, tailPath: found, claim: null } };
+  const tailPath = path.join(options.workDir, 'tail.mp4');
+  return {
+    rendered: { ...plan, split: { ...frames, headPath, tailPath } },
+    splice: { headPath, tailPath, claim: options.sharedTails.claim(key) },
+  };
 }
 
 /**
@@ -283,11 +329,21 @@ export async function renderVideo(options: RenderVideoOptions): Promise<Rendered
       { memoryLimitBytes: options.memoryLimitBytes, timeoutMs: options.timeoutMs, signal: options.signal },
     ));
   } catch (err) {
-    await preparing; // a plan that could not be made is the reason, not the child it stopped
+    const { splice } = await preparing; // a plan that could not be made is the reason, not the child it stopped
+    splice?.claim?.drop();
     if (options.signal?.aborted) throw new RenderAbortedError('render aborted');
     throw stageFailure('render_failed', messageOf(err), err instanceof RenderProcessError ? err.retryable : true);
   }
-  const { plan, cues } = await preparing;
+  const { plan, cues, splice } = await preparing;
+  if (splice) {
+    // The variant's head and the shared tail joined (stream copy): the picture a whole render would have made.
+    try {
+      if (splice.claim) await splice.claim.keep(splice.tailPath);
+      await joinParts(splice.headPath, splice.tailPath, plan.videoOnlyPath);
+    } catch (err) {
+      throw stageFailure('render_failed', `The opening could not be joined to the rest of the video: ${messageOf(err)}`, true);
+    }
+  }
   await encoding.catch((err: Error) => {
     throw stageFailure(
       'render_failed',

@@ -16,8 +16,10 @@ export interface SceneJob {
   scene: ScriptScene;
   /** Its index in every variant's storyboard. */
   index: number;
-  /** The variant whose opening it is; null for a scene every variant shares. */
+  /** The variant whose opening it is (its audio is named after it); null for a scene every variant shares. */
   variant: VideoVariant | null;
+  /** A title's variants: `variant` and every later one whose opening is the same (spoken once, for them all). */
+  opens?: VideoVariant[];
 }
 
 /** The variants among a campaign's videos of one language, in order (a, b, c); `a` when none is named. */
@@ -43,10 +45,21 @@ export function openingScene(script: ScriptDocument, variant: VideoVariant): Scr
   return { onScreenText: opening.headline, narration: openingSegments(opening, script.language, wordsLanguage) };
 }
 
-/** Every scene a language speaks: each variant's opening, then the shared scenes once (not once per variant). */
+/**
+ * Every scene a language speaks: each variant's opening, then the shared scenes once (not once per variant). An opening
+ * the same as an earlier variant's (its headline and narration: a variant without an opening of its own opens with the
+ * title) is that variant's, not spoken again.
+ */
 export function sceneJobs(script: ScriptDocument, variants: readonly VideoVariant[]): SceneJob[] {
+  const titles: SceneJob[] = [];
+  for (const variant of variants) {
+    const scene = openingScene(script, variant);
+    const same = titles.find((job) => JSON.stringify(job.scene) === JSON.stringify(scene));
+    if (same) same.opens!.push(variant);
+    else titles.push({ kind: 'title', scene, index: 0, variant, opens: [variant] });
+  }
   return [
-    ...variants.map((variant): SceneJob => ({ kind: 'title', scene: openingScene(script, variant), index: 0, variant })),
+    ...titles,
     ...script.screens.map((scene, n): SceneJob => ({ kind: 'screen', scene, index: n + 1, variant: null })),
     { kind: 'closing', scene: script.closing, index: script.screens.length + 1, variant: null },
   ];
@@ -54,5 +67,5 @@ export function sceneJobs(script: ScriptDocument, variants: readonly VideoVarian
 
 /** A variant's scenes in the video's order: its own opening, then the shared scenes (the same spoken audio for every variant). */
 export function variantScenes<T>(jobs: readonly SceneJob[], spoken: readonly T[], variant: VideoVariant): T[] {
-  return jobs.flatMap((job, n) => (job.variant === null || job.variant === variant ? [spoken[n]] : []));
+  return jobs.flatMap((job, n) => (job.variant === null || job.opens?.includes(variant) ? [spoken[n]] : []));
 }

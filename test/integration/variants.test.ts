@@ -5,8 +5,13 @@
  * `variants` asked, and counts once against the quota. Whole pipeline (Chromium, the voices, editly at draft quality):
  * a Growth campaign with `variants: 2` in en and ja has two videos per language labelled a and b, whose title scenes
  * say different things drawn from the page, the shared scenes spoken once per language (the same audio in both
- * variants); each video's document is readable and one is editable.
+ * variants); the picture after each opening is the same frames in both variants (rendered once, each opening joined to
+ * it), each video as long as its own narration, in the frames a whole render makes, decoded without an error, its
+ * captions its own; each video's document is readable, shows its variant, and one is editable.
  */
+import { spawnSync } from 'node:child_process';
+import { buildRenderPlan, ENCODING } from '../../lib/render/plan';
+import { parseSrtStrict } from '../support/srt';
 import { untilSettled } from '../support/campaign-run';
 import { CHECK_NOT_THE_SUBJECT, startHarness, type Harness } from '../support/harness';
 import { waitFor } from '../support/wait';
@@ -129,6 +134,39 @@ function contentWords(text: string, language: string): string[] {
     .filter((word) => (/\p{Script=Latin}/u.test(word) ? word.length >= 4 : /[\p{Script=Han}\p{Script=Katakana}]/u.test(word)));
 }
 
+/** Every frame of a video, grey, at a quarter of its sides: decoded without a single error (the join included). */
+function grayFrames(bytes: Buffer, width: number, height: number): Buffer[] {
+  const decoded = spawnSync(
+    'ffmpeg',
+    ['-v', 'error', '-i', 'pipe:0', '-vf', `scale=${width / 4}:${height / 4}:flags=area,format=gray`, '-f', 'rawvideo', '-'],
+    { input: bytes, maxBuffer: 256 * 1024 * 1024 },
+  );
+  expect(decoded.stderr.toString()).toBe('');
+  const size = (width / 4) * (height / 4);
+  expect(decoded.stdout.length % size).toBe(0);
+  return Array.from({ length: decoded.stdout.length / size }, (_, i) => decoded.stdout.subarray(i * size, (i + 1) * size));
+}
+
+const meanAbsDiff = (a: Buffer, b: Buffer): number => {
+  let sum = 0;
+  for (let i = 0; i < a.length; i += 1) sum += Math.abs(a[i] - b[i]);
+  return sum / a.length;
+};
+
+/**
+ * The frames a whole render of the storyboard makes, as editly counts them: each clip's duration in frames, less the
+ * fade into the next (at most half of either clip); and the title clip's frames (the opening: its fade included).
+ */
+function editlyFrames(board: Storyboard): { total: number; opening: number } {
+  const plan = buildRenderPlan(board, [], (key) => key, { quality: 'draft', videoOnlyPath: '' });
+  const { fps } = plan.encoding;
+  const frames = plan.clips.map((clip) => Math.round(clip.duration * fps));
+  const fades = frames
+    .slice(0, -1)
+    .map((n, i) => Math.floor(Math.min(Math.min(n, frames[i + 1]) / 2, Math.round(plan.transitionSeconds * fps))));
+  return { total: frames.reduce((a, b) => a + b, 0) - fades.reduce((a, b) => a + b, 0), opening: frames[0] };
+}
+
 describe('the whole pipeline', () => {
   let h: Harness;
   let customer: { orgId: string; key: string };
@@ -218,10 +256,66 @@ describe('the whole pipeline', () => {
       }
     }
 
-    // Each video's document is readable; one is edited (its headline) and renders at revision 2.
+    // The videos: each variant's picture after its opening is the same frames (rendered once, each opening joined to it),
+    // each as long as its own narration, in the frames a whole render makes; its captions its own narration's.
+    const fetchBytes = async (link: string): Promise<Buffer> => {
+      const url = link.replace(h.config.publicBaseUrl, h.baseUrl);
+      // Once more on a connection the server closed as it was reused (keep-alive), as a download client would.
+      const res = await fetch(url).catch(() => fetch(url));
+      expect(res.status).toBe(200);
+      return Buffer.from(await res.arrayBuffer());
+    };
+    const { fps } = ENCODING.draft;
+    for (const language of ['en', 'ja']) {
+      const [a, b] = campaign.videos.filter((v) => v.language === language);
+      const [boardA, boardB] = [boards.get(a.id)!, boards.get(b.id)!];
+      const { width, height } = { width: boardA.frame.width / 2, height: boardA.frame.height / 2 };
+      const [framesA, framesB] = await Promise.all([a, b].map(async (v) => grayFrames(await fetchBytes(v.file_url), width, height)));
+      const [countA, countB] = [editlyFrames(boardA), editlyFrames(boardB)];
+      expect({ language, a: framesA.length, b: framesB.length }).toEqual({ language, a: countA.total, b: countB.total });
+      for (const [video, board] of [
+        [a, boardA],
+        [b, boardB],
+      ] as const) {
+        expect(Math.abs(Number(video.duration_seconds) - board.totalSeconds)).toBeLessThanOrEqual(1.5 / fps);
+        expect(
+          Math.abs(
+            board.totalSeconds - boardA.scenes.slice(1).reduce((sum, s) => sum + s.durationSeconds, 0) - board.scenes[0].durationSeconds,
+          ),
+        ).toBeLessThan(0.01);
+      }
+      const afterA = framesA.slice(countA.opening);
+      const afterB = framesB.slice(countB.opening);
+      expect(afterB.length).toBe(afterA.length);
+      const differing = afterA.map((frame, i) => meanAbsDiff(frame, afterB[i])).filter((d) => d > 0).length;
+      expect({ language, differing }).toEqual({ language, differing: 0 });
+      // The openings themselves differ (their headlines), mid-title.
+      expect(meanAbsDiff(framesA[Math.floor(countA.opening / 2)], framesB[Math.floor(countB.opening / 2)])).toBeGreaterThan(1);
+      // Captions: each video's SubRip ends with its own narration, its shared cues those of a moved by the difference in
+      // the openings' lengths; the opening's cues are its own.
+      const [srtA, srtB] = await Promise.all(
+        [a, b].map(async (v) => parseSrtStrict((await fetchBytes(String(v.captions_srt_url))).toString('utf8'))),
+      );
+      const [openA, openB] = [boardA.scenes[1].startSeconds, boardB.scenes[1].startSeconds];
+      expect(srtA.at(-1)!.end).toBeLessThanOrEqual(boardA.totalSeconds + 0.001);
+      expect(srtB.at(-1)!.end).toBeLessThanOrEqual(boardB.totalSeconds + 0.001);
+      expect(srtB.at(-1)!.end - srtA.at(-1)!.end).toBeCloseTo(openB - openA, 2);
+      const shared = (cues: typeof srtA, from: number) =>
+        cues.filter((c) => c.start >= from - 0.001).map((c) => [c.text, c.start - from, c.end - from]);
+      const [sharedA, sharedB] = [shared(srtA, openA), shared(srtB, openB)];
+      expect(sharedB.map(([text]) => text)).toEqual(sharedA.map(([text]) => text));
+      sharedB.forEach(([, start, end], i) => {
+        expect(Math.abs(Number(start) - Number(sharedA[i][1]))).toBeLessThanOrEqual(0.002);
+        expect(Math.abs(Number(end) - Number(sharedA[i][2]))).toBeLessThanOrEqual(0.002);
+      });
+      expect(srtA.filter((c) => c.start < openA).map((c) => c.text)).not.toEqual(srtB.filter((c) => c.start < openB).map((c) => c.text));
+    }
+
+    // Each video's document is readable, with its variant; one is edited (its headline) and renders at revision 2.
     const documentPath = (video: string) => `/api/v1/campaigns/${id}/videos/${video}/document`;
     const documents = await Promise.all(campaign.videos.map((v) => h.request('GET', documentPath(v.id), { key: customer.key })));
     for (const read of documents) expect(read.status).toBe(200);
+    expect(documents.map((read) => read.body.document.variant)).toEqual(['a', 'b', 'a', 'b']);
     expect(documents[0].body.document.scenes[0].narration).not.toBe(documents[1].body.document.scenes[0].narration);
     const edited = campaign.videos[1];
     const document = documents[1].body.document;

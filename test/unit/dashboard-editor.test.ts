@@ -41,6 +41,7 @@ const document: VideoDocument = {
   video_id: VIDEO,
   language: 'en',
   platform: 'tiktok',
+  variant: 'a',
   frame: { width: 1080, height: 1920, fps: 30 },
   voice: { id: 'en-rhvoice-clb', engine: 'rhvoice', name: 'clb' },
   captions: 'burned',

@@ -83,6 +83,24 @@ test('the shared scenes are spoken once per language, each opening once; each va
   expect(variantScenes(jobs, spoken, 'b')).toEqual(['0b', '1', '2', '3']);
   // One variant: the script as it was before variants.
   expect(sceneJobs(script(), ['a']).map((j) => j.scene)).toEqual([script().title, ...script().screens, script().closing]);
+  // An opening that could not differ (no opening of its own: the title) is a's, spoken once: b and c reuse a's audio.
+  const same = sceneJobs(script([OPENINGS[0]]), ['a', 'b', 'c']);
+  expect(same.map((j) => [j.kind, j.variant, j.opens ?? null])).toEqual([
+    ['title', 'a', ['a', 'b', 'c']],
+    ['screen', null, null],
+    ['screen', null, null],
+    ['closing', null, null],
+  ]);
+  const once = same.map((job) => `${job.index}${job.variant ?? ''}`);
+  for (const variant of ['a', 'b', 'c'] as const) expect(variantScenes(same, once, variant)).toEqual(['0a', '1', '2', '3']);
+  // b's own opening, c's the same as a's: two openings spoken.
+  const mixed = sceneJobs(script(OPENINGS), ['a', 'b', 'c']);
+  expect(mixed.filter((j) => j.kind === 'title').map((j) => [j.variant, j.opens])).toEqual([
+    ['a', ['a', 'c']],
+    ['b', ['b']],
+  ]);
+  const twice = mixed.map((job) => `${job.index}${job.variant ?? ''}`);
+  expect(variantScenes(mixed, twice, 'c')).toEqual(['0a', '1', '2', '3']);
 });
 
 test("variant a's files keep their names; another variant's opening, track and captions have their own", () => {

@@ -518,6 +518,11 @@ export interface components {
             readonly language: "en" | "ja" | "ko" | "zh" | "es" | "fr" | "de" | "pt" | "it" | "nl" | "pl" | "ru" | "tr" | "ar" | "hi" | "id" | "vi" | "th" | "sv" | "uk";
             /** @enum {string} */
             readonly platform: "tiktok" | "instagram_reels" | "youtube_shorts" | "youtube" | "linkedin";
+            /**
+             * @description The hook variant (extension, decisions §15): "a" for a campaign without variants; with variants, one video per language, platform and variant, each opening differently and each with its own document.
+             * @enum {string}
+             */
+            readonly variant: "a" | "b" | "c";
             /** @description The platform's frame in pixels (a draft renders at half its sides) and the frames per second of the render. */
             readonly frame: {
                 width: number;
