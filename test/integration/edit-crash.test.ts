@@ -25,7 +25,7 @@ import type { VideoDocument } from '../../clients/typescript/src';
 import { startWebhookReceiver, verifyWebhook, type ReceivedWebhook, type WebhookReceiver } from '../fixtures/webhook-receiver';
 import { untilSettled } from '../support/campaign-run';
 import { startHarness, TEST_DATABASE_URL, type Harness } from '../support/harness';
-import { offers, orchestratorEnv, startNodeProcess, type NodeProcess } from '../support/node-process';
+import { offers, orchestratorEnv, startNodeProcess, stopHarnessWorker, type NodeProcess } from '../support/node-process';
 import { startRenderNode, type RenderNode } from '../support/render-node';
 import { waitFor } from '../support/wait';
 
@@ -191,14 +191,7 @@ beforeAll(async () => {
   key = customer.key;
   ({ secret } = await h.call<{ secret: string }>('accounts.webhookSecret', { org_id: customer.orgId }));
   // Only the child processes run the pipeline from here on.
-  const workerID = h.worker.nodeID;
-  await h.worker.stop();
-  await waitFor(
-    async () => h.api.registry.nodes.get(workerID)?.available ?? false,
-    (available) => !available,
-    20_000,
-    100,
-  );
+  await stopHarnessWorker(h);
   renderNodes = ['render-1', 'render-2'].map((name) => startRenderNode(h, `${h.config.namespace}-${name}`));
   nodes.push(...renderNodes);
   const first = orchestrator('a');

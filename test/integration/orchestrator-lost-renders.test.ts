@@ -6,7 +6,7 @@
  * espeak-ng, editly; each node a process of its own, started as an operator starts one.
  */
 import { startHarness, type Harness } from '../support/harness';
-import { offers, orchestratorEnv, startNodeProcess, type NodeProcess } from '../support/node-process';
+import { offers, orchestratorEnv, startNodeProcess, stopHarnessWorker, type NodeProcess } from '../support/node-process';
 import { startRenderNode } from '../support/render-node';
 import { waitFor } from '../support/wait';
 
@@ -62,14 +62,7 @@ const attemptsOf = (id: string) =>
 test('the orchestrator SIGKILLed mid-render: its open attempt ends lost, every attempt ends final, the report says so', async () => {
   try {
     const { key } = await h.newCustomer('business');
-    const workerID = h.worker.nodeID;
-    await h.worker.stop();
-    await waitFor(
-      async () => h.api.registry.nodes.get(workerID)?.available ?? false,
-      (available) => !available,
-      20_000,
-      100,
-    );
+    await stopHarnessWorker(h);
 
     const renderNode = startRenderNode(h, `${h.config.namespace}-render`);
     nodes.push(renderNode);

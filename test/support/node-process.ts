@@ -212,19 +212,21 @@ export function orchestratorNodes(
       });
     },
     /** Stops the harness's own worker node, until the API no longer sees it: only the test's nodes orchestrate. */
-    async stopHarnessWorker(): Promise<void> {
-      const h = harness();
-      const workerID = h.worker.nodeID;
-      await h.worker.stop();
-      await waitFor(
-        async () => h.api.registry.nodes.get(workerID)?.available ?? false,
-        (available) => !available,
-        20_000,
-        100,
-      );
-    },
+    stopHarnessWorker: () => stopHarnessWorker(harness()),
     async stopAll(): Promise<void> {
       await Promise.allSettled(nodes.map((node) => node.stop()));
     },
   };
+}
+
+/** Stops the harness's own worker node, until the API no longer sees it: only the test's own nodes run the pipeline. */
+export async function stopHarnessWorker(h: Harness): Promise<void> {
+  const workerID = h.worker.nodeID;
+  await h.worker.stop();
+  await waitFor(
+    async () => h.api.registry.nodes.get(workerID)?.available ?? false,
+    (available) => !available,
+    20_000,
+    100,
+  );
 }
