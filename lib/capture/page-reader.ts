@@ -83,11 +83,24 @@ export async function openPage(
     if (ALLOWED_SCHEMES.test(request.url())) request.continue().catch(() => undefined);
     else request.abort('blockedbyclient').catch(() => undefined);
   });
+  // The main frame's navigation that failed after the page was shown (its own meta refresh or script sending the
+  // visitor to a host that cannot be reached): seen when the request fails, before Chromium has committed its error
+  // page, which on a busy node can come after the waits below.
+  let ownNavigationFailed: string | null = null;
+  page.on('requestfailed', (failed) => {
+    const reason = failed.failure()?.errorText ?? 'net::ERR_FAILED';
+    // An address of a scheme we do not load (tel:, an app's own) is aborted by us, and a navigation replaced by the
+    // next one (or by our own goto) is aborted by Chromium: the page stays as it was, or the next one is read.
+    if (reason === 'net::ERR_BLOCKED_BY_CLIENT' || reason === 'net::ERR_ABORTED') return;
+    if (failed.isNavigationRequest() && failed.frame() === page.mainFrame()) ownNavigationFailed = reason;
+  });
   // The main frame's last document response: a file Chromium downloads instead of showing (a zip, a PDF sent as
   // application/octet-stream) fails the navigation (net::ERR_ABORTED) with no response handed back, but was seen here.
   let documentResponse: HTTPResponse | null = null;
   page.on('response', (seen) => {
-    if (seen.request().isNavigationRequest() && seen.frame() === page.mainFrame()) documentResponse = seen;
+    if (!seen.request().isNavigationRequest() || seen.frame() !== page.mainFrame()) return;
+    documentResponse = seen;
+    ownNavigationFailed = null;
   });
   const notAPage = (seen: HTTPResponse | null) => {
     const status = seen?.status() ?? 0;
@@ -123,9 +136,10 @@ export async function openPage(
   const lastDocument = documentResponse as HTTPResponse | null;
   const refusedLater = lastDocument?.headers()[EGRESS_REFUSED_HEADER];
   if (refusedLater) throw new Error(`ERR_EGRESS_${refusedLater}`);
-  if (page.url().startsWith('chrome-error:')) {
+  const failedLater = ownNavigationFailed as string | null;
+  if (failedLater || page.url().startsWith('chrome-error:')) {
     const code = await page.evaluate(() => document.querySelector('.error-code')?.textContent ?? '').catch(() => '');
-    throw new Error(`the page's own navigation failed: ${code.trim() || 'net::ERR_FAILED'}`);
+    throw new Error(`the page's own navigation failed: ${code.trim() || failedLater || 'net::ERR_FAILED'}`);
   }
   // A page drawn by its own scripts (a single-page app, a Markdown page rendered in the browser) can still be blank
   // when the network falls quiet, the more so on a busy node: it has a few seconds to show text or a picture before
@@ -260,6 +274,22 @@ export async function makePresentable(page: Page, maxScrollPx = 30_000): Promise
   // started): those are asked for now and waited for, a few seconds at most, so no shot shows an empty frame.
   await page
     .evaluate(async (waitMs) => {
+      const frames = (most: number) =>
+        new Promise((resolve) => {
+          setTimeout(resolve, most);
+          requestAnimationFrame(() => requestAnimationFrame(resolve));
+        });
+      // A lazy image whose script sets its source when it is seen (data-src and an IntersectionObserver) can be
+      // passed over by the scroll above on a busy node, before the observer ran: each still without a source is
+      // brought into view and given its frames (a few dozen at most).
+      const unsourced = [...document.images].filter(
+        (img) => !img.currentSrc && !img.getAttribute('src') && !img.getAttribute('srcset') && img.getBoundingClientRect().width > 0,
+      );
+      for (const img of unsourced.slice(0, 40)) {
+        img.scrollIntoView({ block: 'center', behavior: 'instant' });
+        await frames(250);
+      }
+      if (unsourced.length > 0) window.scrollTo({ top: 0, behavior: 'instant' });
       const pending = [...document.images].filter((img) => !img.complete && (img.currentSrc || img.src));
       for (const img of pending) img.loading = 'eager';
       const settled = (img: HTMLImageElement) =>

@@ -9,7 +9,6 @@
 import type { Cue } from '../voice/captions';
 import type { Box, ShotContent } from './framing';
 import { chooseFocus } from './camera';
-import type { PlanSplit } from './splice';
 import type { ClipScroll, RawStill } from './clip-graph';
 import { wrapsAnywhere } from '../text';
 import { PLATFORM_UI_INSETS, type CaptionMode, type LanguageCode, type PlatformUiInsets, type RenderQuality } from '../../config/catalog';
@@ -63,6 +62,18 @@ export interface PlannedClip {
   zoom: 'in' | 'out';
   /** Captions whose time overlaps this clip, in video time. */
   captions: PlannedCaption[];
+}
+
+/** Where a render's picture is cut between the variant's own head and the shared tail. */
+export interface PlanSplit {
+  /** The title clip's frames (N0): the head's length. */
+  headFrames: number;
+  /** The fade from the title into the first screen, in frames (t0): the tail starts at the first screen's frame t0. */
+  transitionFrames: number;
+  /** The head's file: the first headFrames frames. */
+  headPath: string;
+  /** The tail's file (every frame after the head), or null: the tail is not rendered (another render made it). */
+  tailPath: string | null;
 }
 
 export interface RenderPlan {

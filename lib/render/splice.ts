@@ -13,19 +13,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { run } from '../voice/exec';
-import type { PlannedClip, RenderPlan } from './plan';
-
-/** Where a render's picture is cut between the variant's own head and the shared tail. */
-export interface PlanSplit {
-  /** The title clip's frames (N0): the head's length. */
-  headFrames: number;
-  /** The fade from the title into the first screen, in frames (t0): the tail starts at the first screen's frame t0. */
-  transitionFrames: number;
-  /** The head's file: the first headFrames frames. */
-  headPath: string;
-  /** The tail's file (every frame after the head), or null: the tail is not rendered (another render made it). */
-  tailPath: string | null;
-}
+import type { PlanSplit, PlannedClip, RenderPlan } from './plan';
 
 const framesOf = (seconds: number, fps: number) => Math.round(seconds * fps);
 

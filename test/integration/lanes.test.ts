@@ -338,7 +338,7 @@ describe('a lane’s render beside another’s, pipeline paused', () => {
     // Answered from what is stored: nothing is written again (a script written anew would need the page's texts).
     expect(await h.call('script.write', { campaign_id: id, input, languages: ['en'] })).toEqual({
       campaign_id: id,
-      script_sources: [{ language: 'en', script_source: 'localized_page' }],
+      script_sources: [{ language: 'en', script_source: 'localized_page', openings: 1 }],
       page_language: 'en',
     });
     expect(await stored()).toEqual(before);
