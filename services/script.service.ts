@@ -41,6 +41,7 @@ import { call } from '../lib/net/calls';
 import { storageFor } from '../lib/storage/storage';
 import type { FileStorage } from '../lib/storage/files';
 import { createTranslator, TranslationError, type Translator } from '../lib/script/translate';
+import { CancelableMixin, type CancelableMethods } from '../mixins/cancelable.mixin';
 import { DbMixin, type DbMethods } from '../mixins/db.mixin';
 
 /** script.analyze's answer. */
@@ -68,11 +69,12 @@ function headingAt(page: CapturedPage, section: number): string | null {
   return page.text.sections?.find((s) => s.index === section)?.heading ?? null;
 }
 
-type ScriptMethods = DbMethods<'script'> & {
-  captures(campaignId: string): Promise<CapturedPage[]>;
-  scenesBySection(facts: KeyFacts, source: CapturedPage, ownVersions: CapturedPage[], target: number): PlannedScene[];
-  scenesByScreen(facts: KeyFacts, source: CapturedPage, ownVersions: CapturedPage[], target: number): Promise<PlannedScene[]>;
-};
+type ScriptMethods = DbMethods<'script'> &
+  CancelableMethods & {
+    captures(campaignId: string): Promise<CapturedPage[]>;
+    scenesBySection(facts: KeyFacts, source: CapturedPage, ownVersions: CapturedPage[], target: number): PlannedScene[];
+    scenesByScreen(facts: KeyFacts, source: CapturedPage, ownVersions: CapturedPage[], target: number): Promise<PlannedScene[]>;
+  };
 
 interface ScriptLocalVars {
   storage: FileStorage;
@@ -86,7 +88,7 @@ export type ScriptThis = Service<ServiceSettingSchema> & ScriptMethods & ScriptL
 
 const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLocalVars> = {
   name: 'script',
-  mixins: [DbMixin({ owner: 'script' })],
+  mixins: [DbMixin({ owner: 'script' }), CancelableMixin],
 
   created() {
     const config = configOf(this.broker);
@@ -104,29 +106,38 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
       async handler(ctx: Context<StageCall>): Promise<AnalyzeResult> {
         const { models } = this.db;
         const campaign = ctx.params.input;
-        const captures: CapturedPage[] = await this.captures(campaign.id);
-        const source = captures.find((c) => c.variant === 'source');
-        if (!source) throw stageFailure('capture_failed', 'The page capture is missing; it must be collected again.', false);
-        const target = configOf(this.broker).videoTargetSeconds;
-        const facts = keyFacts(source.text, campaign.url, source.language);
-        const ownVersions = captures.filter((c) => c.variant !== 'source');
-        const plan: CampaignPlanDocument = {
-          facts,
-          targetSeconds: target,
-          sourceLanguage: (source.language ?? 'en').toLowerCase().split('-')[0],
-          brand: {
-            themeColor: source.brand.theme_color ?? null,
-            palette: source.brand.palette ?? [],
-            iconUrls: source.brand.icon_urls ?? [],
-            logoKey: source.brand.logo_key ?? null,
-          },
-          scenes: hasSectionShots(source.screenshots)
-            ? this.scenesBySection(facts, source, ownVersions, target)
-            : await this.scenesByScreen(facts, source, ownVersions, target),
-        };
-        // The pages' text is kept beside the plan: scripting reads it here rather than asking the capture stage again.
-        await models.CampaignPlan.upsert({ campaign_id: campaign.id, plan, page_texts: captures.map(pageText) });
-        return { campaign_id: campaign.id, scenes: plan.scenes.length, features: facts.features.length };
+        // A campaign stopped before or while it is analysed (canceled, timed out, failed): no plan is stored for it
+        // (mixins/cancelable.mixin.ts).
+        const cancel = this.watchCancel(campaign.id);
+        try {
+          cancel.signal.throwIfAborted();
+          const captures: CapturedPage[] = await this.captures(campaign.id);
+          const source = captures.find((c) => c.variant === 'source');
+          if (!source) throw stageFailure('capture_failed', 'The page capture is missing; it must be collected again.', false);
+          const target = configOf(this.broker).videoTargetSeconds;
+          const facts = keyFacts(source.text, campaign.url, source.language);
+          const ownVersions = captures.filter((c) => c.variant !== 'source');
+          const plan: CampaignPlanDocument = {
+            facts,
+            targetSeconds: target,
+            sourceLanguage: (source.language ?? 'en').toLowerCase().split('-')[0],
+            brand: {
+              themeColor: source.brand.theme_color ?? null,
+              palette: source.brand.palette ?? [],
+              iconUrls: source.brand.icon_urls ?? [],
+              logoKey: source.brand.logo_key ?? null,
+            },
+            scenes: hasSectionShots(source.screenshots)
+              ? this.scenesBySection(facts, source, ownVersions, target)
+              : await this.scenesByScreen(facts, source, ownVersions, target),
+          };
+          cancel.signal.throwIfAborted();
+          // The pages' text is kept beside the plan: scripting reads it here rather than asking the capture stage again.
+          await models.CampaignPlan.upsert({ campaign_id: campaign.id, plan, page_texts: captures.map(pageText) });
+          return { campaign_id: campaign.id, scenes: plan.scenes.length, features: facts.features.length };
+        } finally {
+          cancel.done();
+        }
       },
     },
 
@@ -147,27 +158,35 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
           : [];
         const kept = stored.map((row) => row.script);
         const scripts: ScriptDocument[] = [];
-        for (const language of languages) {
-          if (!isSupportedLanguage(language) || kept.some((script) => script.language === language)) continue;
-          try {
-            scripts.push(
-              await writeScript(language, plan, variants, {
-                translator: this.translator,
-                model: this.scriptModel,
-                onModelRefused: (lang, reason) =>
-                  this.logger.warn(
-                    `campaign ${campaign.id}: the script model's ${lang} narration was not used (${reason}); the page's own sentences are said`,
-                  ),
-                // Hook variants (decisions §15): as many openings as the campaign has variants, one per variant video.
-                variants: variantsOf(campaign.options?.variants).length,
-              }),
-            );
-          } catch (err) {
-            if (err instanceof TranslationError) {
-              throw stageFailure('translation_failed', `Translation to ${language} failed: ${err.message}`, err.retryable);
+        // Stopped between languages, and before anything is stored, when the campaign stops (mixins/cancelable.mixin.ts).
+        const cancel = this.watchCancel(campaign.id);
+        try {
+          for (const language of languages) {
+            if (!isSupportedLanguage(language) || kept.some((script) => script.language === language)) continue;
+            cancel.signal.throwIfAborted();
+            try {
+              scripts.push(
+                await writeScript(language, plan, variants, {
+                  translator: this.translator,
+                  model: this.scriptModel,
+                  onModelRefused: (lang, reason) =>
+                    this.logger.warn(
+                      `campaign ${campaign.id}: the script model's ${lang} narration was not used (${reason}); the page's own sentences are said`,
+                    ),
+                  // Hook variants (decisions §15): as many openings as the campaign has variants, one per variant video.
+                  variants: variantsOf(campaign.options?.variants).length,
+                }),
+              );
+            } catch (err) {
+              if (err instanceof TranslationError) {
+                throw stageFailure('translation_failed', `Translation to ${language} failed: ${err.message}`, err.retryable);
+              }
+              throw err;
             }
-            throw err;
           }
+          cancel.signal.throwIfAborted();
+        } finally {
+          cancel.done();
         }
         await sequelize.transaction(async (transaction: Transaction) => {
           // Only the call's languages written now: another lane's script, written meanwhile, stays.
@@ -295,7 +314,7 @@ const ScriptService: ServiceSchema<ServiceSettingSchema, ScriptMethods, ScriptLo
     async captures(campaignId: string): Promise<CapturedPage[]> {
       return call(this.broker, 'capture.pages', { campaign_id: campaignId }, campaignTrace(campaignId));
     },
-  } satisfies Omit<ScriptMethods, keyof DbMethods<'script'>> & ThisType<ScriptThis>,
+  } satisfies Omit<ScriptMethods, keyof DbMethods<'script'> | keyof CancelableMethods> & ThisType<ScriptThis>,
 };
 
 export default ScriptService;

@@ -18,6 +18,7 @@ import { Errors, type Context, type Middleware } from 'moleculer';
 import { createCampaignClient, verifyWebhook, type WebhookEvent } from '../../clients/typescript/src';
 import type { TurnGate } from '../../lib/campaign/turn-gate';
 import { CampaignCanceledError, StageInterruptedError, stageFailure } from '../../lib/errors';
+import { CAMPAIGN_WORK_STOPS } from '../../mixins/cancelable.mixin';
 import { webhookReceivers } from '../fixtures/webhook-receiver';
 import { CHECK_NOT_THE_SUBJECT, startHarness, type Harness } from '../support/harness';
 import { waitFor } from '../support/wait';
@@ -346,6 +347,29 @@ describe('a lane’s render beside another’s, pipeline paused', () => {
       campaign_id: id,
       captions: [{ video_id: en.id, captions_key: 'captions/stored-en.vtt' }],
     });
+  }, 120_000);
+
+  test('the script stage stops for a stopped campaign: nothing planned or written once the stop was broadcast', async () => {
+    const { key } = await h.newCustomer('business');
+    const created = await h.request('POST', '/api/v1/campaigns', {
+      key,
+      body: { url: h.pageUrl, languages: ['en'], platforms: ['tiktok'] },
+    });
+    expect(created.status).toBe(201);
+    const id: string = created.body.campaign_id;
+    await h.sql("UPDATE campaigns SET status = 'scripting', progress = 25 WHERE id = $1", [id]);
+    await h.sql(
+      `INSERT INTO campaign_plans (campaign_id, plan, page_texts, created_at, updated_at) VALUES ($1, '{"sourceLanguage":"en"}', '[]', now(), now())`,
+      [id],
+    );
+    const input = await h.call('campaigns.stageInput', { campaign_id: id });
+    // The campaign actor stops a campaign's work on every node (a cancel, a timeout, another lane's failure).
+    await h.api.broadcast(CAMPAIGN_WORK_STOPS, { campaign_id: id });
+    await expect(h.call('script.write', { campaign_id: id, input, languages: ['en'] })).rejects.toMatchObject({ type: 'canceled' });
+    await expect(h.call('script.analyze', { campaign_id: id, input })).rejects.toMatchObject({ type: 'canceled' });
+    expect(await h.sql('SELECT id FROM campaign_scripts WHERE campaign_id = $1', [id])).toEqual([]);
+    const [plan] = await h.sql<{ plan: unknown }>('SELECT plan FROM campaign_plans WHERE campaign_id = $1', [id]);
+    expect(plan.plan).toEqual({ sourceLanguage: 'en' });
   }, 120_000);
 
   test('a canceled campaign’s waiting lane turns are removed: its waiting calls end, nothing of it is left to grant', async () => {
