@@ -364,33 +364,67 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksMethods, Webh
           next_attempt_at: { [Op.lte]: now },
           [Op.or]: [{ locked_until: null }, { locked_until: { [Op.lt]: now } }],
         },
-        order: [['next_attempt_at', 'ASC']],
+        order: [
+          ['next_attempt_at', 'ASC'],
+          ['created_at', 'ASC'],
+        ],
         limit: BATCH,
       });
+      // One campaign's events go out one after another, in the order they happened: its videos' video.ready before
+      // its campaign.completed (decisions §15), which in parallel could overtake them on the wire. Campaigns (and
+      // batches) go side by side.
+      const inOrder = new Map<string, WebhookDelivery[]>();
+      for (const delivery of due) {
+        const key = delivery.campaign_id ?? delivery.id;
+        inOrder.set(key, [...(inOrder.get(key) ?? []), delivery]);
+      }
+      // The last video's ready and the campaign's outcome can be written in one transaction, at one time: the video's first.
+      const outcomeLast = (d: WebhookDelivery) => (d.event_type.startsWith('video.') ? 0 : 1);
+      for (const deliveries of inOrder.values()) {
+        deliveries.sort(
+          (x, y) => (x.next_attempt_at?.getTime() ?? 0) - (y.next_attempt_at?.getTime() ?? 0) || outcomeLast(x) - outcomeLast(y),
+        );
+      }
+      // A campaign with an event on the wire now (claimed by this or another dispatcher) sends nothing else until it
+      // is answered: the next poll takes the rest, in order.
+      const campaignIds = [...new Set(due.map((d) => d.campaign_id).filter((id): id is string => Boolean(id)))];
+      const onTheWire =
+        campaignIds.length === 0
+          ? []
+          : await Deliveries.findAll({
+              attributes: ['campaign_id'],
+              where: { campaign_id: campaignIds, status: 'pending', locked_until: { [Op.gte]: now } },
+            });
+      for (const { campaign_id: busy } of onTheWire) if (busy) inOrder.delete(busy);
       let sent = 0;
-      await Promise.all(
-        due.map(async (delivery) => {
-          if (this.inFlight.has(delivery.id)) return;
-          // Claim: only the dispatcher whose conditional update matched sends this attempt.
-          const [claimed] = await Deliveries.update(
-            { locked_until: new Date(Date.now() + CLAIM_MS) },
-            {
-              where: {
-                id: delivery.id,
-                status: 'pending',
-                attempts: delivery.attempts,
-                [Op.or]: [{ locked_until: null }, { locked_until: { [Op.lt]: new Date() } }],
-              },
+      /** Sends one; false when another dispatch has it on the wire (its campaign's later events wait for the next poll). */
+      const sendOne = async (delivery: WebhookDelivery): Promise<boolean> => {
+        if (this.inFlight.has(delivery.id)) return false;
+        // Claim: only the dispatcher whose conditional update matched sends this attempt.
+        const [claimed] = await Deliveries.update(
+          { locked_until: new Date(Date.now() + CLAIM_MS) },
+          {
+            where: {
+              id: delivery.id,
+              status: 'pending',
+              attempts: delivery.attempts,
+              [Op.or]: [{ locked_until: null }, { locked_until: { [Op.lt]: new Date() } }],
             },
-          );
-          if (claimed !== 1) return;
-          this.inFlight.add(delivery.id);
-          try {
-            await this.deliver(delivery);
-            sent += 1;
-          } finally {
-            this.inFlight.delete(delivery.id);
-          }
+          },
+        );
+        if (claimed !== 1) return false;
+        this.inFlight.add(delivery.id);
+        try {
+          await this.deliver(delivery);
+          sent += 1;
+        } finally {
+          this.inFlight.delete(delivery.id);
+        }
+        return true;
+      };
+      await Promise.all(
+        [...inOrder.values()].map(async (deliveries) => {
+          for (const delivery of deliveries) if (!(await sendOne(delivery))) break;
         }),
       );
       return sent;

@@ -13,6 +13,7 @@ import crypto from 'node:crypto';
 import type { Context } from 'moleculer';
 import type { Transaction } from 'sequelize';
 import { configOf } from '../../config';
+import { writeVideoReadyEvent } from '../../lib/campaign/outbox';
 import { periodResetsAt, quotaPeriod, reserveQuota, usedInPeriod } from '../../lib/campaign/quota';
 import { GENERATING_STATES, isGenerating, PROGRESS_ON_ENTRY, type GeneratingState } from '../../lib/campaign/states';
 import type { AdoptParams } from '../../lib/campaign/stages';
@@ -99,7 +100,7 @@ export const retryMethods = {
     const videos: Array<{ from: string; to: string }> = [];
     await sequelize.transaction(async (transaction: Transaction) => {
       await reserveQuota(sequelize, transaction, original.org_id, period, campaignsPerMonth);
-      await models.Campaign.create(
+      const campaign = await models.Campaign.create(
         {
           id: campaignId,
           org_id: original.org_id,
@@ -153,6 +154,11 @@ export const retryMethods = {
           { transaction },
         );
         videos.push({ from: video.id, to: copy.id });
+        // decisions §15: each video of the campaign is announced ready once; a kept one is ready from the start, so
+        // its video.ready is written now, with the retry's ids (the original's event named the original's video).
+        if (ready && (await writeVideoReadyEvent(models, transaction, campaign, copy.id, (v) => this.links(v), now))) {
+          transaction.afterCommit(() => this.broker.emit('webhooks.enqueued', { campaign_id: campaignId }));
+        }
       }
       await models.CampaignEvent.create(
         { campaign_id: campaignId, from_status: null, to_status: startsIn, detail: `retry of ${original.id}`, created_at: now },

@@ -5,15 +5,20 @@
  * language failed keeps the first language's video as made, and only the second is made again. Real PostgreSQL,
  * Chromium, voices and editly on the harness.
  */
+import { verifyWebhook } from '../../clients/typescript/src';
+import { webhookReceivers } from '../fixtures/webhook-receiver';
 import { runCampaign, untilSettled } from '../support/campaign-run';
 import { dashboardSession, postForm } from '../support/dashboard-session';
 import { CHECK_NOT_THE_SUBJECT, startHarness, type Harness } from '../support/harness';
+import { waitFor } from '../support/wait';
 
 const limits = { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000, redisTimeoutMs: 10_000 };
 
 let h: Harness;
 let customer: { orgId: string; key: string };
 let failedId: string;
+let secret: string;
+const receivers = webhookReceivers();
 
 /** Campaigns drawn from the organization's quota this month. */
 async function quotaUsed(orgId: string): Promise<number> {
@@ -42,12 +47,16 @@ beforeAll(async () => {
     config: { ...CHECK_NOT_THE_SUBJECT, rateLimits: limits, videoTargetSeconds: 10, captureMaxShots: 2 },
   });
   customer = await h.newCustomer('business');
+  ({ secret } = await h.call<{ secret: string }>('accounts.webhookSecret', { org_id: customer.orgId }));
   const run = await runCampaign(h, customer.key, { languages: ['en'], platforms: ['tiktok'], quality: 'draft' });
   expect(run.campaign.status).toBe('review');
   failedId = run.id;
   await failInRendering(failedId);
 }, 300_000);
-afterAll(async () => h?.stop());
+afterAll(async () => {
+  await receivers.closeAll();
+  await h?.stop();
+});
 
 test('a campaign whose render failed is retried from rendering: review again, no page load, one quota unit', async () => {
   const usedBefore = await quotaUsed(customer.orgId);
@@ -129,6 +138,13 @@ test('a campaign whose second language failed is retried keeping the first: only
     [run.id],
   );
   const [first] = await h.sql<{ file_key: string }>("SELECT file_key FROM videos WHERE campaign_id = $1 AND language = 'en'", [run.id]);
+  // The campaign asked for each video as soon as it is ready (the retry takes its webhook settings along).
+  const hook = await receivers.start();
+  await h.sql('UPDATE campaigns SET webhook_url = $2, webhook_events = $3 WHERE id = $1', [
+    run.id,
+    hook.url,
+    JSON.stringify(['campaign.completed', 'campaign.failed', 'video.ready']),
+  ]);
   const retried = await h.request('POST', `/api/v1/campaigns/${run.id}/retry`, { key: customer.key });
   expect(retried.status).toBe(201);
   expect(retried.body.status).toBe('voiceover');
@@ -156,6 +172,19 @@ test('a campaign whose second language failed is retried keeping the first: only
   expect(rendered).toEqual([{ language: 'ja' }]);
   const [en] = await h.sql<{ file_key: string }>("SELECT file_key FROM videos WHERE campaign_id = $1 AND language = 'en'", [id]);
   expect(en.file_key).toBe(first.file_key);
+  // Each of the retry's videos is announced ready once, the kept one too, each before the campaign's completion.
+  const events = await waitFor(
+    async () => hook.received.map((r) => verifyWebhook({ headers: r.headers, rawBody: r.body }, secret)),
+    (list) => list.some((e) => e?.event === 'campaign.completed'),
+    30_000,
+    100,
+  );
+  expect(events.map((e) => [e?.event, e?.event === 'video.ready' ? e.video.language : null])).toEqual([
+    ['video.ready', 'en'],
+    ['video.ready', 'ja'],
+    ['campaign.completed', null],
+  ]);
+  expect(events.every((e) => e !== null && 'campaign_id' in e && e.campaign_id === id)).toBe(true);
 }, 300_000);
 
 test('the dashboard shows Retry on a failed campaign and retries it through the same action', async () => {

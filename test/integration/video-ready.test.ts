@@ -184,14 +184,17 @@ describe('webhook_events and the outbox, pipeline paused', () => {
     expect((await outbox(plain.id)).map((row) => row.event_type)).toEqual(['campaign.completed']);
   });
 
-  test("the last video's ready, recorded with the stage's result, is announced in the transaction that settles the campaign", async () => {
+  test("the last video's ready, recorded with the stage's result, is announced in the transaction that settles the campaign, and sent before it", async () => {
+    // A customer server that takes 400 ms to answer: a campaign's events go out one after another, each once the
+    // previous one was answered, so the outcome written with the last video's ready cannot overtake it.
+    const slowHook = await receivers.start(() => ({ status: 204, delayMs: 400 }));
     const res = await h.request('POST', '/api/v1/campaigns', {
       key,
       body: {
         url: h.pageUrl,
         languages: ['en'],
         platforms: ['tiktok', 'youtube'],
-        webhook_url: hookUrl,
+        webhook_url: slowHook.url,
         webhook_events: ['video.ready', 'campaign.completed'],
       },
     });
@@ -236,6 +239,21 @@ describe('webhook_events and the outbox, pipeline paused', () => {
     const last = rows.find((row) => row.event_type === 'video.ready' && JSON.parse(row.body).video.id === b)!;
     expect(new Date(last.created_at).getTime()).toBeLessThanOrEqual(new Date(completed[0].created_at).getTime());
     expect(JSON.parse(completed[0].body).videos.map((v: { status: string }) => v.status)).toEqual(['ready', 'ready']);
+
+    const arrived = await waitFor(
+      async () => slowHook.received,
+      (list) => list.length >= 3,
+      20_000,
+      50,
+    );
+    const said = arrived.map((r) => JSON.parse(r.body) as { event: string; video?: { id: string } });
+    expect(said.map((e) => [e.event, e.video?.id ?? null])).toEqual([
+      ['video.ready', a],
+      ['video.ready', b],
+      ['campaign.completed', null],
+    ]);
+    // Sent once b's was answered, not beside it.
+    expect(arrived[2].receivedAt - arrived[1].receivedAt).toBeGreaterThanOrEqual(350);
   });
 });
 
