@@ -1,8 +1,8 @@
 /**
  * The checks of the videos as a customer watches them, one fixture site per test file so that Jest's
  * workers run the sites' campaigns side by side (test/integration/visual-*.test.ts). Real campaigns on both fixture
- * sites, en/ja/ko × their frame shapes (VISUAL_SITES: the first at full quality, the second at draft), a frame read by
- * tesseract at each screen scene's start, before its camera moves.
+ * sites, en/ja/ko × their frame shapes (VISUAL_SITES: each pair once, at draft, and the first site's en × 9:16 at full
+ * quality), a frame read by tesseract at each screen scene's start, before its camera moves.
  * - the page area of a ja/ko frame is in that language (each language's video shows its own page);
  * - the scene's heading is on screen in its scene, in the page area (the screen is under the words);
  * - no two screen scenes of a video show the same picture;
@@ -38,6 +38,7 @@ interface SceneFrame {
   video: string;
   language: string;
   platform: string;
+  quality: RenderQuality;
   scene: number;
   heading: string;
   screenshotKey: string;
@@ -48,30 +49,44 @@ interface SceneFrame {
   png: string;
 }
 
+/**
+ * One campaign of a site's videos: its render quality (the campaign's own `quality`) and its languages × platforms.
+ * full: the customer's pixels, read by OCR as they are and at twice their size. draft (half each side, the same layout
+ * in shares of the frame: lib/render/plan.ts frameFor): read at twice and four times their size, about the pixels OCR
+ * reads of a full frame, for a fraction of the render's work.
+ */
+export interface VisualCampaign {
+  quality: RenderQuality;
+  languages: Array<(typeof LANGUAGES)[number]>;
+  platforms: string[];
+}
+
 /** Fixture sites: a static product page, and a client-rendered app with a cookie banner, a sticky header and lazy images. */
 export interface FixtureSiteUnderTest {
   name: string;
   path: string;
-  platforms: string[];
-  /**
-   * full: the customer's pixels, read by OCR as they are and at twice their size. draft (half each side, the same
-   * layout in shares of the frame: lib/render/plan.ts frameFor): read at twice and four times their size, about the
-   * pixels OCR reads of a full frame, for a fraction of the render's work.
-   */
-  quality: RenderQuality;
+  /** Together, every language of LANGUAGES on each of the site's frame shapes. */
+  campaigns: VisualCampaign[];
 }
 /**
- * The first site on every frame shape in every language at full quality (the customer's pixels); the second on 9:16
- * and 16:9 at draft (1:1 is judged on the first and on /tiny/): what it adds is its pages (client-rendered, a cookie
- * banner, a sticky header, lazy images), not other pixels.
+ * The first site on every frame shape in every language, at draft, and its en × 9:16 at full quality too (the
+ * customer's pixels, on the shape a past regression broke without a failing test); the second on
+ * 9:16 and 16:9 at draft (1:1 is judged on the first and on /tiny/): what it adds is its pages (client-rendered, a
+ * cookie banner, a sticky header, lazy images), not other pixels.
  */
 export const VISUAL_SITES: FixtureSiteUnderTest[] = [
-  { name: 'static product page (test/fixtures/site)', path: '/', platforms: ['tiktok', 'youtube', 'linkedin'], quality: 'full' },
+  {
+    name: 'static product page (test/fixtures/site)',
+    path: '/',
+    campaigns: [
+      { quality: 'full', languages: ['en'], platforms: ['tiktok'] },
+      { quality: 'draft', languages: [...LANGUAGES], platforms: ['tiktok', 'youtube', 'linkedin'] },
+    ],
+  },
   {
     name: 'client-rendered booking app (test/fixtures/site2)',
     path: `${SITE2_PREFIX}/`,
-    platforms: ['tiktok', 'youtube'],
-    quality: 'draft',
+    campaigns: [{ quality: 'draft', languages: [...LANGUAGES], platforms: ['tiktok', 'youtube'] }],
   },
 ];
 
@@ -83,70 +98,76 @@ export function describeVisualChecks(site: FixtureSiteUnderTest): void {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'visual-'));
 
     beforeAll(async () => {
-      h = await startHarness({
-        render: 'worker',
-        config: { rateLimits: limits, renderQuality: site.quality, videoTargetSeconds: 25 },
-      });
+      h = await startHarness({ render: 'worker', config: { rateLimits: limits, videoTargetSeconds: 25 } });
       const { key } = await h.newCustomer('business');
-      const created = await h.request('POST', '/api/v1/campaigns', {
-        key,
-        body: { url: h.site.url(pagePath), languages: [...LANGUAGES], platforms: [...site.platforms] },
-      });
-      expect(created.status).toBe(201);
-      const campaignId = created.body.campaign_id as string;
-      const done = await waitFor(
-        () => h.request('GET', `/api/v1/campaigns/${campaignId}`, { key }),
-        (res) => ['review', 'failed'].includes(res.body.status),
-        900_000,
-        1000,
+      // The campaigns run side by side; each asks its own quality of the render.
+      const campaignIds = await Promise.all(
+        site.campaigns.map(async ({ quality, languages, platforms }) => {
+          const created = await h.request('POST', '/api/v1/campaigns', {
+            key,
+            body: { url: h.site.url(pagePath), languages, platforms, quality },
+          });
+          expect(created.status).toBe(201);
+          return created.body.campaign_id as string;
+        }),
       );
-      expect(done.body.error).toBeUndefined();
-      expect(done.body.status).toBe('review');
-      const rows = await h.sql<{ id: string; language: string; platform: string; file_key: string; document: Storyboard }>(
-        'SELECT v.id, v.language, v.platform, v.file_key, s.document FROM videos v JOIN storyboards s ON s.video_id = v.id WHERE v.campaign_id = $1',
-        [campaignId],
-      );
-      expect(rows).toHaveLength(LANGUAGES.length * site.platforms.length);
       const work: Array<() => Promise<SceneFrame>> = [];
-      for (const row of rows) {
-        const video = path.join(h.config.dataDir, 'files', row.file_key);
-        const board = row.document;
-        // The storyboard's frame is the platform's; the video's is frameFor's (half each side at draft).
-        const shown = frameFor(board.frame, site.quality);
-        for (const scene of board.scenes.filter((s) => s.kind === 'screen')) {
-          const safe = safeZoneFor(board.frame, {
-            platform: board.platform,
-            captions: board.captions,
-            headline: scene.onScreenText,
-            language: board.language,
-          });
-          work.push(async () => {
-            // The page at rest before its camera moves (a tall section then scrolls towards the sentence narrated:
-            // lib/render/camera.ts), as the viewer first sees it: its heading at the top.
-            const png = await frameAt(
-              video,
-              scene.startSeconds + scene.durationSeconds * SCROLL_LEAD * 0.8,
-              path.join(tmp, `${row.id}-${scene.index}.png`),
-            );
-            return {
-              video: row.id,
-              language: row.language,
-              platform: row.platform,
-              scene: scene.index,
-              heading: scene.onScreenText,
-              screenshotKey: scene.screenshotKey!,
-              width: shown.width,
-              height: shown.height,
-              // The page area (between the headline band and the captions, ±1 %), read at the full frame's size and at
-              // twice it.
-              pageWords: await readWords(png, row.language, {
-                minConfidence: MIN_CONFIDENCE,
-                scales: site.quality === 'full' ? [1, 2] : [2, 4],
-                rows: { top: (safe.top - 0.01) * shown.height, bottom: (safe.bottom + 0.01) * shown.height },
-              }),
-              png,
-            };
-          });
+      for (const [i, campaignId] of campaignIds.entries()) {
+        const { quality, languages, platforms } = site.campaigns[i];
+        const done = await waitFor(
+          () => h.request('GET', `/api/v1/campaigns/${campaignId}`, { key }),
+          (res) => ['review', 'failed'].includes(res.body.status),
+          900_000,
+          1000,
+        );
+        expect(done.body.error).toBeUndefined();
+        expect(done.body.status).toBe('review');
+        const rows = await h.sql<{ id: string; language: string; platform: string; file_key: string; document: Storyboard }>(
+          'SELECT v.id, v.language, v.platform, v.file_key, s.document FROM videos v JOIN storyboards s ON s.video_id = v.id WHERE v.campaign_id = $1',
+          [campaignId],
+        );
+        expect(rows).toHaveLength(languages.length * platforms.length);
+        for (const row of rows) {
+          const video = path.join(h.config.dataDir, 'files', row.file_key);
+          const board = row.document;
+          // The storyboard's frame is the platform's; the video's is frameFor's (half each side at draft).
+          const shown = frameFor(board.frame, quality);
+          for (const scene of board.scenes.filter((s) => s.kind === 'screen')) {
+            const safe = safeZoneFor(board.frame, {
+              platform: board.platform,
+              captions: board.captions,
+              headline: scene.onScreenText,
+              language: board.language,
+            });
+            work.push(async () => {
+              // The page at rest before its camera moves (a tall section then scrolls towards the sentence narrated:
+              // lib/render/camera.ts), as the viewer first sees it: its heading at the top.
+              const png = await frameAt(
+                video,
+                scene.startSeconds + scene.durationSeconds * SCROLL_LEAD * 0.8,
+                path.join(tmp, `${row.id}-${scene.index}.png`),
+              );
+              return {
+                video: row.id,
+                language: row.language,
+                platform: row.platform,
+                quality,
+                scene: scene.index,
+                heading: scene.onScreenText,
+                screenshotKey: scene.screenshotKey!,
+                width: shown.width,
+                height: shown.height,
+                // The page area (between the headline band and the captions, ±1 %), read at about the full frame's
+                // pixels and at twice them.
+                pageWords: await readWords(png, row.language, {
+                  minConfidence: MIN_CONFIDENCE,
+                  scales: quality === 'full' ? [1, 2] : [2, 4],
+                  rows: { top: (safe.top - 0.01) * shown.height, bottom: (safe.bottom + 0.01) * shown.height },
+                }),
+                png,
+              };
+            });
+          }
         }
       }
       // Two tesseracts at a time: one per core.
@@ -160,11 +181,12 @@ export function describeVisualChecks(site: FixtureSiteUnderTest): void {
       if (!process.env.VISUAL_KEEP_FRAMES) fs.rmSync(tmp, { recursive: true, force: true });
     });
 
-    const label = (f: SceneFrame) => `${f.language}/${f.platform} scene ${f.scene}`;
+    const label = (f: SceneFrame) => `${f.language}/${f.platform} (${f.quality}) scene ${f.scene}`;
 
     test.each(['ja', 'ko'])('the page area of every %s frame is in that language, on every platform', (language) => {
       const own = frames.filter((f) => f.language === language);
-      expect(own.length).toBeGreaterThanOrEqual(site.platforms.length * 2);
+      const videos = site.campaigns.filter((c) => c.languages.includes(language as (typeof LANGUAGES)[number]));
+      expect(own.length).toBeGreaterThanOrEqual(videos.reduce((n, c) => n + c.platforms.length, 0) * 2);
       for (const f of own) {
         const counts = scriptCounts(f.pageWords, language);
         // One kana, kanji or hangul carries about as much as three Latin letters; a ja/ko page names products in Latin
