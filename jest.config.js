@@ -17,5 +17,8 @@ module.exports = {
   testTimeout: 60000,
   // Longest first, by the durations committed in test/durations.json (a fresh clone has no Jest cache to go by).
   testSequencer: '<rootDir>/test/support/sequencer.js',
-  maxWorkers: 2,
+  // One file at a time: every campaign suite already keeps both cores busy (Chromium, the voices, editly, ffmpeg,
+  // tesseract), so two files at once each ran 2.7-4x slower than alone. Measured on 2 cores (docs/architecture.md,
+  // "Order and time"): the whole suite 2,747 s serial, beside another session's tests, against 4,284 s with two workers.
+  maxWorkers: 1,
 };

@@ -1,6 +1,6 @@
 /**
- * The order of the test files: the longest first, so that Jest's two workers finish together instead of one
- * running a long suite alone at the end. Jest knows durations only from an earlier run of the
+ * The order of the test files: the longest first, so that, should Jest run more than one file at once (maxWorkers),
+ * its workers finish together instead of one running a long suite alone at the end. Jest knows durations only from an earlier run of the
  * same checkout (its cache); a fresh clone, as CI runs, has none and would go by file size, which puts the short
  * files of long campaigns (the visual suites) last. So the durations of a full run are committed in
  * test/durations.json (`npx tsx scripts/test-durations.ts <jest --json output>` writes them); a file not listed

@@ -1,6 +1,6 @@
 /**
- * The checks of the videos as a customer watches them, one fixture site per test file so that Jest's
- * workers run the sites' campaigns side by side (test/integration/visual-*.test.ts). Real campaigns on both fixture
+ * The checks of the videos as a customer watches them, one fixture site per test file
+ * (test/integration/visual-*.test.ts). Real campaigns on both fixture
  * sites, en/ja/ko × their frame shapes (VISUAL_SITES: each pair once, at draft, and the first site's en × 9:16 at full
  * quality), a frame read by tesseract at each screen scene's start, before its camera moves.
  * - the page area of a ja/ko frame is in that language (each language's video shows its own page);
