@@ -64,14 +64,15 @@ export function treePssBytes(rootPid: number): number {
   return total;
 }
 
+/** Samples, every second, the tree's PSS and the machine's load average (1 min): a busy machine's run says so. */
 class MemorySampler {
-  readonly samples: Array<{ at: number; bytes: number }> = [];
+  readonly samples: Array<{ at: number; bytes: number; load: number }> = [];
   private timer?: NodeJS.Timeout;
 
   constructor(private readonly pid: number) {}
 
   start(): void {
-    const take = () => this.samples.push({ at: Date.now(), bytes: treePssBytes(this.pid) });
+    const take = () => this.samples.push({ at: Date.now(), bytes: treePssBytes(this.pid), load: os.loadavg()[0] });
     take();
     this.timer = setInterval(take, 1000);
   }
@@ -82,6 +83,12 @@ class MemorySampler {
 
   peak(from: number, to: number): number {
     return Math.max(0, ...this.samples.filter((s) => s.at >= from && s.at <= to).map((s) => s.bytes));
+  }
+
+  /** The load average's mean and highest between `from` and `to`. */
+  load(from: number, to: number): { mean: number; max: number } {
+    const loads = this.samples.filter((s) => s.at >= from && s.at <= to).map((s) => s.load);
+    return { mean: loads.reduce((sum, l) => sum + l, 0) / Math.max(1, loads.length), max: Math.max(0, ...loads) };
   }
 
   latest(): number {
@@ -178,6 +185,7 @@ async function main() {
     const drained = Date.now();
     console.log(`  B under A: ${secs(bUnderA)}; A with B: ${secs(aWithB.seconds)} (${aWithB.failed} failed)`);
     const peak = Math.max(sampler.peak(batch2Start, batch2End), sampler.peak(batch3Start, drained));
+    const loads = [sampler.load(batch2Start, batch2End), sampler.load(batch3Start, drained)];
 
     console.log(`waiting ${SETTLE_SECONDS} s after the queue drained`);
     await sleep(SETTLE_SECONDS * 1000);
@@ -195,6 +203,8 @@ async function main() {
     console.log(
       `| A's batch with B's campaign | ${secs(aWithB.seconds)} (${change >= 0 ? '+' : ''}${(change * 100).toFixed(0)} %) | no longer, ± noise |`,
     );
+    const load = ({ mean, max }: { mean: number; max: number }) => `mean ${mean.toFixed(1)}, max ${max.toFixed(1)}`;
+    console.log(`| load average (1 min), A alone / A with B | ${load(loads[0])} / ${load(loads[1])} | |`);
     console.log(`| PSS idle, before | ${mib(idle)} | |`);
     console.log(
       `| PSS peak during the batches | ${mib(peak)} | ≤ ${TARGETS.peakMiB} MiB ${peak <= TARGETS.peakMiB * MiB ? 'met' : 'MISSED'} |`,
