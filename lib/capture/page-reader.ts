@@ -245,7 +245,7 @@ export async function makePresentable(page: Page, maxScrollPx = 30_000): Promise
       ];
       for (const container of containers) {
         const button = [...container.querySelectorAll('button,a,[role="button"]')].find((b) =>
-          words.test((b as HTMLElement).innerText.trim()),
+          words.test((b instanceof HTMLElement ? b.innerText : (b.textContent ?? '')).trim()),
         );
         if (button) {
           (button as HTMLElement).click();
@@ -464,10 +464,10 @@ export async function readSections(page: Page): Promise<PageSection[]> {
         .trim();
       const linkText = all('a,button,[role="button"]')
         .filter((el) => visible(el) && !el.parentElement?.closest('a,button'))
-        .reduce((n, el) => n + folded((el as HTMLElement).innerText).length, 0);
+        .reduce((n, el) => n + folded(el instanceof HTMLElement ? el.innerText : (el.textContent ?? '')).length, 0);
       const paragraphs = all('p,blockquote,dd,li,figcaption')
         .filter((el) => visible(el) && !el.closest('nav,pre,code,form') && !el.parentElement?.closest('p,blockquote,li'))
-        .map((el) => folded((el as HTMLElement).innerText))
+        .map((el) => folded(el instanceof HTMLElement ? el.innerText : (el.textContent ?? '')))
         .filter((t) => t && (t.length >= 40 || /[.!?。！？]$/.test(t)))
         .slice(0, 12);
       let small = 0;
@@ -558,9 +558,9 @@ export async function shootSections(page: Page, maxShots: number, choice: Sectio
           return visible(m) && mr.width * mr.height > r.width * r.height * 0.05;
         });
         if (media || el.matches('img,svg,video,canvas,picture,iframe')) return false;
-        const own = (el as HTMLElement).innerText.replace(/\s+/g, ' ').trim();
+        const own = (el instanceof HTMLElement ? el.innerText : (el.textContent ?? '')).replace(/\s+/g, ' ').trim();
         const controls = [...el.querySelectorAll('button,[role="button"]')]
-          .map((b) => (b as HTMLElement).innerText.replace(/\s+/g, ' ').trim())
+          .map((b) => (b instanceof HTMLElement ? b.innerText : (b.textContent ?? '')).replace(/\s+/g, ' ').trim())
           .join(' ');
         return own.length - controls.length < 20 && getComputedStyle(el).backgroundImage === 'none';
       });
@@ -662,7 +662,11 @@ export async function shootSections(page: Page, maxShots: number, choice: Sectio
         const focusOf = (heading: Element, parts: Element[]) =>
           [heading, ...parts.flatMap((part) => [...part.querySelectorAll('p,li,blockquote,dd,figcaption,h3,h4')])]
             .filter((el) => visible(el) && !el.closest(outside) && (el === heading || !el.parentElement?.closest('p,li,blockquote')))
-            .map((el) => ({ ...docRect(el), text: (el as HTMLElement).innerText.replace(/\s+/g, ' ').trim(), lines: linesOf(el) }))
+            .map((el) => ({
+              ...docRect(el),
+              text: (el instanceof HTMLElement ? el.innerText : (el.textContent ?? '')).replace(/\s+/g, ' ').trim(),
+              lines: linesOf(el),
+            }))
             .filter((f) => f.text)
             .slice(0, 40);
         for (const { heading, parts, title, index } of chosen) {
@@ -880,7 +884,12 @@ export async function readText(page: Page): Promise<PageText> {
       headings: [...document.querySelectorAll('h1,h2,h3')]
         .map((h) => ({
           level: Number(h.tagName[1]),
-          text: (getComputedStyle(h).textTransform !== 'none' ? (h.textContent ?? '') : (h as HTMLElement).innerText)
+          text: (getComputedStyle(h).textTransform !== 'none'
+            ? (h.textContent ?? '')
+            : h instanceof HTMLElement
+              ? h.innerText
+              : (h.textContent ?? '')
+          )
             .replace(/\s+/g, ' ')
             .trim(),
         }))
@@ -907,12 +916,12 @@ export async function readText(page: Page): Promise<PageText> {
         ]
           // A phone number or an e-mail address beside the logo ("footer-brand") is not its name.
           .filter((a) => !/^(?:tel|mailto|sms):/i.test((a.getAttribute('href') ?? '').trim()))
-          .map((a) => (a as HTMLElement).innerText.replace(/\s+/g, ' ').trim())
+          .map((a) => (a instanceof HTMLElement ? a.innerText : (a.textContent ?? '')).replace(/\s+/g, ' ').trim())
           .filter((t) => t && t.split(' ').length <= 3),
         // A logo set as text in an element of its own (<p class="logo">Fashion</p>) near the top of the page.
         ...[...document.querySelectorAll('[class*="logo" i]:not(a):not(img):not(svg), [class*="brand" i]:not(a):not(img):not(svg)')]
           .filter((el) => !el.querySelector('a,img,svg') && el.getBoundingClientRect().top + window.scrollY < 200)
-          .map((el) => (el as HTMLElement).innerText.replace(/\s+/g, ' ').trim())
+          .map((el) => (el instanceof HTMLElement ? el.innerText : (el.textContent ?? '')).replace(/\s+/g, ' ').trim())
           .filter((t) => t && t.split(' ').length <= 3),
         content('meta[name="application-name"]'),
         ...[
@@ -925,7 +934,7 @@ export async function readText(page: Page): Promise<PageText> {
         ),
       ].filter((n): n is string => !!n && n.length <= 40),
       credits: [...document.querySelectorAll('footer, [role="contentinfo"]')]
-        .flatMap((footer) => (footer as HTMLElement).innerText.split(/\n+|(?<=[.!?])\s+/))
+        .flatMap((footer) => (footer instanceof HTMLElement ? footer.innerText : (footer.textContent ?? '')).split(/\n+|(?<=[.!?])\s+/))
         .map((line) => line.replace(/\s+/g, ' ').trim())
         .filter((line) => line.length <= 160 && /\bby\s/i.test(line))
         .slice(0, 8),

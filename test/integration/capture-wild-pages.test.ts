@@ -49,6 +49,11 @@ describe('pages seen in the wild', () => {
     expect(rows.source.text.headings[0].text).toBe('Shared notes for small crews');
   }, 180_000);
 
+  test('a carousel page whose pictures and logo are SVG elements is captured (an SVG element has no innerText)', async () => {
+    const rows = await collected('/wild/carousel/', ['en']);
+    expect(rows.source.text.headings[0].text).toBe('Notes that find their way back to you');
+  }, 180_000);
+
   test.each([
     ['/wild/files/brochure.pdf', 'The URL is a PDF document (application/pdf), not a web page.'],
     ['/wild/files/photo.png', 'The URL is an image (image/png), not a web page.'],
