@@ -307,21 +307,24 @@ describe('a lane’s render beside another’s, pipeline paused', () => {
     await h?.stop();
   });
 
-  test('a lane’s script and voice stages called again (its node died before the actor recorded them) keep what they stored', async () => {
+  /** A new customer's campaign in scripting, its plan stored (what processing leaves): its id. */
+  async function scriptingCampaign(languages: string[]): Promise<string> {
     const { key } = await h.newCustomer('business');
-    const created = await h.request('POST', '/api/v1/campaigns', {
-      key,
-      body: { url: h.pageUrl, languages: ['en', HELD_LANGUAGE], platforms: ['tiktok'] },
-    });
+    const created = await h.request('POST', '/api/v1/campaigns', { key, body: { url: h.pageUrl, languages, platforms: ['tiktok'] } });
     expect(created.status).toBe(201);
     const id: string = created.body.campaign_id;
     await h.sql("UPDATE campaigns SET status = 'scripting', progress = 25 WHERE id = $1", [id]);
-    const [en] = await h.sql<{ id: string }>("SELECT id FROM videos WHERE campaign_id = $1 AND language = 'en'", [id]);
-    // What the lane's first run stored before its node died: the plan, its script, its video's storyboard.
     await h.sql(
       `INSERT INTO campaign_plans (campaign_id, plan, page_texts, created_at, updated_at) VALUES ($1, '{"sourceLanguage":"en"}', '[]', now(), now())`,
       [id],
     );
+    return id;
+  }
+
+  test('a lane’s script and voice stages called again (its node died before the actor recorded them) keep what they stored', async () => {
+    const id = await scriptingCampaign(['en', HELD_LANGUAGE]);
+    const [en] = await h.sql<{ id: string }>("SELECT id FROM videos WHERE campaign_id = $1 AND language = 'en'", [id]);
+    // What the lane's first run stored before its node died: the plan (above), its script, its video's storyboard.
     const script = { language: 'en', source: 'localized_page', title: {}, screens: [], closing: {} };
     await h.sql(
       "INSERT INTO campaign_scripts (id, campaign_id, language, script_source, script, created_at, updated_at) VALUES (gen_random_uuid(), $1, 'en', 'localized_page', $2, now(), now())",
@@ -350,18 +353,7 @@ describe('a lane’s render beside another’s, pipeline paused', () => {
   }, 120_000);
 
   test('the script stage stops for a stopped campaign: nothing planned or written once the stop was broadcast', async () => {
-    const { key } = await h.newCustomer('business');
-    const created = await h.request('POST', '/api/v1/campaigns', {
-      key,
-      body: { url: h.pageUrl, languages: ['en'], platforms: ['tiktok'] },
-    });
-    expect(created.status).toBe(201);
-    const id: string = created.body.campaign_id;
-    await h.sql("UPDATE campaigns SET status = 'scripting', progress = 25 WHERE id = $1", [id]);
-    await h.sql(
-      `INSERT INTO campaign_plans (campaign_id, plan, page_texts, created_at, updated_at) VALUES ($1, '{"sourceLanguage":"en"}', '[]', now(), now())`,
-      [id],
-    );
+    const id = await scriptingCampaign(['en']);
     const input = await h.call('campaigns.stageInput', { campaign_id: id });
     // The campaign actor stops a campaign's work on every node (a cancel, a timeout, another lane's failure).
     await h.api.broadcast(CAMPAIGN_WORK_STOPS, { campaign_id: id });
