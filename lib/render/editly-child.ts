@@ -96,11 +96,10 @@ function bakedText(
     text = breakForBox(text, plan.language, width, fontSize);
     keepLines = true;
   }
-  const label = keepLines
-    ? linesAsGiven(fabric, plan, text, options)
-    : textbox(fabric, plan, text, { ...options, left: 0, top: 0, originX: 'left', originY: 'top' });
+  const wrapped = keepLines ? null : textbox(fabric, plan, text, { ...options, left: 0, top: 0, originX: 'left', originY: 'top' });
+  const label: FabricObject = wrapped ?? linesAsGiven(fabric, plan, text, options);
   if (!box) return { element: label.toCanvasElement(), width: label.width, height: label.height };
-  const width = box.fullWidth ?? (keepLines ? label.width + box.pad * 2 : Math.min(label.width, label.calcTextWidth() + box.pad * 3));
+  const width = box.fullWidth ?? (wrapped ? Math.min(wrapped.width, wrapped.calcTextWidth() + box.pad * 3) : label.width + box.pad * 2);
   const height = box.fullHeight ?? label.height + box.pad * 2;
   // No stroke: fabric counts a stroke's width into an object's size even when none is drawn.
   const back = new fabric.Rect({ left: 0, top: 0, width, height, rx: box.radius, ry: box.radius, fill: box.fill, strokeWidth: 0 });
@@ -113,10 +112,10 @@ function bakedText(
  * Caption cues arrive already broken into lines (lib/voice/captions.ts, per language): drawn as given, the font
  * made smaller if the widest line would not fit, never re-wrapped into ragged extra lines.
  */
-function linesAsGiven(fabric: Fabric, plan: RenderPlan, text: string, options: Record<string, unknown>) {
+function linesAsGiven(fabric: Fabric, plan: RenderPlan, text: string, options: Record<string, unknown>): FabricObject {
   const { width: maxWidth, fontSize, ...rest } = options as { width: number; fontSize: number };
-  const make = (size: number) =>
-    new fabric.Text(text, {
+  const make = (size: number, line = text) =>
+    new fabric.Text(line, {
       fontFamily: plan.font,
       textAlign: 'center',
       direction: directionOf(plan, text),
@@ -126,7 +125,27 @@ function linesAsGiven(fabric: Fabric, plan: RenderPlan, text: string, options: R
       top: 0,
     });
   const label = make(fontSize);
-  return label.width > maxWidth ? make(Math.floor((fontSize * maxWidth) / label.width)) : label;
+  const size = label.width > maxWidth ? Math.floor((fontSize * maxWidth) / label.width) : fontSize;
+  if (directionOf(plan, text) === 'ltr' || !text.includes('\n')) return size === fontSize ? label : make(size);
+  // fabric 5 draws a right-to-left line narrower than its text object from the wrong edge (the second line of an
+  // Arabic cue showed only its last letters), and clips its first letters when baked alone: each line is drawn on a
+  // canvas of its own with room on both sides, and the lines' pictures are stacked, centred.
+  const room = Math.ceil(size / 2);
+  const pictures = text.split('\n').map((line) => {
+    const drawn = make(size, line);
+    const canvas = new fabric.StaticCanvas(null, { width: Math.ceil(drawn.width) + 2 * room, height: Math.ceil(drawn.height) });
+    drawn.set({ left: room, top: 0 });
+    canvas.add(drawn);
+    canvas.renderAll();
+    return new fabric.Image(canvas.lowerCanvasEl, { left: 0, top: 0 });
+  });
+  const widest = Math.max(...pictures.map((picture) => picture.width));
+  let top = 0;
+  for (const picture of pictures) {
+    picture.set({ left: (widest - picture.width) / 2, top });
+    top += picture.height;
+  }
+  return new fabric.Group(pictures, { left: 0, top: 0 });
 }
 
 function placed(fabric: Fabric, baked: { element: unknown }, options: Record<string, unknown>) {
