@@ -884,12 +884,7 @@ export async function readText(page: Page): Promise<PageText> {
       headings: [...document.querySelectorAll('h1,h2,h3')]
         .map((h) => ({
           level: Number(h.tagName[1]),
-          text: (getComputedStyle(h).textTransform !== 'none'
-            ? (h.textContent ?? '')
-            : h instanceof HTMLElement
-              ? h.innerText
-              : (h.textContent ?? '')
-          )
+          text: (getComputedStyle(h).textTransform === 'none' && h instanceof HTMLElement ? h.innerText : (h.textContent ?? ''))
             .replace(/\s+/g, ' ')
             .trim(),
         }))

@@ -99,6 +99,7 @@ export const retryMethods = {
     const originals: Video[] = original.videos ?? [];
     const videos: Array<{ from: string; to: string }> = [];
     await sequelize.transaction(async (transaction: Transaction) => {
+      let announced = false;
       await reserveQuota(sequelize, transaction, original.org_id, period, campaignsPerMonth);
       const campaign = await models.Campaign.create(
         {
@@ -156,10 +157,9 @@ export const retryMethods = {
         videos.push({ from: video.id, to: copy.id });
         // decisions §15: each video of the campaign is announced ready once; a kept one is ready from the start, so
         // its video.ready is written now, with the retry's ids (the original's event named the original's video).
-        if (ready && (await writeVideoReadyEvent(models, transaction, campaign, copy.id, (v) => this.links(v), now))) {
-          transaction.afterCommit(() => this.broker.emit('webhooks.enqueued', { campaign_id: campaignId }));
-        }
+        if (ready && (await writeVideoReadyEvent(models, transaction, campaign, copy.id, (v) => this.links(v), now))) announced = true;
       }
+      if (announced) transaction.afterCommit(() => this.broker.emit('webhooks.enqueued', { campaign_id: campaignId }));
       await models.CampaignEvent.create(
         { campaign_id: campaignId, from_status: null, to_status: startsIn, detail: `retry of ${original.id}`, created_at: now },
         { transaction },
