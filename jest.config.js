@@ -21,4 +21,8 @@ module.exports = {
   // tesseract), so two files at once each ran 2.7-4x slower than alone. Measured on 2 cores (docs/architecture.md,
   // "Order and time"): the whole suite 2,747 s serial, beside another session's tests, against 4,284 s with two workers.
   maxWorkers: 1,
+  // In band, the files share Jest's process: whatever one leaves open would keep the run from ending after its last
+  // result (seen on CI: all files passed, then the run sat until its time limit). End it, and name what was open.
+  forceExit: true,
+  globalTeardown: '<rootDir>/test/support/open-after-suite.js',
 };
