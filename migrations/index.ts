@@ -22,6 +22,7 @@ import * as campaignWebhookEventsWanted from './0020-campaign-webhook-events';
 import * as stageTurns from './0021-stage-turns';
 import * as videoVariants from './0022-video-variants';
 import * as videoOpeningRepeated from './0023-video-opening-repeated';
+import * as expressTurns from './0024-express-turns';
 
 export const MIGRATIONS = [
   { name: '0001-initial', ...initial },
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   { name: '0021-stage-turns', ...stageTurns },
   { name: '0022-video-variants', ...videoVariants },
   { name: '0023-video-opening-repeated', ...videoOpeningRepeated },
+  { name: '0024-express-turns', ...expressTurns },
 ];

@@ -15,7 +15,7 @@ import { configOf } from '../config';
 import { isClusterUnreachable, RendererBusyError, RenderInterruptedError, messageOf } from '../lib/errors';
 import { RenderAbortedError, renderVideo } from '../lib/render/render-video';
 import { CancelableMixin, type CancelableMethods } from '../mixins/cancelable.mixin';
-import type { RenderMeta, SlotReport } from '../lib/render/slots';
+import { EXPRESS_RENDER_SLOTS, type RenderMeta, type SlotReport } from '../lib/render/slots';
 import { SharedTails } from '../lib/render/shared-tails';
 import { storageFor } from '../lib/storage/storage';
 import type { FileStorage } from '../lib/storage/files';
@@ -63,6 +63,8 @@ export interface RendererStatusResult {
   node_id: string;
   slots: number;
   busy: number;
+  /** Renders in the express slot, past `slots`. */
+  express_busy: number;
   videos: string[];
 }
 /** The actions others call (the rendering stage, ops), for `call` (lib/net/calls.ts): each on the node it names. */
@@ -119,6 +121,8 @@ interface RendererLocalVars {
   slots: number;
   /** Renders in progress, by `<video_id>:<context id>`, each with the controller that aborts it. */
   active: Map<string, AbortController>;
+  /** Which of them run in the express slot (EXPRESS_RENDER_SLOTS: an express turn's, past the node's slots). */
+  express: Set<string>;
   /** Set once the node stops: new renders are refused, running ones finish (drain), then what is left is aborted. */
   stopping: boolean;
   storage: FileStorage;
@@ -138,6 +142,7 @@ const RendererService: ServiceSchema<ServiceSettingSchema, RendererMethods, Rend
     // Into the same object: the service's registry entry (what other nodes learn of it) holds this one, not `this.metadata`.
     Object.assign(this.metadata, { renderSlots: this.slots });
     this.active = new Map<string, AbortController>();
+    this.express = new Set<string>();
     this.stopping = false;
     // Named like a render's work directory, so a node that dies has it removed by the next one to start.
     this.sharedTails = new SharedTails(path.join(os.tmpdir(), `${WORK_DIR_PREFIX}${process.pid}-tails-${randomUUID()}`));
@@ -168,10 +173,13 @@ const RendererService: ServiceSchema<ServiceSettingSchema, RendererMethods, Rend
       params: RENDER_PARAMS,
       async handler(ctx: Context<RenderVideoParams, RenderMeta>): Promise<RenderVideoResult> {
         if (this.stopping) throw new RenderInterruptedError(this.broker.nodeID);
-        if (this.active.size >= this.slots) throw new RendererBusyError(this.broker.nodeID);
+        const express = ctx.meta.express === true;
+        if (express ? this.express.size >= EXPRESS_RENDER_SLOTS : this.active.size - this.express.size >= this.slots)
+          throw new RendererBusyError(this.broker.nodeID);
         const controller = new AbortController();
         const slotKey = `${ctx.params.video_id}:${ctx.id}`;
         this.active.set(slotKey, controller);
+        if (express) this.express.add(slotKey);
         this.announce();
         // Its campaign canceled: the render stops (editly and ffmpeg killed) and says so.
         const cancel = this.watchCancel(ctx.params.storyboard.campaignId);
@@ -193,6 +201,7 @@ const RendererService: ServiceSchema<ServiceSettingSchema, RendererMethods, Rend
           cancel.signal.removeEventListener('abort', stopForCancel);
           cancel.done();
           this.active.delete(slotKey);
+          this.express.delete(slotKey);
           this.announce();
         }
       },
@@ -205,7 +214,8 @@ const RendererService: ServiceSchema<ServiceSettingSchema, RendererMethods, Rend
         return {
           node_id: this.broker.nodeID,
           slots: this.slots,
-          busy: this.active.size,
+          busy: this.active.size - this.express.size,
+          express_busy: this.express.size,
           videos: [...this.active.keys()].map((k) => k.split(':')[0]),
         };
       },
@@ -225,7 +235,12 @@ const RendererService: ServiceSchema<ServiceSettingSchema, RendererMethods, Rend
 
   methods: {
     announce() {
-      void this.broker.broadcast<SlotReport>('renderer.slots', { nodeID: this.broker.nodeID, slots: this.slots, busy: this.active.size });
+      void this.broker.broadcast<SlotReport>('renderer.slots', {
+        nodeID: this.broker.nodeID,
+        slots: this.slots,
+        busy: this.active.size - this.express.size,
+        expressBusy: this.express.size,
+      });
     },
 
     async render(params: RenderVideoParams, signal: AbortSignal): Promise<RenderVideoResult> {

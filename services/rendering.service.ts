@@ -35,6 +35,7 @@ import {
   type StageInput,
   type StageParams,
   type VideoReport,
+  type TurnMeta,
 } from '../lib/campaign/stages';
 import type { ReportInputs } from '../lib/ops/reports';
 import { call } from '../lib/net/calls';
@@ -81,6 +82,8 @@ interface EditRender {
 interface RenderHow {
   edit?: EditRender;
   sharedTail?: boolean;
+  /** The stage runs in its express turn (TurnMeta): the renders go to the nodes' express slots. */
+  express?: boolean;
 }
 /** rendering.renderEdit: one video of a campaign in review, at the revision an edit made (decisions §12). */
 export interface RenderEditParams {
@@ -94,6 +97,8 @@ interface RenderTally {
   avoid: string[];
   failures: number;
   lost: number;
+  /** Sent to the nodes' express slots. */
+  express: boolean;
 }
 
 /** Ready with every file the renderer makes; a video rendered before posters and SRT existed is rendered again. */
@@ -137,7 +142,7 @@ type RenderingMethods = DbMethods<'rendering'> &
       files: string | number,
       quiet: boolean,
       pageLanguage: string | null,
-      sharedTail?: boolean,
+      how?: Pick<RenderHow, 'sharedTail' | 'express'>,
     ): Promise<RenderVideoResult>;
     repairRound(
       video: StageVideo,
@@ -186,7 +191,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
     renderCampaign: {
       visibility: 'public',
       params: STAGE_CALL_SCHEMA,
-      async handler(ctx: Context<StageCall>): Promise<RenderingResult> {
+      async handler(ctx: Context<StageCall, TurnMeta>): Promise<RenderingResult> {
         const campaignId = ctx.params.campaign_id;
         // Read afresh, not taken from the call's `input`: the videos' state changes while this stage runs, and the
         // broker's retry of a retryable failure sends the same params again, which would render the ready ones anew.
@@ -215,6 +220,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
           pending.map((video) =>
             this.renderOne(video, storyboards.get(video.id)!, cancel.signal, failedReports, pageLanguage, {
               sharedTail: hasVariants(video),
+              express: ctx.meta.express === true,
             }),
           ),
         ).finally(() => cancel.done());
@@ -254,7 +260,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
           revision: { type: 'integer', minimum: 2 },
         },
       },
-      async handler(ctx: Context<RenderEditParams>): Promise<VideoReport> {
+      async handler(ctx: Context<RenderEditParams, TurnMeta>): Promise<VideoReport> {
         const { campaign_id: campaignId, video_id: videoId, revision } = ctx.params;
         await this.closeAbandonedAttempts({ campaign_id: campaignId, video_id: videoId });
         const storyboard = await call(ctx, 'voice.storyboard', { video_id: videoId, revision });
@@ -280,7 +286,10 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
         const cancel = this.watchCancel(campaignId);
         const failed: VideoReport[] = [];
         try {
-          return await this.renderOne(video, storyboard, cancel.signal, failed, pageLanguage, { edit: { revision } });
+          return await this.renderOne(video, storyboard, cancel.signal, failed, pageLanguage, {
+            edit: { revision },
+            express: ctx.meta.express === true,
+          });
         } catch (err) {
           if (cancel.signal.aborted) throw cancel.signal.reason;
           if (failed.length) throw stageFailure('render_failed', `The video could not be rendered: ${messageOf(err)}`, false);
@@ -365,22 +374,16 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
       signal: AbortSignal,
       failed: VideoReport[],
       pageLanguage: string | null,
-      { edit, sharedTail = false }: RenderHow = {},
+      { edit, sharedTail = false, express = false }: RenderHow = {},
     ) {
       // An edit's video is the actor's to settle from the answer; a campaign's is reported as it goes.
       const report = (made: Omit<VideoReport, 'campaign_id' | 'video_id' | 'at'>) =>
         edit ? { campaign_id: video.campaign_id, video_id: video.id, at: Date.now(), ...made } : this.reportVideo(video, made);
       let board = storyboard;
-      let result = await this.renderAttempts(
-        video,
-        board,
-        signal,
-        failed,
-        edit?.revision ?? 1,
-        edit !== undefined,
-        pageLanguage,
+      let result = await this.renderAttempts(video, board, signal, failed, edit?.revision ?? 1, edit !== undefined, pageLanguage, {
         sharedTail,
-      );
+        express,
+      });
       const repaired: QualityRepair[] = [];
       let repairedBoard: Storyboard | null = null;
       for (let round = 1; !edit && round <= MAX_REPAIR_ROUNDS && result.quality_flags.length; round += 1) {
@@ -391,13 +394,13 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
           return null;
         });
         if (!repair) break;
-        const mended = await this.renderAttempts(video, repair.storyboard, signal, [], `1-repair${round}`, true, pageLanguage).catch(
-          (err: unknown) => {
-            if (signal.aborted) throw signal.reason;
-            this.logger.warn(`video ${video.id}: repaired render ${round} failed, the video stays as rendered: ${messageOf(err)}`);
-            return null;
-          },
-        );
+        const mended = await this.renderAttempts(video, repair.storyboard, signal, [], `1-repair${round}`, true, pageLanguage, {
+          express,
+        }).catch((err: unknown) => {
+          if (signal.aborted) throw signal.reason;
+          this.logger.warn(`video ${video.id}: repaired render ${round} failed, the video stays as rendered: ${messageOf(err)}`);
+          return null;
+        });
         if (!mended) break;
         board = repair.storyboard;
         repairedBoard = board;
@@ -424,10 +427,10 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
      * One render of a storyboard, retrying on other nodes, its files under `files` (the revision, or a repair round's
      * tag); its final report if it fails for good goes into `failed`. `quiet`: an edit's, whose video is not reported.
      */
-    async renderAttempts(video, storyboard, signal, failed, files, quiet, pageLanguage, sharedTail = false) {
+    async renderAttempts(video, storyboard, signal, failed, files, quiet, pageLanguage, { sharedTail = false, express = false } = {}) {
       const report = (made: Omit<VideoReport, 'campaign_id' | 'video_id' | 'at'>) => (quiet ? undefined : this.reportVideo(video, made));
       const { models } = this.db;
-      const tally: RenderTally = { avoid: [], failures: 0, lost: 0 };
+      const tally: RenderTally = { avoid: [], failures: 0, lost: 0, express };
       for (;;) {
         signal.throwIfAborted();
         const startedAt = new Date();
@@ -450,7 +453,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
               page_language: pageLanguage,
               ...(sharedTail ? { shared_tail: true } : {}),
             },
-            { renderAvoidNodes: tally.avoid },
+            { renderAvoidNodes: tally.avoid, ...(express ? { express } : {}) },
             signal,
             (nodeID) => attempt.update({ node_id: nodeID }),
           );
@@ -519,7 +522,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
         quiet ? { campaign_id: video.campaign_id, video_id: video.id, at: Date.now(), ...made } : this.reportVideo(video, made);
       const e = err as Error & { type?: string; nodeID?: string; data?: { nodeID?: string } };
       const nodeID = e.data?.nodeID ?? e.nodeID ?? attempt.node_id ?? null;
-      if (nodeID) slotTableOf(this.broker).settle(nodeID);
+      if (nodeID) slotTableOf(this.broker).settle(nodeID, tally.express);
       const finish = (outcome: RenderAttempt['outcome']) =>
         attempt.update({ node_id: nodeID, outcome, error_message: e.message, finished_at: new Date() });
       if (signal.aborted || e.type === CampaignCanceledError.TYPE) {
@@ -576,7 +579,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
       for (;;) {
         signal.throwIfAborted();
         const endpoints = (this.broker.registry.getActionEndpoints(RENDER_ACTION)?.endpoints ?? []).filter((ep) => ep.isAvailable);
-        const chosen = takeRenderNode(endpoints, table, meta.renderAvoidNodes ?? [], (this.turn = (this.turn ?? 0) + 1));
+        const chosen = takeRenderNode(endpoints, table, meta.renderAvoidNodes ?? [], (this.turn = (this.turn ?? 0) + 1), meta.express);
         if (chosen) {
           const render = call(this.broker, RENDER_ACTION, params, {
             ...campaignTrace(params.storyboard.campaignId),

@@ -77,3 +77,29 @@ export function pickGrants(
   }
   return { keys, lastGrant: served, grants: count };
 }
+
+/**
+ * The express turn: one turn a stage grants past its capacity, so that a customer with one campaign never waits
+ * behind another organization's batch (bench/fairness: a single campaign waited for the one render slot held by a
+ * batch's render, most of its time over its time alone). At most one per stage at a time, and only while the stage is
+ * full: to an organization with nothing granted at the stage and a single campaign in the whole queue (a batch never
+ * qualifies: its other campaigns are queued somewhere). Among several, the one served least recently, then the
+ * oldest; the turn is its organization's oldest. Undefined when none qualifies.
+ */
+export function pickExpress(
+  waiting: readonly WaitingTurn[],
+  lastGrant: ReadonlyMap<string, number>,
+  qualifies: (orgId: string) => boolean,
+): WaitingTurn | undefined {
+  let best: WaitingTurn | undefined;
+  for (const turn of [...waiting].sort(byAge)) {
+    if (!qualifies(turn.orgId)) continue;
+    if (!best) {
+      best = turn;
+      continue;
+    }
+    if (turn.orgId === best.orgId) continue;
+    if ((lastGrant.get(turn.orgId) ?? -1) < (lastGrant.get(best.orgId) ?? -1)) best = turn;
+  }
+  return best;
+}

@@ -49,6 +49,22 @@ export function campaignTrace(campaignId: string): { requestID: string } {
   return { requestID: campaignId };
 }
 
+/**
+ * What a stage call made in its turn tells the nodes that run it (its meta, which Moleculer passes on to the calls the
+ * stage makes in its context): `express`, the turn is the stage's express turn (lib/campaign/fair-order.ts pickExpress:
+ * a render runs in a node's express slot); `cpuClass`, its organization has a backlog, so its programs run at a lower
+ * CPU priority than other organizations'.
+ */
+export interface TurnMeta {
+  express?: boolean;
+  cpuClass?: 'bulk' | 'interactive';
+}
+
+/** The call options of a stage call made in its turn: the campaign's trace, and what the turn tells the stage. */
+export function turnCallOptions(campaignId: string, meta: TurnMeta): { requestID: string; meta: TurnMeta } {
+  return { ...campaignTrace(campaignId), meta };
+}
+
 /** The params schema of every stage action (validated by lib/http/validator.ts). */
 export const STAGE_PARAMS_SCHEMA = {
   type: 'object',

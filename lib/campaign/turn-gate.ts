@@ -30,13 +30,20 @@ export interface TurnGateOptions {
   pollMs: number;
   /** The stage's capacity across the cluster now. */
   capacityOf(stage: GeneratingState): number;
+  /** Whether a full stage grants its express turn (grantTurns); true unless said otherwise. */
+  express?: boolean;
   /** Tells every node (this one included) that the stage's turns changed: a broadcast that ends in wake(). */
   announce(stage: GeneratingState): void;
   warn(message: string): void;
 }
 
+/** How a turn was granted: within the stage's capacity, or as its express turn (lib/campaign/fair-order.ts pickExpress). */
+export interface Grant {
+  express: boolean;
+}
+
 interface Waiter {
-  resolve(): void;
+  resolve(grant: Grant): void;
   reject(err: Error): void;
 }
 
@@ -53,7 +60,7 @@ export class TurnGate {
   constructor(private readonly options: TurnGateOptions) {}
 
   /** Resolves once the turn is granted; StageInterruptedError when it was withdrawn (the campaign ended, or another actor took it) or the node stops. */
-  async take(turn: NewTurn): Promise<void> {
+  async take(turn: NewTurn): Promise<Grant> {
     // Counted before anything can fail: the caller's release (always made) uncounts it.
     this.hold(1);
     if (this.stopped) throw new StageInterruptedError('campaign actor stopping');
@@ -64,7 +71,7 @@ export class TurnGate {
     const waiting = this.waiters.get(stage) ?? new Map<string, Waiter>();
     this.waiters.set(stage, waiting);
     const key = turnKey(turn.campaignId, turn.lane);
-    await new Promise<void>((resolve, reject) => {
+    return new Promise<Grant>((resolve, reject) => {
       waiting.set(key, { resolve, reject });
       this.run(stage);
     }).finally(() => waiting.delete(key));
@@ -134,7 +141,7 @@ export class TurnGate {
       this.woken.delete(stage);
       try {
         const { db, nodeID } = this.options;
-        const granted = await grantTurns(db, stage, this.options.capacityOf(stage));
+        const granted = await grantTurns(db, stage, this.options.capacityOf(stage), { express: this.options.express ?? true });
         // Granted to other nodes' waiters too: they are told.
         if (granted.some((key) => !waiting.has(key))) this.options.announce(stage);
         const held = await heldTurns(db, stage, nodeID);
@@ -143,9 +150,9 @@ export class TurnGate {
           if (state === undefined) {
             waiting.delete(key);
             waiter.reject(new StageInterruptedError('its turn was withdrawn: the campaign ended, or another actor took it'));
-          } else if (state) {
+          } else if (state !== 'waiting') {
             waiting.delete(key);
-            waiter.resolve();
+            waiter.resolve({ express: state === 'express' });
           }
         }
       } catch (err) {

@@ -10,7 +10,7 @@
  */
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { GENERATING_STATES, type GeneratingState } from './states';
-import { pickGrants, type WaitingTurn } from './fair-order';
+import { pickExpress, pickGrants, type WaitingTurn } from './fair-order';
 import { VIDEO_EDIT_RUNNING } from './video-edit';
 
 export interface TurnKey {
@@ -88,7 +88,12 @@ export async function queueTurn(db: TurnsDb, turn: NewTurn, holder: string, leas
  * Grants what the stage's capacity allows, in the fair order, and returns the keys granted. First, turns granted to
  * a node whose lease ran out (it died while running the stage) go back to waiting, their place kept.
  */
-export async function grantTurns(db: TurnsDb, stage: GeneratingState, capacity: number, at?: number): Promise<string[]> {
+export async function grantTurns(
+  db: TurnsDb,
+  stage: GeneratingState,
+  capacity: number,
+  { at, express = true }: { at?: number; express?: boolean } = {},
+): Promise<string[]> {
   return serial(db, () =>
     db.sequelize.transaction(async (transaction: Transaction) => {
       const now = at ?? Date.now();
@@ -98,14 +103,20 @@ export async function grantTurns(db: TurnsDb, stage: GeneratingState, capacity: 
       const [queue] = await q<{ grants: number | string }>(`SELECT grants FROM stage_queues WHERE stage = :stage${lock}`, { stage });
       if (!queue) throw new Error(`stage_queues has no row for ${stage}`);
       await db.sequelize.query(
-        'UPDATE stage_turns SET granted_ms = NULL WHERE stage = :stage AND granted_ms IS NOT NULL AND lease_expires_ms < :now',
-        { replacements: { stage, now }, transaction },
+        'UPDATE stage_turns SET granted_ms = NULL, express = :no WHERE stage = :stage AND granted_ms IS NOT NULL AND lease_expires_ms < :now',
+        { replacements: { stage, now, no: false }, transaction },
       );
+      // The express turn is past the capacity: not counted in what it holds.
       const [{ used }] = await q<{ used: number | string | null }>(
-        'SELECT COALESCE(SUM(weight), 0) AS used FROM stage_turns WHERE stage = :stage AND granted_ms IS NOT NULL',
+        'SELECT COALESCE(SUM(weight), 0) AS used FROM stage_turns WHERE stage = :stage AND granted_ms IS NOT NULL AND NOT express',
         { stage },
       );
-      if (Number(used) >= capacity) return [];
+      const [{ held: expressHeld }] = await q<{ held: number | string }>(
+        'SELECT COUNT(*) AS held FROM stage_turns WHERE stage = :stage AND granted_ms IS NOT NULL AND express',
+        { stage },
+      );
+      const expressFree = express && Number(expressHeld) === 0;
+      if (Number(used) >= capacity && !expressFree) return [];
       const rows = await q<TurnRow>(
         `SELECT campaign_id, lane, org_id, weight, age_ms, queued_ms FROM stage_turns
        WHERE stage = :stage AND granted_ms IS NULL AND lease_expires_ms >= :now ORDER BY age_ms, queued_ms LIMIT 5000`,
@@ -124,18 +135,13 @@ export async function grantTurns(db: TurnsDb, stage: GeneratingState, capacity: 
         ageMs: Number(row.age_ms),
         queuedMs: Number(row.queued_ms),
       }));
-      const picked = pickGrants(
-        waiting,
-        new Map(last.map((row) => [row.org_id, Number(row.last_grant)])),
-        Number(used),
-        capacity,
-        Number(queue.grants),
-      );
+      const lastGrants = new Map(last.map((row) => [row.org_id, Number(row.last_grant)]));
+      const picked = pickGrants(waiting, lastGrants, Number(used), capacity, Number(queue.grants));
       for (const key of picked.keys) {
         const [campaignId, lane] = key.split('|');
         await db.sequelize.query(
-          'UPDATE stage_turns SET granted_ms = :now WHERE campaign_id = :campaignId AND stage = :stage AND lane = :lane AND granted_ms IS NULL',
-          { replacements: { now, campaignId, stage, lane }, transaction },
+          'UPDATE stage_turns SET granted_ms = :now, express = :no WHERE campaign_id = :campaignId AND stage = :stage AND lane = :lane AND granted_ms IS NULL',
+          { replacements: { now, no: false, campaignId, stage, lane }, transaction },
         );
       }
       for (const [orgId, lastGrant] of picked.lastGrant) {
@@ -145,24 +151,67 @@ export async function grantTurns(db: TurnsDb, stage: GeneratingState, capacity: 
           { replacements: { stage, orgId, lastGrant }, transaction },
         );
       }
-      if (picked.keys.length) {
+      let grants = picked.grants;
+      const left = waiting.filter((turn) => !picked.keys.includes(turn.key));
+      const expressKey =
+        expressFree && left.length ? await grantExpress(left, new Map([...lastGrants, ...picked.lastGrant]), grants + 1) : undefined;
+      if (expressKey) grants += 1;
+      if (grants !== Number(queue.grants)) {
         await db.sequelize.query('UPDATE stage_queues SET grants = :grants WHERE stage = :stage', {
-          replacements: { grants: picked.grants, stage },
+          replacements: { grants, stage },
           transaction,
         });
       }
-      return picked.keys;
+      return expressKey ? [...picked.keys, expressKey] : picked.keys;
+
+      /** The stage is full and turns still wait: the express turn, to an organization that qualifies (pickExpress). */
+      async function grantExpress(left: WaitingTurn[], last: Map<string, number>, count: number): Promise<string | undefined> {
+        // Read after this grant's updates: an organization just granted a turn here holds one.
+        const orgs = await q<{ org_id: string; campaigns: number | string; granted_here: number | string }>(
+          `SELECT org_id, COUNT(DISTINCT campaign_id) AS campaigns,
+             SUM(CASE WHEN stage = :stage AND granted_ms IS NOT NULL THEN 1 ELSE 0 END) AS granted_here
+           FROM stage_turns WHERE org_id IN (:orgs) GROUP BY org_id`,
+          { stage, orgs: [...new Set(left.map((turn) => turn.orgId))] },
+        );
+        const single = new Set(
+          orgs.filter((org) => Number(org.campaigns) === 1 && Number(org.granted_here) === 0).map((org) => org.org_id),
+        );
+        const chosen = pickExpress(left, last, (orgId) => single.has(orgId));
+        if (!chosen) return undefined;
+        const [campaignId, lane] = chosen.key.split('|');
+        await db.sequelize.query(
+          `UPDATE stage_turns SET granted_ms = :now, express = :express
+           WHERE campaign_id = :campaignId AND stage = :stage AND lane = :lane AND granted_ms IS NULL`,
+          { replacements: { now, express: true, campaignId, stage, lane }, transaction },
+        );
+        await db.sequelize.query(
+          `INSERT INTO stage_org_turns (stage, org_id, last_grant) VALUES (:stage, :orgId, :count)
+           ON CONFLICT (stage, org_id) DO UPDATE SET last_grant = excluded.last_grant`,
+          { replacements: { stage, orgId: chosen.orgId, count }, transaction },
+        );
+        return chosen.key;
+      }
     }),
   );
 }
 
-/** The turns of `stage` that `holder` holds, granted or not (keys as turnKey makes them). */
-export async function heldTurns(db: TurnsDb, stage: GeneratingState, holder: string): Promise<Map<string, boolean>> {
-  const rows = await db.sequelize.query<{ campaign_id: string; lane: string; granted_ms: number | string | null }>(
-    'SELECT campaign_id, lane, granted_ms FROM stage_turns WHERE stage = :stage AND holder = :holder',
-    { replacements: { stage, holder }, type: QueryTypes.SELECT },
+/** Where a turn stands: waiting, granted within the stage's capacity, or granted as the stage's express turn. */
+export type TurnState = 'waiting' | 'granted' | 'express';
+
+/** The turns of `stage` that `holder` holds, with where each stands (keys as turnKey makes them). */
+export async function heldTurns(db: TurnsDb, stage: GeneratingState, holder: string): Promise<Map<string, TurnState>> {
+  const rows = await db.sequelize.query<{
+    campaign_id: string;
+    lane: string;
+    granted_ms: number | string | null;
+    express: boolean | number;
+  }>('SELECT campaign_id, lane, granted_ms, express FROM stage_turns WHERE stage = :stage AND holder = :holder', {
+    replacements: { stage, holder },
+    type: QueryTypes.SELECT,
+  });
+  return new Map(
+    rows.map((row) => [turnKey(row.campaign_id, row.lane), row.granted_ms === null ? 'waiting' : row.express ? 'express' : 'granted']),
   );
-  return new Map(rows.map((row) => [turnKey(row.campaign_id, row.lane), row.granted_ms !== null]));
 }
 
 /** The stage returned or threw: the turn is given up (only by its holder: a node that lost it to another does nothing). */
@@ -259,4 +308,17 @@ export const CAMPAIGN_SLOTS = 'campaignSlots';
 export function campaignSlotsOf(endpoint: { service?: { metadata?: Record<string, unknown> } }): number {
   const slots = Number(endpoint.service?.metadata?.[CAMPAIGN_SLOTS]);
   return Number.isInteger(slots) && slots > 0 ? slots : 1;
+}
+
+/**
+ * Whether the organization has a backlog: turns of its other campaigns waiting at any stage, on any node. A batch's
+ * campaigns have one while the batch is queued; a customer's single campaign never does (its own lanes are not a
+ * backlog). Read when a turn is granted: the stage runs that job's programs at a lower CPU priority then.
+ */
+export async function organizationBacklog(db: TurnsDb, orgId: string, campaignId: string): Promise<boolean> {
+  const rows = await db.sequelize.query(
+    'SELECT 1 AS waiting FROM stage_turns WHERE org_id = :orgId AND campaign_id <> :campaignId AND granted_ms IS NULL LIMIT 1',
+    { replacements: { orgId, campaignId }, type: QueryTypes.SELECT },
+  );
+  return rows.length > 0;
 }

@@ -233,7 +233,7 @@ export const editMethods = {
           const shown = new Set(edit.document.scenes.flatMap((s) => (s.screen ? [screenshotKeyOf(edit.campaign_id, s.screen)] : [])));
           const captures = await call(this.broker, 'capture.screenshots', { campaign_id: edit.campaign_id }, trace);
           const screens = captures.flatMap((c) => c.screenshots).filter((ref) => shown.has(ref.key));
-          const spoken = await this.inTurn(editTurn(edit, campaign.org_id, 'voiceover'), () =>
+          const spoken = await this.inTurn(editTurn(edit, campaign.org_id, 'voiceover'), (options) =>
             call(
               this.broker,
               'voice.respeak',
@@ -246,7 +246,7 @@ export const editMethods = {
                 screens,
                 options: campaign.options ?? null,
               },
-              trace,
+              options,
             ),
           );
           await this.db.models.VideoEdit.update(
@@ -255,12 +255,12 @@ export const editMethods = {
           );
           continue;
         }
-        const report = await this.inTurn(editTurn(edit, campaign.org_id, 'rendering'), () =>
+        const report = await this.inTurn(editTurn(edit, campaign.org_id, 'rendering'), (options) =>
           call(
             this.broker,
             'rendering.renderEdit',
             { campaign_id: edit.campaign_id, video_id: edit.video_id, revision: edit.revision },
-            trace,
+            options,
           ),
         );
         await this.settleEdit(editId, { report });

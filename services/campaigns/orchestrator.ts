@@ -27,6 +27,7 @@ import {
   callVideos,
   campaignTrace,
   STAGE_PARAMS_SCHEMA,
+  turnCallOptions,
   VIDEO_REPORT_SCHEMA,
   VIDEO_REPORTED,
   type RenderingResult,
@@ -60,6 +61,7 @@ import { isOneOf, VIDEO_VARIANTS } from '../../config/catalog';
 import { TurnGate } from '../../lib/campaign/turn-gate';
 import {
   campaignSlotsOf,
+  organizationBacklog,
   queueView,
   removeCampaignTurns,
   removeSettledTurns,
@@ -516,26 +518,29 @@ export const orchestratorMethods = {
       weight: stage === 'rendering' ? Math.max(1, callVideos(params).filter((video) => video.status !== 'ready').length) : 1,
       ageMs: new Date(campaign.created_at).getTime(),
     };
-    return this.inTurn(turn, () => call(this.broker, action, params, campaignTrace(campaign.id)));
+    return this.inTurn(turn, (options) => call(this.broker, action, params, options));
   },
 
   /**
    * Runs `work` holding `turn`: waits until it is granted, and gives it back when the work returns or throws. A
-   * campaign's stage calls (callStage) and an edit's voice and render (runEdit) all go through here.
+   * campaign's stage calls (callStage) and an edit's voice and render (runEdit) all go through here. `work` makes its
+   * call with the options given: the campaign's trace, and what the grant tells the stage (lib/campaign/stages.ts
+   * TurnMeta): an express turn, and whether the organization has a backlog (its other campaigns' turns waiting).
    */
-  async inTurn<T>(turn: NewTurn, work: () => Promise<T>): Promise<T> {
+  async inTurn<T>(turn: NewTurn, work: (options: ReturnType<typeof turnCallOptions>) => Promise<T>): Promise<T> {
     const { campaignId, stage, lane, orgId } = turn;
     const key: TurnKey = { campaignId, stage, lane };
     const gate = this.turnGate();
     const queuedAt = Date.now();
     try {
-      await gate.take(turn);
+      const { express } = await gate.take(turn);
       const waited = Date.now() - queuedAt;
-      if (waited >= 1000)
+      const backlog = await organizationBacklog(this.db, orgId, campaignId);
+      if (waited >= 1000 || express)
         this.logger.info(
-          `campaign ${campaignId}${lane ? ` (${lane})` : ''} (org ${orgId}): turn of ${stage} after ${(waited / 1000).toFixed(1)} s`,
+          `campaign ${campaignId}${lane ? ` (${lane})` : ''} (org ${orgId}): ${express ? 'express ' : ''}turn of ${stage} after ${(waited / 1000).toFixed(1)} s`,
         );
-      return await work();
+      return await work(turnCallOptions(campaignId, { ...(express ? { express } : {}), cpuClass: backlog ? 'bulk' : 'interactive' }));
     } finally {
       await gate
         .release(key)

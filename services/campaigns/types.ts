@@ -6,7 +6,7 @@ import type { LaneStage } from '../../lib/campaign/lanes';
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import type { Attributes, FindOptions, Transaction } from 'sequelize';
 import type { CampaignMetadata, CampaignOptions } from '../../lib/campaign/options';
-import type { StageCall, StageParams, StageInput, VideoReport } from '../../lib/campaign/stages';
+import type { StageCall, StageParams, StageInput, VideoReport, turnCallOptions } from '../../lib/campaign/stages';
 import type { CampaignState, GeneratingState, StageAction } from '../../lib/campaign/states';
 import type { CampaignListView, CampaignRow, CampaignView, VideoRow, VideoView } from '../../lib/campaign/view';
 import type { VideoEditInput } from '../../lib/campaign/video-edit';
@@ -320,7 +320,7 @@ export interface OrchestratorMethods {
   applyTransition(params: TransitionParams, outer?: Transaction): Promise<Campaign>;
   advance(campaignId: string): Promise<void>;
   callStage(campaign: Campaign, action: StageAction, params: StageCall): Promise<unknown>;
-  inTurn<T>(turn: NewTurn, work: () => Promise<T>): Promise<T>;
+  inTurn<T>(turn: NewTurn, work: (options: ReturnType<typeof turnCallOptions>) => Promise<T>): Promise<T>;
   turnGate(): TurnGate;
   announceTurns(stage: GeneratingState): void;
   stopCampaignWork(campaignId: string): void;

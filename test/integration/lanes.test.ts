@@ -373,13 +373,14 @@ describe('a lane’s render beside another’s, pipeline paused', () => {
     expect(created.status).toBe(201);
     const id: string = created.body.campaign_id;
     await h.sql("UPDATE campaigns SET status = 'voiceover', progress = 35 WHERE id = $1", [id]);
-    // Another organization holds more of each stage than any capacity: the lanes' turns wait.
+    // Another organization holds more of each stage than any capacity, and its express turn: the lanes' turns wait.
     const blocker = crypto.randomUUID();
+    const blockerOrg = crypto.randomUUID();
     for (const stage of ['voiceover', 'rendering'])
       await h.sql(
-        `INSERT INTO stage_turns (campaign_id, stage, lane, org_id, weight, age_ms, queued_ms, granted_ms, holder, lease_expires_ms)
-         VALUES ($1, $2, '', $3, 1000, 0, 0, 0, 'elsewhere', $4)`,
-        [blocker, stage, crypto.randomUUID(), Date.now() + 600_000],
+        `INSERT INTO stage_turns (campaign_id, stage, lane, org_id, weight, age_ms, queued_ms, granted_ms, holder, lease_expires_ms, express)
+         VALUES ($1, $2, '', $3, 1000, 0, 0, 0, 'elsewhere', $4, false), ($1, $2, 'express', $3, 1, 0, 0, 0, 'elsewhere', $4, true)`,
+        [blocker, stage, blockerOrg, Date.now() + 600_000],
       );
     const gate = (h.worker.getLocalService('campaigns') as unknown as { turnGate(): TurnGate }).turnGate();
     // One lane spoken, the other (past it) rendered: a turn of each waits.

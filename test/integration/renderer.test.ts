@@ -12,6 +12,8 @@ import { ServiceBroker } from 'moleculer';
 import { brokerOptions } from '../../broker-options';
 import { probeVideo } from '../../lib/render/media';
 import type { Storyboard } from '../../lib/campaign/storyboard';
+import { CampaignCanceledError } from '../../lib/errors';
+import { CAMPAIGN_WORK_STOPS } from '../../mixins/cancelable.mixin';
 import RendererService from '../../services/renderer.service';
 import { startHarness, type Harness } from '../support/harness';
 import { waitFor } from '../support/wait';
@@ -148,6 +150,56 @@ describe('rendering in one process', () => {
       expect(differingShare(withCaptions, without, width, height, 0.55, 0.8)).toBeGreaterThan(0.01);
       expect(differingShare(withCaptions, without, width, height, 0.2, 0.45)).toBeLessThan(0.002);
     }
+  }, 180_000);
+
+  test("a node's slots all busy: one express render runs past them (an express turn's), a second one and a plain one are refused", async () => {
+    expect(campaignId).toBeDefined();
+    const [row] = await h.sql(
+      "SELECT v.id, s.document FROM videos v JOIN storyboards s ON s.video_id = v.id WHERE v.campaign_id = $1 AND v.platform = 'tiktok' LIMIT 1",
+      [campaignId],
+    );
+    // Under a campaign id of its own: the stop below (remembered for a while) touches no other test's renders.
+    const stopped = crypto.randomUUID();
+    const storyboard = { ...(row.document as Storyboard), campaignId: stopped };
+    const status = () =>
+      h.worker.call<{ slots: number; busy: number; express_busy: number }, Record<string, never>>(
+        'renderer.status',
+        {},
+        { nodeID: h.worker.nodeID },
+      );
+    const render = (name: string, express: boolean) => {
+      const output = `campaigns/${campaignId}/test/${name}.mp4`;
+      return h.worker
+        .call(
+          'renderer.renderVideo',
+          {
+            video_id: row.id,
+            output_key: output,
+            thumbnail_key: output.replace(/\.mp4$/, '.jpg'),
+            captions_srt_key: output.replace(/\.mp4$/, '.srt'),
+            storyboard,
+          },
+          { nodeID: h.worker.nodeID, meta: express ? { express } : {} },
+        )
+        .then(
+          () => 'rendered',
+          (err: { type?: string }) => err.type,
+        );
+    };
+    const plain = [render('plain-1', false), render('plain-2', false)];
+    expect(await waitFor(status, (s) => s.busy === 2, 10_000, 50)).toMatchObject({ slots: 2, busy: 2, express_busy: 0 });
+    const express = render('express-1', true);
+    expect(await waitFor(status, (s) => s.express_busy === 1, 10_000, 50)).toMatchObject({ busy: 2, express_busy: 1 });
+    expect(await render('plain-3', false)).toBe('RENDERER_BUSY');
+    expect(await render('express-2', true)).toBe('RENDERER_BUSY');
+    // Enough seen: the three stop (as for a canceled campaign), and every slot is given back.
+    await h.worker.broadcast(CAMPAIGN_WORK_STOPS, { campaign_id: stopped });
+    expect(await Promise.all([...plain, express])).toEqual([
+      CampaignCanceledError.TYPE,
+      CampaignCanceledError.TYPE,
+      CampaignCanceledError.TYPE,
+    ]);
+    expect(await status()).toMatchObject({ busy: 0, express_busy: 0 });
   }, 180_000);
 
   test('a bad input file fails its video with a clear error after tries on more than one node; the stage fails render_failed', async () => {

@@ -46,11 +46,11 @@ describe.each(['postgres', 'sqlite'] as const)('the turn queue on %s', (dialect)
     fs.rmSync(config.dataDir, { recursive: true, force: true });
   });
 
-  /** Grants one at a time (capacity 1), releasing each: the order the queue serves them in. */
+  /** Grants one at a time (capacity 1, no express turn), releasing each: the order the queue serves them in. */
   async function serveAll(stage: GeneratingState, count: number): Promise<string[]> {
     const order: string[] = [];
     for (let i = 0; i < count; i += 1) {
-      const [key] = await grantTurns(db, stage, 1);
+      const [key] = await grantTurns(db, stage, 1, { express: false });
       order.push(key);
       const [campaignId, lane] = key.split('|');
       await releaseTurn(db, { campaignId, stage, lane }, 'n1');
@@ -81,16 +81,48 @@ describe.each(['postgres', 'sqlite'] as const)('the turn queue on %s', (dialect)
     const [a, b] = [crypto.randomUUID(), crypto.randomUUID()];
     const batch = Array.from({ length: 10 }, (_, i) => turn(a, 1000 + i, 'voiceover'));
     for (const t of batch) await queueTurn(db, t, 'n1', 60_000);
-    expect(await grantTurns(db, 'voiceover', 2)).toEqual([keyOf(batch[0]), keyOf(batch[1])]);
+    const grant = () => grantTurns(db, 'voiceover', 2, { express: false });
+    expect(await grant()).toEqual([keyOf(batch[0]), keyOf(batch[1])]);
     // B's one campaign, newer than every one of A's.
     const lone = turn(b, 5000, 'voiceover');
     await queueTurn(db, lone, 'n1', 60_000);
-    expect(await grantTurns(db, 'voiceover', 2)).toEqual([]);
+    expect(await grant()).toEqual([]);
     await releaseTurn(db, { campaignId: batch[0].campaignId, stage: 'voiceover', lane: '' }, 'n1');
-    expect(await grantTurns(db, 'voiceover', 2)).toEqual([keyOf(lone)]);
+    expect(await grant()).toEqual([keyOf(lone)]);
     // A's next only after B's.
     await releaseTurn(db, { campaignId: batch[1].campaignId, stage: 'voiceover', lane: '' }, 'n1');
-    expect(await grantTurns(db, 'voiceover', 2)).toEqual([keyOf(batch[2])]);
+    expect(await grant()).toEqual([keyOf(batch[2])]);
+  });
+
+  test("a full stage grants one express turn past its capacity: to a single campaign's organization, never to a batch, one at a time", async () => {
+    const [a, b, c] = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
+    const stage = 'processing';
+    const release = (t: NewTurn) => releaseTurn(db, { campaignId: t.campaignId, stage, lane: '' }, 'n1');
+    const batch = Array.from({ length: 4 }, (_, i) => turn(a, 100 + i, stage));
+    for (const t of batch) await queueTurn(db, t, 'n1', 60_000);
+    // The batch fills the stage; its other campaigns wait, none of them express.
+    expect(await grantTurns(db, stage, 1)).toEqual([keyOf(batch[0])]);
+    expect(await grantTurns(db, stage, 1)).toEqual([]);
+    // B's single campaign does not wait behind the batch: the express turn, marked so.
+    const lone = turn(b, 5000, stage);
+    await queueTurn(db, lone, 'n1', 60_000);
+    expect(await grantTurns(db, stage, 1)).toEqual([keyOf(lone)]);
+    const held = await heldTurns(db, stage, 'n1');
+    expect([held.get(keyOf(batch[0])), held.get(keyOf(lone)), held.get(keyOf(batch[1]))]).toEqual(['granted', 'express', 'waiting']);
+    // One express turn at a time: C's single campaign waits while B's runs.
+    const third = turn(c, 6000, stage);
+    await queueTurn(db, third, 'n1', 60_000);
+    expect(await grantTurns(db, stage, 1)).toEqual([]);
+    // The express turn holds none of the capacity: the batch's turn ending frees it, and C, never served, takes it.
+    await release(batch[0]);
+    expect(await grantTurns(db, stage, 1)).toEqual([keyOf(third)]);
+    expect((await heldTurns(db, stage, 'n1')).get(keyOf(third))).toBe('granted');
+    // B's express turn ending: the stage is full (C), and the batch does not qualify for the express turn.
+    await release(lone);
+    expect(await grantTurns(db, stage, 1)).toEqual([]);
+    await release(third);
+    expect(await grantTurns(db, stage, 1)).toEqual([keyOf(batch[1])]);
+    for (const t of batch) await release(t);
   });
 
   test('rendering turns hold their videos of the render slots: the granted never outnumber the slots', async () => {
@@ -129,7 +161,7 @@ describe('two nodes on one PostgreSQL queue', () => {
     fs.rmSync(config.dataDir, { recursive: true, force: true });
   });
 
-  function gates(capacity: number, leaseMs = 10_000): TurnGate[] {
+  function gates(capacity: number, leaseMs = 10_000, express = true): TurnGate[] {
     const made: TurnGate[] = [];
     for (const nodeID of ['node-1', 'node-2']) {
       made.push(
@@ -139,6 +171,7 @@ describe('two nodes on one PostgreSQL queue', () => {
           leaseMs,
           pollMs: 200,
           capacityOf: () => capacity,
+          express,
           // The broadcast: every node is told, itself included.
           announce: (stage) => made.forEach((gate) => gate.wake(stage)),
           warn: (message) => {
@@ -150,32 +183,34 @@ describe('two nodes on one PostgreSQL queue', () => {
     return made;
   }
 
-  test('never grant past the capacity, nor one turn twice', async () => {
+  test('never grant past the capacity, nor one turn twice; at most one express turn besides', async () => {
     const capacity = 3;
     const [one, two] = gates(capacity);
     const orgs = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
     const turns = Array.from({ length: 24 }, (_, i) => turn(orgs[i % 3], i, 'scripting'));
-    let running = 0;
-    let most = 0;
+    // Within the capacity, and the express turn (an organization down to its last campaign qualifies), counted apart.
+    const running = { granted: 0, express: 0 };
+    const most = { granted: 0, express: 0 };
     const granted: string[] = [];
     await Promise.all(
       turns.map(async (t, i) => {
         const gate = i % 2 ? two : one;
         try {
-          await gate.take(t);
-          running += 1;
-          most = Math.max(most, running);
+          const kind = (await gate.take(t)).express ? 'express' : 'granted';
+          running[kind] += 1;
+          most[kind] = Math.max(most[kind], running[kind]);
           granted.push(keyOf(t));
           // The stage runs for a moment: other grants happen meanwhile.
           await new Promise((resolve) => setTimeout(resolve, 20 + (i % 5) * 10));
-          running -= 1;
+          running[kind] -= 1;
         } finally {
           await gate.release({ campaignId: t.campaignId, stage: 'scripting', lane: '' });
         }
       }),
     );
-    expect(most).toBeLessThanOrEqual(capacity);
-    expect(most).toBeGreaterThan(1);
+    expect(most.granted).toBeLessThanOrEqual(capacity);
+    expect(most.granted).toBeGreaterThan(1);
+    expect(most.express).toBeLessThanOrEqual(1);
     expect(new Set(granted).size).toBe(turns.length);
     // Each grant counts once in the stage's clock: 24 turns, 24 grants.
     const [{ grants }] = await db.sequelize.query<{ grants: number | string }>(
@@ -221,18 +256,19 @@ describe('two nodes on one PostgreSQL queue', () => {
     // Both turns are still in the queue, the dead node's.
     expect([...(await heldTurns(db, 'rendering', 'doomed'))].sort()).toEqual(
       [
-        [keyOf(held), true],
-        [keyOf(queued), false],
+        [keyOf(held), 'granted'],
+        [keyOf(queued), 'waiting'],
       ].sort(),
     );
-    // Another organization's campaign on a live node gets the slot once the dead node's lease ran out.
-    const [live] = gates(1);
+    // Another organization's campaign on a live node gets the slot once the dead node's lease ran out (no express
+    // turn here: it would be granted at once, past the capacity).
+    const [live] = gates(1, 10_000, false);
     const other = turn(b, 10, 'rendering');
     await live.take(other);
     expect(await heldTurns(db, 'rendering', 'doomed')).toEqual(
       new Map([
-        [keyOf(held), false],
-        [keyOf(queued), false],
+        [keyOf(held), 'waiting'],
+        [keyOf(queued), 'waiting'],
       ]),
     );
     // The actors that take A's campaigns over adopt their turns, which kept their places: A's oldest next.
@@ -241,8 +277,8 @@ describe('two nodes on one PostgreSQL queue', () => {
     await adopted[0];
     expect(await heldTurns(db, 'rendering', 'node-1')).toEqual(
       new Map([
-        [keyOf(held), true],
-        [keyOf(queued), false],
+        [keyOf(held), 'granted'],
+        [keyOf(queued), 'waiting'],
       ]),
     );
     await live.release({ campaignId: held.campaignId, stage: 'rendering', lane: '' });

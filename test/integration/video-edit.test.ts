@@ -111,9 +111,10 @@ async function holdRenderSlots() {
        now() + interval '1 hour', 'elsewhere', now() + interval '1 hour', now(), now())`,
     [id, other.orgId, crypto.randomUUID()],
   );
+  // Its express turn too (lib/campaign/fair-order.ts pickExpress), which a single campaign's edit would otherwise take.
   await h.sql(
-    `INSERT INTO stage_turns (campaign_id, stage, lane, org_id, weight, age_ms, queued_ms, granted_ms, holder, lease_expires_ms)
-     VALUES ($1, 'rendering', '', $2, 1000, 0, 0, 0, 'elsewhere', $3)`,
+    `INSERT INTO stage_turns (campaign_id, stage, lane, org_id, weight, age_ms, queued_ms, granted_ms, holder, lease_expires_ms, express)
+     VALUES ($1, 'rendering', '', $2, 1000, 0, 0, 0, 'elsewhere', $3, false), ($1, 'rendering', 'express', $2, 1, 0, 0, 0, 'elsewhere', $3, true)`,
     [id, other.orgId, Date.now() + 3_600_000],
   );
   return {

@@ -1,5 +1,5 @@
 /** The fair order of a stage's grants (lib/campaign/fair-order.ts): round robin by organization, then by age. */
-import { pickGrants, type WaitingTurn } from '../../lib/campaign/fair-order';
+import { pickExpress, pickGrants, type WaitingTurn } from '../../lib/campaign/fair-order';
 
 const t = (key: string, orgId: string, ageMs: number, weight = 1, queuedMs = 0): WaitingTurn => ({ key, orgId, weight, ageMs, queuedMs });
 
@@ -47,4 +47,29 @@ test('weighted turns: one that does not fit is not passed by a smaller one; one 
   expect(pickGrants(waiting, new Map(), 2, 4, 0).keys).toEqual([]);
   expect(pickGrants(waiting, new Map(), 0, 4, 0).keys).toEqual(['a-big', 'a-small']);
   expect(pickGrants([t('huge', 'A', 1, 9), t('b', 'B', 2)], new Map(), 0, 4, 0).keys).toEqual(['huge']);
+});
+
+describe('the express turn (pickExpress)', () => {
+  const single =
+    (...orgs: string[]) =>
+    (orgId: string) =>
+      orgs.includes(orgId);
+
+  test("goes to an organization with a single campaign, not to a batch's", () => {
+    const batch = Array.from({ length: 5 }, (_, i) => t(`a${i}`, 'A', i));
+    expect(pickExpress([...batch, t('b', 'B', 100)], new Map(), single('B'))?.key).toBe('b');
+    expect(pickExpress(batch, new Map(), single('B'))).toBeUndefined();
+  });
+
+  test('among several, the organization served least recently, with its oldest turn', () => {
+    const waiting = [t('b2', 'B', 20), t('b1', 'B', 10), t('c', 'C', 5)];
+    // C was served at grant 9, B at 4: B's oldest.
+    const last = new Map([
+      ['B', 4],
+      ['C', 9],
+    ]);
+    expect(pickExpress(waiting, last, single('B', 'C'))?.key).toBe('b1');
+    // Neither served yet: the oldest turn.
+    expect(pickExpress(waiting, new Map(), single('B', 'C'))?.key).toBe('c');
+  });
 });

@@ -1,5 +1,5 @@
 import { ServiceBroker } from 'moleculer';
-import { chooseRenderNode, RenderSlotTable, slotTableOf, takeRenderNode } from '../../lib/render/slots';
+import { chooseRenderNode, EXPRESS_RENDER_SLOTS, RenderSlotTable, slotTableOf, takeRenderNode } from '../../lib/render/slots';
 
 test('free slots: declared until reported, minus busy and calls not yet reported', () => {
   const table = new RenderSlotTable();
@@ -70,4 +70,29 @@ describe('the choice of a render node (takeRenderNode, the one way)', () => {
     expect(chooseRenderNode([endpoint('a', 1)], table, [], 0, true)).toBeNull();
     expect(chooseRenderNode([endpoint('a', 1)], table, [], 0, false)?.id).toBe('a');
   });
+});
+
+test("an express render takes the node's express slot, apart from its slots", () => {
+  const table = new RenderSlotTable();
+  table.report({ nodeID: 'a', slots: 1, busy: 1 });
+  // Every slot held: a render waits, an express one does not.
+  expect(table.free('a', 1)).toBe(0);
+  expect(table.free('a', 1, true)).toBe(EXPRESS_RENDER_SLOTS);
+  const list = [{ id: 'a', service: { metadata: { renderSlots: 1 } } }];
+  expect(takeRenderNode(list, table, [], 0)).toBeNull();
+  expect(takeRenderNode(list, table, [], 0, true)?.id).toBe('a');
+  // Reserved: the next express render waits, and the slots are as they were.
+  expect(takeRenderNode(list, table, [], 1, true)).toBeNull();
+  expect(table.free('a', 1)).toBe(0);
+  // The node's report counts it; once it ends, the express slot is free again.
+  table.report({ nodeID: 'a', slots: 1, busy: 1, expressBusy: 1 });
+  expect(table.free('a', 1, true)).toBe(0);
+  table.report({ nodeID: 'a', slots: 1, busy: 0, expressBusy: 0 });
+  expect(table.free('a', 1, true)).toBe(EXPRESS_RENDER_SLOTS);
+  expect(table.free('a', 1)).toBe(1);
+  // A refused express call (settled) gives back the express reservation only.
+  table.reserve('a', true);
+  table.reserve('a');
+  table.settle('a', true);
+  expect([table.free('a', 1, true), table.free('a', 1)]).toEqual([EXPRESS_RENDER_SLOTS, 0]);
 });
