@@ -9,7 +9,7 @@ import { replCommands } from './lib/ops/repl-commands';
 import { transporterOption } from './lib/net/redis-transporter';
 import { AjvValidator } from './lib/http/validator';
 import { withActionRules } from './mixins/action-rules';
-import { withCpuClass } from './lib/cpu-class';
+import { withCpuClass } from './lib/campaign/cpu-class';
 
 /**
  * Moleculer tracing from TRACING_EXPORTER (config/index.ts). Every span of a campaign's pipeline carries the campaign
@@ -37,7 +37,7 @@ export function brokerOptions(app: AppConfig): BrokerOptions {
     logger: { type: 'Console', options: { level: app.logLevel, formatter: 'short' } },
     validator: new AjvValidator({ paramName: 'params' }),
     // The rules actions declare (scope, plan rate, dashboard access) are the broker's, for every caller (mixins/action-rules.ts);
-    // each action runs in the CPU class its call's meta names, so a batch's programs yield the CPU (lib/cpu-class.ts).
+    // each action runs in the CPU class its call's meta names, so a batch's programs yield the CPU (lib/campaign/cpu-class.ts).
     internalMiddlewares: false,
     middlewares: withCpuClass(withActionRules(ServiceBroker.INTERNAL_MIDDLEWARES)),
     // Dead nodes are noticed in seconds, not the default minute. 3 s (stack-facts) dropped live nodes whose

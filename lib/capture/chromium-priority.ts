@@ -1,7 +1,7 @@
 /**
  * Chromium started without CAP_SYS_NICE. Run as root (the container's user) it holds that capability and raises its
  * own browser, GPU and compositor threads to niceness −8, above every other program of the node: on 2 cores it then
- * takes most of the CPU, and a batch's bulk programs lowered to niceness 10 (lib/cpu-class.ts) no longer leave an
+ * takes most of the CPU, and a batch's bulk programs lowered to niceness 10 (lib/campaign/cpu-class.ts) no longer leave an
  * interactive campaign its share. Without the capability its requests to raise a thread fail, and it runs at 0.
  *
  * The browser is launched through a shell script written once to a temporary directory:

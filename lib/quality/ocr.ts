@@ -6,11 +6,11 @@
  */
 import { execFile, type ExecFileOptions } from 'node:child_process';
 import { promisify } from 'node:util';
-import { lowerIfBulk } from '../cpu-class';
+import { lowerIfBulk } from '../campaign/cpu-class';
 
 const execFileAsync = promisify(execFile);
 
-/** execFile as a promise, the program lowered right after spawn when the job is bulk (lib/cpu-class.ts). */
+/** execFile as a promise, the program lowered right after spawn when the job is bulk (lib/campaign/cpu-class.ts). */
 function runFile(file: string, args: string[], options: ExecFileOptions): Promise<{ stdout: string; stderr: string }> {
   const running = execFileAsync(file, args, { ...options, encoding: 'utf8' });
   lowerIfBulk(running.child.pid);

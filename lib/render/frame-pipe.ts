@@ -17,7 +17,7 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
-import { lowerIfBulk } from '../cpu-class';
+import { lowerIfBulk } from '../campaign/cpu-class';
 
 /** Frames read ahead of the consumer: one lets ffmpeg draw the next while editly encodes this one; more only hold memory. */
 const READ_AHEAD = 1;

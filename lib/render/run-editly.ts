@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { lowerIfBulk } from '../cpu-class';
+import { lowerIfBulk } from '../campaign/cpu-class';
 
 export interface EditlyRunOptions {
   memoryLimitBytes: number;

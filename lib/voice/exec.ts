@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
-import { lowerIfBulk } from '../cpu-class';
+import { lowerIfBulk } from '../campaign/cpu-class';
 
 export interface RunOptions {
   input?: string;

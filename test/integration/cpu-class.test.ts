@@ -1,5 +1,5 @@
 /**
- * The CPU class of a job (lib/cpu-class.ts) on real brokers and real programs: a call whose meta says cpuClass 'bulk'
+ * The CPU class of a job (lib/campaign/cpu-class.ts) on real brokers and real programs: a call whose meta says cpuClass 'bulk'
  * runs its action — and an action it calls on another node, over the real Redis transporter — in that class, and a
  * program it spawns through the stages' helper runs at niceness 10, read from the program's /proc/<pid>/stat; anything
  * else runs at 0. editly's child process (lib/render/run-editly.ts) is lowered before it starts its threads, which
@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import { ServiceBroker, type Context } from 'moleculer';
 import { brokerOptions } from '../../broker-options';
 import { loadConfig } from '../../config';
-import { BULK_NICENESS, CPU_CLASS_META, runInCpuClass } from '../../lib/cpu-class';
+import { BULK_NICENESS, CPU_CLASS_META, runInCpuClass } from '../../lib/campaign/cpu-class';
 import { transporterOption } from '../../lib/net/redis-transporter';
 import { RenderProcessError, runEditly } from '../../lib/render/run-editly';
 import { run } from '../../lib/voice/exec';
