@@ -3,17 +3,22 @@
  * runs its action — and an action it calls on another node, over the real Redis transporter — in that class, and a
  * program it spawns through the stages' helper runs at niceness 10, read from the program's /proc/<pid>/stat; anything
  * else runs at 0. editly's child process (lib/render/run-editly.ts) is lowered before it starts its threads, which
- * inherit its niceness (so do the ffmpeg processes it forks later).
+ * inherit its niceness, and so do the ffmpeg processes it forks during a real (draft) render.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { ServiceBroker, type Context } from 'moleculer';
 import { brokerOptions } from '../../broker-options';
 import { loadConfig } from '../../config';
 import { BULK_NICENESS, CPU_CLASS_META, runInCpuClass } from '../../lib/campaign/cpu-class';
 import { transporterOption } from '../../lib/net/redis-transporter';
+import { renderVideo } from '../../lib/render/render-video';
 import { RenderProcessError, runEditly } from '../../lib/render/run-editly';
 import { run } from '../../lib/voice/exec';
+import { sceneOf, writeSilentAudio } from '../support/quality-pages';
+import { storyboardOf } from '../support/storyboard';
 import { waitFor } from '../support/wait';
 
 const TEST_REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
@@ -142,3 +147,56 @@ test("editly's child of a bulk render runs at niceness 10, every thread it start
   expect(new Set(await editlyChildNiceness('bulk'))).toEqual(new Set([10]));
   expect(new Set(await editlyChildNiceness('interactive'))).toEqual(new Set([0]));
 });
+
+/** Field `n` (from 1) of process `pid`'s /proc stat line, '' once it has ended. */
+function statField(pid: number, n: number): string {
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return '';
+  }
+  return n === 2 ? stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) : stat.slice(stat.lastIndexOf(')') + 2).split(' ')[n - 3];
+}
+
+test("a bulk render's ffmpeg processes, forked by editly's child, inherit its niceness 10", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpu-class-'));
+  try {
+    const storyboard = storyboardOf([sceneOf(0, 'title', 'Meet Acme.', 'Acme', null, 2)], {
+      narrationKey: 'voice.wav',
+      captionsKey: 'captions.vtt',
+      quality: 'draft',
+    });
+    writeSilentAudio(storyboard, dir);
+    fs.mkdirSync(path.join(dir, 'work'));
+    // Every process below this one, read every 20 ms while the video renders: its name, its parent's command line, its niceness.
+    const seen = new Map<number, { name: string; underEditly: boolean; nice: number }>();
+    const watch = setInterval(() => {
+      for (const pid of descendants()) {
+        const [name, parent, nice] = [statField(pid, 2), statField(pid, 4), statField(pid, 19)];
+        if (!name || seen.has(pid)) continue;
+        const parentCommand = fs.existsSync(`/proc/${parent}/cmdline`) ? fs.readFileSync(`/proc/${parent}/cmdline`, 'utf8') : '';
+        seen.set(pid, { name, underEditly: parentCommand.includes('editly-child'), nice: Number(nice) });
+      }
+    }, 20);
+    try {
+      await runInCpuClass('bulk', () =>
+        renderVideo({
+          storyboard,
+          workDir: path.join(dir, 'work'),
+          quality: 'draft',
+          memoryLimitBytes: 3 * 2 ** 30,
+          timeoutMs: 120_000,
+          fetchInput: async (key, local) => fs.copyFileSync(path.join(dir, key), local),
+        }),
+      );
+    } finally {
+      clearInterval(watch);
+    }
+    const forked = [...seen.values()].filter((p) => p.underEditly && p.name === 'ffmpeg');
+    expect(forked.length).toBeGreaterThan(0);
+    expect([...seen.values()].filter((p) => p.nice !== 10)).toEqual([]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}, 120_000);
