@@ -9,6 +9,7 @@ import { replCommands } from './lib/ops/repl-commands';
 import { transporterOption } from './lib/net/redis-transporter';
 import { AjvValidator } from './lib/http/validator';
 import { withActionRules } from './mixins/action-rules';
+import { withCpuClass } from './lib/campaign/cpu-class';
 
 /**
  * Moleculer tracing from TRACING_EXPORTER (config/index.ts). Every span of a campaign's pipeline carries the campaign
@@ -35,9 +36,10 @@ export function brokerOptions(app: AppConfig): BrokerOptions {
     transporter: transporterOption(app.transporter) as BrokerOptions['transporter'],
     logger: { type: 'Console', options: { level: app.logLevel, formatter: 'short' } },
     validator: new AjvValidator({ paramName: 'params' }),
-    // The rules actions declare (scope, plan rate, dashboard access) are the broker's, for every caller (mixins/action-rules.ts).
+    // The rules actions declare (scope, plan rate, dashboard access) are the broker's, for every caller (mixins/action-rules.ts);
+    // each action runs in the CPU class its call's meta names, so a batch's programs yield the CPU (lib/campaign/cpu-class.ts).
     internalMiddlewares: false,
-    middlewares: withActionRules(ServiceBroker.INTERNAL_MIDDLEWARES),
+    middlewares: withCpuClass(withActionRules(ServiceBroker.INTERNAL_MIDDLEWARES)),
     // Dead nodes are noticed in seconds, not the default minute. 3 s (stack-facts) dropped live nodes whose
     // event loop stalled under load, answering 503 meanwhile; 6 s notices a dead node in about 7 s.
     heartbeatInterval: app.heartbeatIntervalSeconds,

@@ -8,6 +8,7 @@ import type { Browser, BrowserContext, Dialog, LaunchOptions, Page } from 'puppe
 import { Cluster } from 'puppeteer-cluster';
 import ConcurrencyImplementation, { type WorkerInstance } from 'puppeteer-cluster/dist/concurrency/ConcurrencyImplementation';
 import { chromiumProxyArgs } from '../net/egress-proxy';
+import { chromiumLaunchPath } from './chromium-priority';
 import { stageFailure } from '../errors';
 
 export interface BrowserPoolOptions {
@@ -258,7 +259,8 @@ export class BrowserPool {
       retryLimit: 0,
       monitor: false,
       puppeteerOptions: {
-        executablePath: this.options.executablePath,
+        // Without CAP_SYS_NICE when run as root: it would raise its own threads above every other program (chromium-priority.ts).
+        executablePath: await chromiumLaunchPath(this.options.executablePath),
         headless: true,
         // Over a pipe, Chromium exits when this process dies (even by SIGKILL); over a WebSocket it would outlive it.
         pipe: true,

@@ -4,10 +4,18 @@
  * script, and whether a word touches a side of the page's area. One process per reading, on one thread
  * (OMP_THREAD_LIMIT=1: tesseract's threads only contend with the render on a small node).
  */
-import { execFile } from 'node:child_process';
+import { execFile, type ExecFileOptions } from 'node:child_process';
 import { promisify } from 'node:util';
+import { lowerIfBulk } from '../campaign/cpu-class';
 
-const runFile = promisify(execFile);
+const execFileAsync = promisify(execFile);
+
+/** execFile as a promise, the program lowered right after spawn when the job is bulk (lib/campaign/cpu-class.ts). */
+function runFile(file: string, args: string[], options: ExecFileOptions): Promise<{ stdout: string; stderr: string }> {
+  const running = execFileAsync(file, args, { ...options, encoding: 'utf8' });
+  lowerIfBulk(running.child.pid);
+  return running;
+}
 
 export interface OcrWord {
   text: string;

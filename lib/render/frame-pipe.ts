@@ -17,6 +17,7 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
+import { lowerIfBulk } from '../campaign/cpu-class';
 
 /** Frames read ahead of the consumer: one lets ffmpeg draw the next while editly encodes this one; more only hold memory. */
 const READ_AHEAD = 1;
@@ -70,6 +71,8 @@ export class FramePipe {
   ) {
     this.current = takeFrameBuffer(frameBytes);
     this.child = spawn(command, [...args, '-y', fifo], { stdio: ['ignore', 'ignore', 'pipe'] });
+    // In editly's child process this is a no-op (no job there): the clip's ffmpeg inherits that process's niceness.
+    lowerIfBulk(this.child.pid);
     this.child.stderr.on('data', (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString()).slice(-2000);
     });

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { lowerIfBulk } from '../campaign/cpu-class';
 
 export interface EditlyRunOptions {
   memoryLimitBytes: number;
@@ -69,6 +70,8 @@ export async function runEditly(plan: Promise<string>, options: EditlyRunOptions
     stdio: ['pipe', 'ignore', 'pipe'],
     env: { ...process.env, NODE_OPTIONS: '' },
   });
+  // Before it has loaded editly: the ffmpeg processes it starts later inherit its niceness.
+  lowerIfBulk(child.pid);
   child.stdin.on('error', () => undefined); // a child that died first: its exit is the error reported
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {

@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
+import { lowerIfBulk } from '../campaign/cpu-class';
 
 export interface RunOptions {
   input?: string;
@@ -25,6 +26,7 @@ export function run(cmd: string, args: string[], opts: RunOptions): Promise<{ st
         reject(new Error(`${cmd} failed (exit ${e.code ?? 'unknown'}): ${tail || e.message}`));
       },
     );
+    lowerIfBulk(child.pid);
     child.stdin?.on('error', () => {
       /* the exit callback reports the failure */
     });

@@ -85,6 +85,8 @@ export class FestivalProcess {
   private exited?: Error;
 
   private constructor(private readonly opts: FestivalProcessOptions) {
+    // Never lowered (lib/campaign/cpu-class.ts lowerIfBulk): the process is pooled and says the texts of every job on this
+    // node, bulk and interactive alike, so lowering it for the batch that started it would slow the next campaign's.
     this.child = spawn(opts.binary, ['--pipe'], { stdio: ['pipe', 'pipe', 'pipe'] });
     this.child.stdout.resume(); // nothing is read from stdout; drained so festival never blocks on it
     this.child.stderr.setEncoding('utf8');
