@@ -23,6 +23,7 @@ import {
   stageFailure,
   StageInterruptedError,
 } from '../lib/errors';
+import { CPU_CLASS_META, currentCpuClass } from '../lib/campaign/cpu-class';
 import { slotTableOf, takeRenderNode, type RenderMeta, type SlotReport } from '../lib/render/slots';
 import {
   callVideos,
@@ -504,7 +505,7 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
         this.broker,
         'voice.repairNarration',
         { campaign_id: video.campaign_id, video_id: video.id, round, base, edit, screens, options },
-        trace,
+        { ...trace, meta: { [CPU_CLASS_META]: currentCpuClass() } },
       );
       this.logger.info(`video ${video.id}: repair round ${round}: ${summary}`);
       return { storyboard: mended, repaired: plan.repaired };
@@ -584,7 +585,8 @@ const RenderingService: ServiceSchema<ServiceSettingSchema, RenderingMethods, Re
           const render = call(this.broker, RENDER_ACTION, params, {
             ...campaignTrace(params.storyboard.campaignId),
             nodeID: chosen.id,
-            meta,
+            // The stage's CPU class (its call's, lib/campaign/cpu-class.ts) goes with the render to its node.
+            meta: { ...meta, [CPU_CLASS_META]: currentCpuClass() },
             retries: 0,
             timeout: config.renderTimeoutMs + 60_000,
           });

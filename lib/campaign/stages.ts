@@ -4,6 +4,7 @@
  * and returns what the actor must record. A stage that cannot go on through no fault of the campaign throws
  * StageInterruptedError (lib/errors.ts).
  */
+import { CPU_CLASS_META, type CpuClass } from './cpu-class';
 import type { CampaignOptions } from './options';
 import { GENERATING_STATES, VIDEO_STATES, type GeneratingState, type VideoState } from './states';
 import type { ScreenshotRef } from '../db/models';
@@ -52,12 +53,12 @@ export function campaignTrace(campaignId: string): { requestID: string } {
 /**
  * What a stage call made in its turn tells the nodes that run it (its meta, which Moleculer passes on to the calls the
  * stage makes in its context): `express`, the turn is the stage's express turn (lib/campaign/fair-order.ts pickExpress:
- * a render runs in a node's express slot); `cpuClass`, its organization has a backlog, so its programs run at a lower
- * CPU priority than other organizations'.
+ * a render runs in a node's express slot); CPU_CLASS_META, 'bulk' when its organization has a backlog, so its programs
+ * run at a lower CPU priority than other organizations' (lib/campaign/cpu-class.ts).
  */
 export interface TurnMeta {
   express?: boolean;
-  cpuClass?: 'bulk' | 'interactive';
+  [CPU_CLASS_META]?: CpuClass;
 }
 
 /** The call options of a stage call made in its turn: the campaign's trace, and what the turn tells the stage. */

@@ -59,6 +59,7 @@ import type {
 } from './types';
 import { isOneOf, VIDEO_VARIANTS } from '../../config/catalog';
 import { TurnGate } from '../../lib/campaign/turn-gate';
+import { CPU_CLASS_META } from '../../lib/campaign/cpu-class';
 import {
   campaignSlotsOf,
   organizationBacklog,
@@ -540,7 +541,9 @@ export const orchestratorMethods = {
         this.logger.info(
           `campaign ${campaignId}${lane ? ` (${lane})` : ''} (org ${orgId}): ${express ? 'express ' : ''}turn of ${stage} after ${(waited / 1000).toFixed(1)} s`,
         );
-      return await work(turnCallOptions(campaignId, { ...(express ? { express } : {}), cpuClass: backlog ? 'bulk' : 'interactive' }));
+      return await work(
+        turnCallOptions(campaignId, { ...(express ? { express } : {}), [CPU_CLASS_META]: backlog ? 'bulk' : 'interactive' }),
+      );
     } finally {
       await gate
         .release(key)

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { QueryTypes } from 'sequelize';
 import { loadConfig, type AppConfig } from '../../config';
 import { TurnGate } from '../../lib/campaign/turn-gate';
-import { grantTurns, heldTurns, queueTurn, releaseTurn, turnKey, type NewTurn } from '../../lib/campaign/turns';
+import { grantTurns, heldTurns, organizationBacklog, queueTurn, releaseTurn, turnKey, type NewTurn } from '../../lib/campaign/turns';
 import type { GeneratingState } from '../../lib/campaign/states';
 import { acquireDatabase, dropSchema, releaseDatabase, type Database } from '../../lib/db/database';
 import { TEST_DATABASE_URL, uniqueName } from '../support/harness';
@@ -123,6 +123,24 @@ describe.each(['postgres', 'sqlite'] as const)('the turn queue on %s', (dialect)
     await release(third);
     expect(await grantTurns(db, stage, 1)).toEqual([keyOf(batch[1])]);
     for (const t of batch) await release(t);
+  });
+
+  test("an organization has a backlog while another of its campaigns waits for a turn; a campaign's own lanes are none", async () => {
+    const [a, b] = [crypto.randomUUID(), crypto.randomUUID()];
+    const first = turn(a, 1, 'voiceover');
+    const second = turn(a, 2, 'voiceover');
+    const lanes = [
+      { ...turn(b, 3, 'voiceover'), lane: 'en' },
+      { ...turn(b, 3, 'voiceover'), lane: 'ja' },
+    ];
+    lanes[1].campaignId = lanes[0].campaignId;
+    for (const t of [first, second, ...lanes]) await queueTurn(db, t, 'n1', 60_000);
+    expect(await organizationBacklog(db, a, first.campaignId)).toBe(true);
+    expect(await organizationBacklog(db, b, lanes[0].campaignId)).toBe(false);
+    // Granted, A's second campaign no longer waits: A's first has no backlog left.
+    expect(await grantTurns(db, 'voiceover', 100)).toEqual(expect.arrayContaining([first, second, ...lanes].map(keyOf)));
+    expect(await organizationBacklog(db, a, first.campaignId)).toBe(false);
+    for (const t of [first, second, ...lanes]) await releaseTurn(db, { campaignId: t.campaignId, stage: 'voiceover', lane: t.lane }, 'n1');
   });
 
   test('rendering turns hold their videos of the render slots: the granted never outnumber the slots', async () => {
