@@ -13,6 +13,7 @@ import { dropNearDuplicates, palette } from '../lib/capture/images';
 import {
   DESKTOP,
   MOBILE,
+  laidOutForDesktopOnly,
   makePresentable,
   openPage,
   readHead,
@@ -559,6 +560,8 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
             if (viewport === DESKTOP) headRead(await readHead(page));
             const presented = await makePresentable(page);
             signal.throwIfAborted();
+            // A page laid out for desktops only runs off the phone's screen: no phone shots, its desktop ones are shown.
+            if (viewport === MOBILE && (await laidOutForDesktopOnly(page))) return { loaded, presented, pageText: undefined, shots: [] };
             const pageText = viewport === DESKTOP ? await readText(page) : undefined;
             // The phone ranks its sections by the same table: each scene of a 9:16 video shows its own section.
             const found = pageText?.sections ?? (await readSections(page));

@@ -368,6 +368,23 @@ async function fitToPhoneWidth(page: Page): Promise<number> {
     .catch(() => 0);
 }
 
+/**
+ * A page laid out for desktops only, whatever the screen: its own root (html or body) is wider than the phone's
+ * screen (a documentation site's body given a desktop's min-width, its sidebar, text column and demo pane side by
+ * side). Fitting its parts (fitToPhoneWidth) cannot help: they are as wide as that root, and narrowing the root
+ * squeezes its text column to nothing. Its phone screenshots would show the left part of every line, cut at the
+ * right edge; its vertical videos show its desktop screenshots instead (lib/render/framing.ts: whole lines).
+ */
+export async function laidOutForDesktopOnly(page: Page): Promise<boolean> {
+  return page
+    .evaluate(() => {
+      const width = document.documentElement.clientWidth;
+      const root = Math.max(document.documentElement.getBoundingClientRect().width, document.body?.getBoundingClientRect().width ?? 0);
+      return width <= 600 && root > width + 1;
+    })
+    .catch(() => false);
+}
+
 /** One screenshot of the page and what it shows. */
 export interface Shot {
   png: Buffer;

@@ -35,6 +35,8 @@ interface FabricObject {
 }
 interface FabricText extends FabricObject {
   calcTextWidth(): number;
+  /** Its lines as laid out (a Textbox's as it wrapped them). */
+  textLines: string[];
 }
 interface Fabric {
   Text: new (text: string, options: Record<string, unknown>) => FabricText;
@@ -96,7 +98,14 @@ function bakedText(
     text = breakForBox(text, plan.language, width, fontSize);
     keepLines = true;
   }
-  const wrapped = keepLines ? null : textbox(fabric, plan, text, { ...options, left: 0, top: 0, originX: 'left', originY: 'top' });
+  let wrapped = keepLines ? null : textbox(fabric, plan, text, { ...options, left: 0, top: 0, originX: 'left', originY: 'top' });
+  if (wrapped && directionOf(plan, text) === 'rtl') {
+    // A right-to-left Textbox shows the fault linesAsGiven works around (an Arabic card's wrapped call to action
+    // showed its first line, a gap, and the last letters of its last line at the frame's edge): its lines, as the
+    // Textbox broke them, are drawn as given.
+    text = wrapped.textLines.map((line) => line.trim()).join('\n');
+    wrapped = null;
+  }
   const label: FabricObject = wrapped ?? linesAsGiven(fabric, plan, text, options);
   if (!box) return { element: label.toCanvasElement(), width: label.width, height: label.height };
   const width = box.fullWidth ?? (wrapped ? Math.min(wrapped.width, wrapped.calcTextWidth() + box.pad * 3) : label.width + box.pad * 2);
@@ -107,6 +116,10 @@ function bakedText(
   const group = new fabric.Group([back, label], { left: 0, top: 0 });
   return { element: group.toCanvasElement(), width, height };
 }
+
+/** Room below a right-to-left line's picture, as a share of its type size: fabric's line ends about 0.2 em below the
+ * baseline, Noto Sans Arabic's deepest letters about 0.4 em. */
+const DESCENT_ROOM = 0.25;
 
 /**
  * Caption cues arrive already broken into lines (lib/voice/captions.ts, per language): drawn as given, the font
@@ -126,24 +139,29 @@ function linesAsGiven(fabric: Fabric, plan: RenderPlan, text: string, options: R
     });
   const label = make(fontSize);
   const size = label.width > maxWidth ? Math.floor((fontSize * maxWidth) / label.width) : fontSize;
-  if (directionOf(plan, text) === 'ltr' || !text.includes('\n')) return size === fontSize ? label : make(size);
+  if (directionOf(plan, text) === 'ltr') return size === fontSize ? label : make(size);
   // fabric 5 draws a right-to-left line narrower than its text object from the wrong edge (the second line of an
-  // Arabic cue showed only its last letters), and clips its first letters when baked alone: each line is drawn on a
-  // canvas of its own with room on both sides, and the lines' pictures are stacked, centred.
+  // Arabic cue showed only its last letters), and clips its first letters when baked alone: each line, a single one
+  // too, is drawn on a canvas of its own with room on both sides, and the lines' pictures are stacked, centred. Arabic
+  // letters reach further below the baseline than fabric's line allows (the bowl of a final ح, about 0.4 em, was cut
+  // flat on a card's title): each picture has DESCENT_ROOM below its line, which the next line may cover.
   const room = Math.ceil(size / 2);
-  const pictures = text.split('\n').map((line) => {
+  const below = Math.ceil(size * DESCENT_ROOM);
+  const lines = text.split('\n').map((line) => {
     const drawn = make(size, line);
-    const canvas = new fabric.StaticCanvas(null, { width: Math.ceil(drawn.width) + 2 * room, height: Math.ceil(drawn.height) });
+    const height = Math.ceil(drawn.height);
+    const canvas = new fabric.StaticCanvas(null, { width: Math.ceil(drawn.width) + 2 * room, height: height + below });
     drawn.set({ left: room, top: 0 });
     canvas.add(drawn);
     canvas.renderAll();
-    return new fabric.Image(canvas.lowerCanvasEl, { left: 0, top: 0 });
+    return { picture: new fabric.Image(canvas.lowerCanvasEl, { left: 0, top: 0 }), height };
   });
+  const pictures = lines.map((line) => line.picture);
   const widest = Math.max(...pictures.map((picture) => picture.width));
   let top = 0;
-  for (const picture of pictures) {
+  for (const { picture, height } of lines) {
     picture.set({ left: (widest - picture.width) / 2, top });
-    top += picture.height;
+    top += height;
   }
   return new fabric.Group(pictures, { left: 0, top: 0 });
 }

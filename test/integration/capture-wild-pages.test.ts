@@ -16,6 +16,7 @@ interface CaptureRow {
   url: string;
   language: string | null;
   text: CapturedText & { alternates: Array<{ hreflang: string; href: string; via?: string }> };
+  screenshots: Array<{ viewport: string; key: string; width: number }>;
 }
 
 describe('pages seen in the wild', () => {
@@ -40,13 +41,23 @@ describe('pages seen in the wild', () => {
     await h.request('POST', `/api/v1/campaigns/${id}/cancel`, { key });
     expect(done.body.status).not.toBe('collecting');
     expect(done.body.error ?? null).toBeNull();
-    const rows = await h.sql<CaptureRow>('SELECT variant, url, language, text FROM page_captures WHERE campaign_id = $1', [id]);
+    const rows = await h.sql<CaptureRow>('SELECT variant, url, language, text, screenshots FROM page_captures WHERE campaign_id = $1', [
+      id,
+    ]);
     return Object.fromEntries(rows.map((row) => [row.variant, row]));
   }
 
   test('a page that calls alert(), confirm() and prompt() while it loads, and sets onbeforeunload, is captured', async () => {
     const rows = await collected('/wild/dialogs/', ['en']);
     expect(rows.source.text.headings[0].text).toBe('Shared notes for small crews');
+  }, 180_000);
+
+  test('a documentation page laid out for desktops only (its body a desktop width on a phone): no phone shots, its text would run off their right edge', async () => {
+    const rows = await collected('/wild/deskdocs/', ['en']);
+    const viewports = rows.source.screenshots.map((s) => s.viewport);
+    expect(viewports).toContain('desktop');
+    // Its vertical videos show the desktop shots, whose lines are whole (lib/render/framing.ts).
+    expect(viewports).not.toContain('mobile');
   }, 180_000);
 
   test('a carousel page whose pictures and logo are SVG elements is captured (an SVG element has no innerText)', async () => {
