@@ -8,7 +8,7 @@
  */
 import pg from 'pg';
 import { startWebhookReceiver, verifyWebhook, type WebhookReceiver } from '../fixtures/webhook-receiver';
-import { startHarness, TEST_DATABASE_URL, type Harness } from '../support/harness';
+import { CHECK_NOT_THE_SUBJECT_ENV, startHarness, TEST_DATABASE_URL, type Harness } from '../support/harness';
 import { orchestratorNodes, type NodeProcess } from '../support/node-process';
 import { waitFor } from '../support/wait';
 
@@ -26,7 +26,7 @@ let db: pg.Client | undefined;
 let receiver: WebhookReceiver | undefined;
 const cluster = orchestratorNodes(() => h, {
   services: ORCHESTRATOR_SERVICES,
-  env: { CAMPAIGN_LEASE: '4s', CAMPAIGN_SWEEP_INTERVAL: '1s', CAPTURE_MAX_SHOTS: '1', QUALITY_CHECK: 'off' },
+  env: { CAMPAIGN_LEASE: '4s', CAMPAIGN_SWEEP_INTERVAL: '1s', CAPTURE_MAX_SHOTS: '1', ...CHECK_NOT_THE_SUBJECT_ENV },
 });
 const JOINED = ['campaigns.createBatch', 'campaigns.getBatch', 'accounts.authenticate', 'capture.check'];
 

@@ -9,7 +9,7 @@
 import { createBatch, createCampaignClient, getBatch, listBatches, verifyWebhook } from '../../clients/typescript/src';
 import { webhookReceivers } from '../fixtures/webhook-receiver';
 import pg from 'pg';
-import { startHarness, TEST_DATABASE_URL, type Harness } from '../support/harness';
+import { CHECK_NOT_THE_SUBJECT, startHarness, TEST_DATABASE_URL, type Harness } from '../support/harness';
 import { waitFor } from '../support/wait';
 
 // Generous: these tests are about batches, not the per-IP limiter.
@@ -276,7 +276,13 @@ describe('the whole pipeline', () => {
   beforeAll(async () => {
     h = await startHarness({
       render: 'worker',
-      config: { rateLimits: limits, videoTargetSeconds: 10, captureMaxShots: 2, webhookRetryDelaysMs: [1100, 1100] },
+      config: {
+        ...CHECK_NOT_THE_SUBJECT,
+        rateLimits: limits,
+        videoTargetSeconds: 10,
+        captureMaxShots: 2,
+        webhookRetryDelaysMs: [1100, 1100],
+      },
     });
     customer = await h.newCustomer('business');
     ({ secret } = await h.call<{ secret: string }>('accounts.webhookSecret', { org_id: customer.orgId }));

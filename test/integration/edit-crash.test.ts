@@ -24,7 +24,7 @@ import pg from 'pg';
 import type { VideoDocument } from '../../clients/typescript/src';
 import { startWebhookReceiver, verifyWebhook, type ReceivedWebhook, type WebhookReceiver } from '../fixtures/webhook-receiver';
 import { untilSettled } from '../support/campaign-run';
-import { startHarness, TEST_DATABASE_URL, type Harness } from '../support/harness';
+import { CHECK_NOT_THE_SUBJECT_ENV, startHarness, TEST_DATABASE_URL, type Harness } from '../support/harness';
 import { offers, orchestratorEnv, startNodeProcess, stopHarnessWorker, type NodeProcess } from '../support/node-process';
 import { startRenderNode, type RenderNode } from '../support/render-node';
 import { waitFor } from '../support/wait';
@@ -192,7 +192,9 @@ beforeAll(async () => {
   ({ secret } = await h.call<{ secret: string }>('accounts.webhookSecret', { org_id: customer.orgId }));
   // Only the child processes run the pipeline from here on.
   await stopHarnessWorker(h);
-  renderNodes = ['render-1', 'render-2'].map((name) => startRenderNode(h, `${h.config.namespace}-${name}`));
+  renderNodes = ['render-1', 'render-2'].map((name) =>
+    startRenderNode(h, `${h.config.namespace}-${name}`, { ...CHECK_NOT_THE_SUBJECT_ENV }),
+  );
   nodes.push(...renderNodes);
   const first = orchestrator('a');
   await Promise.all([

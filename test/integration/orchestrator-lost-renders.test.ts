@@ -5,7 +5,7 @@
  * every attempt has a final outcome, in the database and in the customer's report. Real PostgreSQL, Redis, Chromium,
  * espeak-ng, editly; each node a process of its own, started as an operator starts one.
  */
-import { startHarness, type Harness } from '../support/harness';
+import { CHECK_NOT_THE_SUBJECT_ENV, startHarness, type Harness } from '../support/harness';
 import { offers, orchestratorEnv, startNodeProcess, stopHarnessWorker, type NodeProcess } from '../support/node-process';
 import { startRenderNode } from '../support/render-node';
 import { waitFor } from '../support/wait';
@@ -64,7 +64,7 @@ test('the orchestrator SIGKILLed mid-render: its open attempt ends lost, every a
     const { key } = await h.newCustomer('business');
     await stopHarnessWorker(h);
 
-    const renderNode = startRenderNode(h, `${h.config.namespace}-render`);
+    const renderNode = startRenderNode(h, `${h.config.namespace}-render`, { ...CHECK_NOT_THE_SUBJECT_ENV });
     nodes.push(renderNode);
     const first = orchestrator('a');
     await joined(first, ['campaigns.create', 'accounts.authenticate', 'capture.check']);

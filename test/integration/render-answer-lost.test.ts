@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import { ServiceBroker } from 'moleculer';
 import { brokerOptions } from '../../broker-options';
 import RendererService from '../../services/renderer.service';
-import { startHarness, type Harness } from '../support/harness';
+import { CHECK_NOT_THE_SUBJECT, startHarness, type Harness } from '../support/harness';
 import { waitFor } from '../support/wait';
 
 const limits = { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000, redisTimeoutMs: 10_000 };
@@ -20,7 +20,7 @@ let renderNode: ServiceBroker;
 beforeAll(async () => {
   h = await startHarness({
     render: 'dispatcher',
-    config: { rateLimits: limits, renderQuality: 'draft', videoTargetSeconds: 10, captureMaxShots: 2 },
+    config: { ...CHECK_NOT_THE_SUBJECT, rateLimits: limits, renderQuality: 'draft', videoTargetSeconds: 10, captureMaxShots: 2 },
   });
   renderNode = new ServiceBroker({
     ...brokerOptions({ ...h.config, renderConcurrency: 1 }),

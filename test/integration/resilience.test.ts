@@ -14,7 +14,7 @@ import Redis from 'ioredis';
 import pg from 'pg';
 import { startWebhookReceiver, verifyWebhook, type ReceivedWebhook, type WebhookReceiver } from '../fixtures/webhook-receiver';
 import { RedisSingleConnectionTransporter } from '../../lib/net/redis-transporter';
-import { startHarness, TEST_DATABASE_URL, type Harness } from '../support/harness';
+import { CHECK_NOT_THE_SUBJECT, CHECK_NOT_THE_SUBJECT_ENV, startHarness, TEST_DATABASE_URL, type Harness } from '../support/harness';
 import { orchestratorNodes } from '../support/node-process';
 import { freePort, startRedisServer, type RedisServer } from '../support/redis-server';
 import { waitFor } from '../support/wait';
@@ -102,7 +102,7 @@ describe('the campaign actor SIGKILLed mid-pipeline', () => {
   const cluster = orchestratorNodes(() => h, {
     services: ORCHESTRATOR_SERVICES,
     keepOutputChars: 60_000,
-    env: { CAMPAIGN_LEASE: '4s', CAMPAIGN_SWEEP_INTERVAL: '1s', LOG_LEVEL: 'info' },
+    env: { CAMPAIGN_LEASE: '4s', CAMPAIGN_SWEEP_INTERVAL: '1s', LOG_LEVEL: 'info', ...CHECK_NOT_THE_SUBJECT_ENV },
   });
   const JOINED = ['campaigns.create', 'campaigns.get', 'accounts.authenticate', 'capture.check'];
 
@@ -285,7 +285,7 @@ describe('Redis restarted mid-campaign', () => {
       transport: 'redis',
       redisUrl: redis.url,
       render: 'worker',
-      config: { rateLimits: limits, videoTargetSeconds: 10, captureMaxShots: 2 },
+      config: { ...CHECK_NOT_THE_SUBJECT, rateLimits: limits, videoTargetSeconds: 10, captureMaxShots: 2 },
     });
   }, 120_000);
   afterAll(async () => {

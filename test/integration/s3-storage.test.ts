@@ -14,7 +14,7 @@ import { HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { parseStorageUrl, type S3StorageSettings } from '../../config';
 import { S3FileStorage } from '../../lib/storage/s3';
 import { storageKeys } from '../../lib/storage/keys';
-import { startHarness, type Harness } from '../support/harness';
+import { CHECK_NOT_THE_SUBJECT, startHarness, type Harness } from '../support/harness';
 import { runCampaign } from '../support/campaign-run';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -102,6 +102,7 @@ describe('a campaign with STORAGE_URL set', () => {
       capture: 'own-node',
       render: 'worker',
       config: {
+        ...CHECK_NOT_THE_SUBJECT,
         storage: settings,
         videoTargetSeconds: 10,
         captureMaxShots: 2,

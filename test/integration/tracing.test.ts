@@ -5,7 +5,7 @@
  */
 import { loadConfig } from '../../config';
 import { STAGE_ACTIONS } from '../../lib/campaign/states';
-import { startHarness, type Harness } from '../support/harness';
+import { CHECK_NOT_THE_SUBJECT, startHarness, type Harness } from '../support/harness';
 import { runCampaign } from '../support/campaign-run';
 import { spanCollector, type ExportedSpan } from '../support/spans';
 import { waitFor } from '../support/wait';
@@ -21,7 +21,13 @@ beforeAll(async () => {
     capture: 'own-node',
     render: 'worker',
     workerServices: [spanCollector(spans)],
-    config: { rateLimits: limits, videoTargetSeconds: 10, captureMaxShots: 2, tracing: { exporter: 'event', zipkinUrl: '' } },
+    config: {
+      ...CHECK_NOT_THE_SUBJECT,
+      rateLimits: limits,
+      videoTargetSeconds: 10,
+      captureMaxShots: 2,
+      tracing: { exporter: 'event', zipkinUrl: '' },
+    },
   });
 }, 120_000);
 afterAll(async () => h?.stop());

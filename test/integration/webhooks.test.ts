@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startSink, type Sink } from '../fixtures/site/server';
 import { verifyWebhook, webhookReceivers } from '../fixtures/webhook-receiver';
-import { startHarness, type Harness } from '../support/harness';
+import { CHECK_NOT_THE_SUBJECT, startHarness, type Harness } from '../support/harness';
 import { waitFor } from '../support/wait';
 
 // Generous: these tests are about the pipeline, not the limiter (whose Redis deadline a loaded CI machine can miss).
@@ -25,6 +25,7 @@ beforeAll(async () => {
   h = await startHarness({
     render: 'worker',
     config: {
+      ...CHECK_NOT_THE_SUBJECT,
       rateLimits: limits,
       videoTargetSeconds: 10,
       captureMaxShots: 2,

@@ -39,6 +39,8 @@ export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6
  * visual suites, the renderer's end-to-end test and the dashboard's tests (their pages and pictures show it).
  */
 export const CHECK_NOT_THE_SUBJECT = { qualityCheck: false } as const;
+/** The same for a node in a process of its own (test/support/node-process.ts): its environment. */
+export const CHECK_NOT_THE_SUBJECT_ENV = { QUALITY_CHECK: 'off' } as const;
 
 export interface HarnessOptions {
   dialect?: 'postgres' | 'sqlite';
