@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
-import { ServiceBroker, type Middleware, type ServiceSchema } from 'moleculer';
+import { ServiceBroker, type Middleware, type BrokerOptions, type ServiceSchema } from 'moleculer';
 import Redis from 'ioredis';
 import pg from 'pg';
 import { dropSchema } from '../../lib/db/database';
@@ -155,6 +155,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       middlewares: [...(brokerOptions(config).middlewares ?? []), ...middlewares],
       nodeID: `${nodeID}-${schema}`,
       transporter: transporter as any,
+      // A node tells the others of its services once no service has registered for this long (Moleculer's default
+      // 1 s; the option is missing from its typings): the worker's last services register at the end of its start, so
+      // the API saw them a second later.
+      transit: { serviceChangedDebounceTime: 20 } as BrokerOptions['transit'],
       logger: process.env.HARNESS_LOG ? { type: 'Console', options: { level: 'info' } } : false,
     });
   const site = await phase('fixture site', startFixtureSite());
@@ -179,7 +183,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     api !== worker && phase('api start', api.start(), () => notStarted(api)),
     captureNode && phase('capture node start', captureNode.start(), () => notStarted(captureNode)),
   ]);
-  await phase('api sees the worker', api.waitForServices(['accounts', 'campaigns', 'capture']));
+  // Checked every 20 ms, not at Moleculer's default dependencyInterval (1 s), which every harness of the suite (about
+  // 80) waited out.
+  await phase('api sees the worker', api.waitForServices(['accounts', 'campaigns', 'capture'], PHASE_DEADLINE_MS, 20));
   if (process.env.HARNESS_TIMING) console.log(`harness ${schema}: ${startupTimes.map(([name, ms]) => `${name} ${ms} ms`).join(', ')}`);
   const port = ((api.getLocalService('api') as any).server.address() as AddressInfo).port;
   const baseUrl = `http://127.0.0.1:${port}`;
