@@ -238,8 +238,13 @@ describe('attack table: the browser reaches no private address (ALLOW_PRIVATE_NE
   test.each(embeds)('%s never connects', async (_name, url) => {
     const before = (await h.call('capture.health')).blocked_connections;
     await h.call('capture.check', { url: url() }).catch(() => undefined);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const after = (await h.call('capture.health')).blocked_connections;
+    // Until the guard counts the page's attempt (a redirect or a request may come after the check has answered).
+    const after = await waitFor(
+      async () => (await h.call('capture.health')).blocked_connections,
+      (blocked) => blocked > before,
+      5000,
+      25,
+    );
     expect(after).toBeGreaterThan(before);
   });
 
