@@ -14,7 +14,7 @@ import type { CampaignTimeline } from '../../lib/ops/queries';
 import { replCommands } from '../../lib/ops/repl-commands';
 import OpsService from '../../services/ops.service';
 import RendererService from '../../services/renderer.service';
-import { startHarness, type Harness } from '../support/harness';
+import { ANNOUNCE_SOON, LOOK_EVERY_MS, startHarness, type Harness } from '../support/harness';
 import { waitFor } from '../support/wait';
 
 // Generous: these tests are about the pipeline, not the limiter (whose Redis deadline a loaded CI machine can miss).
@@ -124,17 +124,21 @@ beforeAll(async () => {
   h = await startHarness({ render: 'dispatcher', config: { pipelinePaused: true, rateLimits: limits } });
   ({ orgId } = await h.newCustomer('business'));
   const suffix = crypto.randomBytes(3).toString('hex');
-  ops = new ServiceBroker({ ...brokerOptions(h.config), nodeID: `ops-${suffix}`, transporter: 'Fake', logger: false });
+  ops = new ServiceBroker({ ...brokerOptions(h.config), ...ANNOUNCE_SOON, nodeID: `ops-${suffix}`, transporter: 'Fake', logger: false });
   ops.createService(OpsService);
   renderNode = new ServiceBroker({
     ...brokerOptions({ ...h.config, renderConcurrency: 2 }),
+    ...ANNOUNCE_SOON,
     nodeID: `render-${suffix}`,
     transporter: 'Fake',
     logger: false,
   });
   renderNode.createService(RendererService);
   await Promise.all([ops.start(), renderNode.start()]);
-  await Promise.all([h.api.waitForServices(['ops']), ops.waitForServices(['rendering', 'renderer', 'accounts', 'webhooks'])]);
+  await Promise.all([
+    h.api.waitForServices(['ops'], undefined, LOOK_EVERY_MS),
+    ops.waitForServices(['rendering', 'renderer', 'accounts', 'webhooks'], undefined, LOOK_EVERY_MS),
+  ]);
   // The rendering stage learns of render nodes from their slot reports; ask for them, as a joining stage does.
   void h.worker.broadcast('renderer.announce', {});
   await waitFor(
@@ -201,6 +205,7 @@ describe('GET /metrics', () => {
   test('a render node is listed from the moment it joins (its slots in all, free, not draining) until it leaves', async () => {
     const late = new ServiceBroker({
       ...brokerOptions({ ...h.config, renderConcurrency: 3 }),
+      ...ANNOUNCE_SOON,
       nodeID: `render-late-${crypto.randomBytes(3).toString('hex')}`,
       transporter: 'Fake',
       logger: false,

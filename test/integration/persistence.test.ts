@@ -14,7 +14,7 @@ import AccountsService from '../../services/accounts.service';
 import CampaignsService from '../../services/campaigns.service';
 import pg from 'pg';
 import { loadConfig } from '../../config';
-import { startHarness, TEST_DATABASE_URL, uniqueName, type Harness } from '../support/harness';
+import { ANNOUNCE_SOON, LOOK_EVERY_MS, startHarness, TEST_DATABASE_URL, uniqueName, type Harness } from '../support/harness';
 import { acquireDatabase, dropSchema, releaseDatabase, type Database } from '../../lib/db/database';
 import { GENERATING_STATES, nextState, type CampaignState } from '../../lib/campaign/states';
 import { MIGRATIONS } from '../../migrations';
@@ -324,6 +324,7 @@ describe.each(['postgres', 'sqlite'] as const)('persistence on %s', (dialect) =>
       await h.worker.stop();
       successor = new ServiceBroker({
         ...brokerOptions(h.config),
+        ...ANNOUNCE_SOON,
         nodeID: `worker2-${h.config.namespace}`,
         transporter: 'Fake',
         logger: false,
@@ -331,7 +332,7 @@ describe.each(['postgres', 'sqlite'] as const)('persistence on %s', (dialect) =>
       successor.createService(AccountsService);
       successor.createService(CampaignsService);
       await successor.start();
-      await h.api.waitForServices(['accounts', 'campaigns'], 10_000);
+      await h.api.waitForServices(['accounts', 'campaigns'], 10_000, LOOK_EVERY_MS);
       expect(await withDb(async (db) => db)).not.toBe(before);
 
       const replay = await create(key, { title: 'Once' }, headers);

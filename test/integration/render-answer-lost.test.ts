@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import { ServiceBroker } from 'moleculer';
 import { brokerOptions } from '../../broker-options';
 import RendererService from '../../services/renderer.service';
-import { CHECK_NOT_THE_SUBJECT, startHarness, type Harness } from '../support/harness';
+import { ANNOUNCE_SOON, CHECK_NOT_THE_SUBJECT, LOOK_EVERY_MS, startHarness, type Harness } from '../support/harness';
 import { waitFor } from '../support/wait';
 
 const limits = { ipUnauthenticated: 10_000, ipAuthenticated: 10_000, windowMs: 60_000, redisTimeoutMs: 10_000 };
@@ -24,13 +24,14 @@ beforeAll(async () => {
   });
   renderNode = new ServiceBroker({
     ...brokerOptions({ ...h.config, renderConcurrency: 1 }),
+    ...ANNOUNCE_SOON,
     nodeID: `render-${crypto.randomBytes(3).toString('hex')}`,
     transporter: 'Fake',
     logger: false,
   });
   renderNode.createService(RendererService);
   await renderNode.start();
-  await h.worker.waitForServices(['renderer']);
+  await h.worker.waitForServices(['renderer'], undefined, LOOK_EVERY_MS);
 }, 120_000);
 
 afterAll(async () => {

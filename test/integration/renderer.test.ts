@@ -15,7 +15,7 @@ import type { Storyboard } from '../../lib/campaign/storyboard';
 import { CampaignCanceledError } from '../../lib/errors';
 import { CAMPAIGN_WORK_STOPS } from '../../mixins/cancelable.mixin';
 import RendererService from '../../services/renderer.service';
-import { startHarness, type Harness } from '../support/harness';
+import { ANNOUNCE_SOON, startHarness, type Harness } from '../support/harness';
 import { waitFor } from '../support/wait';
 
 // Generous: these tests are about the pipeline, not the limiter (whose Redis deadline a loaded CI machine can miss).
@@ -206,6 +206,7 @@ describe('rendering in one process', () => {
     expect(campaignId).toBeDefined();
     const second = new ServiceBroker({
       ...brokerOptions(h.config),
+      ...ANNOUNCE_SOON,
       nodeID: `render-b-${crypto.randomBytes(3).toString('hex')}`,
       transporter: 'Fake',
       logger: false,

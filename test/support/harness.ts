@@ -96,6 +96,16 @@ function notStarted(broker: ServiceBroker): string[] {
   return broker.services.map((service) => service.fullName).filter((name) => !registered.has(name));
 }
 
+/**
+ * For every broker a test starts in its process: two of Moleculer's defaults each cost up to a second whenever a node
+ * joins. A node announces its services only once none has registered for serviceChangedDebounceTime (1 s; the option
+ * is missing from its typings), and waitForServices looks again only every dependencyInterval (1 s): a test's brokers
+ * announce after 20 ms, and a test waiting for services looks every LOOK_EVERY_MS. The product's broker options are
+ * unchanged.
+ */
+export const ANNOUNCE_SOON = { transit: { serviceChangedDebounceTime: 20 } as BrokerOptions['transit'] };
+export const LOOK_EVERY_MS = 20;
+
 /** A startup phase that overruns fails the hook with its own name, not Jest's anonymous hook timeout. */
 const PHASE_DEADLINE_MS = 45_000;
 
@@ -155,10 +165,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       middlewares: [...(brokerOptions(config).middlewares ?? []), ...middlewares],
       nodeID: `${nodeID}-${schema}`,
       transporter: transporter as any,
-      // A node tells the others of its services once no service has registered for this long (Moleculer's default
-      // 1 s; the option is missing from its typings): the worker's last services register at the end of its start, so
-      // the API saw them a second later.
-      transit: { serviceChangedDebounceTime: 20 } as BrokerOptions['transit'],
+      ...ANNOUNCE_SOON,
       logger: process.env.HARNESS_LOG ? { type: 'Console', options: { level: 'info' } } : false,
     });
   const site = await phase('fixture site', startFixtureSite());
@@ -183,9 +190,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     api !== worker && phase('api start', api.start(), () => notStarted(api)),
     captureNode && phase('capture node start', captureNode.start(), () => notStarted(captureNode)),
   ]);
-  // Checked every 20 ms, not at Moleculer's default dependencyInterval (1 s), which every harness of the suite (about
-  // 80) waited out.
-  await phase('api sees the worker', api.waitForServices(['accounts', 'campaigns', 'capture'], PHASE_DEADLINE_MS, 20));
+  await phase('api sees the worker', api.waitForServices(['accounts', 'campaigns', 'capture'], PHASE_DEADLINE_MS, LOOK_EVERY_MS));
   if (process.env.HARNESS_TIMING) console.log(`harness ${schema}: ${startupTimes.map(([name, ms]) => `${name} ${ms} ms`).join(', ')}`);
   const port = ((api.getLocalService('api') as any).server.address() as AddressInfo).port;
   const baseUrl = `http://127.0.0.1:${port}`;
