@@ -107,6 +107,7 @@ async function removeDeadRendersWorkDirs(): Promise<void> {
 }
 
 type RendererMethods = CancelableMethods & {
+  slotReport(): SlotReport;
   announce(): void;
   render(params: RenderVideoParams, signal: AbortSignal): Promise<RenderVideoResult>;
   checkQuality(
@@ -211,11 +212,12 @@ const RendererService: ServiceSchema<ServiceSettingSchema, RendererMethods, Rend
     status: {
       visibility: 'public',
       handler(): RendererStatusResult {
+        const { slots, busy, expressBusy = 0 } = this.slotReport();
         return {
           node_id: this.broker.nodeID,
-          slots: this.slots,
-          busy: this.active.size - this.express.size,
-          express_busy: this.express.size,
+          slots,
+          busy,
+          express_busy: expressBusy,
           videos: [...this.active.keys()].map((k) => k.split(':')[0]),
         };
       },
@@ -234,13 +236,13 @@ const RendererService: ServiceSchema<ServiceSettingSchema, RendererMethods, Rend
   },
 
   methods: {
+    /** This node's slots as callers balance by them: renders in its slots, and apart, in its express slot. */
+    slotReport(): SlotReport {
+      return { nodeID: this.broker.nodeID, slots: this.slots, busy: this.active.size - this.express.size, expressBusy: this.express.size };
+    },
+
     announce() {
-      void this.broker.broadcast<SlotReport>('renderer.slots', {
-        nodeID: this.broker.nodeID,
-        slots: this.slots,
-        busy: this.active.size - this.express.size,
-        expressBusy: this.express.size,
-      });
+      void this.broker.broadcast<SlotReport>('renderer.slots', this.slotReport());
     },
 
     async render(params: RenderVideoParams, signal: AbortSignal): Promise<RenderVideoResult> {

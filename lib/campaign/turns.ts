@@ -106,13 +106,11 @@ export async function grantTurns(
         'UPDATE stage_turns SET granted_ms = NULL, express = :no WHERE stage = :stage AND granted_ms IS NOT NULL AND lease_expires_ms < :now',
         { replacements: { stage, now, no: false }, transaction },
       );
-      // The express turn is past the capacity: not counted in what it holds.
-      const [{ used }] = await q<{ used: number | string | null }>(
-        'SELECT COALESCE(SUM(weight), 0) AS used FROM stage_turns WHERE stage = :stage AND granted_ms IS NOT NULL AND NOT express',
-        { stage },
-      );
-      const [{ held: expressHeld }] = await q<{ held: number | string }>(
-        'SELECT COUNT(*) AS held FROM stage_turns WHERE stage = :stage AND granted_ms IS NOT NULL AND express',
+      // What the granted turns hold of the capacity, and whether the express turn (past the capacity, not counted) is held.
+      const [{ used, express_held: expressHeld }] = await q<{ used: number | string | null; express_held: number | string | null }>(
+        `SELECT COALESCE(SUM(CASE WHEN express THEN 0 ELSE weight END), 0) AS used,
+           COALESCE(SUM(CASE WHEN express THEN 1 ELSE 0 END), 0) AS express_held
+         FROM stage_turns WHERE stage = :stage AND granted_ms IS NOT NULL`,
         { stage },
       );
       const expressFree = express && Number(expressHeld) === 0;
@@ -135,24 +133,29 @@ export async function grantTurns(
         ageMs: Number(row.age_ms),
         queuedMs: Number(row.queued_ms),
       }));
-      const lastGrants = new Map(last.map((row) => [row.org_id, Number(row.last_grant)]));
-      const picked = pickGrants(waiting, lastGrants, Number(used), capacity, Number(queue.grants));
-      for (const key of picked.keys) {
+      /** Marks the turn granted, within the capacity or as the express turn. */
+      const grant = (key: string, asExpress: boolean) => {
         const [campaignId, lane] = key.split('|');
-        await db.sequelize.query(
-          'UPDATE stage_turns SET granted_ms = :now, express = :no WHERE campaign_id = :campaignId AND stage = :stage AND lane = :lane AND granted_ms IS NULL',
-          { replacements: { now, no: false, campaignId, stage, lane }, transaction },
+        return db.sequelize.query(
+          `UPDATE stage_turns SET granted_ms = :now, express = :asExpress
+           WHERE campaign_id = :campaignId AND stage = :stage AND lane = :lane AND granted_ms IS NULL`,
+          { replacements: { now, asExpress, campaignId, stage, lane }, transaction },
         );
-      }
-      for (const [orgId, lastGrant] of picked.lastGrant) {
-        await db.sequelize.query(
+      };
+      /** The organization was served at the stage's grant count `lastGrant`. */
+      const served = (orgId: string, lastGrant: number) =>
+        db.sequelize.query(
           `INSERT INTO stage_org_turns (stage, org_id, last_grant) VALUES (:stage, :orgId, :lastGrant)
          ON CONFLICT (stage, org_id) DO UPDATE SET last_grant = excluded.last_grant`,
           { replacements: { stage, orgId, lastGrant }, transaction },
         );
-      }
+      const lastGrants = new Map(last.map((row) => [row.org_id, Number(row.last_grant)]));
+      const picked = pickGrants(waiting, lastGrants, Number(used), capacity, Number(queue.grants));
+      for (const key of picked.keys) await grant(key, false);
+      for (const [orgId, lastGrant] of picked.lastGrant) await served(orgId, lastGrant);
       let grants = picked.grants;
-      const left = waiting.filter((turn) => !picked.keys.includes(turn.key));
+      const pickedKeys = new Set(picked.keys);
+      const left = waiting.filter((turn) => !pickedKeys.has(turn.key));
       const expressKey =
         expressFree && left.length ? await grantExpress(left, new Map([...lastGrants, ...picked.lastGrant]), grants + 1) : undefined;
       if (expressKey) grants += 1;
@@ -178,17 +181,8 @@ export async function grantTurns(
         );
         const chosen = pickExpress(left, last, (orgId) => single.has(orgId));
         if (!chosen) return undefined;
-        const [campaignId, lane] = chosen.key.split('|');
-        await db.sequelize.query(
-          `UPDATE stage_turns SET granted_ms = :now, express = :express
-           WHERE campaign_id = :campaignId AND stage = :stage AND lane = :lane AND granted_ms IS NULL`,
-          { replacements: { now, express: true, campaignId, stage, lane }, transaction },
-        );
-        await db.sequelize.query(
-          `INSERT INTO stage_org_turns (stage, org_id, last_grant) VALUES (:stage, :orgId, :count)
-           ON CONFLICT (stage, org_id) DO UPDATE SET last_grant = excluded.last_grant`,
-          { replacements: { stage, orgId: chosen.orgId, count }, transaction },
-        );
+        await grant(chosen.key, true);
+        await served(chosen.orgId, count);
         return chosen.key;
       }
     }),
