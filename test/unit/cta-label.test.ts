@@ -69,3 +69,16 @@ test('a language switcher\'s controls are no call to action: a real closing card
   };
   expect(keyFacts(text, 'https://geula.example/').callToAction).toBe('Start your journey');
 });
+
+test('a consent widget\'s controls are no call to action: a real closing card read "Cookie preferences"', () => {
+  const text: CapturedText = {
+    title: 'Crumbs',
+    description: null,
+    open_graph: {},
+    headings: [{ level: 1, text: 'Crumbs' }],
+    main_text: 'Crumbs asks your visitors once, and remembers.',
+    actions: ['Cookie preferences', 'Accept all cookies', 'Add Crumbs to your site'],
+  };
+  expect(keyFacts(text, 'https://crumbs.example/').callToAction).toBe('Add Crumbs to your site');
+  expect(keyFacts({ ...text, actions: ['Cookie settings'] }, 'https://crumbs.example/').callToAction).toBeNull();
+});
