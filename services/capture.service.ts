@@ -27,7 +27,7 @@ import {
   type Viewport,
 } from '../lib/capture/page-reader';
 import { NotAWebPageError, refusalReason } from '../lib/capture/refusal';
-import { switcherVersionLanguage } from '../lib/capture/language-links';
+import { switcherVersionLanguage, writtenLanguage } from '../lib/capture/language-links';
 import { screenBudget, type CapturedBrand } from '../lib/script/analyze';
 import { sectionsToShoot } from '../lib/script/sections';
 import type { PageCapture, ScreenshotRef } from '../lib/db/models';
@@ -370,6 +370,14 @@ const CaptureService: ServiceSchema<ServiceSettingSchema, CaptureMethods, Captur
       // this attempt's pages is still being written when the stage is retried.
       const localized = await localizedInProgress;
       const source = await sourceInProgress.capture;
+      // A page whose text is in another language than its markup declares (a client-rendered route keeps its shell's
+      // <html lang>): the language it is written in, when the campaign asks for it (lib/capture/language-links.ts).
+      // Not when that language's own version was found: it is the one its videos show.
+      const written = writtenLanguage(source.text, campaign.languages);
+      if (written && !localized.some((v) => v?.variant === written)) {
+        this.logger.info(`campaign ${campaign.id}: the page declares ${declared ?? 'no language'} but is written in ${written}`);
+        source.text.language = written;
+      }
       const logoKey = await logoInProgress;
       await musicInProgress;
       signal.throwIfAborted();

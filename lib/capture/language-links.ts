@@ -7,6 +7,7 @@
  */
 import { isOneOf, SUPPORTED_LANGUAGES, type LanguageCode } from '../../config/catalog';
 import { inPageScript } from '../script/analyze';
+import { LANGUAGE_SCRIPT, letterCounts } from '../text';
 
 /** A link as the browser read it: its absolute address, its words (or its icon's alt text), its lang and hreflang attributes. */
 export interface LinkSeen {
@@ -161,4 +162,35 @@ export function switcherVersionLanguage(text: VersionText, language: string, sou
   if (declared && declared !== sourceLanguage) return null;
   const sample = [text.title, ...text.headings.map((h) => h.text), text.mainText.slice(0, 4000)].join('\n');
   return inPageScript(sample, language) ? language : null;
+}
+
+/** Of a text's letters, at least this share (a CJK or Thai character weighing as two Latin letters) in one script. */
+const WRITTEN_IN_SHARE = 0.5;
+
+/**
+ * The language the page's text is written in when its markup says otherwise, among the campaign's `wanted`
+ * languages, or null when the markup holds: a client-rendered documentation home's Chinese route keeps its shell's
+ * <html lang="en"> (a real one's Chinese video was narrated in English from its meta description, its English video
+ * said to be the page's own). Only a language with a script of its own can be told (lib/text.ts LANGUAGE_SCRIPT),
+ * when most of the text is in that script; Japanese by its kana, Chinese by Han characters without kana.
+ */
+export function writtenLanguage(text: VersionText, wanted: readonly string[]): string | null {
+  const declared = text.language?.toLowerCase().split('-')[0] ?? null;
+  const sample = [text.title, ...text.headings.map((h) => h.text), text.mainText.slice(0, 4000)].join('\n');
+  const counts = letterCounts(sample);
+  const wide = counts.han + counts.kana + counts.hangul + counts.thai;
+  const total = counts.total + wide;
+  if (total === 0) return null;
+  for (const language of wanted) {
+    const script = isOneOf(SUPPORTED_LANGUAGES, language) ? LANGUAGE_SCRIPT[language] : undefined;
+    if (!script || language === declared) continue;
+    if (declared && isOneOf(SUPPORTED_LANGUAGES, declared) && LANGUAGE_SCRIPT[declared] === script) continue;
+    const share = script.share(counts);
+    const weighted = share * (['ja', 'zh', 'ko', 'th'].includes(language) ? 2 : 1);
+    const kana = counts.kana / Math.max(1, counts.han + counts.kana);
+    if (language === 'zh' && kana >= 0.05) continue;
+    if (language === 'ja' && kana < 0.05) continue;
+    if (weighted >= total * WRITTEN_IN_SHARE) return language;
+  }
+  return null;
 }

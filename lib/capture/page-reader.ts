@@ -598,8 +598,8 @@ export async function shootSections(page: Page, maxShots: number, choice: Sectio
           right: r.right + window.scrollX,
         };
       };
-      /** The union of the content leaves inside `area` (document coordinates). */
-      const contentOf = (area: { top: number; bottom: number; left: number; right: number }, within?: Element[]) => {
+      /** The union of the content leaves inside `area` (document coordinates), null when it holds none. */
+      const leavesIn = (area: { top: number; bottom: number; left: number; right: number }, within?: Element[]) => {
         let box: { top: number; bottom: number; left: number; right: number } | null = null;
         for (const el of leaves) {
           if (within && !within.some((part) => part.contains(el))) continue;
@@ -620,8 +620,10 @@ export async function shootSections(page: Page, maxShots: number, choice: Sectio
               }
             : clipped;
         }
-        return box ?? area;
+        return box;
       };
+      const contentOf = (area: { top: number; bottom: number; left: number; right: number }, within?: Element[]) =>
+        leavesIn(area, within) ?? area;
       /** The median CSS font size of the text inside `area`: how large the page's type is (lib/render/framing.ts keeps it legible). */
       const textPxOf = (area: { top: number; bottom: number }, within?: Element[]) => {
         const sizes = leaves
@@ -702,7 +704,11 @@ export async function shootSections(page: Page, maxShots: number, choice: Sectio
         for (let i = 0; i < limit && i * window.innerHeight < height; i += 1) {
           const top = i * window.innerHeight;
           const area = { top, bottom: top + window.innerHeight, ...pageBox };
-          regions.push({ heading: null, section: null, textPx: textPxOf(area), ...contentOf(area), focus: [] });
+          // A screen below the first that holds nothing but furniture (the footer under a product grid that ended on
+          // the first screen) adds no scene: a real shop template's second shot showed its footer alone (blank_scene).
+          const content = leavesIn(area);
+          if (i > 0 && !content) continue;
+          regions.push({ heading: null, section: null, textPx: textPxOf(area), ...(content ?? area), focus: [] });
         }
       }
       return {

@@ -10,7 +10,14 @@
 import type { Storyboard } from '../campaign/storyboard';
 import type { CapturedScreens } from '../campaign/video-document';
 import { sentences, shotContent } from '../script/analyze';
+import { endsWithSentenceTerminator } from '../text';
 import type { RepairCandidate } from './repair';
+
+/**
+ * A short line that does not end as a sentence is a label, not prose: a section's eyebrow above its heading ("Trusted
+ * Worldwide" on a real landing page was said glued to the next sentence, "Trusted Worldwide Our rigorous security…").
+ */
+const label = (text: string) => !endsWithSentenceTerminator(text) && text.split(/\s+/).length <= 4 && [...text].length <= 40;
 
 export function repairCandidates(storyboard: Storyboard, captures: CapturedScreens[]): RepairCandidate[] {
   const shown = new Set(storyboard.scenes.flatMap((scene) => (scene.screenshotKey ? [scene.screenshotKey] : [])));
@@ -24,7 +31,9 @@ export function repairCandidates(storyboard: Storyboard, captures: CapturedScree
     .sort((a, b) => (a.section ?? Number.MAX_SAFE_INTEGER) - (b.section ?? Number.MAX_SAFE_INTEGER) || a.index - b.index)
     .map((shot) => {
       const heading = shot.heading ?? null;
-      const blocks = (shot.focus ?? []).map((block) => block.text.replace(/\s+/g, ' ').trim()).filter((text) => text && text !== heading);
+      const blocks = (shot.focus ?? [])
+        .map((block) => block.text.replace(/\s+/g, ' ').trim())
+        .filter((text) => text && text !== heading && !label(text));
       return {
         key: shot.key,
         heading,

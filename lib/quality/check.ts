@@ -359,6 +359,9 @@ export function cutWord(r: SceneReading): CutText | null {
     const side = word.left <= tolerance ? 'left' : word.left + word.width >= r.areaWidth - tolerance ? 'right' : null;
     if (!side) continue;
     const folded = fold(word.text);
+    // Marks that only lengthen a sound or repeat a character ("ーー", "々") are how OCR reads a rule or a border, not
+    // words: a real docs page's sidebar edge read as "ーー" flagged its Japanese 16:9 video cut_text.
+    if (!/[^\p{Lm}]/u.test(folded)) continue;
     // The rest of its line, read towards the side: what precedes it at the right side, what follows it at the left.
     const centre = word.top + word.height / 2;
     const line = r.ocrWords

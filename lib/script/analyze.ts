@@ -6,9 +6,10 @@ import { languageName, withoutSponsorNote } from '../capture/cta-label';
 import { difference, fingerprint } from '../capture/images';
 import { isOneOf, SUPPORTED_LANGUAGES, type LanguageCode } from '../../config/catalog';
 import type { Box, ShotContent, TextBox } from '../render/framing';
+import { boilerplateKind } from '../quality/boilerplate';
 import { judgeLanguage } from '../quality/language';
 import { LANGUAGE_SCRIPT, letterCounts } from '../text';
-import { docsFurniture, genericName, narratable, notice, placeholder } from './page-words';
+import { docsFurniture, generatorName, genericName, narratable, notice, pageName, placeholder } from './page-words';
 import { bestSections, furnitureHeading, proseSentences, type SectionFeatures, type SectionPlace } from './sections';
 
 /** A captured page's text as capture stores it (page_captures.text) and the script stages read it. */
@@ -313,6 +314,10 @@ function leadsWith(text: string, name: string): boolean {
 /** A title's part that reads as a name: four words at most, none starting in lower case ("Solstice", not "Accounting that closes itself"). */
 function nameLike(part: string): boolean {
   const words = part.split(/\s+/);
+  // In a script without spaces or case, a phrase with a list's or a sentence's marks, or longer than a name is, is a
+  // tagline: a real component library titled "Vant 4 - 轻量、可定制的移动端组件库" was "Meet 轻量、可定制的移动端组件库.".
+  const unspaced = part.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/gu)?.length ?? 0;
+  if (unspaced > 8 || (unspaced > 0 && /[、，。！？：；,]/u.test(part))) return false;
   return words.length <= 4 && words.every((word) => !/^\p{Ll}/u.test(word));
 }
 
@@ -326,15 +331,31 @@ function nameLike(part: string): boolean {
 function productBeforeVendor(text: CapturedText, parts: string[], h1: string): string | undefined {
   const first = parts[0];
   if (parts.length < 2 || !nameLike(first)) return undefined;
-  if (!leadsWith(h1, first) && !leadsWith(text.open_graph.title ?? '', first)) return undefined;
   const rest = plain(parts.slice(1).join(' '));
   const makers = makersIn(text.credits);
   const vendor = [text.open_graph.site_name, ...(text.brand_names ?? []), ...makers].find(
     (v): v is string => !!v && plain(v).length >= 2 && rest.includes(plain(v)) && !plain(first).includes(plain(v)),
   );
   if (!vendor) return undefined;
+  // A title whose later part is only "<Vendor> Template" (or Theme) says outright who made what: a real shop
+  // template "Shop Homepage – Start Bootstrap Template", its heading "Shop in style", was "Meet Start Bootstrap.".
+  const madeBy = new RegExp(`^${plain(vendor)}(?:theme|template)s?$`, 'u').test(rest);
+  if (!madeBy && !leadsWith(h1, first) && !leadsWith(text.open_graph.title ?? '', first)) return undefined;
   const credited = makers.some((m) => plain(m) === plain(vendor));
   return MAKER_WORDS.test(parts.slice(1).join(' ')) || credited ? first : undefined;
+}
+
+/**
+ * The name the page gives its product in three places at once: its title's first part, its header logo's name, and
+ * its h1 or og:title leading with it. It comes before og:site_name, which may name the site the page is hosted on
+ * (a real theme demo titled "Landwind - Tailwind CSS Landing Page Demo", its logo "Landwind", had its vendor's
+ * og:site_name "Themesberg" and was "Meet Themesberg."), and a generator's name said so is its own site's (the
+ * MkDocs home, titled, logo'd and headed "MkDocs", served from another host than mkdocs.org was "Meet Features.").
+ */
+function nameAgreed(text: CapturedText, parts: string[], h1: string): string | undefined {
+  const first = parts[0];
+  if (!first || !nameLike(first) || !(text.brand_names ?? []).some((n) => plain(n) === plain(first))) return undefined;
+  return leadsWith(h1, first) || leadsWith(text.open_graph.title ?? '', first) ? first : undefined;
 }
 
 /** A part of a title that reads as a tagline, not a name: three words or more, some of them lower case after the first. */
@@ -367,7 +388,10 @@ export function productName(text: CapturedText, domain: string): string {
   const product = productBeforeVendor(text, parts, h1);
   const label = domainLabel(domain);
   const generic = (candidate: string) => genericName(candidate, label);
-  if (product && !generic(product)) return product;
+  // A template's own name is the product of its demo page ("Shop Homepage"), not a page's place in a site ("Home").
+  if (product && (!generic(product) || (!pageName(product) && !placeholder(product)))) return product;
+  const agreed = nameAgreed(text, parts, h1);
+  if (agreed && (!generic(agreed) || generatorName(agreed))) return agreed;
   const titled = parts.filter((p) => !generic(p));
   const siteName = [text.open_graph.site_name].find((n): n is string => !!n && !generic(n) && !taglineLike(n));
   if (siteName) return siteName;
@@ -453,7 +477,8 @@ export function keyFacts(text: CapturedText, pageUrl: string, language?: string 
         .map((h) => ({ title: h.text, detail: [detailFor(h.text, text.main_text)].find((t) => narratable(t) && !notice(t)) ?? '' }));
   // A capture made before calls to action were read line by line may carry a sponsor's note: dropped here too.
   // A language switcher's control is no call to action (captures made before the capture left it out carry it).
-  const action = text.actions?.find((a) => !languageName(a));
+  // Nor is a consent widget's ("Cookie preferences" closed a real page's videos and was flagged boilerplate).
+  const action = text.actions?.find((a) => !languageName(a) && boilerplateKind(a) !== 'consent');
   const callToAction = action ? withoutSponsorNote(action) || null : null;
   const points = keyPoints(text, { name, headline, valueProposition, features }, language);
   return { name, domain, headline, valueProposition, features, ...(points.length ? { points } : {}), callToAction };

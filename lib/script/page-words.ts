@@ -83,6 +83,16 @@ const GENERATOR_NAMES = [
 const TEMPLATE_WORDS =
   /^(?:(?:free|premium|responsive|modern|simple|minimal|clean|creative|html5?|css3?|js|bootstrap|tailwind|react|vue|angular|next|ecommerce|e commerce|online|one|single|multi|page|landing|business|corporate|startup|personal|portfolio|shop|store|agency|admin|dashboard|blog|app|saas|restaurant|hotel|real estate|\d+)\s+)*(?:template|templates|theme|themes|website|websites|web site|site|landing page|landing|web page|webpage|homepage|page|kit|ui kit|starter|boilerplate)$/u;
 
+/** Whether `text` is a site generator's name ("MkDocs", "GitBook"): an unconfigured site's default title. */
+export function generatorName(text: string | null | undefined): boolean {
+  return GENERATOR_NAMES.includes(fold(text ?? ''));
+}
+
+/** Whether `text` is a page's generic name in the site ("Home", "Introduction", "Startseite"), never a product's. */
+export function pageName(text: string | null | undefined): boolean {
+  return GENERIC_PAGE_NAMES.includes(fold(text ?? ''));
+}
+
 /**
  * Whether `text` is not a product's name: a page's generic name, a site generator's, a template's ("Start Bootstrap
  * Theme": a name ending in "Theme" or "Template" is the template's, whoever made it), or placeholder copy. On the
@@ -136,6 +146,9 @@ const PLACEHOLDER_PATTERNS: RegExp[] = [
   /\b(?:goes|go) here\b/iu,
   /^(?:feature|item|product|service|title|heading|category|section|card|slide|tab) ?(?:\d+|one|two|three|four|five)$/iu,
   /^(?:рыба|текст[- ]рыба)\b/iu,
+  // A framework's Arabic example page: "عنوان المثال." (Example headline), "عنوان آخر" (Another heading), "عنوان ثالث
+  // لتأكيد المعلومة" (One more for good measure); a real one's video opened on "عنوان المثال؟".
+  /^عنوان(?: (?:ال)?مثال| آخر| ثالث(?: .*)?)?[.؟!]?$/u,
 ];
 
 /** Whether `text` is a template's placeholder copy, not the page's own words (treated as absent). */

@@ -71,6 +71,8 @@ export interface CapturedVariant {
 export const SCREEN_NARRATION_SECONDS = SECONDS_PER_SCREEN + 0.5;
 /** The hero carries the page's promise, the line that matters most: it may run longer. */
 export const HERO_NARRATION_SECONDS = SCREEN_NARRATION_SECONDS + 2;
+/** The key points a hero without a sentence about the product says at most. */
+const HERO_POINTS = 3;
 
 /** How much longer than its budget a scene may run rather than say less than one whole sentence. */
 export const WHOLE_SENTENCE_STRETCH = 1.6;
@@ -161,9 +163,13 @@ function screenTexts(
     if (!feature) {
       // A later screen with no section (a page read screen by screen, past its sections) says the promise too: it
       // may have nothing new to say, and is then left out like any other; the first screen, the hero, never is.
+      // A page with no sentence about its product (a docs home: its name, a note, its topics) says its first key
+      // points over its hero, topics its screen shows: a real one said its name again ("Meet vue-router." then
+      // "vue-router"). Three at most: the hook openings (lib/script/hooks.ts) draw on the points it leaves.
+      const hero = n === 0 && !facts.valueProposition && facts.points?.length;
       return {
         onScreen: facts.headline,
-        said: [facts.valueProposition],
+        said: hero ? facts.points!.slice(0, HERO_POINTS) : [facts.valueProposition],
         heading: facts.headline,
         seconds: HERO_NARRATION_SECONDS,
         hero: n === 0,

@@ -2,7 +2,8 @@
  * Pages built after defects seen on real public pages (test/fixtures/wild), through POST /campaigns and the capture
  * pool, with real Chromium, PostgreSQL and Redis: a page with dialogs, what is not a web page, a studio's landing page
  * whose versions are reached only through its language switcher and whose call to action shares its link with a
- * sponsor line, a theme page named after its vendor, and a client-rendered page whose Chinese version is a hash route.
+ * sponsor line, a theme page named after its vendor, a shop template whose grid ends on the first screen, a Chinese
+ * docs home whose shell declares English, and a client-rendered page whose Chinese version is a hash route.
  * Each campaign is canceled once collected: what is checked here is the capture, not the video.
  */
 import { startHarness, type Harness } from '../support/harness';
@@ -105,6 +106,25 @@ describe('pages seen in the wild', () => {
     const rows = await collected('/wild/solstice/', ['en']);
     expect(rows.source.text.credits).toEqual(['Solstice is a theme by Hollow Pine.']);
     expect(productName(rows.source.text, '127.0.0.1')).toBe('Solstice');
+  }, 180_000);
+
+  test('a shop template whose product grid ends on the first desktop screen: no shot of its footer alone; named after the template, not its vendor', async () => {
+    const rows = await collected('/wild/cornershop/', ['en']);
+    const desktop = rows.source.screenshots.filter((s) => s.viewport === 'desktop');
+    // The page is taller than one screen, but all it shows below the first is its footer.
+    expect(desktop).toHaveLength(1);
+    expect(rows.source.screenshots.filter((s) => s.viewport === 'mobile').length).toBeGreaterThan(1);
+    expect(productName(rows.source.text, '127.0.0.1')).toBe('Corner Shop');
+    // Six cards' "Add to cart" are the cards' own controls, not the page's call to action.
+    expect(rows.source.text.actions).not.toContain('Add to cart');
+  }, 180_000);
+
+  test('a client-rendered Chinese docs home whose shell says lang="en": its language is the one it is written in', async () => {
+    const rows = await collected('/wild/kitedocs/#/zh-CN', ['zh', 'en']);
+    expect(rows.source.text.headings[0].text).toBe('Kite');
+    expect(rows.source.language).toBe('zh');
+    // Named by its logo, not by its title's Chinese tagline.
+    expect(productName(rows.source.text, '127.0.0.1')).toBe('Kite');
   }, 180_000);
 
   test('a client-rendered page whose Chinese version is the hash route #/zh-cn/: loaded and read once rendered', async () => {

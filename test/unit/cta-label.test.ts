@@ -69,3 +69,24 @@ test('a language switcher\'s controls are no call to action: a real closing card
   };
   expect(keyFacts(text, 'https://geula.example/').callToAction).toBe('Start your journey');
 });
+
+test('a consent widget\'s controls are no call to action: a real closing card read "Cookie preferences"', () => {
+  const text: CapturedText = {
+    title: 'Crumbs',
+    description: null,
+    open_graph: {},
+    headings: [{ level: 1, text: 'Crumbs' }],
+    main_text: 'Crumbs asks your visitors once, and remembers.',
+    actions: ['Cookie preferences', 'Accept all cookies', 'Add Crumbs to your site'],
+  };
+  expect(keyFacts(text, 'https://crumbs.example/').callToAction).toBe('Add Crumbs to your site');
+  expect(keyFacts({ ...text, actions: ['Cookie settings'] }, 'https://crumbs.example/').callToAction).toBeNull();
+});
+
+test("a label every item of a grid carries is the item's control, not the page's call to action", () => {
+  const seen = ['Sign up today', 'View details', 'View details', 'View details', 'Get started', 'Get started'].map((label) => ({
+    lines: [label],
+    ariaLabel: null,
+  }));
+  expect(actionLabels(seen)).toEqual(['Sign up today', 'Get started']);
+});

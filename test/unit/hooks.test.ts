@@ -63,6 +63,8 @@ beforeAll(async () => {
     'switchyard-ja': site.url('/wild/switchyard/ja/'),
     tilekit: site.url('/wild/tilekit/'),
     'tilekit-bare': site.url('/wild/tilekit/bare/'),
+    // A book generator's docs home whose only words about its product are its topics.
+    tracklist: site.url('/wild/tracklist/'),
   };
   for (const [key, url] of Object.entries(urls)) {
     const page = await browser.newPage();
@@ -430,6 +432,15 @@ describe('documentation sites and component libraries: no marketing feature grid
     expect(script.source).toBe('localized_page');
     expect(script.openings.map((o) => o.kind)).not.toContain('meet');
     expectOpeningsOfPage(script, 2, pages[key].text, name);
+  });
+
+  test("a docs home without a sentence about its product: its hero says the page's topics, not its name again", async () => {
+    const script = await writeScript('en', planIn('tracklist', 'en'), [source('tracklist')]);
+    const hero = script.screens[0].narration.map((s) => s.text).join(' ');
+    // A real router library's docs home was "Meet vue-router." then, over its topics, "vue-router".
+    expect(hero).not.toBe('tracklist');
+    expect(hero).toMatch(/^Coupling Rules\. Sidings and Spurs\./u);
+    expect(hero).not.toMatch(/Tip|Installation|Getting Started|coupleMode/u);
   });
 
   test('a demo home with one line in its language, said by the hero scene: one opening, the meet line, never the same one twice', async () => {

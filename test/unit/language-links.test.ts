@@ -2,7 +2,14 @@
  * A page's language versions reached only through its language switcher (lib/capture/language-links.ts): a site
  * without <link rel="alternate" hreflang> had its Chinese video narrated in English from the English page.
  */
-import { ownLanguageName, sameSite, switcherVersionLanguage, switcherVersions, type LinkSeen } from '../../lib/capture/language-links';
+import {
+  ownLanguageName,
+  sameSite,
+  switcherVersionLanguage,
+  switcherVersions,
+  writtenLanguage,
+  type LinkSeen,
+} from '../../lib/capture/language-links';
 
 const link = (href: string, text: string, attrs: Partial<Pick<LinkSeen, 'lang' | 'hreflang'>> = {}): LinkSeen => ({
   href,
@@ -109,5 +116,31 @@ describe('a version found through the switcher is used when it is in that langua
   });
   test('declared in another language: not this one', () => {
     expect(switcherVersionLanguage({ ...chinese, language: 'ja' }, 'zh', 'en')).toBeNull();
+  });
+});
+
+describe('the language a page is written in, when its markup says another', () => {
+  const page = (language: string | null, title: string, mainText: string) => ({ language, title, headings: [], mainText });
+  const chinese = page(
+    'en',
+    'Kite 2 - 轻巧、顺手的移动端组件库',
+    'Kite 是一套为手机网页设计的界面组件库。支持 Vue 3 和 TypeScript，按需引入组件。',
+  );
+  test('a Chinese page in a shell that declares English is Chinese, when the campaign asks for Chinese', () => {
+    expect(writtenLanguage(chinese, ['zh', 'en'])).toBe('zh');
+    expect(writtenLanguage(chinese, ['en', 'de'])).toBeNull();
+  });
+  test('the markup holds when the text bears it out, or cannot tell', () => {
+    expect(writtenLanguage({ ...chinese, language: 'zh-CN' }, ['zh', 'en'])).toBeNull();
+    expect(writtenLanguage(page('en', 'Kite', 'Kite is a small set of components for phone pages.'), ['zh', 'ja', 'de'])).toBeNull();
+    // An English page quoting a few Chinese words is still English.
+    expect(
+      writtenLanguage(page('en', 'Kite', 'Kite (风筝) is a small set of components for phone pages, made in Hangzhou.'), ['zh']),
+    ).toBeNull();
+  });
+  test('Japanese by its kana, Chinese by Han characters without kana', () => {
+    const japanese = page('en', 'Kite', 'Kite はスマートフォン向けの小さな部品集です。数分で使い始められます。');
+    expect(writtenLanguage(japanese, ['zh', 'ja'])).toBe('ja');
+    expect(writtenLanguage(chinese, ['ja', 'zh'])).toBe('zh');
   });
 });

@@ -92,6 +92,9 @@ describe('placeholder copy and page chrome are not narrated', () => {
     'Project name',
     'Your text here',
     'product name goes here',
+    'عنوان المثال.',
+    'عنوان آخر',
+    'عنوان ثالث لتأكيد المعلومة',
   ])('%s is placeholder', (text) => expect(placeholder(text)).toBe(true));
 
   test.each([
@@ -100,6 +103,7 @@ describe('placeholder copy and page chrome are not narrated', () => {
     'Ipswich harbour tours.'.replace('Ipswich', 'Dover'),
     // A theme's own page describing the theme is its copy, not a footer's credit line.
     'A free, responsive, one page Bootstrap theme created by Start Bootstrap.',
+    'عنوان بريدك الإلكتروني آمن معنا.',
   ])('%s is the page’s own copy', (text) => {
     expect(placeholder(text)).toBe(false);
     expect(narratable(text)).toBe(true);

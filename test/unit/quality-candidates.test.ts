@@ -75,3 +75,22 @@ test("a translated video's candidates carry no sentences: the page's words are n
 test('a video whose screens are of no capture has nothing to be mended with', () => {
   expect(repairCandidates(storyboardOf([scene(0, 'title', null), scene(1, 'closing', null)]), captures)).toEqual([]);
 });
+
+test('a section\'s eyebrow label is no sentence: never joined to the next one as if it were ("Trusted Worldwide Our rigorous…")', () => {
+  const eyebrow: ScreenshotRef = {
+    ...shot('p/source-mobile-3', 'mobile', 3, 'Trusted by 40,000 gardeners', 'We never sell your garden data. Your beds stay yours.'),
+  };
+  eyebrow.focus = [
+    { box: { x: 0, y: 0, width: 300, height: 30 }, text: 'Trusted Everywhere' },
+    ...eyebrow.focus!,
+    { box: { x: 0, y: 300, width: 700, height: 30 }, text: 'Rain sensing for every bed in the garden' },
+  ];
+  const withEyebrow: CapturedScreens[] = [{ ...captures[0], screenshots: [...captures[0].screenshots, eyebrow] }];
+  const candidates = repairCandidates(board('localized_page'), withEyebrow);
+  // A line of prose without a full stop is still said (a feature's line).
+  expect(candidates.find((c) => c.key === 'p/source-mobile-3')?.texts).toEqual([
+    'We never sell your garden data.',
+    'Your beds stay yours.',
+    'Rain sensing for every bed in the garden',
+  ]);
+});

@@ -30,6 +30,11 @@ test("without the capture's words, a heading at the page's own margin is not cut
   expect(cutWord(reading([word('Reconcile', 300), word('installatio', 900 - 180)]))).toEqual({ side: 'right', text: 'installatio' });
 });
 
+test('a border or rule that OCR reads as long-vowel marks at a side is not cut text', () => {
+  expect(cutWord(reading([word('ーー', 0), word('Nested', 300), word('Routes', 500)]))).toBeNull();
+  expect(cutWord(reading([word('ルーター', 0), word('Nested', 300)]))).toEqual({ side: 'left', text: 'ルーター' });
+});
+
 test('two template sections with a heading and a sentence each, alike in pixels, are different screens by their words', () => {
   const fingerprint = Buffer.alloc(32 * 32, 200).toString('base64');
   const screen = (pageWords: string[]): SceneObservation => ({

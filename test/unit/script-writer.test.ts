@@ -181,6 +181,38 @@ describe('the product name', () => {
     // A page of a site ("Page – Site"), whose heading repeats the page's name: the site.
     ['Introduction — Quarry Documentation', { brand_names: ['Quarry'], headings: [{ level: 1, text: 'Introduction' }] }, 'Quarry'],
     ['Pricing – Acme', { open_graph: { site_name: 'Acme' }, headings: [{ level: 1, text: 'Pricing' }] }, 'Acme'],
+    // Title, logo and og:title name the product; og:site_name names the vendor's site that hosts the demo.
+    [
+      'Breezeway - Tailwind CSS Landing Page Demo',
+      {
+        open_graph: { title: 'Breezeway - Tailwind CSS Landing Page', site_name: 'Ridgeline Labs' },
+        brand_names: ['Breezeway'],
+        headings: [{ level: 1, text: 'Building calm tools for busy teams.' }],
+      },
+      'Breezeway',
+    ],
+    // A generator's own home, its name in the title, the logo and the h1 (served from a host that is not its domain).
+    [
+      'Hugo',
+      {
+        brand_names: ['Hugo'],
+        headings: [
+          { level: 1, text: 'Hugo' },
+          { level: 2, text: 'Features' },
+        ],
+      },
+      'Hugo',
+    ],
+    // An unconfigured site keeps the generator's name in its title and logo, not in its heading: not the product.
+    ['Hugo', { brand_names: ['Hugo'], headings: [{ level: 1, text: 'Welcome to my notes' }] }, 'Example'],
+    // "<Template> – <Vendor> Template", the vendor the header's logo: the template, not the vendor.
+    [
+      'Shop Homepage - Hollow Pine Template',
+      { brand_names: ['Hollow Pine'], headings: [{ level: 1, text: 'Shop in style' }] },
+      'Shop Homepage',
+    ],
+    // A Chinese tagline after the name is no name, though it has no lower-case letter.
+    ['Tilekit 3 - 小巧、好用的移动端界面组件', { headings: [{ level: 2, text: 'Tilekit' }] }, 'Tilekit 3'],
   ] as Array<[string, Partial<CapturedText>, string]>)('%s → %s', (title, extra, name) => {
     expect(named(title, extra)).toBe(name);
   });
