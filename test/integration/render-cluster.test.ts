@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { probeVideo } from '../../lib/render/media';
-import { startHarness, type Harness } from '../support/harness';
+import { CHECK_NOT_THE_SUBJECT_ENV, startHarness, type Harness } from '../support/harness';
 import { startRenderNode, waitForRenderers, type RenderNode } from '../support/render-node';
 import { waitFor } from '../support/wait';
 
@@ -41,7 +41,7 @@ async function busy(nodeID: string): Promise<number> {
 }
 
 test('work spreads to a node that joins mid-campaign; a node killed mid-render loses no video', async () => {
-  const first = startRenderNode(h, `${h.config.namespace}-render-a`);
+  const first = startRenderNode(h, `${h.config.namespace}-render-a`, { ...CHECK_NOT_THE_SUBJECT_ENV });
   nodes.push(first);
   await waitForRenderers(h);
 
@@ -60,7 +60,7 @@ test('work spreads to a node that joins mid-campaign; a node killed mid-render l
   );
 
   // A second node joins while the first renders, and is given work (one slot each: never two on one node).
-  const second = startRenderNode(h, `${h.config.namespace}-render-b`);
+  const second = startRenderNode(h, `${h.config.namespace}-render-b`, { ...CHECK_NOT_THE_SUBJECT_ENV });
   nodes.push(second);
   await waitFor(
     () => busy(second.nodeID),

@@ -155,6 +155,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       // Brokers joined by the Fake transporter share one process and cannot die apart; a loaded CI machine can
       // starve their heartbeats for seconds, which must not read as a lost node (503). Redis clusters keep 6 s.
       ...(options.transport === 'redis' ? {} : { heartbeatTimeoutSeconds: 30 }),
+      // stop() ends the test's brokers with whatever work the test no longer looks at still in flight (a campaign
+      // mid-capture, a render): it is given a second, not DRAIN_TIMEOUT's 5 minutes (cancel.test.ts waited 13 s for a
+      // capture of a campaign it had finished with). The drain itself is proved on nodes of their own (drain.test.ts).
+      drainTimeoutMs: 1000,
       ...options.config,
     },
   );
