@@ -58,17 +58,11 @@ export function languageName(label: string): boolean {
   return LANGUAGE_NAMES.has(label.trim().toLocaleLowerCase());
 }
 
-/** A label the page gives this many controls is each item's own (a product card's "Add to cart"), not the page's call. */
-const ITEM_CONTROL_COUNT = 3;
-
 /**
  * The labels of the page's calls to action in the order given, each once, those that read as a control's name and
- * not a language's (a language switcher's control), nor every item's of a list or grid: a real shop template's
- * closing card read "View options" over six "Add to cart", a real Arabic example page's "عرض التفاصيل" (View
- * details, under each of three columns). A page's own call said twice (hero and footer) is still one.
+ * not a language's (a language switcher's control).
  */
 export function actionLabels(seen: ActionSeen[]): string[] {
   const labels = seen.map(actionLabel).filter((t) => t.length >= 2 && t.length <= MAX_LABEL && /[\p{L}\p{N}]/u.test(t) && !languageName(t));
-  const count = (label: string) => labels.filter((t) => t === label).length;
-  return [...new Set(labels)].filter((label) => count(label) < ITEM_CONTROL_COUNT).slice(0, 6);
+  return [...new Set(labels)].slice(0, 6);
 }

@@ -146,9 +146,10 @@ const PLACEHOLDER_PATTERNS: RegExp[] = [
   /\b(?:goes|go) here\b/iu,
   /^(?:feature|item|product|service|title|heading|category|section|card|slide|tab) ?(?:\d+|one|two|three|four|five)$/iu,
   /^(?:рыба|текст[- ]рыба)\b/iu,
-  // A framework's Arabic example page: "عنوان المثال." (Example headline), "عنوان آخر" (Another heading), "عنوان ثالث
-  // لتأكيد المعلومة" (One more for good measure); a real one's video opened on "عنوان المثال؟".
-  /^عنوان(?: (?:ال)?مثال| آخر| ثالث(?: .*)?)?[.؟!]?$/u,
+  // A framework's Arabic example page: "عنوان المثال." (Example headline), "عنوان مثال آخر." (Another example
+  // headline), "عنوان آخر" (Another heading), "عنوان ثالث لتأكيد المعلومة" (One more for good measure); a real
+  // one's video opened on "عنوان المثال؟".
+  /^عنوان(?: (?:ال)?مثال)?(?: آخر| ثالث(?: .*)?)?(?: (?:لل)?مثال)?[.؟!]?$/u,
 ];
 
 /** Whether `text` is a template's placeholder copy, not the page's own words (treated as absent). */

@@ -115,8 +115,6 @@ describe('pages seen in the wild', () => {
     expect(desktop).toHaveLength(1);
     expect(rows.source.screenshots.filter((s) => s.viewport === 'mobile').length).toBeGreaterThan(1);
     expect(productName(rows.source.text, '127.0.0.1')).toBe('Corner Shop');
-    // Six cards' "Add to cart" are the cards' own controls, not the page's call to action.
-    expect(rows.source.text.actions).not.toContain('Add to cart');
   }, 180_000);
 
   test('a client-rendered Chinese docs home whose shell says lang="en": its language is the one it is written in', async () => {

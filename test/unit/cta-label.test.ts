@@ -82,11 +82,3 @@ test('a consent widget\'s controls are no call to action: a real closing card re
   expect(keyFacts(text, 'https://crumbs.example/').callToAction).toBe('Add Crumbs to your site');
   expect(keyFacts({ ...text, actions: ['Cookie settings'] }, 'https://crumbs.example/').callToAction).toBeNull();
 });
-
-test("a label every item of a grid carries is the item's control, not the page's call to action", () => {
-  const seen = ['Sign up today', 'View details', 'View details', 'View details', 'Get started', 'Get started'].map((label) => ({
-    lines: [label],
-    ariaLabel: null,
-  }));
-  expect(actionLabels(seen)).toEqual(['Sign up today', 'Get started']);
-});

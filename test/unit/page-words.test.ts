@@ -94,6 +94,7 @@ describe('placeholder copy and page chrome are not narrated', () => {
     'product name goes here',
     'عنوان المثال.',
     'عنوان آخر',
+    'عنوان مثال آخر.',
     'عنوان ثالث لتأكيد المعلومة',
   ])('%s is placeholder', (text) => expect(placeholder(text)).toBe(true));
 
