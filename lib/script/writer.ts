@@ -166,10 +166,10 @@ function screenTexts(
       // A page with no sentence about its product (a docs home: its name, a note, its topics) says its first key
       // points over its hero, topics its screen shows: a real one said its name again ("Meet vue-router." then
       // "vue-router"). Three at most: the hook openings (lib/script/hooks.ts) draw on the points it leaves.
-      const hero = n === 0 && !facts.valueProposition && facts.points?.length;
+      const heroPoints = n === 0 && !facts.valueProposition ? (facts.points ?? []).slice(0, HERO_POINTS) : [];
       return {
         onScreen: facts.headline,
-        said: hero ? facts.points!.slice(0, HERO_POINTS) : [facts.valueProposition],
+        said: heroPoints.length ? heroPoints : [facts.valueProposition],
         heading: facts.headline,
         seconds: HERO_NARRATION_SECONDS,
         hero: n === 0,
